@@ -1,0 +1,3 @@
+from ouro.cli import main
+
+main()

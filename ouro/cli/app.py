@@ -1,0 +1,142 @@
+"""The click application: a lazy command tree built from two tables.
+
+- ``ouro.tools.TOOLS``: every agent-facing tool, turned into a command by
+  ``ouro.cli.gen``;
+- ``COMMANDS`` below: commands that are not agent tools (init, demo, index,
+  watch, migrate, mcp, hook, ...), each a ``"module:attr"`` click command.
+
+Only the command actually run is imported. This module is also the one place
+that turns errors into exit codes: 0 ok, 1 ``OuroError``, 2 usage.
+``OURO_DEBUG=1`` re-raises instead.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import click
+
+from ouro.cli.output import emit_error
+from ouro.errors import OuroError
+
+#: Non-tool commands by CLI path.
+COMMANDS: dict[tuple[str, ...], str] = {
+    ("init",): "ouro.cli.core:init_cmd",
+    ("demo",): "ouro.cli.core:demo_cmd",
+}
+
+#: One-line help for command groups.
+GROUP_HELP: dict[tuple[str, ...], str] = {
+    (): "ouro: a durable place to stand for an AI agent (Arc continuity + Desk record).",
+}
+
+
+@dataclass
+class State:
+    bundle: str | None = None
+    json: bool = False
+
+
+def _paths() -> dict[tuple[str, ...], Any]:
+    from ouro.tools import TOOLS
+
+    table: dict[tuple[str, ...], Any] = dict(COMMANDS)
+    for tool in TOOLS:
+        table[tool.cli] = tool
+    return table
+
+
+class LazyGroup(click.Group):
+    """A group whose children are looked up in the path tables on demand."""
+
+    def __init__(self, prefix: tuple[str, ...], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.prefix = prefix
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        n = len(self.prefix)
+        return sorted({p[n] for p in _paths() if len(p) > n and p[:n] == self.prefix})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        path = (*self.prefix, cmd_name)
+        table = _paths()
+        entry = table.get(path)
+        if entry is None:
+            if any(p[: len(path)] == path for p in table):
+                return LazyGroup(path, name=cmd_name, help=GROUP_HELP.get(path))
+            return None
+        if isinstance(entry, str):
+            from ouro.tools import load
+
+            command: click.Command = load(entry)
+            return command
+        from ouro.cli.gen import tool_command
+
+        return tool_command(entry)
+
+
+@click.group(cls=LazyGroup, prefix=(), help=GROUP_HELP[()])
+@click.option(
+    "--bundle",
+    "bundle",
+    type=click.Path(file_okay=False),
+    help="Bundle folder (default: $OURO_BUNDLE, else the nearest bundle.json upwards).",
+)
+@click.option("--json", "json_mode", is_flag=True, help="Print one JSON object (machines).")
+@click.version_option(package_name="ouro", prog_name="ouro")
+@click.pass_context
+def cli(ctx: click.Context, bundle: str | None, json_mode: bool) -> None:
+    ctx.obj = State(bundle=bundle, json=json_mode)
+
+
+def json_wanted(argv: list[str]) -> bool:
+    return "--json" in argv
+
+
+def run(argv: list[str]) -> int:
+    debug = os.environ.get("OURO_DEBUG") == "1"
+    json_mode = json_wanted(argv)
+    try:
+        result = cli.main(args=argv, prog_name="ouro", standalone_mode=False)
+    except OuroError as exc:
+        if debug:
+            raise
+        emit_error(exc, json_mode=json_mode)
+        return 1
+    except click.UsageError as exc:
+        if debug:
+            raise
+        if json_mode:
+            emit_error(
+                None,
+                json_mode=True,
+                kind="usage",
+                message=exc.format_message(),
+                hint="see 'ouro --help'",
+            )
+        else:
+            exc.show()
+        return 2
+    except click.exceptions.Abort:
+        sys.stderr.write("aborted\n")
+        return 1
+    except click.ClickException as exc:
+        if debug:
+            raise
+        emit_error(None, json_mode=json_mode, kind="error", message=exc.format_message())
+        return 1
+    except Exception as exc:  # report internal errors as JSON when asked; never hide them
+        if debug or not json_mode:
+            raise
+        emit_error(
+            None,
+            json_mode=True,
+            kind="internal",
+            message=f"{type(exc).__name__}: {exc}",
+            hint="this is a bug in ouro; rerun with OURO_DEBUG=1 for the traceback",
+        )
+        return 1
+    return result if isinstance(result, int) else 0

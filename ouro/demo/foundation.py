@@ -1,0 +1,31 @@
+"""Demo section: the bundle layout, info, and locator safety."""
+
+from __future__ import annotations
+
+import os
+
+from ouro.bundle import Bundle
+from ouro.demo import Step
+from ouro.errors import InvalidLocator
+from ouro.info import InfoInput, bundle_info, render_info
+
+
+def _tree(bundle: Bundle) -> str:
+    lines = []
+    for dirpath, dirs, _files in os.walk(bundle.root):
+        dirs.sort()
+        rel = os.path.relpath(dirpath, bundle.root)
+        if rel == ".":
+            continue
+        depth = rel.count(os.sep)
+        lines.append("  " * depth + os.path.basename(dirpath) + "/")
+    return "\n".join(lines)
+
+
+def run(bundle: Bundle, step: Step) -> None:
+    step("the layout: arc/ is live continuity, desk/ is work and the record", _tree(bundle))
+    step("ouro info", render_info(bundle_info(bundle, InfoInput())))
+    try:
+        bundle.path("../outside.txt")
+    except InvalidLocator as exc:
+        step("locators never leave the bundle", f"'../outside.txt' refused: {exc.message}")

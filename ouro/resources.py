@@ -1,0 +1,31 @@
+"""Where the shipped data lives: ``templates/`` and ``migrations/``.
+
+In a checkout they sit at the top of the repository; in an installed wheel they
+are copied to ``ouro/_data/``. Both are found the same way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def _data_dir(name: str) -> Path:
+    installed = _PACKAGE / "_data" / name
+    if installed.is_dir():
+        return installed
+    checkout = _PACKAGE.parent / name
+    if checkout.is_dir():
+        return checkout
+    raise FileNotFoundError(
+        f"ouro's {name}/ folder is missing from {installed} and {checkout}; reinstall ouro"
+    )
+
+
+def templates_dir() -> Path:
+    return _data_dir("templates")
+
+
+def migrations_dir() -> Path:
+    return _data_dir("migrations")
