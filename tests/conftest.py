@@ -33,8 +33,13 @@ def bundle(tmp_path: Path) -> Bundle:
     return Bundle.init(tmp_path / "test.ouro", agent="tester")
 
 
-def run_ouro(*args: str, bundle: Bundle | None = None, input: str | None = None,
-             env: dict[str, str] | None = None, check: bool = False) -> subprocess.CompletedProcess[str]:
+def run_ouro(
+    *args: str,
+    bundle: Bundle | None = None,
+    input: str | None = None,
+    env: dict[str, str] | None = None,
+    check: bool = False,
+) -> subprocess.CompletedProcess[str]:
     """Run the real CLI in a subprocess (the way agents call it)."""
     full_env = {k: v for k, v in os.environ.items() if k not in ("OURO_BUNDLE", "OURO_DEBUG")}
     if env:
@@ -42,10 +47,13 @@ def run_ouro(*args: str, bundle: Bundle | None = None, input: str | None = None,
     argv = [sys.executable, "-m", "ouro.cli"]
     if bundle is not None:
         argv += ["--bundle", str(bundle.root)]
-    proc = subprocess.run(argv + list(args), capture_output=True, text=True, input=input,
-                          env=full_env, timeout=120)
+    proc = subprocess.run(
+        argv + list(args), capture_output=True, text=True, input=input, env=full_env, timeout=120
+    )
     if check and proc.returncode != 0:
-        raise AssertionError(f"ouro {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+        raise AssertionError(
+            f"ouro {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+        )
     return proc
 
 
