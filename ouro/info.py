@@ -23,8 +23,10 @@ def _count_files(folder: os.PathLike[str] | str) -> int:
 
 
 def index_state(bundle: Bundle) -> dict[str, Any]:
-    """Until the index layer exists this can only say 'unknown'."""
-    return {"state": "unknown", "reason": "no index has been built yet"}
+    """fresh | stale | missing (or unavailable) with counts; reads only."""
+    from ouro.index.state import index_status
+
+    return index_status(bundle.root)
 
 
 def bundle_info(bundle: Bundle, inp: InfoInput) -> dict[str, Any]:

@@ -15,6 +15,7 @@ and returns a JSON-ready dict (the object the CLI prints with ``--json``).
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -50,6 +51,8 @@ class Tool:
     files: Mapping[str, str] = field(default_factory=dict)
     #: optional "module:func" turning the result dict into text for humans
     render: str | None = None
+    #: optional "module:func" mapping the result dict to the CLI exit status
+    exit_status: str | None = None
 
     def model(self) -> type[BaseModel]:
         model: type[BaseModel] = load(self.input_model)
@@ -74,9 +77,480 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.info:render_info",
     ),
     # --- arc ---------------------------------------------------------------
+    Tool(
+        name="arc_resume",
+        description="Read the resume checkpoint: whether you can continue safely, the current "
+        "ask and its confidence, the next safe action, blockers, owed obligations, unverified "
+        "claims and recorder health. When latest.json lags the log it folds the log itself; "
+        "writes nothing.",
+        input_model="ouro.arc.tools_arc:ResumeInput",
+        function="ouro.arc.tools_arc:arc_resume",
+        cli=("arc", "resume"),
+        read_only=True,
+        idempotent=True,
+        render="ouro.arc.tools_arc:render_resume",
+    ),
+    Tool(
+        name="arc_query",
+        description="Answer one Arc question from files: doing (ask + next action), owe (open "
+        "obligations and return routes), blocked, unverified (claims not verified), "
+        "since-checkpoint (events after the last safe checkpoint).",
+        input_model="ouro.arc.tools_arc:QueryInput",
+        function="ouro.arc.tools_arc:arc_query",
+        cli=("arc", "query"),
+        read_only=True,
+        idempotent=True,
+        args=("what",),
+    ),
+    Tool(
+        name="arc_record_ask",
+        description="Record what you are being asked to do now (the current ask); confirms it "
+        "after a handoff or new session.",
+        input_model="ouro.arc.tools_arc:TextInput",
+        function="ouro.arc.tools_arc:record_ask",
+        cli=("arc", "ask"),
+        read_only=False,
+        args=("text",),
+        options={"session_ref": "--session", "turn_id": "--turn"},
+        render="ouro.arc.tools_arc:render_written",
+    ),
+    Tool(
+        name="arc_record_next_action",
+        description="Record the next safe action, and actions to stop before (confirm first).",
+        input_model="ouro.arc.tools_arc:NextInput",
+        function="ouro.arc.tools_arc:record_next",
+        cli=("arc", "next"),
+        read_only=False,
+        args=("text",),
+        options={"session_ref": "--session", "turn_id": "--turn"},
+        render="ouro.arc.tools_arc:render_written",
+    ),
+    Tool(
+        name="arc_record_blocker",
+        description="Record a blocker: why work cannot continue. Resume reports can-continue "
+        "false until it is cleared.",
+        input_model="ouro.arc.tools_arc:TextInput",
+        function="ouro.arc.tools_arc:record_blocker",
+        cli=("arc", "blocker"),
+        read_only=False,
+        args=("text",),
+        options={"session_ref": "--session", "turn_id": "--turn"},
+        render="ouro.arc.tools_arc:render_written",
+    ),
+    Tool(
+        name="arc_clear_blocker",
+        description="Clear one blocker by its event id, or all active blockers.",
+        input_model="ouro.arc.tools_arc:UnblockInput",
+        function="ouro.arc.tools_arc:clear_blocker",
+        cli=("arc", "unblock"),
+        read_only=False,
+        idempotent=True,
+        args=("blocker_id",),
+        options={"session_ref": "--session", "turn_id": "--turn"},
+        render="ouro.arc.tools_arc:render_written",
+    ),
+    Tool(
+        name="arc_record_handoff",
+        description="Record a handoff note for the next session; the current ask then reads "
+        "stale_risky until the next session re-confirms it.",
+        input_model="ouro.arc.tools_arc:TextInput",
+        function="ouro.arc.tools_arc:record_handoff",
+        cli=("arc", "handoff"),
+        read_only=False,
+        args=("text",),
+        options={"session_ref": "--session", "turn_id": "--turn"},
+        render="ouro.arc.tools_arc:render_written",
+    ),
+    Tool(
+        name="arc_record_note",
+        description="Record a short flight-recorder note (an agent_note event).",
+        input_model="ouro.arc.tools_arc:TextInput",
+        function="ouro.arc.tools_arc:record_note",
+        cli=("arc", "note"),
+        read_only=False,
+        args=("text",),
+        options={"session_ref": "--session", "turn_id": "--turn"},
+        render="ouro.arc.tools_arc:render_written",
+    ),
+    Tool(
+        name="arc_checkpoint",
+        description="Rebuild the resume checkpoint from the whole event log and every claim "
+        "and obligation file, then mark a safe checkpoint.",
+        input_model="ouro.arc.tools_arc:CheckpointInput",
+        function="ouro.arc.tools_arc:checkpoint",
+        cli=("arc", "checkpoint"),
+        read_only=False,
+        render="ouro.arc.tools_arc:render_written",
+    ),
+    Tool(
+        name="arc_record_claim",
+        description="Record a claim about files, with who asserts it and optionally the exact "
+        "check command that proves it. Its status is derived from evidence, never set.",
+        input_model="ouro.arc.tools_claims:ClaimAddInput",
+        function="ouro.arc.tools_claims:claim_add",
+        cli=("claim", "add"),
+        read_only=False,
+        args=("text",),
+        render="ouro.arc.tools_claims:render_claim",
+    ),
+    Tool(
+        name="arc_record_evidence",
+        description="Attach an evidence receipt to a claim: the command that ran, its exit "
+        "status, a digest of its output, and the content hash of each source now.",
+        input_model="ouro.arc.tools_claims:EvidenceInput",
+        function="ouro.arc.tools_claims:claim_evidence",
+        cli=("claim", "evidence"),
+        read_only=False,
+        args=("claim_id",),
+        options={"exit_code": "--exit"},
+        files={"output": "--output-file"},
+        render="ouro.arc.tools_claims:render_claim",
+    ),
+    Tool(
+        name="claim_verify",
+        description="Run a claim's declared check command in the repository folder and record "
+        "the result as evidence.",
+        input_model="ouro.arc.tools_claims:VerifyInput",
+        function="ouro.arc.tools_claims:claim_verify",
+        cli=("claim", "verify"),
+        read_only=False,
+        args=("claim_id",),
+        render="ouro.arc.tools_claims:render_claim",
+    ),
+    Tool(
+        name="claim_supersede",
+        description="Mark a claim as superseded by a replacement claim.",
+        input_model="ouro.arc.tools_claims:SupersedeInput",
+        function="ouro.arc.tools_claims:claim_supersede",
+        cli=("claim", "supersede"),
+        read_only=False,
+        idempotent=True,
+        args=("claim_id",),
+        render="ouro.arc.tools_claims:render_claim",
+    ),
+    Tool(
+        name="claim_list",
+        description="List claims with their status derived now (re-hashing their sources).",
+        input_model="ouro.arc.tools_claims:ClaimListInput",
+        function="ouro.arc.tools_claims:claim_list",
+        cli=("claim", "list"),
+        read_only=True,
+        idempotent=True,
+        render="ouro.arc.tools_claims:render_claims",
+    ),
+    Tool(
+        name="obligation_add",
+        description="Record an obligation: what is owed, to whom, by when; with --route it is "
+        "a return obligation answered on CHANNEL:KEY.",
+        input_model="ouro.arc.tools_claims:ObligationAddInput",
+        function="ouro.arc.tools_claims:obligation_add",
+        cli=("obligation", "add"),
+        read_only=False,
+        args=("what",),
+        render="ouro.arc.tools_claims:render_obligation",
+    ),
+    Tool(
+        name="obligation_close",
+        description="Close an obligation as done (or dropped).",
+        input_model="ouro.arc.tools_claims:ObligationCloseInput",
+        function="ouro.arc.tools_claims:obligation_close",
+        cli=("obligation", "close"),
+        read_only=False,
+        idempotent=True,
+        args=("obligation_id",),
+        render="ouro.arc.tools_claims:render_obligation",
+    ),
+    Tool(
+        name="obligation_list",
+        description="List obligations and return obligations with their status and routes.",
+        input_model="ouro.arc.tools_claims:ObligationListInput",
+        function="ouro.arc.tools_claims:obligation_list",
+        cli=("obligation", "list"),
+        read_only=True,
+        idempotent=True,
+        render="ouro.arc.tools_claims:render_obligations",
+    ),
     # --- desk --------------------------------------------------------------
+    # search
+    Tool(
+        name="desk_search",
+        description="Search the Desk: tasks, tracks, iterations, friction, tips, diary facts, "
+        "daily reflections and notes. Words must all match; \"quoted phrases\" and prefix* work. "
+        "Returns locators to open, best match first.",
+        input_model="ouro.index.tools:DeskSearchInput",
+        function="ouro.index.tools:desk_search",
+        cli=("desk", "search"),
+        read_only=True,
+        idempotent=True,
+        args=("query",),
+        render="ouro.index.search:render",
+    ),
+    Tool(
+        name="consult_diary",
+        description="Consult the diary: facts and daily reflections matching a query, or the "
+        "newest ones when no query is given. Superseded facts are hidden unless history is set.",
+        input_model="ouro.index.tools:ConsultDiaryInput",
+        function="ouro.index.tools:consult_diary",
+        cli=("diary", "consult"),
+        read_only=True,
+        idempotent=True,
+        args=("query",),
+        render="ouro.index.search:render",
+    ),
+    Tool(
+        name="search_facts",
+        description="Search diary facts by their text and the entities they are about "
+        "(active facts only).",
+        input_model="ouro.index.tools:SearchFactsInput",
+        function="ouro.index.tools:search_facts",
+        cli=("facts", "search"),
+        read_only=True,
+        idempotent=True,
+        args=("query",),
+        render="ouro.index.search:render",
+    ),
+    Tool(
+        name="consult_notes",
+        description="Consult the record's notes: find reference notes by words in their title, "
+        "tags and body.",
+        input_model="ouro.index.tools:ConsultNotesInput",
+        function="ouro.index.tools:consult_notes",
+        cli=("notes", "consult"),
+        read_only=True,
+        idempotent=True,
+        args=("query",),
+        render="ouro.index.search:render",
+    ),
+    Tool(
+        name="desk_track_add",
+        description="Create a Desk track (a folder desk/<name>/ with track.md) to group tasks; adding an existing track returns it unchanged.",
+        input_model="ouro.desk.api:TrackAddInput",
+        function="ouro.desk.api:track_add",
+        cli=("desk", "track", "add"),
+        read_only=False,
+        idempotent=True,
+        args=("name",),
+    ),
+    Tool(
+        name="desk_task_add",
+        description="Add a task to a track: writes desk/<track>/<slug>/task.md with status open, priority, acceptance text and a check command.",
+        input_model="ouro.desk.api:TaskAddInput",
+        function="ouro.desk.api:task_add",
+        cli=("desk", "task", "add"),
+        read_only=False,
+        args=("track", "title"),
+        files={"body": "--body-file"},
+    ),
+    Tool(
+        name="desk_task_update",
+        description="Update a task's status, priority, title, acceptance, check or body; status changes are recorded in the task's history.",
+        input_model="ouro.desk.api:TaskUpdateInput",
+        function="ouro.desk.api:task_update",
+        cli=("desk", "task", "update"),
+        read_only=False,
+        idempotent=True,
+        args=("task",),
+        files={"body": "--body-file"},
+    ),
+    Tool(
+        name="desk_task_list",
+        description="List tasks (optionally one track or one status), most urgent first, with their locators and lease holders.",
+        input_model="ouro.desk.api:TaskListInput",
+        function="ouro.desk.api:task_list",
+        cli=("desk", "task", "list"),
+        read_only=True,
+        idempotent=True,
+        render="ouro.desk.render:render_task_list",
+    ),
+    Tool(
+        name="desk_task_show",
+        description="Show one task: its front matter, body, lease history and iteration locators.",
+        input_model="ouro.desk.api:TaskShowInput",
+        function="ouro.desk.api:task_show",
+        cli=("desk", "task", "show"),
+        read_only=True,
+        idempotent=True,
+        args=("task",),
+    ),
+    Tool(
+        name="desk_task_claim",
+        description="Claim a task for an agent with a lease (default 30m): exactly one agent holds it; the holder renews; an expired lease is taken over and the takeover recorded.",
+        input_model="ouro.desk.api:TaskClaimInput",
+        function="ouro.desk.api:task_claim",
+        cli=("desk", "task", "claim"),
+        read_only=False,
+        args=("task",),
+    ),
+    Tool(
+        name="desk_task_release",
+        description="Release an agent's claim on a task so others can take it.",
+        input_model="ouro.desk.api:TaskReleaseInput",
+        function="ouro.desk.api:task_release",
+        cli=("desk", "task", "release"),
+        read_only=False,
+        args=("task",),
+    ),
+    Tool(
+        name="desk_iteration_add",
+        description="Record an iteration of work on a task as <task>/iterations/NNN.md.",
+        input_model="ouro.desk.api:IterationAddInput",
+        function="ouro.desk.api:iteration_add",
+        cli=("desk", "iteration", "add"),
+        read_only=False,
+        args=("task", "text"),
+    ),
+    Tool(
+        name="desk_friction_add",
+        description="File a friction entry (something that got in the way) under desk/_friction/.",
+        input_model="ouro.desk.api:FrictionAddInput",
+        function="ouro.desk.api:friction_add",
+        cli=("desk", "friction", "add"),
+        read_only=False,
+        args=("title",),
+        files={"body": "--body-file"},
+    ),
+    Tool(
+        name="desk_friction_list",
+        description="List friction entries, newest first.",
+        input_model="ouro.desk.api:FrictionListInput",
+        function="ouro.desk.api:friction_list",
+        cli=("desk", "friction", "list"),
+        read_only=True,
+        idempotent=True,
+    ),
+    Tool(
+        name="desk_tip_add",
+        description="Write a tip under desk/_meta/tips/ (same title updates the tip).",
+        input_model="ouro.desk.api:TipAddInput",
+        function="ouro.desk.api:tip_add",
+        cli=("desk", "tip", "add"),
+        read_only=False,
+        idempotent=True,
+        args=("title",),
+        options={"tags": "--tag"},
+        files={"body": "--body-file"},
+    ),
+    Tool(
+        name="desk_tip_list",
+        description="List tips, optionally only those with a tag.",
+        input_model="ouro.desk.api:TipListInput",
+        function="ouro.desk.api:tip_list",
+        cli=("desk", "tip", "list"),
+        read_only=True,
+        idempotent=True,
+    ),
+    Tool(
+        name="desk_feature",
+        description="Feature tracks and tasks in desk/_meta/featured.md so orientation shows them first (or remove them with --remove).",
+        input_model="ouro.desk.api:FeatureInput",
+        function="ouro.desk.api:feature",
+        cli=("desk", "feature"),
+        read_only=False,
+        idempotent=True,
+        options={"tracks": "--track", "tasks": "--task"},
+    ),
+    Tool(
+        name="diary_write",
+        description="Write a diary entry (a fact) to desk/_record/diary/facts.jsonl with provenance; exact duplicates are returned, near-duplicates refused unless forced, --supersedes corrects an earlier fact.",
+        input_model="ouro.desk.record_api:DiaryWriteInput",
+        function="ouro.desk.record_api:diary_write",
+        cli=("diary", "write"),
+        read_only=False,
+        args=("text",),
+        options={"about": "--about"},
+    ),
+    Tool(
+        name="diary_reflect",
+        description="Append a daily reflection to desk/_record/diary/daily/YYYY-MM-DD.md.",
+        input_model="ouro.desk.record_api:DiaryReflectInput",
+        function="ouro.desk.record_api:diary_reflect",
+        cli=("diary", "reflect"),
+        read_only=False,
+        args=("text",),
+    ),
+    Tool(
+        name="notes_write",
+        description="Write a reference note to desk/_record/notes/<slug>.md (same title updates it) and refresh the notes manifest.",
+        input_model="ouro.desk.record_api:NotesWriteInput",
+        function="ouro.desk.record_api:notes_write",
+        cli=("notes", "write"),
+        read_only=False,
+        idempotent=True,
+        args=("title",),
+        options={"tags": "--tag"},
+        files={"body": "--body-file"},
+    ),
     # --- sentinel ----------------------------------------------------------
+    Tool(
+        name="sentinel_refresh",
+        description="Run the recovery gauntlet (current ask, next safe action, stale guard, "
+        "obligations, return routes, blockers, Desk record, source provenance), gather bundle "
+        "signals (git) and the outside signals you pass (provider lane, sense), and write one "
+        "sentinel receipt: verdict ready|watch|blocked, score, recovery anchor.",
+        input_model="ouro.sentinel.api:RefreshInput",
+        function="ouro.sentinel.api:sentinel_refresh",
+        cli=("sentinel", "refresh"),
+        read_only=False,
+        options={"signals": "--signal"},
+        render="ouro.sentinel.api:render_refresh",
+    ),
+    Tool(
+        name="sentinel_status",
+        description="Read the latest sentinel receipt: verdict, recovery anchor (latest ready "
+        "receipt or the current blocker), failing checks and signals with repair commands. "
+        "Writes nothing.",
+        input_model="ouro.sentinel.api:StatusInput",
+        function="ouro.sentinel.api:sentinel_status_tool",
+        cli=("sentinel", "status"),
+        read_only=True,
+        idempotent=True,
+        render="ouro.sentinel.api:render_sentinel_status",
+    ),
+    Tool(
+        name="drill",
+        description="Run recovery drills (erase, crash-after-append, crash-before-index, "
+        "truncate, secrets, unknown-not-zero, evidence-freshness), each on a temporary copy of "
+        "the bundle, then record one sentinel receipt with the results. Fails (exit 1) naming "
+        "each broken guarantee and where to look.",
+        input_model="ouro.sentinel.api:DrillInput",
+        function="ouro.sentinel.api:drill",
+        cli=("drill",),
+        read_only=False,
+        args=("names",),
+        render="ouro.sentinel.api:render_drill",
+        exit_status="ouro.sentinel.api:drill_exit",
+    ),
     # --- habits ------------------------------------------------------------
+    Tool(
+        name="habit_list",
+        description="List the bundle's habits (habits/<name>.yaml) with cadence, status, whether each is due and its last run; invalid definitions are listed with file, field and reason.",
+        input_model="ouro.habits.api:HabitListInput",
+        function="ouro.habits.api:habit_list",
+        cli=("habits", "list"),
+        read_only=True,
+        idempotent=True,
+        render="ouro.habits.api:render_habit_list",
+    ),
+    Tool(
+        name="habit_run",
+        description="Run a habit now in a private session (trigger manual or poke): the body gets the orientation packet, its outcome is derived from what it changed, and a receipt is written to arc/flight-recorder/habit-receipts/.",
+        input_model="ouro.habits.api:HabitRunInput",
+        function="ouro.habits.api:habit_run",
+        cli=("habits", "run"),
+        read_only=False,
+        args=("name",),
+        render="ouro.habits.api:render_receipt",
+    ),
+    Tool(
+        name="surface",
+        description="From inside a habit session, send a message to family, the habit's originator or an allowed recipient, for a concrete reason; checked against the session's permission envelope, delivered by the channel's sense or queued in arc/outbox/, and recorded in the run's receipt.",
+        input_model="ouro.habits.surface:SurfaceInput",
+        function="ouro.habits.surface:surface",
+        cli=("surface",),
+        read_only=False,
+        args=("text",),
+        render="ouro.habits.surface:render_surface",
+    ),
 )
 
 _BY_NAME = {tool.name: tool for tool in TOOLS}
@@ -96,5 +570,10 @@ def invoke(name: str, bundle: Bundle, arguments: Mapping[str, Any]) -> dict[str,
     from ouro.models.base import validate_input
 
     tool = get(name)
+    if "OURO_DENIED_TOOLS" in os.environ or "OURO_GRANTED_TOOLS" in os.environ:
+        # inside a habit session: the session's tool policy decides (ouro.habits.policy)
+        from ouro.habits.policy import enforce
+
+        enforce(name, bundle)
     inp = validate_input(tool.model(), arguments, source=name)
     return tool.func()(bundle, inp)

@@ -64,10 +64,13 @@ def ouro_json(*args: str, bundle: Bundle | None = None, **kw: Any) -> Any:
 
 
 def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
-    """Every file's bytes and mtime_ns under root (to prove a read wrote nothing)."""
+    """Every file's bytes and mtime_ns under root (to prove a read wrote nothing).
+    A symlink is recorded by its target text and its own mtime (never followed)."""
     out: dict[str, tuple[bytes, int]] = {}
     for dirpath, _dirs, files in os.walk(root):
         for name in files:
             p = Path(dirpath) / name
-            out[str(p.relative_to(root))] = (p.read_bytes(), p.stat().st_mtime_ns)
+            st = p.lstat()
+            data = os.readlink(p).encode() if p.is_symlink() else p.read_bytes()
+            out[str(p.relative_to(root))] = (data, st.st_mtime_ns)
     return out

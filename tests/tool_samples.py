@@ -8,6 +8,8 @@ every tool with these, and a test fails when a registered tool has no sample.
 
 from __future__ import annotations
 
+import shlex
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -17,11 +19,90 @@ Sample = dict[str, Any | Callable[[dict[str, Any]], Any]]
 
 SAMPLES: dict[str, Sample] = {
     "bundle_info": {},
+    # --- arc ---
+    "arc_resume": {},
+    "arc_query": {"what": "doing"},
+    "arc_record_ask": {"text": "fix the login bug"},
+    "arc_record_next_action": {"text": "run the tests", "stop_before": ["git push"]},
+    "arc_record_blocker": {"text": "waiting for credentials"},
+    "arc_clear_blocker": {},
+    "arc_record_handoff": {"text": "handing over to the next session"},
+    "arc_record_note": {"text": "tests are slow today"},
+    "arc_checkpoint": {},
+    "arc_record_claim": {"text": "the README names the test command", "about": ["bundle.json"]},
+    "arc_record_evidence": {
+        "claim_id": lambda ctx: ctx["arc_claim"],
+        "command": "true",
+        "exit_code": 0,
+        "output": "ok",
+    },
+    "claim_verify": {"claim_id": lambda ctx: ctx["arc_claim"]},
+    "claim_supersede": {
+        "claim_id": lambda ctx: ctx["arc_claim_old"],
+        "by": lambda ctx: ctx["arc_claim"],
+    },
+    "claim_list": {},
+    "obligation_add": {"what": "reply to Ari", "to": "ari", "route": "slack:C01"},
+    "obligation_close": {"obligation_id": lambda ctx: ctx["arc_obligation"]},
+    "obligation_list": {},
+    # --- desk: work and record ---
+    "desk_track_add": {"name": "samples"},
+    "desk_task_add": {"track": "samples", "title": "another task", "priority": 1},
+    "desk_task_update": {"task": lambda ctx: ctx["desk_task"], "status": "blocked"},
+    "desk_task_list": {"track": "samples"},
+    "desk_task_show": {"task": lambda ctx: ctx["desk_task"]},
+    "desk_task_claim": {"task": lambda ctx: ctx["desk_task_claim"], "agent": "sampler"},
+    "desk_task_release": {"task": lambda ctx: ctx["desk_task_held"], "agent": "holder"},
+    "desk_iteration_add": {"task": lambda ctx: ctx["desk_task"], "text": "tried the sample"},
+    "desk_friction_add": {"title": "sample friction", "severity": "low"},
+    "desk_friction_list": {},
+    "desk_tip_add": {"title": "sample tip", "tags": ["sample"]},
+    "desk_tip_list": {},
+    "desk_feature": {"tracks": ["samples"]},
+    "diary_write": {"text": "the release train leaves on fridays", "about": ["release"]},
+    "diary_reflect": {"text": "a calm day of release work"},
+    "notes_write": {"title": "release checklist", "body": "1. tag\n2. push\n", "tags": ["release"]},
+    # --- desk: search ---
+    "desk_search": {"query": "release"},
+    "consult_diary": {"query": "release"},
+    "search_facts": {"query": "release"},
+    "consult_notes": {"query": "release"},
+    # --- sentinel ---
+    "sentinel_refresh": {
+        "trigger": "post_turn",
+        "signals": ['{"kind": "sense", "source": "inbox", "status": "ok"}'],
+    },
+    "sentinel_status": {},
+    "drill": {"names": ["evidence-freshness"]},
+    # --- habits ---
+    "habit_list": {},
+    "habit_run": {"name": "sample", "trigger": "poke"},
+    "surface": {"to": "family", "reason": "status", "text": "nightly check ran"},
 }
 
 
 def prepare_samples(bundle: Bundle) -> dict[str, Any]:
     ctx: dict[str, Any] = {"bundle": bundle}
+    from ouro.arc.claims import add_claim
+    from ouro.arc.obligations import add_obligation
+
+    claim = add_claim(bundle, "bundle.json exists", about=["bundle.json"], check="true")
+    ctx["arc_claim"] = claim["id"]
+    ctx["arc_claim_old"] = add_claim(bundle, "an older claim")["id"]
+    ctx["arc_obligation"] = add_obligation(bundle, "send the summary", owed_to="lead")["id"]
+    bundle.habits.mkdir(exist_ok=True)
+    (bundle.habits / "sample.yaml").write_text(
+        f"title: sample\ncadence: 1d\nrun: {shlex.quote(sys.executable)} -c pass\n"
+    )
+    from ouro.desk import claims as desk_claims
+    from ouro.desk import tasks as desk_tasks
+    from ouro.desk import tracks as desk_tracks
+
+    desk_tracks.add_track(bundle, "samples")
+    ctx["desk_task"] = desk_tasks.add_task(bundle, "samples", "sample task").id
+    ctx["desk_task_claim"] = desk_tasks.add_task(bundle, "samples", "claim me").id
+    ctx["desk_task_held"] = desk_tasks.add_task(bundle, "samples", "held task").id
+    desk_claims.claim_task(bundle, ctx["desk_task_held"], agent="holder")
     return ctx
 
 

@@ -7,6 +7,13 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> None:
-    from ouro.cli.app import run
+    args = sys.argv[1:] if argv is None else argv
+    # The search verbs have a stdlib-only fast path (no click, no pydantic).
+    from ouro.cli.fast import try_run
 
-    sys.exit(run(sys.argv[1:] if argv is None else argv))
+    code = try_run(args)
+    if code is None:
+        from ouro.cli.app import run
+
+        code = run(args)
+    sys.exit(code)

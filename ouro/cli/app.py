@@ -26,11 +26,35 @@ from ouro.errors import OuroError
 COMMANDS: dict[tuple[str, ...], str] = {
     ("init",): "ouro.cli.core:init_cmd",
     ("demo",): "ouro.cli.core:demo_cmd",
+    ("mcp",): "ouro.cli.mcp:mcp_cmd",
+    ("migrate",): "ouro.cli.migrate:migrate_cmd",
+    ("hook", "claude"): "ouro.cli.hook:claude_cmd",
+    ("hook", "codex"): "ouro.cli.hook:codex_cmd",
+    ("hook", "install"): "ouro.cli.hook:install_cmd",
+    ("orient",): "ouro.cli.orient:orient_cmd",
+    ("index", "sync"): "ouro.cli.index:sync_cmd",
+    ("index", "rebuild"): "ouro.cli.index:rebuild_cmd",
+    ("index", "status"): "ouro.cli.index:status_cmd",
+    ("watch",): "ouro.cli.watch:watch_cmd",
+    ("diary", "rebuild-entities"): "ouro.cli.desk:rebuild_entities_cmd",
+    ("notes", "rebuild-manifest"): "ouro.cli.desk:rebuild_manifest_cmd",
+    ("habits", "show"): "ouro.cli.habits:show_cmd",
+    ("habits", "due"): "ouro.cli.habits:due_cmd",
+    ("habits", "last"): "ouro.cli.habits:last_cmd",
+    ("habits", "tick"): "ouro.cli.habits:tick_cmd",
+    ("habits", "install"): "ouro.cli.habits:install_cmd",
 }
 
 #: One-line help for command groups.
 GROUP_HELP: dict[tuple[str, ...], str] = {
     (): "ouro: a durable place to stand for an AI agent (Arc continuity + Desk record).",
+    ("arc",): "Arc flight recorder: record the ask, next action, blockers, handoffs; resume.",
+    ("claim",): "Claims with evidence: record, attach receipts, verify, list.",
+    ("obligation",): "Obligations and return routes: add, close, list.",
+    ("hook",): "Host lifecycle hooks for Claude Code and Codex: run one, or install them.",
+    ("index",): "The search index under state/index/: sync, rebuild, status.",
+    ("sentinel",): "Context-loss sentinel: refresh a recovery receipt, read its status.",
+    ("habits",): "Habits: scheduled private sessions that leave Arc run receipts.",
 }
 
 

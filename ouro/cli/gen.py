@@ -93,7 +93,7 @@ def tool_command(tool: Tool) -> click.Command:
             )
     params.append(json_option())
 
-    def callback(**kwargs: Any) -> None:
+    def callback(**kwargs: Any) -> int | None:
         ctx = click.get_current_context()
         json_mode = wants_json(ctx, kwargs.pop("json_mode", False))
         arguments: dict[str, Any] = {}
@@ -113,6 +113,10 @@ def tool_command(tool: Tool) -> click.Command:
         bundle = bundle_from(ctx)
         result = invoke(tool.name, bundle, arguments)
         emit(result, json_mode=json_mode, render=load(tool.render) if tool.render else None)
+        if tool.exit_status:
+            status: int = load(tool.exit_status)(result)
+            return status
+        return None
 
     return click.Command(
         name=tool.cli[-1],

@@ -14,7 +14,7 @@ from typing import Any
 
 from ouro.bundle import Bundle
 
-SECTIONS = ("foundation",)
+SECTIONS = ("foundation", "arc", "desk", "habits", "sentinel", "packet")
 
 Step = Callable[[str, str], None]
 

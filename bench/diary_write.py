@@ -1,0 +1,113 @@
+"""Bench: ``diary_write`` at scale, each number beside a baseline from the same run.
+
+    python bench/diary_write.py [--bundle PATH | --facts 100000] [--writes 300]
+
+- p50 of one ``diary_write`` in-process (the registry tool, warm process) vs a
+  bare ``append_jsonl`` of the same line (open, flock, write, fsync) -> ratio.
+  Target: p50 <= 5 ms at 100k facts.
+- the first write in a fresh process (it reads the whole log once).
+- total writes/s from 8 processes writing at once. Target: >= 500/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from ouro import tools
+from ouro.bundle import Bundle
+from ouro.desk.record import FactDraft, build_fact, facts_path, write_fact
+from ouro.store.jsonl import append_jsonl
+
+PROCS = 8
+
+
+def _text(tag: str, n: int) -> str:
+    return f"bench {tag} fact number {n} zq{n * 7919 % 100003} about load"
+
+
+def _p50_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def in_process(bundle: Bundle, writes: int) -> dict[str, float]:
+    start = time.perf_counter()
+    tools.invoke("diary_write", bundle, {"text": _text("warm", 0), "about": ["bench"]})
+    cold = time.perf_counter() - start
+    tool, bare = [], []
+    scratch = facts_path(bundle).with_name("bench-bare.jsonl")
+    for n in range(writes):
+        args = {"text": _text("tool", n), "about": ["bench", f"b{n % 10}"], "force": True}
+        t0 = time.perf_counter()
+        tools.invoke("diary_write", bundle, args)
+        tool.append(time.perf_counter() - t0)
+        line = build_fact(FactDraft(_text("bare", n), about=["bench"]))
+        t0 = time.perf_counter()
+        append_jsonl(scratch, [line])
+        bare.append(time.perf_counter() - t0)
+    scratch.unlink()
+    return {
+        "cold_first_ms": cold * 1000,
+        "tool_p50_ms": _p50_ms(tool),
+        "bare_p50_ms": _p50_ms(bare),
+    }
+
+
+def _writer(root: str, p: int, writes: int, start: object) -> None:
+    bundle = Bundle(Path(root))
+    write_fact(bundle, FactDraft(_text(f"warm{p}", 0), about=["bench"]), force=True)  # load log
+    start.wait()  # type: ignore[attr-defined]
+    for n in range(writes):
+        write_fact(bundle, FactDraft(_text(f"p{p}", n), about=["bench", f"p{p}"]), force=True)
+
+
+def multi_process(bundle: Bundle, writes: int) -> float:
+    ctx = mp.get_context("fork")
+    start = ctx.Event()
+    procs = [
+        ctx.Process(target=_writer, args=(str(bundle.root), p, writes, start)) for p in range(PROCS)
+    ]
+    for proc in procs:
+        proc.start()
+    time.sleep(0.5 + 0.00002 * facts_path(bundle).stat().st_size / 1000)  # let them load
+    t0 = time.perf_counter()
+    start.set()
+    for proc in procs:
+        proc.join()
+        if proc.exitcode != 0:
+            raise SystemExit(f"writer exited with {proc.exitcode}")
+    return PROCS * writes / (time.perf_counter() - t0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="diary_write benchmark")
+    parser.add_argument("--bundle", type=Path, help="an existing corpus bundle (it grows)")
+    parser.add_argument("--facts", type=int, default=100_000)
+    parser.add_argument("--writes", type=int, default=300)
+    args = parser.parse_args()
+    if args.bundle:
+        bundle = Bundle.open(args.bundle)
+    else:
+        from bench.corpus import build_corpus
+
+        root = Path(tempfile.mkdtemp(prefix="ouro-bench-")) / "bench.ouro"
+        bundle = build_corpus(root, facts=args.facts, notes=0, tasks=0, events=0)
+    lines = sum(1 for _ in facts_path(bundle).open("rb"))
+    one = in_process(bundle, args.writes)
+    rate = multi_process(bundle, args.writes)
+    print(f"facts in log: {lines}")
+    print(f"first write in a fresh process: {one['cold_first_ms']:.0f} ms (reads the log once)")
+    print(
+        f"diary_write p50: {one['tool_p50_ms']:.2f} ms; bare append_jsonl p50: "
+        f"{one['bare_p50_ms']:.2f} ms; ratio {one['tool_p50_ms'] / one['bare_p50_ms']:.2f}x "
+        f"(target <= 5 ms)"
+    )
+    print(f"{PROCS} processes: {rate:.0f} writes/s total (target >= 500/s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""Warm MCP tool-call round trip vs the same call in-process, in one run.
+
+    python bench/mcp.py [--calls N] [--seed-facts N]
+
+Starts ``ouro mcp`` on a scratch bundle with the SDK's own stdio client, warms
+it up, then times ``desk_search`` and ``diary_write`` through the client
+(JSON-RPC over a pipe + validation + the domain function) and through
+``ouro.tools.invoke`` in this process (the domain function alone), in
+alternating rounds so both see the same bundle. A ``ping`` gives the
+protocol's floor. Prints p50/p95 per path, the overhead (MCP p50 minus
+in-process p50) and the ratio. Target: MCP p50 round trip <= 5 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from itertools import count
+from pathlib import Path
+from typing import Any
+
+# Run as a script, this file's folder is sys.path[0], and its name would shadow
+# the mcp SDK: drop the folder before importing it.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+
+import anyio  # noqa: E402
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+
+from ouro.bundle import Bundle  # noqa: E402
+from ouro.tools import invoke  # noqa: E402
+
+TARGET_MS = 5.0
+ROUND = 10
+_serial = count()
+
+
+def search_args() -> dict[str, Any]:
+    return {"query": "deploy"}
+
+
+def write_args() -> dict[str, Any]:
+    n = next(_serial)
+    return {"text": f"bench observation {n}: deploy step {n} finished (token b{n})"}
+
+
+CASES: dict[str, Callable[[], dict[str, Any]]] = {
+    "desk_search": search_args,
+    "diary_write": write_args,
+}
+
+
+def pct(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def timed(fn: Callable[[], Awaitable[Any]]) -> float:
+    start = time.perf_counter()
+    await fn()
+    return (time.perf_counter() - start) * 1000
+
+
+async def measure(bundle: Bundle, calls: int) -> dict[str, dict[str, list[float]]]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "ouro.cli", "mcp", "--bundle", str(bundle.root)],
+        cwd=bundle.root.parent,  # not bench/, whose mcp.py would shadow the SDK in the server
+    )
+    results: dict[str, dict[str, list[float]]] = {name: {"mcp": [], "inproc": []} for name in CASES}
+    results["ping"] = {"mcp": [], "inproc": []}
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        await client.list_tools()
+
+        async def call(name: str, args: dict[str, Any]) -> None:
+            result = await client.call_tool(name, args)
+            if result.is_error:
+                raise SystemExit(f"{name} failed over MCP: {result.content}")
+
+        for name, make in CASES.items():  # warm both paths: imports, index, caches
+            for _ in range(5):
+                await call(name, make())
+                invoke(name, bundle, make())
+        for _ in range(5):
+            await client.send_ping()
+
+        for name, make in CASES.items():
+            for _ in range(max(1, calls // ROUND)):
+                for _ in range(ROUND):
+                    args = make()
+                    start = time.perf_counter()
+                    await call(name, args)
+                    results[name]["mcp"].append((time.perf_counter() - start) * 1000)
+                for _ in range(ROUND):
+                    args = make()
+                    start = time.perf_counter()
+                    invoke(name, bundle, args)
+                    results[name]["inproc"].append((time.perf_counter() - start) * 1000)
+        for _ in range(calls):
+            results["ping"]["mcp"].append(await timed(client.send_ping))
+    return results
+
+
+def seed(bundle: Bundle, facts: int) -> None:
+    for n in range(facts):
+        invoke(
+            "diary_write",
+            bundle,
+            {"text": f"seed {n}: the deploy of service{n % 7} needs check {n}"},
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=100, help="timed calls per tool and path")
+    parser.add_argument("--seed-facts", type=int, default=40, help="facts written before timing")
+    opts = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        bundle = Bundle.init(Path(tmp) / "bench.ouro", agent="bench")
+        seed(bundle, opts.seed_facts)
+        results = anyio.run(measure, bundle, opts.calls)
+
+    print(f"ouro mcp: warm tool-call round trip, {opts.calls} calls per tool and path")
+    print(
+        f"{'call':<13}{'mcp p50':>10}{'mcp p95':>10}{'in-proc p50':>13}{'overhead':>10}{'ratio':>8}"
+    )
+    for name, paths in results.items():
+        mcp_p50, mcp_p95 = pct(paths["mcp"], 0.5), pct(paths["mcp"], 0.95)
+        if paths["inproc"]:
+            base = statistics.median(paths["inproc"])
+            extra = f"{base:>11.2f}ms{mcp_p50 - base:>8.2f}ms{mcp_p50 / base:>7.1f}x"
+        else:
+            extra = f"{'-':>13}{'-':>10}{'-':>8}"
+        print(f"{name:<13}{mcp_p50:>8.2f}ms{mcp_p95:>8.2f}ms{extra}")
+    for name in CASES:
+        p50 = pct(results[name]["mcp"], 0.5)
+        verdict = "meets" if p50 <= TARGET_MS else "misses"
+        print(f"{name}: MCP p50 {p50:.2f} ms {verdict} the {TARGET_MS:.0f} ms target")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,251 @@
+"""The resume checkpoint (``arc/flight-recorder/latest.json``): derive and load.
+
+``compute(bundle)`` is pure: it loads the persisted checkpoint, checks its
+cursor against the log, folds only the newer lines (or everything, when the
+checkpoint is missing, malformed or inconsistent), refreshes the store
+summaries, and returns the checkpoint as of now together with the issues met
+on the way. The writer (``ouro.arc.recorder``) persists that; readers
+(``ouro.arc.resume``) only look at it.
+
+Top-level contract fields (see docs/arc.md): ``completeState``,
+``canContinue``, ``missing``, ``currentAsk`` {value, confidence, sourceEventIds},
+``nextSafeAction`` {value, stopBefore}, ``blockedBecause``, ``blockers``,
+``activeObligationIds``, ``returnObligationIds``, ``recentClaimIds``,
+``unverifiedClaimIds``, ``lastSafeCheckpoint``, ``lastEvent``, ``eventCount``,
+``recorder`` {health ok|degraded|unavailable, issues}. ``fold`` and ``stores``
+hold the cursor and caches that make the next fold cheap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from ouro.arc import fold as folding
+from ouro.arc import paths, stores
+from ouro.bundle import Bundle
+
+SCHEMA_VERSION = 1
+RECENT_CLAIMS = 10
+
+
+@dataclass
+class Computed:
+    checkpoint: dict[str, Any]
+    #: issues about the persisted checkpoint file itself (a writer fixes them)
+    file_issues: list[dict[str, str]] = field(default_factory=list)
+    folded: int = 0
+
+
+def issue(code: str, message: str, severity: str = "degraded") -> dict[str, str]:
+    return {"code": code, "severity": severity, "message": message}
+
+
+def load_persisted(bundle: Bundle) -> tuple[dict[str, Any] | None, dict[str, str] | None]:
+    path = paths.checkpoint_path(bundle)
+    try:
+        data = orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        return None, issue(
+            "checkpoint_missing", f"{paths.CHECKPOINT} is missing; rebuilt from the log"
+        )
+    except OSError as exc:
+        return None, issue("checkpoint_unreadable", f"{paths.CHECKPOINT}: {exc.strerror}; rebuilt")
+    except orjson.JSONDecodeError as exc:
+        return None, issue(
+            "checkpoint_malformed", f"{paths.CHECKPOINT} is not valid JSON ({exc}); rebuilt"
+        )
+    if (
+        not isinstance(data, dict)
+        or data.get("schemaVersion") != SCHEMA_VERSION
+        or not isinstance(data.get("fold"), dict)
+        or not isinstance(data["fold"].get("cursor"), dict)
+    ):
+        return None, issue(
+            "checkpoint_malformed",
+            f"{paths.CHECKPOINT} lacks the fold cursor; rebuilt from the log",
+        )
+    return data, None
+
+
+def compute(bundle: Bundle) -> Computed:
+    folder = paths.events_dir(bundle)
+    try:
+        names = folding.day_files(folder)
+    except OSError as exc:
+        empty = folding.empty_state()
+        out = view(bundle, empty, _stores(bundle, None), [])
+        out["recorder"] = {
+            "health": "unavailable",
+            "issues": [issue("events_unreadable", f"cannot list {paths.EVENTS_DIR} ({exc})")],
+        }
+        out["canContinue"] = False
+        out["completeState"] = False
+        out["missing"] = [*out["missing"], "recorder: unavailable"]
+        return Computed(out)
+    persisted, load_issue = load_persisted(bundle)
+    file_issues: list[dict[str, str]] = []
+    state: dict[str, Any] | None = None
+    folded = 0
+    if persisted is not None:
+        try:
+            state = persisted["fold"]
+            if folding.behind(state, folder, names):
+                state, folded = folding.catch_up(state, folder, names)
+            if folded:
+                file_issues.append(
+                    issue(
+                        "checkpoint_behind",
+                        f"{paths.CHECKPOINT} was {folded} event(s) behind the log "
+                        "(a writer stopped before rewriting it); folded them in",
+                        "info",
+                    )
+                )
+            else:
+                folding.check_cursor(state, folder, names)
+        except folding.Inconsistent as exc:
+            state = None
+            file_issues.append(issue("checkpoint_inconsistent", f"{exc}; rebuilt from the log"))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            # A hand-edited checkpoint with the right shape but wrong types.
+            state = None
+            file_issues.append(
+                issue("checkpoint_malformed", f"{paths.CHECKPOINT} fold state unusable ({exc!r})")
+            )
+    elif load_issue is not None and (names or load_issue["code"] != "checkpoint_missing"):
+        file_issues.append(load_issue)
+    if state is None:
+        state, folded = folding.catch_up(folding.empty_state(), folder, names)
+    cached = persisted.get("stores") if persisted is not None else None
+    out = view(
+        bundle, state, _stores(bundle, cached if isinstance(cached, dict) else None), file_issues
+    )
+    return Computed(out, file_issues, folded)
+
+
+def _stores(bundle: Bundle, cached: dict[str, Any] | None) -> dict[str, Any]:
+    cached = cached or {}
+    claims = cached.get("claims") if isinstance(cached.get("claims"), dict) else None
+    obligations = cached.get("obligations") if isinstance(cached.get("obligations"), dict) else None
+    return {
+        "claims": stores.refresh_claims(bundle, claims),
+        "obligations": stores.refresh_obligations(bundle, obligations),
+    }
+
+
+def _locator(ref: dict[str, Any] | None) -> str | None:
+    return paths.event_locator(ref["file"], ref["eventId"]) if ref else None
+
+
+def view(
+    bundle: Bundle, state: dict[str, Any], store: dict[str, Any], extra: list[dict[str, str]]
+) -> dict[str, Any]:
+    issues = list(extra)
+    missing: list[str] = []
+    for bad in state["badLines"]:
+        issues.append(
+            issue(
+                "event_line_unreadable",
+                f"{paths.EVENTS_DIR}/{bad['file']}:{bad['line']}: {bad['reason']}",
+            )
+        )
+    tail = state.get("pendingTail")
+    if tail:
+        issues.append(
+            issue(
+                "event_tail_torn",
+                f"{paths.EVENTS_DIR}/{tail['file']} ends in an incomplete line at byte "
+                f"{tail['offset']} (a writer is mid-append or died mid-line)",
+            )
+        )
+    claims, obligations = store["claims"], store["obligations"]
+    for label, summary, base in (
+        ("claims", claims, paths.CLAIMS_DIR),
+        ("obligations", obligations, paths.OBLIGATIONS_DIR),
+    ):
+        if summary.get("error"):
+            missing.append(f"{label}: unknown ({summary['error']})")
+            issues.append(issue(f"{label}_unreadable", f"{base}: {summary['error']}"))
+        for item_id, reason in sorted(summary.get("errors", {}).items()):
+            issues.append(issue(f"{label}_file_unreadable", f"{item_id}: {reason}"))
+
+    ask = state["ask"]
+    if ask is None:
+        confidence, reason = "unknown", "no ask recorded; record one with 'ouro arc ask'"
+        missing.append("currentAsk: none recorded")
+    elif ask["staleBecause"]:
+        confidence, reason = "stale_risky", ask["staleBecause"]
+    else:
+        confidence, reason = "current", None
+    nxt = state["next"]
+    if nxt is None:
+        missing.append("nextSafeAction: none recorded")
+    claim_items = claims.get("items", {})
+    unverified = sorted(
+        cid for cid, e in claim_items.items() if e["status"] not in ("verified", "superseded")
+    )
+    ob_items = obligations.get("items", {})
+    ob_err, cl_err = bool(obligations.get("error")), bool(claims.get("error"))
+    health = "degraded" if any(i["severity"] == "degraded" for i in issues) else "ok"
+    complete = not missing
+    blockers = state["blockers"]
+    return {
+        "schemaVersion": SCHEMA_VERSION,
+        "completeState": complete,
+        "canContinue": complete and not blockers and health == "ok" and confidence == "current",
+        "missing": missing,
+        "currentAsk": {
+            "value": ask["value"] if ask else None,
+            "confidence": confidence,
+            "reason": reason,
+            "sourceEventIds": [ask["eventId"]] if ask else [],
+            "locator": _locator(ask),
+            "recordedAt": ask["recordedAt"] if ask else None,
+        },
+        "nextSafeAction": {
+            "value": nxt["value"] if nxt else None,
+            "stopBefore": nxt["stopBefore"] if nxt else [],
+            "sourceEventIds": [nxt["eventId"]] if nxt else [],
+            "locator": _locator(nxt),
+        },
+        "blockedBecause": "; ".join(b["text"] for b in blockers) or None,
+        "blockers": [
+            {
+                "id": b["id"],
+                "text": b["text"],
+                "recordedAt": b["recordedAt"],
+                "locator": _locator(b),
+            }
+            for b in blockers
+        ],
+        # None, not [], when a store cannot be read: unknown stays unknown.
+        "activeObligationIds": None
+        if ob_err
+        else sorted(k for k, v in ob_items.items() if not v["inner"]),
+        "returnObligationIds": None
+        if ob_err
+        else sorted(k for k, v in ob_items.items() if v["inner"]),
+        "recentClaimIds": None if cl_err else sorted(claim_items, reverse=True)[:RECENT_CLAIMS],
+        "unverifiedClaimIds": None if cl_err else unverified,
+        "lastSafeCheckpoint": (
+            {**state["lastSafe"], "locator": _locator(state["lastSafe"])}
+            if state["lastSafe"]
+            else None
+        ),
+        "lastEvent": (
+            {
+                **state["lastEvent"],
+                "locator": paths.event_locator(
+                    state["lastEvent"]["file"], state["lastEvent"]["id"]
+                ),
+            }
+            if state["lastEvent"]
+            else None
+        ),
+        "eventCount": state["eventCount"],
+        "recorder": {"health": health, "issues": issues},
+        "fold": state,
+        "stores": store,
+    }

@@ -1,0 +1,67 @@
+"""Canonical Arc paths and the Arc write lock.
+
+One lock (``state/locks/arc.lock``) serializes every Arc write: a claim or
+obligation file write, the event that records it, and the checkpoint rewrite.
+Arc writes are low volume, so one lock costs nothing and keeps the checkpoint
+a consistent fold of the log and the stores.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+
+from ouro.bundle import Bundle
+from ouro.models.clock import parse_time
+from ouro.store.lock import FileLock
+
+EVENTS_DIR = "arc/flight-recorder/events"
+CHECKPOINT = "arc/flight-recorder/latest.json"
+CLAIMS_DIR = "arc/claims"
+OBLIGATIONS_DIR = "arc/obligations"
+INNER_DIR = "arc/obligations/inner"
+
+DAY_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}\.jsonl$")
+LOCK_TIMEOUT = 30.0
+
+
+def events_dir(bundle: Bundle) -> Path:
+    return bundle.root / EVENTS_DIR
+
+
+def checkpoint_path(bundle: Bundle) -> Path:
+    return bundle.root / CHECKPOINT
+
+
+def claims_dir(bundle: Bundle) -> Path:
+    return bundle.root / CLAIMS_DIR
+
+
+def obligations_dir(bundle: Bundle) -> Path:
+    return bundle.root / OBLIGATIONS_DIR
+
+
+def inner_dir(bundle: Bundle) -> Path:
+    return bundle.root / INNER_DIR
+
+
+def day_file_name(recorded_at: str | datetime) -> str:
+    moment = parse_time(recorded_at) if isinstance(recorded_at, str) else recorded_at
+    return moment.strftime("%Y-%m-%d") + ".jsonl"
+
+
+def event_locator(file_name: str, event_id: str) -> str:
+    return f"{EVENTS_DIR}/{file_name}#{event_id}"
+
+
+def claim_locator(claim_id: str) -> str:
+    return f"{CLAIMS_DIR}/{claim_id}.json"
+
+
+def obligation_locator(obligation_id: str, *, inner: bool) -> str:
+    return f"{INNER_DIR if inner else OBLIGATIONS_DIR}/{obligation_id}.json"
+
+
+def arc_lock(bundle: Bundle, purpose: str) -> FileLock:
+    return FileLock(bundle.lock_path("arc"), timeout=LOCK_TIMEOUT, purpose=purpose)

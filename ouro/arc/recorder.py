@@ -1,0 +1,115 @@
+"""The flight recorder: append an event, then rewrite the checkpoint.
+
+``record_event`` is the one way events are written. Under the Arc lock it
+redacts every field, appends the event as one line to the UTC day's file
+(``append_jsonl``: a single locked write + fsync), then folds the log from the
+checkpoint's cursor and replaces ``latest.json`` atomically. A crash between
+the append and the rewrite loses nothing: the next reader folds the missing
+lines in process and the next writer persists them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ouro.arc import checkpoint as ckpt
+from ouro.arc import paths
+from ouro.arc.events import Event
+from ouro.arc.redact import bundle_literals, redact_obj
+from ouro.bundle import Bundle
+from ouro.models.base import describe_validation
+from ouro.models.clock import utc_now_iso
+from ouro.models.ids import new_id
+from ouro.store.atomic import atomic_write_json
+from ouro.store.jsonl import append_jsonl
+
+
+def build_event(
+    bundle: Bundle,
+    kind: str,
+    summary: str,
+    *,
+    session_ref: str | None = None,
+    turn_id: str | None = None,
+    current_ask: str | None = None,
+    next_safe_action: str | None = None,
+    stop_before: list[str] | None = None,
+    blocked_because: str | None = None,
+    produced_refs: list[dict[str, str]] | None = None,
+    meta: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A validated, redacted event line (not yet written)."""
+    from pydantic import ValidationError
+
+    from ouro.errors import InvalidInput
+
+    raw = {
+        "id": new_id("ev"),
+        "kind": kind,
+        "recorded_at": utc_now_iso(),
+        "session_ref": session_ref,
+        "turn_id": turn_id,
+        "summary": summary,
+        "current_ask": current_ask,
+        "next_safe_action": next_safe_action,
+        "stop_before": stop_before,
+        "blocked_because": blocked_because,
+        "produced_refs": produced_refs,
+        "meta": meta,
+    }
+    try:
+        event = Event.model_validate(raw)
+    except ValidationError as exc:
+        raise InvalidInput(
+            describe_validation(exc, "event"),
+            hint="kinds: see ouro.arc.events.EVENT_KINDS; text must not contain NUL",
+        ) from None
+    line: dict[str, Any] = redact_obj(event.to_line(), bundle_literals(bundle))
+    return line
+
+
+def write_checkpoint(bundle: Bundle) -> dict[str, Any]:
+    """Fold the log into the checkpoint and replace latest.json. Needs the Arc lock."""
+    computed = ckpt.compute(bundle)
+    fresh = ckpt.view(bundle, computed.checkpoint["fold"], computed.checkpoint["stores"], [])
+    atomic_write_json(paths.checkpoint_path(bundle), fresh)
+    return fresh
+
+
+def append_locked(bundle: Bundle, line: dict[str, Any]) -> None:
+    """Append one built event and rewrite the checkpoint. Needs the Arc lock."""
+    append_jsonl(paths.events_dir(bundle) / paths.day_file_name(line["recordedAt"]), [line])
+    write_checkpoint(bundle)
+
+
+def record_event(
+    bundle: Bundle,
+    kind: str,
+    summary: str,
+    *,
+    session_ref: str | None = None,
+    turn_id: str | None = None,
+    current_ask: str | None = None,
+    next_safe_action: str | None = None,
+    stop_before: list[str] | None = None,
+    blocked_because: str | None = None,
+    produced_refs: list[dict[str, str]] | None = None,
+    meta: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Append one event (redacted) and rewrite the checkpoint; returns the event."""
+    with paths.arc_lock(bundle, f"record {kind}"):
+        line = build_event(
+            bundle,
+            kind,
+            summary,
+            session_ref=session_ref,
+            turn_id=turn_id,
+            current_ask=current_ask,
+            next_safe_action=next_safe_action,
+            stop_before=stop_before,
+            blocked_because=blocked_because,
+            produced_refs=produced_refs,
+            meta=meta,
+        )
+        append_locked(bundle, line)
+    return line

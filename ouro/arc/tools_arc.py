@@ -1,0 +1,191 @@
+"""Agent tools for the flight recorder: inputs, functions and text renderings.
+
+Registered in ``ouro/tools.py`` (``# --- arc ---``); the CLI and MCP server are
+generated from there. Each function records one event through
+``ouro.arc.recorder`` (or reads, purely) and returns a JSON-ready dict.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ouro.arc import paths
+from ouro.arc.checkpoint import view
+from ouro.arc.fold import catch_up, day_files, empty_state
+from ouro.arc.queries import query
+from ouro.arc.recorder import append_locked, build_event, record_event
+from ouro.arc.resume import read_resume
+from ouro.arc.stores import scan_claims, scan_obligations
+from ouro.bundle import Bundle
+from ouro.errors import NotFound
+from ouro.models.base import ToolInput
+from ouro.store.atomic import atomic_write_json
+
+
+class ResumeInput(ToolInput):
+    pass
+
+
+class QueryInput(ToolInput):
+    what: Literal["doing", "owe", "blocked", "unverified", "since-checkpoint"] = Field(
+        description="doing | owe | blocked | unverified | since-checkpoint"
+    )
+
+
+class SessionFields(ToolInput):
+    session_ref: str | None = Field(None, description="the session recording this")
+    turn_id: str | None = Field(None, description="the turn recording this")
+
+
+class TextInput(SessionFields):
+    text: str = Field(min_length=1, description="what to record")
+
+
+class NextInput(TextInput):
+    stop_before: list[str] = Field(
+        default_factory=list, description="an action not to take without confirming first"
+    )
+
+
+class UnblockInput(SessionFields):
+    blocker_id: str | None = Field(None, description="the blocker's event id (default: all)")
+
+
+class CheckpointInput(ToolInput):
+    pass
+
+
+def _written(bundle: Bundle, event: dict[str, Any]) -> dict[str, Any]:
+    resume = read_resume(bundle)
+    return {
+        "event": event,
+        "canContinue": resume["canContinue"],
+        "missing": resume["missing"],
+        "blockedBecause": resume["blockedBecause"],
+    }
+
+
+def _session(inp: SessionFields) -> dict[str, Any]:
+    return {"session_ref": inp.session_ref, "turn_id": inp.turn_id}
+
+
+def arc_resume(bundle: Bundle, inp: ResumeInput) -> dict[str, Any]:
+    return read_resume(bundle)
+
+
+def arc_query(bundle: Bundle, inp: QueryInput) -> dict[str, Any]:
+    return query(bundle, inp.what)
+
+
+def record_ask(bundle: Bundle, inp: TextInput) -> dict[str, Any]:
+    event = record_event(
+        bundle, "turn_accepted", f"ask: {inp.text}", current_ask=inp.text, **_session(inp)
+    )
+    return _written(bundle, event)
+
+
+def record_next(bundle: Bundle, inp: NextInput) -> dict[str, Any]:
+    event = record_event(
+        bundle,
+        "agent_note",
+        f"next safe action: {inp.text}",
+        next_safe_action=inp.text,
+        stop_before=inp.stop_before,
+        **_session(inp),
+    )
+    return _written(bundle, event)
+
+
+def record_blocker(bundle: Bundle, inp: TextInput) -> dict[str, Any]:
+    event = record_event(
+        bundle,
+        "blocker_detected",
+        f"blocked: {inp.text}",
+        blocked_because=inp.text,
+        **_session(inp),
+    )
+    return _written(bundle, event)
+
+
+def clear_blocker(bundle: Bundle, inp: UnblockInput) -> dict[str, Any]:
+    with paths.arc_lock(bundle, "clear blocker"):
+        active = read_resume(bundle)["blockers"]
+        if inp.blocker_id is not None and inp.blocker_id not in {b["id"] for b in active}:
+            raise NotFound(
+                f"no active blocker {inp.blocker_id}",
+                hint="list blockers with 'ouro arc query blocked'",
+            )
+        if not active:
+            return {"event": None, "cleared": [], "blockedBecause": None}
+        cleared = [b["id"] for b in active if inp.blocker_id in (None, b["id"])]
+        line = build_event(
+            bundle,
+            "blocker_cleared",
+            f"unblocked: {', '.join(cleared)}",
+            meta={"blockerId": inp.blocker_id} if inp.blocker_id else None,
+            **_session(inp),
+        )
+        append_locked(bundle, line)
+    return {**_written(bundle, line), "cleared": cleared}
+
+
+def record_handoff(bundle: Bundle, inp: TextInput) -> dict[str, Any]:
+    return _written(bundle, record_event(bundle, "handoff", inp.text, **_session(inp)))
+
+
+def record_note(bundle: Bundle, inp: TextInput) -> dict[str, Any]:
+    return _written(bundle, record_event(bundle, "agent_note", inp.text, **_session(inp)))
+
+
+def checkpoint(bundle: Bundle, inp: CheckpointInput) -> dict[str, Any]:
+    """Rebuild latest.json from the whole log and every store file, then mark it."""
+    with paths.arc_lock(bundle, "checkpoint"):
+        state, _n = catch_up(
+            empty_state(), paths.events_dir(bundle), day_files(paths.events_dir(bundle))
+        )
+        stores = {"claims": scan_claims(bundle), "obligations": scan_obligations(bundle)}
+        atomic_write_json(paths.checkpoint_path(bundle), view(bundle, state, stores, []))
+        line = build_event(bundle, "post_turn_persisted", "checkpoint rebuilt from the log")
+        append_locked(bundle, line)
+    return _written(bundle, line)
+
+
+# --- renderings -------------------------------------------------------------
+
+
+def render_written(result: dict[str, Any]) -> str:
+    event = result.get("event")
+    if event is None:
+        return "nothing to clear: no active blockers"
+    lines = [f"recorded {event['id']} ({event['kind']}): {event['summary']}"]
+    lines.append(f"can continue: {'yes' if result['canContinue'] else 'no'}")
+    if result.get("blockedBecause"):
+        lines.append(f"blocked because: {result['blockedBecause']}")
+    lines.extend(f"missing: {m}" for m in result.get("missing", []))
+    return "\n".join(lines)
+
+
+def render_resume(r: dict[str, Any]) -> str:
+    ask, nxt = r["currentAsk"], r["nextSafeAction"]
+    lines = [
+        f"can continue: {'yes' if r['canContinue'] else 'no'}   recorder: {r['recorder']['health']}",
+        f"current ask [{ask['confidence']}]: {ask['value'] or '(none recorded)'}",
+        f"next safe action: {nxt['value'] or '(none recorded)'}",
+    ]
+    if nxt["stopBefore"]:
+        lines.append(f"  stop before: {'; '.join(nxt['stopBefore'])}")
+    if r["blockedBecause"]:
+        lines.append(f"blocked because: {r['blockedBecause']}")
+    lines.extend(f"missing: {m}" for m in r["missing"])
+    lines.extend(f"issue [{i['code']}]: {i['message']}" for i in r["recorder"]["issues"])
+    lines.append(
+        f"obligations open: {_count(r['activeObligationIds'])}, returns: "
+        f"{_count(r['returnObligationIds'])}, unverified claims: {_count(r['unverifiedClaimIds'])}"
+    )
+    return "\n".join(lines)
+
+
+def _count(ids: list[str] | None) -> str:
+    return "unknown" if ids is None else str(len(ids))

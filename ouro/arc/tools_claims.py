@@ -1,0 +1,151 @@
+"""Agent tools for claims and obligations: inputs, functions, renderings.
+
+Registered in ``ouro/tools.py`` (``# --- arc ---``). Functions call one store
+function each (``ouro.arc.claims``, ``ouro.arc.obligations``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ouro.arc import claims, obligations
+from ouro.arc.claim_status import Authority, Status
+from ouro.bundle import Bundle
+from ouro.models.base import ToolInput
+
+
+class ClaimAddInput(ToolInput):
+    text: str = Field(min_length=1, description="what you claim is true")
+    about: list[str] = Field(
+        default_factory=list,
+        description="a file the claim is about: a bundle locator or a repo-relative path",
+    )
+    authority: Authority = Field("agent", description="who asserts it")
+    check: str | None = Field(None, description="the command that proves it (exact match)")
+
+
+class EvidenceInput(ToolInput):
+    claim_id: str = Field(description="the claim (cl-…)")
+    command: str = Field(min_length=1, description="the command that ran")
+    exit_code: int = Field(description="its exit status")
+    output: str | None = Field(None, description="its output; only a digest is kept")
+    source: list[str] = Field(
+        default_factory=list, description="a file the evidence is about (default: the claim's)"
+    )
+    authority: Authority = Field(
+        "command", description="who observed the result ('agent' never verifies)"
+    )
+
+
+class VerifyInput(ToolInput):
+    claim_id: str = Field(description="the claim (cl-…)")
+    timeout: float = Field(300.0, gt=0, description="seconds before the check is stopped")
+
+
+class SupersedeInput(ToolInput):
+    claim_id: str = Field(description="the claim being replaced")
+    by: str = Field(description="the replacement claim")
+
+
+class ClaimListInput(ToolInput):
+    status: Status | None = Field(None, description="only claims with this derived status")
+
+
+class ObligationAddInput(ToolInput):
+    what: str = Field(min_length=1, description="what is owed")
+    to: str = Field(min_length=1, description="who it is owed to")
+    due: str | None = Field(None, description="due date, YYYY-MM-DD")
+    route: str | None = Field(None, description="CHANNEL:KEY to answer back on (a return)")
+    desk: str | None = Field(None, description="the Desk locator with the details")
+
+
+class ObligationCloseInput(ToolInput):
+    obligation_id: str = Field(description="the obligation (ob-…)")
+    dropped: bool = Field(False, description="dropped rather than done")
+
+
+class ObligationListInput(ToolInput):
+    status: Literal["open", "done", "dropped"] | None = Field(None, description="filter")
+
+
+def claim_add(bundle: Bundle, inp: ClaimAddInput) -> dict[str, Any]:
+    return claims.add_claim(
+        bundle, inp.text, about=inp.about, authority=inp.authority, check=inp.check
+    )
+
+
+def claim_evidence(bundle: Bundle, inp: EvidenceInput) -> dict[str, Any]:
+    return claims.add_evidence(
+        bundle,
+        inp.claim_id,
+        command=inp.command,
+        exit_code=inp.exit_code,
+        output=inp.output,
+        sources=inp.source,
+        authority=inp.authority,
+    )
+
+
+def claim_verify(bundle: Bundle, inp: VerifyInput) -> dict[str, Any]:
+    return claims.verify_claim(bundle, inp.claim_id, timeout=inp.timeout)
+
+
+def claim_supersede(bundle: Bundle, inp: SupersedeInput) -> dict[str, Any]:
+    return claims.supersede_claim(bundle, inp.claim_id, inp.by)
+
+
+def claim_list(bundle: Bundle, inp: ClaimListInput) -> dict[str, Any]:
+    return claims.list_claims(bundle, inp.status)
+
+
+def obligation_add(bundle: Bundle, inp: ObligationAddInput) -> dict[str, Any]:
+    return obligations.add_obligation(
+        bundle, inp.what, owed_to=inp.to, due=inp.due, route=inp.route, desk_locator=inp.desk
+    )
+
+
+def obligation_close(bundle: Bundle, inp: ObligationCloseInput) -> dict[str, Any]:
+    return obligations.close_obligation(bundle, inp.obligation_id, dropped=inp.dropped)
+
+
+def obligation_list(bundle: Bundle, inp: ObligationListInput) -> dict[str, Any]:
+    return obligations.list_obligations(bundle, inp.status)
+
+
+# --- renderings -------------------------------------------------------------
+
+
+def render_claim(c: dict[str, Any]) -> str:
+    lines = [f"{c['id']} [{c['status']}] {c['text']}", f"  why: {c['statusReason']}"]
+    if c.get("check"):
+        lines.append(f"  check: {c['check']}")
+    lines.append(f"  at: {c['locator']}")
+    return "\n".join(lines)
+
+
+def render_claims(r: dict[str, Any]) -> str:
+    if r["claims"] is None:
+        return f"claims: unknown ({r['unknown']})"
+    lines = [f"{c['id']} [{c['status']}] {c['text']}  ({c['locator']})" for c in r["claims"]]
+    lines += [f"unreadable: {u['file']}: {u['reason']}" for u in r["unreadable"]]
+    return "\n".join(lines) or "no claims"
+
+
+def _ob_line(o: dict[str, Any]) -> str:
+    due = f" due {o['due']}" if o.get("due") else ""
+    route = f" via {o['route']['channel']}:{o['route']['key']}" if o.get("route") else ""
+    return f"{o['id']} [{o['status']}] {o['what']} → {o['owedTo']}{due}{route}  ({o['locator']})"
+
+
+def render_obligation(o: dict[str, Any]) -> str:
+    return _ob_line(o)
+
+
+def render_obligations(r: dict[str, Any]) -> str:
+    if r["obligations"] is None:
+        return f"obligations: unknown ({r['unknown']})"
+    lines = [_ob_line(o) for o in r["obligations"]]
+    lines += [f"unreadable: {u['file']}: {u['reason']}" for u in r["unreadable"]]
+    return "\n".join(lines) or "no obligations"

@@ -1,0 +1,77 @@
+"""``ouro index sync | rebuild | status``: one library call each, then print."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from ouro.cli.common import bundle_from, wants_json, with_json
+from ouro.cli.output import emit
+
+
+def _progress(label: str) -> Callable[[int, int], None] | None:
+    """A counter line on stderr, only when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        end = "\n" if done >= total else ""
+        sys.stderr.write(f"\r{label}: {done}/{total} files{end}")
+        sys.stderr.flush()
+
+    return show
+
+
+def _render_report(result: dict[str, Any]) -> str:
+    lines = [
+        f"index {result['state']}: {result['scanned']} files scanned, {result['indexed']} "
+        f"indexed, {result['removed']} removed, {result['factsAdded']} facts added "
+        f"({result['seconds']}s)"
+    ]
+    lines += [f"skipped {p['locator']}:{p['line']}: {p['reason']}" for p in result["problems"]]
+    return "\n".join(lines)
+
+
+@click.command("sync")
+@with_json
+@click.pass_context
+def sync_cmd(ctx: click.Context, json_mode: bool) -> None:
+    """Apply every change under desk/ to the index (cheap when nothing changed)."""
+    from ouro.index.sync import sync
+
+    report = sync(bundle_from(ctx), progress=_progress("syncing"))
+    emit(report.to_json(), json_mode=wants_json(ctx, json_mode), render=_render_report)
+
+
+@click.command("rebuild")
+@with_json
+@click.pass_context
+def rebuild_cmd(ctx: click.Context, json_mode: bool) -> None:
+    """Throw the index away and build it again from the files."""
+    from ouro.index.sync import rebuild
+
+    report = rebuild(bundle_from(ctx), progress=_progress("indexing"))
+    emit(report.to_json(), json_mode=wants_json(ctx, json_mode), render=_render_report)
+
+
+def _render_status(result: dict[str, Any]) -> str:
+    lines = [f"index: {result['state']}" + (f" ({result['reason']})" if result.get("reason") else "")]
+    if result.get("counts"):
+        lines.append("counts: " + ", ".join(f"{k} {v}" for k, v in result["counts"].items()))
+    lines.append(f"last sync: {result.get('lastSync') or 'never'}")
+    if result.get("problems"):
+        lines.append(f"problems: {result['problems']} (run 'ouro index rebuild' to list them)")
+    return "\n".join(lines)
+
+
+@click.command("status")
+@with_json
+@click.pass_context
+def status_cmd(ctx: click.Context, json_mode: bool) -> None:
+    """Say whether the index is fresh, stale or missing (writes nothing)."""
+    from ouro.index.sync import status
+
+    emit(status(bundle_from(ctx)), json_mode=wants_json(ctx, json_mode), render=_render_status)

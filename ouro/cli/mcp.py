@@ -1,0 +1,35 @@
+"""``ouro mcp [--bundle PATH]``: serve the tool registry over MCP on stdio.
+
+The bundle is located before the SDK is imported, so a missing or legacy
+bundle is refused at once (message and hint on stderr, exit 1) and no other
+command ever pays for importing ``mcp``. Stdout belongs to the protocol:
+nothing else is written there.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import click
+
+from ouro.bundle import Bundle
+from ouro.cli.common import bundle_option_value
+
+
+@click.command("mcp")
+@click.option(
+    "--bundle",
+    "bundle_path",
+    type=click.Path(file_okay=False),
+    help="Bundle to serve (default: the global --bundle, $OURO_BUNDLE, else the "
+    "nearest bundle.json upwards).",
+)
+@click.pass_context
+def mcp_cmd(ctx: click.Context, bundle_path: str | None) -> None:
+    """Serve every ouro tool to an MCP client over stdin/stdout, bound to one bundle."""
+    bundle = Bundle.locate(bundle_path or bundle_option_value(ctx))
+    # Tracebacks of failing tools go to stderr, which MCP clients keep as a log.
+    logging.basicConfig(level=logging.WARNING, format="ouro mcp: %(levelname)s %(message)s")
+    from ouro.mcp import serve
+
+    serve(bundle)

@@ -1,0 +1,61 @@
+"""Demo section: one habit run in a private session, and its Arc receipt."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+
+from ouro.bundle import Bundle
+from ouro.demo import Step
+from ouro.habits.api import habit_last, render_last
+from ouro.habits.runner import run_habit
+from ouro.habits.schedule import due_report
+
+_BODY = (
+    "import os, subprocess, sys\n"
+    "cli = [sys.executable, '-m', 'ouro.cli']\n"
+    "orient = open(os.environ['OURO_ORIENT_FILE']).read()\n"
+    "subprocess.run(cli + ['diary', 'write', 'the demo habit read %d characters of "
+    "orientation' % len(orient)], check=True, capture_output=True)\n"
+    "subprocess.run(cli + ['surface', '--to', 'originator', '--reason', 'status', "
+    "'demo habit: one fact filed'], check=True, capture_output=True)\n"
+)
+
+
+def run(bundle: Bundle, step: Step) -> None:
+    bin_dir = bundle.habits / "bin"
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    (bin_dir / "demo_body.py").write_text(_BODY, encoding="utf-8")
+    definition = (
+        "title: file a fact and report back\n"
+        "cadence: '*/30 * * * *'\n"
+        f"run: {shlex.quote(sys.executable)} habits/bin/demo_body.py\n"
+        "timeout: 60\n"
+        "tools: [diary_write, surface]\n"
+        "origin: {friendId: ari, channel: imessage, key: thread-1}\n"
+    )
+    (bundle.habits / "report.yaml").write_text(definition, encoding="utf-8")
+    step("a habit: habits/report.yaml", definition)
+    due = due_report(bundle)
+    step(
+        "ouro habits due",
+        "\n".join(
+            f"{r['name']}: {'due now' if r['due'] else 'next due at ' + r['dueAt']}"
+            for r in due["habits"]
+        ),
+    )
+    receipt = run_habit(bundle, "report", trigger="manual")
+    step(
+        "ouro habits run report  (private session, thrown away afterwards)",
+        f"outcome {receipt['outcome']} — derived from what changed, not from the body\n"
+        f"granted tools: {', '.join(receipt['toolPolicy']['grantedTools'])}\n"
+        f"receipt: {receipt['receiptLocator']}",
+    )
+    step(
+        f"the receipt: {receipt['receiptLocator']}",
+        bundle.path(receipt["receiptLocator"]).read_text(encoding="utf-8"),
+    )
+    step(
+        "ouro habits last report  (from the receipt + runtime state alone)",
+        render_last(habit_last(bundle, "report")),
+    )

@@ -1,0 +1,252 @@
+"""An in-process view of ``facts.jsonl`` that stays cheap at 100k facts.
+
+Why: every diary write must check exact and near duplicates, resolve
+``supersedes`` and rewrite ``entities.json``; re-reading the whole log per write
+costs ~100 ms at 100k facts. ``DiaryState`` reads the log once per process and
+afterwards only the bytes appended since (by us or anyone else), so a write
+costs O(new lines).
+
+Files stay the truth: the state remembers the file's inode, how many bytes it
+has consumed, its mtime and the last bytes it saw there. If the inode changes,
+the file shrinks, its mtime changes without it growing, or those bytes differ
+(an outside rewrite), the state is rebuilt from scratch. (A rewrite that also
+grows the file and keeps the bytes at the old end would pass as an append.) Only complete lines are consumed; a partial tail waits. Lines that
+are not facts are kept as bad lines (reported as warnings, never dropped).
+
+All mutation happens with the diary lock held (``state/locks/diary.lock``) and
+the state's own thread lock.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ouro.desk.factnorm import NEAR_THRESHOLD, could_exceed, fact_hash, overlap, tokens
+from ouro.store.jsonl import BadLine
+
+TAIL = 64
+
+
+@dataclass(slots=True)
+class FactRef:
+    text: str
+    about: tuple[str, ...]
+    hash: str
+    start: int
+    length: int
+    line_no: int
+
+
+@dataclass
+class DiaryState:
+    path: Path
+    mutex: threading.RLock = field(default_factory=threading.RLock)
+
+    def __post_init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.ino: int | None = None
+        self.offset = 0
+        self.mtime_ns = 0
+        self.tail = b""
+        self.lines = 0
+        self.facts: dict[str, FactRef] = {}
+        self.by_hash: dict[str, list[str]] = {}
+        self.superseded: dict[str, str] = {}
+        self.by_entity: dict[str, list[str]] = {}
+        self.last_seen: dict[str, str] = {}
+        self.entity_keys: list[str] = []
+        self.fragments: dict[str, bytes] = {}
+        self.dirty: set[str] = set()
+        self.bad: list[BadLine] = []
+        # token -> ids of facts with an ``about`` (built on the first near() call)
+        self.postings: dict[str, list[str]] | None = None
+
+    # --- reading the log ---------------------------------------------------
+    def sync(self) -> None:
+        """Consume whatever complete lines the file gained since the last call."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            if self.ino is not None or self.offset:
+                self.reset()
+            return
+        rewritten = (
+            st.st_ino != self.ino
+            or st.st_size < self.offset
+            # same size, new mtime: rewritten in place, not appended to
+            or (st.st_size == self.offset and st.st_mtime_ns != self.mtime_ns)
+            or not self._tail_matches()
+        )
+        if rewritten:
+            self.reset()
+            self.ino = st.st_ino
+        self.mtime_ns = st.st_mtime_ns
+        if st.st_size <= self.offset:
+            return
+        with open(self.path, "rb") as handle:
+            handle.seek(self.offset)
+            chunk = handle.read(st.st_size - self.offset)
+        cut = chunk.rfind(b"\n")
+        if cut < 0:
+            return
+        self._consume(chunk[: cut + 1], self.offset)
+        self.offset += cut + 1
+        if cut + 1 >= TAIL:
+            self.tail = chunk[cut + 1 - TAIL : cut + 1]
+        else:
+            start = max(0, self.offset - TAIL)
+            self.tail = self._read(start, self.offset - start)
+
+    def _read(self, start: int, size: int) -> bytes:
+        with open(self.path, "rb") as handle:
+            handle.seek(start)
+            return handle.read(size)
+
+    def _tail_matches(self) -> bool:
+        if not self.tail:
+            return True
+        return self._read(self.offset - len(self.tail), len(self.tail)) == self.tail
+
+    def _consume(self, data: bytes, base: int) -> None:
+        pos = 0
+        for raw in data.split(b"\n")[:-1]:
+            self.lines += 1
+            start = base + pos
+            pos += len(raw) + 1
+            if not raw.strip():
+                continue
+            try:
+                value = orjson.loads(raw)
+            except orjson.JSONDecodeError as exc:
+                self.bad.append(BadLine(self.path, self.lines, f"not valid JSON ({exc})", raw))
+                continue
+            self._ingest(value, raw, start, len(raw))
+
+    def _ingest(self, value: Any, raw: bytes, start: int, length: int) -> None:
+        line_no = self.lines
+        if not isinstance(value, dict):
+            self.bad.append(BadLine(self.path, line_no, "not a JSON object", raw))
+            return
+        fid, text = value.get("id"), value.get("text")
+        if not isinstance(fid, str) or not isinstance(text, str):
+            self.bad.append(BadLine(self.path, line_no, "a fact needs a string id and text", raw))
+            return
+        if fid in self.facts:
+            return  # first line with an id wins (docs/record.md)
+        about_raw = value.get("about")
+        about = (
+            tuple(e for e in about_raw if isinstance(e, str)) if isinstance(about_raw, list) else ()
+        )
+        digest = fact_hash(text)  # recomputed: a hand-edited text must not keep its old hash
+        self.facts[fid] = FactRef(text, about, digest, start, length, line_no)
+        target = value.get("supersedes")
+        if isinstance(target, str) and target not in self.superseded:
+            self.superseded[target] = fid
+            old = self.facts.get(target)
+            if old is not None:
+                self._drop_hash(old.hash, target)
+        if fid not in self.superseded:
+            self.by_hash.setdefault(digest, []).append(fid)
+        created = value.get("createdAt")
+        for entity in about:
+            ids = self.by_entity.get(entity)
+            if ids is None:
+                ids = self.by_entity[entity] = []
+                bisect.insort(self.entity_keys, entity)
+            ids.append(fid)
+            if isinstance(created, str) and created > self.last_seen.get(entity, ""):
+                self.last_seen[entity] = created
+            self.dirty.add(entity)
+        if about and self.postings is not None:
+            self._post(fid, text)
+
+    def _post(self, fid: str, text: str) -> None:
+        assert self.postings is not None
+        for word in tokens(text):
+            self.postings.setdefault(word, []).append(fid)
+
+    def _drop_hash(self, digest: str, fid: str) -> None:
+        ids = self.by_hash.get(digest)
+        if ids and fid in ids:
+            ids.remove(fid)
+            if not ids:
+                del self.by_hash[digest]
+
+    # --- questions a write asks ---------------------------------------------
+    def line(self, fid: str) -> dict[str, Any]:
+        ref = self.facts[fid]
+        value: dict[str, Any] = orjson.loads(self._read(ref.start, ref.length))
+        return value
+
+    def exact(self, digest: str, exclude: str | None) -> str | None:
+        for fid in self.by_hash.get(digest, ()):
+            if fid != exclude:
+                return fid
+        return None
+
+    def near(
+        self, toks: frozenset[str], about: tuple[str, ...], exclude: str | None
+    ) -> tuple[str, float] | None:
+        """The earliest active fact sharing an entity whose overlap exceeds the threshold.
+
+        Prefix filter: overlap > t needs |A ∩ B| >= m = floor(t·|A|) + 1, so B
+        must contain one of any |A| - m + 1 tokens of A; probing A's rarest
+        tokens keeps the candidate set small even for busy entities.
+        """
+        if not toks or not about:
+            return None
+        if self.postings is None:
+            self.postings = {}
+            for fid, ref in self.facts.items():
+                if ref.about:
+                    self._post(fid, ref.text)
+        postings = self.postings
+        need = math.floor(NEAR_THRESHOLD * len(toks)) + 1
+        probe = sorted(toks, key=lambda w: (len(postings.get(w, ())), w))[: len(toks) - need + 1]
+        wanted = set(about)
+        candidates = {fid for word in probe for fid in postings.get(word, ())}
+        for fid in sorted(candidates, key=lambda f: self.facts[f].line_no):
+            ref = self.facts[fid]
+            if fid == exclude or fid in self.superseded or not wanted.intersection(ref.about):
+                continue
+            other = tokens(ref.text)
+            if not could_exceed(len(toks), len(other)):
+                continue
+            score = overlap(toks, other)
+            if score > NEAR_THRESHOLD:
+                return fid, score
+        return None
+
+    # --- entities.json -------------------------------------------------------
+    def entities_bytes(self) -> bytes:
+        """entities.json: one entity per line, keys sorted (docs/record.md)."""
+        for entity in self.dirty:
+            ids = self.by_entity[entity]
+            body = {"count": len(ids), "factIds": ids, "lastSeenAt": self.last_seen.get(entity)}
+            self.fragments[entity] = orjson.dumps(entity) + b": " + orjson.dumps(body)
+        self.dirty.clear()
+        if not self.entity_keys:
+            return b"{}\n"
+        return b"{\n" + b",\n".join(self.fragments[k] for k in self.entity_keys) + b"\n}\n"
+
+
+_STATES: dict[Path, DiaryState] = {}
+_STATES_LOCK = threading.Lock()
+
+
+def state_for(path: Path) -> DiaryState:
+    with _STATES_LOCK:
+        state = _STATES.get(path)
+        if state is None:
+            state = _STATES[path] = DiaryState(path)
+        return state

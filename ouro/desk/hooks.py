@@ -1,0 +1,23 @@
+"""Write-through to the search index, called after every Desk write.
+
+Desk writes files; the index (a layer above) must hear about them. The domain
+modules never import the index: the registry's tool functions (``api.py``,
+``record_api.py``, the interface edge of Desk) call ``after_write`` once the
+file write has succeeded. ``ouro.index.sync.touch_paths`` never raises: if it
+cannot update the index it marks it stale, and the write stands either way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from ouro.bundle import Bundle
+
+
+def after_write(bundle: Bundle, paths: Sequence[Path]) -> None:
+    if not paths:
+        return
+    from ouro.index.sync import touch_paths  # imported on use: keeps CLI start fast
+
+    touch_paths(bundle, list(paths))

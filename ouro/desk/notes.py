@@ -1,0 +1,126 @@
+"""Notes: ``desk/_record/notes/<slug>.md`` and the manifest ``notes/.index.json``.
+
+Contract:
+- Front matter: title, tags, created, updated (``docs/record.md``). The slug
+  comes from the title; writing a note whose title slugs to an existing note
+  replaces its body and tags and keeps ``created``.
+- The manifest ``{"notes": [{slug, title, tags, updated, hash}]}`` is sorted by
+  slug, ``hash`` = ``hash_file`` of the note. It is rewritten atomically under
+  ``state/locks/notes.lock`` after each note write; a missing or unreadable
+  manifest is regenerated from the note files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ouro.bundle import Bundle
+from ouro.desk.docs import ordered, read_doc, write_doc
+from ouro.desk.names import require_slug
+from ouro.desk.tasks import check_title
+from ouro.desk.tips import clean_tags
+from ouro.errors import CorruptFile, InvalidInput
+from ouro.models.clock import utc_now_iso
+from ouro.models.hashing import hash_file
+from ouro.store.atomic import atomic_write_json
+from ouro.store.lock import FileLock
+
+NOTE_KEYS = ("title", "tags", "created", "updated")
+
+
+def notes_dir(bundle: Bundle) -> Path:
+    return bundle.record / "notes"
+
+
+def manifest_path(bundle: Bundle) -> Path:
+    return notes_dir(bundle) / ".index.json"
+
+
+def _entry(slug: str, meta: dict[str, Any], path: Path) -> dict[str, Any]:
+    tags = meta.get("tags")
+    return {
+        "slug": slug,
+        "title": meta.get("title"),
+        "tags": tags if isinstance(tags, list) else [],
+        "updated": meta.get("updated"),
+        "hash": hash_file(path),
+    }
+
+
+def _scan(bundle: Bundle) -> tuple[list[dict[str, Any]], list[str]]:
+    entries: list[dict[str, Any]] = []
+    problems: list[str] = []
+    for path in sorted(notes_dir(bundle).glob("*.md")):
+        if path.name.startswith("."):
+            continue
+        try:
+            meta, _ = read_doc(path, source=bundle.locator(path))
+        except CorruptFile as exc:
+            problems.append(exc.message)
+            meta = {}
+        entries.append(_entry(path.stem, meta, path))
+    return entries, problems
+
+
+def regenerate_manifest(bundle: Bundle) -> tuple[list[dict[str, Any]], list[str]]:
+    """Rebuild ``notes/.index.json`` from the note files; returns (entries, problems)."""
+    with FileLock(bundle.lock_path("notes"), purpose="notes manifest"):
+        entries, problems = _scan(bundle)
+        atomic_write_json(manifest_path(bundle), {"notes": entries})
+    return entries, problems
+
+
+def read_manifest(bundle: Bundle) -> list[dict[str, Any]] | None:
+    """The manifest entries, or None when missing/unreadable. Pure."""
+    try:
+        data = orjson.loads(manifest_path(bundle).read_bytes())
+    except (FileNotFoundError, orjson.JSONDecodeError):
+        return None
+    notes = data.get("notes") if isinstance(data, dict) else None
+    if not isinstance(notes, list) or not all(
+        isinstance(e, dict) and isinstance(e.get("slug"), str) for e in notes
+    ):
+        return None
+    return notes
+
+
+def write_note(
+    bundle: Bundle, title: str, body: str, *, tags: list[str] | None = None
+) -> tuple[Path, dict[str, Any], bool]:
+    """Create or update the note for ``title``; returns (path, front matter, created)."""
+    clean = check_title(title)
+    if not body.strip() or "\x00" in body:
+        raise InvalidInput(
+            "body: the note is empty or contains NUL",
+            hint="pass the body with --body-file FILE or on stdin",
+        )
+    tag_list = clean_tags(tags or [])
+    slug = require_slug(clean, field="title")
+    path = notes_dir(bundle) / f"{slug}.md"
+    now = utc_now_iso()
+    with FileLock(bundle.lock_path("notes"), purpose="notes write"):
+        created = not path.exists()
+        old: dict[str, Any] = {} if created else read_doc(path, source=bundle.locator(path))[0]
+        meta = ordered(
+            {
+                **old,
+                "title": clean,
+                "tags": tag_list,
+                "created": old.get("created") or now,
+                "updated": now,
+            },
+            NOTE_KEYS,
+        )
+        write_doc(path, meta, body)
+        entries = read_manifest(bundle)
+        if entries is None:
+            entries, _problems = _scan(bundle)
+        else:
+            entries = [e for e in entries if e["slug"] != slug]
+            entries.append(_entry(slug, meta, path))
+            entries.sort(key=lambda e: str(e["slug"]))
+        atomic_write_json(manifest_path(bundle), {"notes": entries})
+    return path, meta, created

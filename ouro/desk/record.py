@@ -1,0 +1,379 @@
+"""The diary's facts: ``desk/_record/diary/facts.jsonl`` and ``entities.json``.
+
+Contract (``docs/record.md`` has the line format):
+- A write validates every draft first, then, holding ``state/locks/diary.lock``,
+  checks duplicates against the current log and appends all new lines in ONE
+  locked write (``append_jsonl``). Bad input or a refused near-duplicate raises
+  before anything is written.
+- An exact duplicate of an active fact writes nothing and returns the existing
+  fact with ``duplicate: true``. A near-duplicate (token overlap > 0.6 with an
+  active fact sharing an ``about`` entity) raises ``Conflict`` with the
+  existing fact's locator, unless ``force``. ``supersedes`` retires an active
+  fact by writing a new line; the old line is never rewritten.
+- ``entities.json`` is derived from the log and rewritten whole (atomic
+  replace) under the same diary lock right after the append, from the
+  in-process view of the log (``factstate``), so it always reflects a prefix of
+  the log that includes every completed write.
+- Readers (``iter_facts``, ``active_facts``) are pure and report bad lines.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ouro.bundle import Bundle
+from ouro.desk.factnorm import NEAR_THRESHOLD, could_exceed, fact_hash, normalize_entity, overlap
+from ouro.desk.factnorm import tokens as text_tokens
+from ouro.desk.factstate import DiaryState, state_for
+from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound
+from ouro.models.clock import parse_time, utc_now_iso
+from ouro.models.ids import is_id, new_id
+from ouro.store.jsonl import BadLine, append_jsonl, read_jsonl
+from ouro.store.lock import FileLock
+
+FACTS_LOCATOR = "desk/_record/diary/facts.jsonl"
+MAX_TEXT = 4000
+MAX_FIELD = 500
+
+
+def facts_path(bundle: Bundle) -> Path:
+    return bundle.record / "diary" / "facts.jsonl"
+
+
+def entities_path(bundle: Bundle) -> Path:
+    return bundle.record / "diary" / "entities.json"
+
+
+def fact_locator(fact_id: str) -> str:
+    return f"{FACTS_LOCATOR}#{fact_id}"
+
+
+@dataclass(frozen=True)
+class FactDraft:
+    """What a caller wants filed. ``fact_id``/``created_at`` are for importers."""
+
+    text: str
+    about: Sequence[str] = ()
+    source: str | None = None
+    channel: str | None = None
+    friend_id: str | None = None
+    friend_name: str | None = None
+    trust: str | None = None
+    supersedes: str | None = None
+    tool: str = "diary_write"
+    fact_id: str | None = None
+    created_at: str | None = None
+
+
+@dataclass
+class FactWrite:
+    fact: dict[str, Any]
+    duplicate: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "fact": self.fact,
+            "duplicate": self.duplicate,
+            "locator": fact_locator(self.fact["id"]),
+        }
+
+
+@dataclass
+class BatchResult:
+    results: list[FactWrite] = field(default_factory=list)
+    written: int = 0
+    warnings: list[str] = field(default_factory=list)
+    paths: list[Path] = field(default_factory=list)
+
+
+# --- building lines ----------------------------------------------------------
+def _opt(value: str | None, name: str, limit: int = MAX_FIELD) -> str | None:
+    if value is None:
+        return None
+    clean = value.strip()
+    if "\x00" in clean or len(clean) > limit:
+        raise InvalidInput(
+            f"{name}: must be at most {limit} characters without NUL", hint=f"shorten {name}"
+        )
+    return clean or None
+
+
+def _about(about: Iterable[str]) -> list[str]:
+    out: list[str] = []
+    for raw in about:
+        entity = normalize_entity(raw)
+        if not entity or "\x00" in entity or len(entity) > 200:
+            raise InvalidInput(
+                f"about: {raw!r} must be 1..200 characters without NUL",
+                hint="name the entity the fact is about, e.g. --about ari",
+            )
+        if entity not in out:
+            out.append(entity)
+    return out
+
+
+def build_fact(draft: FactDraft) -> dict[str, Any]:
+    """Validate a draft and return the exact line object ``diary_write`` appends."""
+    text = draft.text.strip()
+    if not text or "\x00" in text or len(text) > MAX_TEXT:
+        raise InvalidInput(
+            f"text: a fact must be 1..{MAX_TEXT} characters without NUL",
+            hint="write one atomic fact; put long material in a note",
+        )
+    if draft.supersedes is not None and not is_id(draft.supersedes, "f"):
+        raise InvalidInput(
+            f"supersedes: {draft.supersedes!r} is not a fact id (f-…)",
+            hint="pass the id of the fact this one corrects",
+        )
+    if draft.fact_id is not None and not is_id(draft.fact_id, "f"):
+        raise InvalidInput(f"id: {draft.fact_id!r} is not a fact id (f-…)", hint="omit it")
+    created = draft.created_at or utc_now_iso()
+    try:
+        parse_time(created)
+    except ValueError:
+        raise InvalidInput(
+            f"createdAt: {created!r} is not an ISO time", hint="use e.g. 2026-03-01T10:05:00.000Z"
+        ) from None
+    fact: dict[str, Any] = {
+        "schemaVersion": 1,
+        "id": draft.fact_id or new_id("f"),
+        "text": text,
+        "about": _about(draft.about),
+        "source": _opt(draft.source, "source"),
+        "createdAt": created,
+        "provenance": {
+            "tool": draft.tool,
+            "channel": _opt(draft.channel, "channel", 200),
+            "friendId": _opt(draft.friend_id, "friend", 200),
+            "friendName": _opt(draft.friend_name, "friend_name", 200),
+            "trust": _opt(draft.trust, "trust", 40),
+        },
+        "hash": fact_hash(text),
+    }
+    if draft.supersedes is not None:
+        fact["supersedes"] = draft.supersedes
+    return fact
+
+
+# --- writing -----------------------------------------------------------------
+@dataclass
+class _Pending:
+    """Facts accepted earlier in the same batch, checked like the log."""
+
+    facts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    by_hash: dict[str, str] = field(default_factory=dict)
+    by_entity: dict[str, list[str]] = field(default_factory=dict)
+    toks: dict[str, frozenset[str]] = field(default_factory=dict)
+    superseded: set[str] = field(default_factory=set)
+
+    def add(self, fact: dict[str, Any], toks: frozenset[str]) -> None:
+        fid = fact["id"]
+        self.facts[fid] = fact
+        self.by_hash.setdefault(fact["hash"], fid)
+        self.toks[fid] = toks
+        for entity in fact["about"]:
+            self.by_entity.setdefault(entity, []).append(fid)
+        if "supersedes" in fact:
+            self.superseded.add(fact["supersedes"])
+
+    def near(self, toks: frozenset[str], about: list[str]) -> tuple[str, float] | None:
+        for entity in about:
+            for fid in self.by_entity.get(entity, ()):
+                other = self.toks[fid]
+                if fid in self.superseded or not could_exceed(len(toks), len(other)):
+                    continue
+                score = overlap(toks, other)
+                if score > NEAR_THRESHOLD:
+                    return fid, score
+        return None
+
+
+def _check(
+    state: DiaryState, pending: _Pending, fact: dict[str, Any], force: bool
+) -> FactWrite | None:
+    """None when the fact should be written; a duplicate result when it should not."""
+    fid, target = fact["id"], fact.get("supersedes")
+    if fid in state.facts or fid in pending.facts:
+        raise Conflict(f"id: fact {fid} already exists", hint="omit the id to get a new one")
+    if target is not None:
+        if target not in state.facts and target not in pending.facts:
+            raise NotFound(
+                f"supersedes: no fact {target} in {FACTS_LOCATOR}",
+                hint="find the fact's id with 'ouro diary consult --history'",
+            )
+        successor = state.superseded.get(target) or (
+            target if target in pending.superseded else None
+        )
+        if successor is not None:
+            raise Conflict(
+                f"supersedes: fact {target} is already superseded by {successor}",
+                hint=f"supersede the newer fact instead: --supersedes {successor}",
+            )
+    existing = pending.by_hash.get(fact["hash"]) or state.exact(fact["hash"], target)
+    if existing is not None and existing != target and existing not in pending.superseded:
+        line = pending.facts.get(existing) or state.line(existing)
+        return FactWrite(line, duplicate=True)
+    if force:
+        return None
+    toks = text_tokens(fact["text"])
+    about = tuple(fact["about"])
+    hit = state.near(toks, about, target) or pending.near(toks, fact["about"])
+    if hit is not None:
+        other, score = hit
+        text = pending.facts[other]["text"] if other in pending.facts else state.facts[other].text
+        raise Conflict(
+            f"a fact about the same entity already says nearly this ({score:.2f} token "
+            f"overlap > {NEAR_THRESHOLD}): {fact_locator(other)}: {text!r}",
+            hint=f"to correct it pass --supersedes {other}; if it is a different fact, "
+            "pass --force",
+        )
+    return None
+
+
+def append_facts_batch(
+    bundle: Bundle, drafts: Sequence[FactDraft], *, force: bool = False
+) -> BatchResult:
+    """Validate, de-duplicate and append facts in one locked write; update entities.json.
+
+    ``write_fact`` is this with one draft, so a batch writes byte-identical lines.
+    """
+    facts = [build_fact(d) for d in drafts]
+    path = facts_path(bundle)
+    state = state_for(path)
+    result = BatchResult()
+    with FileLock(bundle.lock_path("diary"), purpose="diary write"), state.mutex:
+        state.sync()
+        pending = _Pending()
+        for fact in facts:
+            dup = _check(state, pending, fact, force)
+            if dup is not None:
+                result.results.append(dup)
+                continue
+            pending.add(fact, text_tokens(fact["text"]) if not force else frozenset())
+            result.results.append(FactWrite(fact, duplicate=False))
+        to_write = list(pending.facts.values())
+        if to_write:
+            append_jsonl(path, to_write)
+            state.sync()
+            write_entities(entities_path(bundle), state.entities_bytes())
+        result.warnings = bad_line_warnings(state.bad)
+    result.written = len(to_write)
+    if to_write:
+        result.paths = [path, entities_path(bundle)]
+    return result
+
+
+def write_fact(
+    bundle: Bundle, draft: FactDraft, *, force: bool = False
+) -> tuple[FactWrite, BatchResult]:
+    batch = append_facts_batch(bundle, [draft], force=force)
+    return batch.results[0], batch
+
+
+def bad_line_warnings(bad: Sequence[BadLine], limit: int = 10) -> list[str]:
+    out = [
+        f"{FACTS_LOCATOR}:{b.line_no}: {b.reason}; the line is left as it is" for b in bad[:limit]
+    ]
+    if len(bad) > limit:
+        out.append(f"{FACTS_LOCATOR}: {len(bad) - limit} more bad lines")
+    return out
+
+
+# --- entities.json -----------------------------------------------------------
+def write_entities(path: Path, data: bytes) -> None:
+    """Replace entities.json atomically but without fsync.
+
+    Why no fsync: entities.json is derived from facts.jsonl (which is fsynced),
+    every diary write rewrites it whole from the log, and an fsync of a file of
+    this size costs ~10 ms. After a crash it may lag the log until the next
+    write or ``ouro diary rebuild-entities``; it is never half-written.
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        written = 0
+        while written < len(data):
+            written += os.write(fd, data[written:])
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def rebuild_entities(bundle: Bundle) -> dict[str, int]:
+    """Regenerate entities.json from facts.jsonl (e.g. after a git merge)."""
+    path = facts_path(bundle)
+    with FileLock(bundle.lock_path("diary"), purpose="entities rebuild"):
+        state = DiaryState(path)
+        state.sync()
+        write_entities(entities_path(bundle), state.entities_bytes())
+        shared = state_for(path)
+        with shared.mutex:
+            shared.reset()  # the next write re-reads the log from the start
+    return {"entities": len(state.entity_keys), "facts": len(state.facts)}
+
+
+# --- reading (pure) ------------------------------------------------------------
+def iter_facts(bundle: Bundle) -> tuple[list[dict[str, Any]], list[BadLine]]:
+    """Every fact line in file order (first line per id wins) and the bad lines."""
+    path = facts_path(bundle)
+    read = read_jsonl(path)
+    bad = list(read.bad)
+    facts: list[dict[str, Any]] = []
+    seen: dict[str, dict[str, Any]] = {}
+    for record, line_no in zip(read.records, read.line_numbers, strict=True):
+        fid, text = record.get("id"), record.get("text")
+        raw = orjson.dumps(record)
+        if not isinstance(fid, str) or not isinstance(text, str):
+            bad.append(BadLine(path, line_no, "a fact needs a string id and text", raw))
+            continue
+        if fid in seen:
+            if seen[fid] != record:
+                bad.append(BadLine(path, line_no, f"repeats id {fid} with other content", raw))
+            continue
+        seen[fid] = record
+        facts.append(record)
+    bad.sort(key=lambda b: b.line_no)
+    return facts, bad
+
+
+def superseded_by(facts: Iterable[dict[str, Any]]) -> dict[str, str]:
+    """old fact id -> id of the first later fact that supersedes it."""
+    out: dict[str, str] = {}
+    for fact in facts:
+        target = fact.get("supersedes")
+        if isinstance(target, str) and target not in out:
+            out[target] = fact["id"]
+    return out
+
+
+def active_facts(bundle: Bundle) -> tuple[list[dict[str, Any]], list[BadLine]]:
+    """Facts that no other fact supersedes, in file order, and the bad lines."""
+    facts, bad = iter_facts(bundle)
+    retired = superseded_by(facts)
+    return [f for f in facts if f["id"] not in retired], bad
+
+
+def read_entities(bundle: Bundle) -> dict[str, Any]:
+    """entities.json as written (pure); ``{}`` when missing."""
+    path = entities_path(bundle)
+    try:
+        data = orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        return {}
+    except orjson.JSONDecodeError as exc:
+        raise CorruptFile(
+            f"{bundle.locator(path)}: not valid JSON ({exc})",
+            hint="run 'ouro diary rebuild-entities'; it is derived from facts.jsonl",
+        ) from None
+    if not isinstance(data, dict):
+        raise CorruptFile(
+            f"{bundle.locator(path)}: must be a JSON object",
+            hint="run 'ouro diary rebuild-entities'; it is derived from facts.jsonl",
+        )
+    return data

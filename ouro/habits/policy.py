@@ -1,0 +1,214 @@
+"""Tool policy and permission envelope of a habit session; the tool gate.
+
+Tool policy (requested vs granted vs denied):
+
+- ``requested``: the habit's ``tools:`` list, or ``None`` when omitted;
+- ``granted``: the requested tools (every registered tool when omitted) minus
+  those ``bundle.json`` ``habits.deniedTools`` lists, minus ``habit_run``
+  (habits do not start habits);
+- ``denied``: every other registered tool, each with the reason it is denied.
+
+The runner passes the policy to the body as ``OURO_GRANTED_TOOLS`` and
+``OURO_DENIED_TOOLS`` (comma-separated) and writes it with the reasons to
+``state/sessions/<id>/policy.json``. ``ouro.tools.invoke`` calls ``enforce``
+whenever those variables are set, so every ouro tool call inside the session
+(CLI or MCP) is checked in one place; a refusal raises ``ToolDenied`` naming
+the reason and is appended to the session's ``tool-refusals.jsonl`` so the
+run's receipt lists it under ``toolPolicy.refusedCalls``.
+
+Permission envelope: who the session may surface to (family, the habit's
+originator, its explicit extra recipients — the seed's defaults), and whether
+it can message outward at all. It is an allowed-recipient set, not a policy
+engine.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+import orjson
+
+from ouro.bundle import Bundle
+from ouro.errors import ToolDenied
+from ouro.habits.config import HabitsConfig
+from ouro.habits.definition import Habit
+from ouro.habits.receipt import PermissionEnvelope, ReturnRoute, ToolPolicy
+from ouro.models.clock import utc_now_iso
+from ouro.models.ids import is_id
+from ouro.store.jsonl import append_jsonl
+
+ENV_GRANTED = "OURO_GRANTED_TOOLS"
+ENV_DENIED = "OURO_DENIED_TOOLS"
+ENV_SESSION = "OURO_SESSION_ID"
+ENV_HABIT = "OURO_HABIT"
+ALWAYS_DENIED = {"habit_run": "habits do not start habits"}
+REFUSALS_FILE = "tool-refusals.jsonl"
+POLICY_FILE = "policy.json"
+
+
+def registered_tools() -> list[str]:
+    # The registry is plain data; importing it here (not at module load) keeps
+    # the domain free of the interface layer's import cost.
+    from ouro.tools import TOOLS
+
+    return [tool.name for tool in TOOLS]
+
+
+def tool_policy(habit: Habit, config: HabitsConfig) -> tuple[ToolPolicy, dict[str, str], list[str]]:
+    """(policy, reason per denied tool, warnings). Outward messaging is settled
+    by the envelope (``policy_and_envelope``)."""
+    known = registered_tools()
+    requested = habit.definition.tools
+    warnings = [
+        f"requested tool {name!r} is not a registered tool; ignored"
+        for name in (requested or [])
+        if name not in known
+    ]
+    candidates = known if requested is None else [t for t in known if t in requested]
+    reasons: dict[str, str] = {}
+    for name in known:
+        if name in ALWAYS_DENIED:
+            reasons[name] = ALWAYS_DENIED[name]
+        elif name in config.denied_tools:
+            reasons[name] = "denied to every habit by bundle.json habits.deniedTools"
+        elif name not in candidates:
+            reasons[name] = f"not in the tools: list of {habit.locator}"
+    granted = [t for t in candidates if t not in reasons]
+    denied = [t for t in known if t in reasons]
+    policy = ToolPolicy(
+        requested_tools=None if requested is None else list(requested),
+        granted_tools=granted,
+        denied_tools=denied,
+        outward_messaging_allowed=False,
+    )
+    return policy, reasons, warnings
+
+
+def permission_envelope(
+    habit: Habit, config: HabitsConfig, denied_tools: list[str], warnings: list[str]
+) -> PermissionEnvelope:
+    d = habit.definition
+    routes: list[ReturnRoute] = []
+    if d.surface.family:
+        routes.append(
+            ReturnRoute(
+                kind="family", recipient="family", status="allowed", channel=config.family_channel
+            )
+        )
+    if d.surface.originator:
+        origin = d.origin
+        if origin.friend_id:
+            routes.append(
+                ReturnRoute(
+                    kind="originator",
+                    recipient=origin.friend_id,
+                    status="allowed",
+                    friend_id=origin.friend_id,
+                    channel=origin.channel,
+                    key=origin.key,
+                )
+            )
+        else:
+            routes.append(
+                ReturnRoute(
+                    kind="originator",
+                    recipient="originator",
+                    status="unresolved",
+                    reason=f"{habit.locator} has no origin.friendId",
+                )
+            )
+    for extra in d.surface.extra:
+        routes.append(
+            ReturnRoute(
+                kind="extra",
+                recipient=extra.friend_id,
+                status="allowed",
+                friend_id=extra.friend_id,
+                channel=extra.channel,
+                key=extra.key,
+            )
+        )
+    notes = list(warnings) + list(config.warnings)
+    notes += [f"return route {r.recipient!r}: {r.reason}" for r in routes if r.reason]
+    can_message = any(r.status == "allowed" for r in routes)
+    if can_message and "surface" in denied_tools:
+        notes.append("the surface tool is denied, so no route can be used")
+    return PermissionEnvelope(
+        can_message_outward=can_message and "surface" not in denied_tools,
+        return_routes=routes,
+        denied_tools=denied_tools,
+        warnings=notes,
+    )
+
+
+def policy_and_envelope(
+    habit: Habit, config: HabitsConfig
+) -> tuple[ToolPolicy, dict[str, str], PermissionEnvelope]:
+    """The tool policy (with reasons) and the permission envelope of a run."""
+    policy, reasons, warnings = tool_policy(habit, config)
+    envelope = permission_envelope(habit, config, policy.denied_tools, warnings)
+    policy.outward_messaging_allowed = envelope.can_message_outward
+    return policy, reasons, envelope
+
+
+def session_dir(bundle: Bundle, session_id: str) -> Path | None:
+    """``state/sessions/<id>/`` for a well-formed session id (never a path escape)."""
+    if not is_id(session_id, "hs"):
+        return None
+    return bundle.state / "sessions" / session_id
+
+
+def enforce(name: str, bundle: Bundle, env: Mapping[str, str] | None = None) -> None:
+    """Refuse ``name`` when the current habit session's policy denies it."""
+    env = os.environ if env is None else env
+    denied = _split(env.get(ENV_DENIED))
+    granted_raw = env.get(ENV_GRANTED)
+    granted = None if granted_raw is None else _split(granted_raw)
+    if name not in denied and (granted is None or name in granted):
+        return
+    session_id = env.get(ENV_SESSION, "")
+    habit = env.get(ENV_HABIT, "?")
+    reason = _reason(bundle, session_id, name)
+    _record_refusal(bundle, session_id, name, reason)
+    raise ToolDenied(
+        f"tool {name} is denied in habit session {session_id or '?'} (habit {habit}): {reason}",
+        hint=f"granted here: {', '.join(sorted(granted or [])) or 'none'}; to use {name}, "
+        f"add it to the tools: list in habits/{habit}.yaml (unless bundle.json denies it)",
+    )
+
+
+def _split(text: str | None) -> set[str]:
+    return {part.strip() for part in (text or "").split(",") if part.strip()}
+
+
+def _reason(bundle: Bundle, session_id: str, name: str) -> str:
+    folder = session_dir(bundle, session_id)
+    if folder is not None:
+        try:
+            data = orjson.loads((folder / POLICY_FILE).read_bytes())
+            reason = data.get("reasons", {}).get(name)
+            if isinstance(reason, str):
+                return reason
+        except (OSError, orjson.JSONDecodeError, AttributeError):
+            pass  # the generic reason below still says why
+    return "not granted to this habit session"
+
+
+def _record_refusal(bundle: Bundle, session_id: str, name: str, reason: str) -> None:
+    folder = session_dir(bundle, session_id)
+    if folder is None or not folder.is_dir():
+        return  # not a live habit session of this bundle: nothing to attach it to
+    append_jsonl(folder / REFUSALS_FILE, [{"tool": name, "at": utc_now_iso(), "reason": reason}])
+
+
+def refuse_inside_habit(what: str, env: Mapping[str, str] | None = None) -> None:
+    """Habits do not start habits: refuse ``what`` inside a habit session."""
+    env = os.environ if env is None else env
+    if env.get(ENV_HABIT) and env.get(ENV_SESSION):
+        raise ToolDenied(
+            f"{what} refused inside habit session {env[ENV_SESSION]} (habit {env[ENV_HABIT]}): "
+            "habits do not start habits",
+            hint="let the scheduler run 'ouro habits tick'; a habit body writes to Arc or Desk",
+        )

@@ -1,0 +1,304 @@
+"""One habit run, start to receipt.
+
+``run_habit(bundle, name, trigger=...)``:
+
+1. takes the habit's lock ``state/locks/habit-<name>.lock`` without waiting
+   (a run already in progress → ``Conflict``; ``tick`` skips instead);
+2. computes the tool policy and permission envelope, opens a private session
+   ``state/sessions/<sessionId>/`` with the orientation packet;
+3. snapshots ``arc/`` and ``desk/``, runs the body (no shell; its own process
+   group; killed at the habit's timeout), snapshots again;
+4. derives the outcome from the difference (``ouro.habits.outcome``);
+5. writes the redacted version-2 receipt, records a ``habit_run`` flight-
+   recorder event pointing at it, replaces ``state/habits/<name>.json``;
+6. deletes the session scratch unless ``keep_session``; releases the lock.
+
+A body that cannot start, crashes or times out still gets a receipt (outcome
+``error`` with the reason). If this process itself is interrupted, the child
+is killed and the receipt still written before the interrupt propagates.
+
+The body runs without a shell in the bundle root (so ``python
+habits/bin/check.py`` works); its scratch belongs in ``$OURO_SESSION_DIR``,
+which is thrown away. A first word with a ``/`` is taken relative to the
+bundle root too (``habits/bin/check.sh``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ouro.arc.recorder import record_event
+from ouro.arc.redact import bundle_literals, redact_obj
+from ouro.bundle import Bundle
+from ouro.errors import Conflict, LockTimeout, OuroError
+from ouro.habits import outcome as oc
+from ouro.habits.config import read_config
+from ouro.habits.definition import Habit, load_habits
+from ouro.habits.policy import REFUSALS_FILE, policy_and_envelope
+from ouro.habits.receipt import (
+    HabitRunReceipt,
+    ProducedRef,
+    RefusedCall,
+    SurfaceAttempt,
+    ToolPolicy,
+    Trigger,
+    receipt_locator,
+    write_receipt,
+)
+from ouro.habits.session import SURFACE_FILE, Session, body_env, discard, open_session
+from ouro.habits.state import HabitState, read_state, state_locator, write_state
+from ouro.habits.surface import OUTBOX
+from ouro.models.clock import format_time, utc_now
+from ouro.store.jsonl import read_jsonl
+from ouro.store.lock import FileLock
+
+KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL of a timed-out body
+
+
+def habit_lock(bundle: Bundle, name: str) -> FileLock:
+    # timeout=0: one attempt, never wait — a habit never runs twice at once
+    return FileLock(bundle.lock_path(f"habit-{name}"), timeout=0, purpose=f"habit run {name}")
+
+
+def run_habit(
+    bundle: Bundle,
+    name: str,
+    *,
+    trigger: Trigger = "manual",
+    keep_session: bool = False,
+) -> dict[str, Any]:
+    """Run habit ``name`` now; returns the receipt as written."""
+    habit = load_habits(bundle).get(name)
+    lock = habit_lock(bundle, name)
+    try:
+        lock.acquire()
+    except LockTimeout as exc:
+        raise Conflict(
+            f"habit {name} is already running ({exc.message.split('; ', 1)[-1]})",
+            hint=f"wait for it to finish; 'ouro habits last {name}' shows the latest run",
+        ) from None
+    try:
+        return run_locked(bundle, habit, trigger=trigger, keep_session=keep_session)
+    finally:
+        lock.release()
+
+
+@dataclass
+class BodyResult:
+    exit_code: int | None
+    errors: list[str]
+
+
+def run_locked(
+    bundle: Bundle, habit: Habit, *, trigger: Trigger, keep_session: bool
+) -> dict[str, Any]:
+    """The run itself; the caller holds the habit's lock."""
+    config = read_config(bundle)
+    started = utc_now()
+    started_at = format_time(started)
+    policy, reasons, envelope = policy_and_envelope(habit, config)
+    session = open_session(
+        bundle,
+        habit_name=habit.name,
+        trigger=trigger,
+        started_at=started_at,
+        envelope=envelope,
+        policy=policy,
+        reasons=reasons,
+    )
+    before = oc.snapshot(bundle)
+    interrupted: BaseException | None = None
+    try:
+        body = _run_body(bundle, habit, session, trigger, policy)
+    except BaseException as exc:  # KeyboardInterrupt/SystemExit: still leave a receipt
+        interrupted = exc
+        body = BodyResult(None, [f"the runner was interrupted ({type(exc).__name__})"])
+    changes = oc.diff(bundle, before, oc.snapshot(bundle))
+    refused = _refusals(session)
+    attempts, surface_refs = _attempts(session)
+    policy.refused_calls = refused
+    outcome = oc.derive_outcome(
+        failed=bool(body.errors), changes=changes, refused_calls=len(refused), attempts=attempts
+    )
+    ended = utc_now()
+    rlocator = receipt_locator(session.run_id)
+    refs = changes.refs + surface_refs
+    if not refs:
+        refs = [ProducedRef(kind="none", locator=rlocator)]
+    next_run = None if habit.definition.status == "paused" else habit.cadence.next_after(started)
+    receipt = HabitRunReceipt(
+        run_id=session.run_id,
+        session_id=session.session_id,
+        habit_name=habit.name,
+        habit_title=habit.definition.title,
+        trigger=trigger,
+        started_at=started_at,
+        ended_at=format_time(ended),
+        duration_ms=max(0, int((ended - started).total_seconds() * 1000)),
+        outcome=outcome,
+        exit_code=body.exit_code,
+        definition_locator=habit.locator,
+        session_locator=session.locator,
+        session_kept=keep_session,
+        pending_locator=OUTBOX,
+        runtime_state_locator=state_locator(habit.name),
+        receipt_locator=rlocator,
+        next_run_at=None if next_run is None else format_time(next_run),
+        permission_envelope=envelope,
+        tool_policy=policy,
+        produced_refs=refs,
+        surface_attempts=attempts,
+        errors=session.notes + body.errors,
+    )
+    data = _finish(bundle, habit, receipt, started)
+    if not keep_session:
+        discard(session)
+    if interrupted is not None:
+        raise interrupted
+    return data
+
+
+def _finish(
+    bundle: Bundle, habit: Habit, receipt: HabitRunReceipt, started: datetime
+) -> dict[str, Any]:
+    """Receipt, then the flight-recorder event, then the runtime state."""
+    literals = bundle_literals(bundle)
+    data: dict[str, Any] = redact_obj(receipt.to_json(), literals)
+    write_receipt(bundle, receipt, data)
+    try:
+        record_event(
+            bundle,
+            "habit_run",
+            f"habit {habit.name} ran ({receipt.trigger}): {receipt.outcome}",
+            session_ref=receipt.session_id,
+            produced_refs=[{"kind": "habit_receipt", "locator": receipt.receipt_locator}],
+            meta={"habit": habit.name, "runId": receipt.run_id, "outcome": receipt.outcome},
+        )
+    except OuroError as exc:
+        # the receipt stands; say in it that the event is missing
+        data["errors"] = [*data["errors"], f"habit_run event not recorded: {exc.message}"]
+        write_receipt(bundle, receipt, redact_obj(data, literals))
+    previous = read_state(bundle, habit.name).state
+    failures = previous.consecutive_failures if previous else 0
+    write_state(
+        bundle,
+        HabitState(
+            habit_name=habit.name,
+            last_run_at=receipt.started_at,
+            last_run_id=receipt.run_id,
+            last_trigger=receipt.trigger,
+            last_outcome=receipt.outcome,
+            last_receipt_locator=receipt.receipt_locator,
+            next_run_at=receipt.next_run_at,
+            consecutive_failures=failures + 1 if receipt.outcome == "error" else 0,
+            updated_at=format_time(utc_now()),
+        ),
+    )
+    return data
+
+
+def _command(bundle: Bundle, habit: Habit) -> list[str]:
+    argv = list(habit.definition.run)
+    first = argv[0]
+    if "/" in first and not os.path.isabs(first):
+        argv[0] = str(bundle.root / first)
+    return argv
+
+
+def _run_body(
+    bundle: Bundle, habit: Habit, session: Session, trigger: str, policy: ToolPolicy
+) -> BodyResult:
+    argv = _command(bundle, habit)
+    timeout = habit.definition.timeout
+    with (
+        open(session.folder / "stdout.log", "wb") as out,
+        open(session.folder / "stderr.log", "wb") as err,
+    ):
+        try:
+            proc = subprocess.Popen(
+                argv,
+                cwd=bundle.root,
+                env=body_env(bundle, session, habit.name, trigger, policy),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                start_new_session=True,  # its own process group: a timeout kills it all
+            )
+        except OSError as exc:
+            return BodyResult(None, [f"cannot start the body {argv[0]!r}: {exc.strerror or exc}"])
+        try:
+            code = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            return BodyResult(
+                proc.returncode, [f"the body timed out after {timeout}s and was killed"]
+            )
+        except BaseException:
+            _kill_group(proc)
+            raise
+    if code == 0:
+        return BodyResult(0, [])
+    if code < 0:
+        name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
+        return BodyResult(code, [f"the body was killed by signal {name}"])
+    return BodyResult(code, [f"the body exited with status {code}{_stderr_tail(session)}"])
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    for sig, wait in ((signal.SIGTERM, KILL_GRACE), (signal.SIGKILL, 10.0)):
+        with contextlib.suppress(ProcessLookupError):  # already gone
+            os.killpg(proc.pid, sig)
+        try:
+            proc.wait(timeout=wait)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    # a grandchild that left the group (setsid) is not ours to chase
+
+
+def _stderr_tail(session: Session, limit: int = 400) -> str:
+    try:
+        data = (session.folder / "stderr.log").read_bytes()[-limit:]
+    except OSError:
+        return ""
+    text = data.decode("utf-8", "replace").strip()
+    return f": {text}" if text else ""
+
+
+def _refusals(session: Session) -> list[RefusedCall]:
+    read = read_jsonl(session.folder / REFUSALS_FILE)
+    out = []
+    for record in read.records:
+        try:
+            out.append(RefusedCall.model_validate(record))
+        except ValueError:
+            continue  # written by ouro.habits.policy only; a bad line is not a refusal
+    return out
+
+
+def _attempts(session: Session) -> tuple[list[SurfaceAttempt], list[ProducedRef]]:
+    attempts: list[SurfaceAttempt] = []
+    refs: list[ProducedRef] = []
+    for record in read_jsonl(session.folder / SURFACE_FILE).records:
+        try:
+            attempt = SurfaceAttempt.model_validate(record.get("attempt"))
+        except ValueError:
+            continue
+        attempts.append(attempt)
+        locator = record.get("locator")
+        if isinstance(locator, str):
+            refs.append(ProducedRef(kind="surface", locator=locator))
+        elif attempt.result in ("sent", "delivered", "delivered_now"):
+            refs.append(
+                ProducedRef(
+                    kind="surface",
+                    locator=f"{receipt_locator(session.run_id)}#surface-{len(attempts) - 1}",
+                )
+            )
+    return attempts, refs

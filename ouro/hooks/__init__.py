@@ -1,0 +1,30 @@
+"""Host lifecycle hooks: ``ouro hook claude EVENT`` and ``ouro hook codex EVENT``.
+
+A host (Claude Code, Codex) runs the hook command at a lifecycle point, writes
+one JSON object to its stdin and reads the hook's stdout. This package turns
+those moments into Arc writes and orientation:
+
+- ``SessionStart`` records ``session_started``, refreshes the sentinel
+  (trigger ``session_start``) and injects the orientation packet;
+- ``UserPromptSubmit`` records ``turn_accepted`` (never the prompt text) and
+  injects only the packet items that changed since this session's last
+  injection; silent when nothing changed;
+- ``PreCompact`` records the compaction, rewrites the checkpoint and refreshes
+  the sentinel; it injects nothing (the packet returns at ``SessionStart``
+  with source ``compact``);
+- ``Stop`` surfaces unverified claims and open obligations as a
+  ``systemMessage``; it blocks only when installed with ``--block-on-debt``
+  and never twice in a row (``stop_hook_active``);
+- ``SessionEnd`` records ``session_ended``.
+
+Files this package owns: ``state/hooks/<host>-<session>.json`` (the per-session
+fingerprint of the last injected packet). Everything else a hook changes is
+written by its owner: Arc events and the checkpoint (``ouro.arc.recorder``) and
+sentinel receipts (``ouro.sentinel``).
+
+Contract with the host: exit 0 always (a deliberate block is a JSON decision,
+still exit 0); stdout is empty or exactly one JSON object of the shape the host
+accepts for that event; any failure (no bundle, legacy bundle, unreadable state,
+bad stdin) injects nothing and writes one line to stderr. Host contracts are
+cited in ``docs/hooks.md``.
+"""

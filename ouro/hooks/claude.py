@@ -1,0 +1,29 @@
+"""Claude Code's hook contract (https://code.claude.com/docs/en/hooks).
+
+- Config: ``<project>/.claude/settings.json`` → ``hooks.<Event>[].hooks[]``
+  with ``{"type": "command", "command": …, "timeout": seconds}``; a
+  ``matcher`` filters ``SessionStart`` by source and ``PreCompact`` by trigger.
+- Input: JSON on stdin with ``session_id``, ``transcript_path``, ``cwd``,
+  ``hook_event_name`` and per-event fields (``source``, ``trigger``,
+  ``reason``, ``stop_hook_active``, ``prompt``).
+- Output: exit 0 with a JSON object on stdout. ``SessionStart`` and
+  ``UserPromptSubmit`` accept ``hookSpecificOutput.additionalContext``;
+  ``Stop`` accepts ``decision: "block"`` + ``reason``; every event accepts
+  ``systemMessage`` (shown to the user). ``SessionEnd`` output is not shown to
+  anyone, so ouro prints nothing there. Exit 2 is a blocking error; ouro never
+  uses it.
+"""
+
+from __future__ import annotations
+
+from ouro.hooks.common import Host
+
+HOST = Host(
+    name="claude",
+    title="Claude Code",
+    context_events=frozenset({"SessionStart", "UserPromptSubmit"}),
+    silent_events=frozenset({"SessionEnd"}),
+    context_limit=2500,
+    settings_file=".claude/settings.json",
+    matchers={"SessionStart": "startup|resume|clear|compact", "PreCompact": "manual|auto"},
+)

@@ -1,0 +1,34 @@
+"""Codex's hook contract (https://developers.openai.com/codex/hooks and the
+published schemas under ``codex-rs/hooks/schema/generated/`` in openai/codex).
+
+- Config: ``<project>/.codex/hooks.json`` (also ``~/.codex/hooks.json`` or
+  ``[hooks]`` tables in ``config.toml``) → ``hooks.<Event>[].hooks[]`` with
+  ``{"type": "command", "command": …, "timeout": seconds}``. Project hooks run
+  only after the user trusts them (``/hooks`` in Codex).
+- Input: JSON on stdin with ``session_id``, ``turn_id`` (turn-scoped events),
+  ``transcript_path``, ``cwd``, ``hook_event_name``, ``model`` and per-event
+  fields (``source``, ``trigger``, ``stop_hook_active``, ``prompt``).
+- Output: empty stdout is always fine. ``SessionStart`` and
+  ``UserPromptSubmit`` accept ``hookSpecificOutput.additionalContext``.
+  ``PreCompact`` accepts only ``continue``/``stopReason``/``suppressOutput``/
+  ``systemMessage`` (no additional context; unknown keys fail the hook).
+  ``Stop`` must print JSON if it prints anything: ``systemMessage``, or
+  ``decision: "block"`` with a non-empty ``reason`` (which Codex feeds back as
+  a continuation prompt). Model-visible hook text is budgeted at 2,500 (Codex
+  spills the rest to a file), so ouro keeps its injections under 2,500
+  characters.
+"""
+
+from __future__ import annotations
+
+from ouro.hooks.common import Host
+
+HOST = Host(
+    name="codex",
+    title="Codex",
+    context_events=frozenset({"SessionStart", "UserPromptSubmit"}),
+    silent_events=frozenset({"SessionEnd"}),
+    context_limit=2500,
+    settings_file=".codex/hooks.json",
+    matchers={"SessionStart": "startup|resume|clear|compact", "PreCompact": "manual|auto"},
+)

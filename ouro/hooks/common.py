@@ -1,0 +1,226 @@
+"""What every host shares: the stdin contract, the reply shape, fail-open running.
+
+- ``parse_input(text)`` reads the host's JSON object. Only the fields ouro
+  needs are kept; the prompt text of ``UserPromptSubmit`` is never read into
+  the result, so it cannot reach a file.
+- ``Reply`` is what a handler wants to say (context for the model, a message
+  for the user, a block reason); ``shape(host, event, reply)`` keeps only what
+  the host accepts for that event and returns the JSON object (or ``None`` for
+  silence: no stdout at all, which both hosts accept for every event).
+- ``run_hook`` never raises (unless ``OURO_DEBUG=1``): any failure becomes a
+  one-line reason on stderr and no stdout.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ouro.bundle import Bundle
+from ouro.errors import InvalidInput, OuroError
+
+#: The events ouro handles, by their host names (both hosts use the same ones).
+EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd")
+
+
+@dataclass(frozen=True)
+class Host:
+    """One host's hook contract, as far as ouro uses it (see docs/hooks.md)."""
+
+    name: str  # "claude" | "codex": the CLI word and the state-file prefix
+    title: str  # for people: "Claude Code" | "Codex"
+    #: events whose JSON output may carry ``hookSpecificOutput.additionalContext``
+    context_events: frozenset[str]
+    #: events whose output the host ignores entirely (ouro prints nothing there)
+    silent_events: frozenset[str]
+    #: the most characters ouro injects at once (the host may allow more)
+    context_limit: int
+    #: project-relative settings file that ``ouro hook install`` edits
+    settings_file: str
+    #: matcher to install per event (events without one get no matcher key)
+    matchers: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class HookInput:
+    """The fields ouro reads from the host's stdin object."""
+
+    event: str | None
+    session_id: str | None
+    cwd: str | None
+    source: str | None = None  # SessionStart: startup|resume|clear|compact
+    trigger: str | None = None  # PreCompact: manual|auto
+    reason: str | None = None  # SessionEnd
+    turn_id: str | None = None  # Codex supplies one per turn
+    model: str | None = None
+    stop_hook_active: bool = False
+
+
+@dataclass
+class Reply:
+    context: str | None = None  # for the model (additionalContext)
+    system_message: str | None = None  # for the user
+    block_reason: str | None = None  # Stop only: keep the agent working
+    warnings: list[str] = field(default_factory=list)  # one line each, to stderr
+
+
+@dataclass
+class Outcome:
+    stdout: str = ""
+    stderr: list[str] = field(default_factory=list)
+
+
+_STRING_FIELDS = {
+    "hook_event_name": "event",
+    "session_id": "session_id",
+    "cwd": "cwd",
+    "source": "source",
+    "trigger": "trigger",
+    "reason": "reason",
+    "turn_id": "turn_id",
+    "model": "model",
+}
+
+
+def parse_input(text: str) -> HookInput:
+    """The hook input, or ``InvalidInput`` naming what is wrong with it."""
+    if not text.strip():
+        raise InvalidInput("hook stdin is empty", hint="the host must pipe its hook JSON to stdin")
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise InvalidInput(
+            f"hook stdin is not JSON ({exc})", hint="check the host hook config"
+        ) from None
+    if not isinstance(data, dict):
+        raise InvalidInput("hook stdin must be a JSON object", hint="check the host hook config")
+    values: dict[str, Any] = {}
+    for key, attr in _STRING_FIELDS.items():
+        value = data.get(key)
+        if value is not None and not isinstance(value, str):
+            raise InvalidInput(f"hook stdin field {key!r} must be a string, got {value!r:.40}")
+        values[attr] = value or None
+    active = data.get("stop_hook_active", False)
+    if not isinstance(active, bool):
+        raise InvalidInput(
+            f"hook stdin field 'stop_hook_active' must be true/false, got {active!r}"
+        )
+    return HookInput(**values, stop_hook_active=active)
+
+
+def normalize_event(word: str) -> str | None:
+    """``SessionStart`` from any casing or ``session-start`` / ``session_start``."""
+    flat = word.replace("-", "").replace("_", "").lower()
+    for name in EVENTS:
+        if name.lower() == flat:
+            return name
+    return None
+
+
+def locate_bundle(explicit: str | None, env: Mapping[str, str], inp: HookInput) -> Bundle:
+    """``--bundle``, else ``$OURO_BUNDLE``, else walk up from the host's ``cwd``."""
+    cwd = Path(inp.cwd) if inp.cwd else None
+    if cwd is not None and not cwd.is_absolute():
+        cwd = Path.cwd() / cwd
+    return Bundle.locate(explicit, env=env, cwd=cwd)
+
+
+def shape(host: Host, event: str, reply: Reply) -> dict[str, Any] | None:
+    """The JSON object to print for this host and event, or ``None`` for silence."""
+    if event in host.silent_events:
+        return None
+    out: dict[str, Any] = {}
+    if event == "Stop" and reply.block_reason:
+        out["decision"] = "block"
+        out["reason"] = reply.block_reason
+    if reply.system_message:
+        out["systemMessage"] = reply.system_message
+    if reply.context and event in host.context_events:
+        out["hookSpecificOutput"] = {
+            "hookEventName": event,
+            "additionalContext": clip(reply.context, host.context_limit),
+        }
+    return out or None
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters at a line break, saying it was cut."""
+    if len(text) <= limit:
+        return text
+    note = "\n[… cut to fit the hook budget; run 'ouro orient' for the whole packet]"
+    room = max(0, limit - len(note))
+    head = text[:room]
+    if "\n" in head:
+        head = head[: head.rindex("\n")]
+    return head + note
+
+
+Handler = Callable[[Bundle, Host, HookInput, "Options"], Reply]
+
+
+@dataclass(frozen=True)
+class Options:
+    block_on_debt: bool = False
+    budget: int = 2500
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def describe(exc: OuroError) -> str:
+    return one_line(exc.message + (f" (hint: {exc.hint})" if exc.hint else ""))
+
+
+def run_hook(
+    host: Host,
+    event_word: str,
+    stdin_text: str,
+    *,
+    bundle_path: str | None,
+    env: Mapping[str, str] | None = None,
+    options: Options | None = None,
+    handlers: Mapping[str, Handler],
+) -> Outcome:
+    """Run one hook; never raises unless ``OURO_DEBUG=1``. Fails open."""
+    env = os.environ if env is None else env
+    options = options or Options()
+    prefix = f"ouro hook {host.name} {event_word}"
+    outcome = Outcome()
+    event = normalize_event(event_word)
+    if event is None:
+        outcome.stderr.append(f"{prefix}: unknown event; ouro handles {', '.join(EVENTS)}")
+        return outcome
+    try:
+        inp = parse_input(stdin_text)
+        if inp.event is not None and inp.event != event:
+            raise InvalidInput(
+                f"stdin says hook_event_name={inp.event!r} but the command is for {event}",
+                hint=f"run 'ouro hook install {host.name}' to rewrite the hook config",
+            )
+        bundle = locate_bundle(bundle_path, env, inp)
+        reply = handlers[event](bundle, host, inp, options)
+    except OuroError as exc:
+        outcome.stderr.append(f"{prefix}: nothing injected: {describe(exc)}")
+        return outcome
+    except OSError as exc:
+        outcome.stderr.append(f"{prefix}: nothing injected: {one_line(str(exc))}")
+        return outcome
+    except Exception as exc:  # fail open for the host, but say what broke
+        if env.get("OURO_DEBUG") == "1":
+            raise
+        outcome.stderr.append(
+            f"{prefix}: nothing injected: internal error {type(exc).__name__}: "
+            f"{one_line(str(exc))} (rerun with OURO_DEBUG=1 for the traceback)"
+        )
+        return outcome
+    outcome.stderr.extend(f"{prefix}: {one_line(w)}" for w in reply.warnings)
+    payload = shape(host, event, reply)
+    if payload is not None:
+        outcome.stdout = orjson.dumps(payload).decode() + "\n"
+    return outcome

@@ -1,0 +1,239 @@
+"""The five event handlers: what each host moment writes and says.
+
+Each handler is ``fn(bundle, host, inp, options) -> Reply``. Writes go through
+their owners only: Arc events and the checkpoint via ``ouro.arc.recorder``,
+sentinel receipts via ``ouro.sentinel.receipts``, and this package's own
+``state/hooks/`` file. A step that fails (a lock held too long, an unreadable
+state file) adds a one-line warning and the other steps still run; a failure
+to build the orientation packet means nothing is injected.
+
+Heavy modules are imported inside the handler that needs them, so
+``SessionEnd`` does not pay for the orientation packet or the sentinel.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ouro.bundle import Bundle
+from ouro.errors import CorruptFile, OuroError
+from ouro.hooks import state
+from ouro.hooks.common import HookInput, Host, Options, Reply, describe
+from ouro.hooks.packet import changed_context, packet_context
+from ouro.models.clock import utc_now_iso
+
+#: Arc has no dedicated compaction kind; the pre-compaction write is "the
+#: turn's state was persisted", tagged with the host event in ``meta``.
+PRECOMPACT_KIND = "post_turn_persisted"
+#: Sentinel trigger for a refresh just before the host compacts context.
+PRECOMPACT_TRIGGER = "post_turn"
+#: How many claim / obligation lines the Stop message lists before summing up.
+LIST_LIMIT = 5
+
+
+def _session_ref(host: Host, inp: HookInput) -> str | None:
+    return f"{host.name}:{inp.session_id}" if inp.session_id else None
+
+
+def _record(
+    reply: Reply, bundle: Bundle, host: Host, inp: HookInput, kind: str, summary: str, **meta: Any
+) -> None:
+    from ouro.arc.recorder import record_event
+
+    try:
+        record_event(
+            bundle,
+            kind,
+            summary,
+            session_ref=_session_ref(host, inp),
+            turn_id=inp.turn_id,
+            meta={"host": host.name, **{k: v for k, v in meta.items() if v is not None}},
+        )
+    except (OuroError, OSError) as exc:
+        text = describe(exc) if isinstance(exc, OuroError) else str(exc)
+        reply.warnings.append(f"{kind} not recorded: {text}")
+
+
+def _refresh_sentinel(reply: Reply, bundle: Bundle, trigger: str) -> None:
+    from ouro.sentinel.receipts import refresh
+
+    try:
+        refresh(bundle, trigger=trigger)
+    except (OuroError, OSError) as exc:
+        text = describe(exc) if isinstance(exc, OuroError) else str(exc)
+        reply.warnings.append(f"sentinel not refreshed: {text}")
+
+
+def _save(
+    reply: Reply,
+    bundle: Bundle,
+    host: Host,
+    inp: HookInput,
+    hashes: dict[str, str],
+    event: str,
+    *,
+    injected: bool,
+    previous: dict[str, Any] | None,
+) -> None:
+    try:
+        state.save(
+            state.state_path(bundle, host.name, inp.session_id),
+            host=host.name,
+            session_id=inp.session_id,
+            hashes=hashes,
+            event=event,
+            injected=injected,
+            previous=previous,
+        )
+    except OSError as exc:
+        reply.warnings.append(f"injection fingerprint not saved: {exc}")
+
+
+def session_start(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
+    reply = Reply()
+    source = inp.source or "unknown"
+    _record(
+        reply,
+        bundle,
+        host,
+        inp,
+        "session_started",
+        f"{host.title} session started ({source})",
+        source=inp.source,
+        model=inp.model,
+    )
+    _refresh_sentinel(reply, bundle, "session_start")
+    text, hashes = packet_context(bundle, budget=min(options.budget, host.context_limit))
+    reply.context = text
+    _save(reply, bundle, host, inp, hashes, "SessionStart", injected=True, previous=None)
+    return reply
+
+
+def user_prompt_submit(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
+    reply = Reply()
+    # The prompt text is never read (parse_input drops it): only the fact of a turn.
+    _record(reply, bundle, host, inp, "turn_accepted", f"{host.title} turn accepted")
+    path = state.state_path(bundle, host.name, inp.session_id)
+    budget = min(options.budget, host.context_limit)
+    try:
+        previous = state.load(path)
+    except CorruptFile as exc:
+        kept = state.set_aside(path)
+        reply.warnings.append(f"{exc.message}; kept as {kept.name}, starting a fresh fingerprint")
+        _, hashes = packet_context(bundle, budget=budget)
+        _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=False, previous=None)
+        return reply
+    if previous is None:
+        # No injection recorded for this session (SessionStart missed): orient now.
+        reply.context, hashes = packet_context(bundle, budget=budget)
+        _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=True, previous=None)
+        return reply
+    context, hashes = changed_context(bundle, previous["items"], budget=budget)
+    if context is None:
+        return reply  # nothing changed: silent, and no write
+    reply.context = context
+    _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=True, previous=previous)
+    return reply
+
+
+def pre_compact(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
+    reply = Reply()
+    trigger = inp.trigger or "unknown"
+    # Recording rewrites the checkpoint (latest.json) under the Arc lock.
+    _record(
+        reply,
+        bundle,
+        host,
+        inp,
+        PRECOMPACT_KIND,
+        f"{host.title} is compacting context ({trigger}); checkpoint written",
+        hostEvent="PreCompact",
+        trigger=inp.trigger,
+    )
+    _refresh_sentinel(reply, bundle, PRECOMPACT_TRIGGER)
+    return reply  # no context: it returns with SessionStart (source compact)
+
+
+def stop(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
+    from ouro.arc.redact import bundle_literals, redact
+    from ouro.arc.resume import read_resume_full
+
+    reply = Reply()
+    full = read_resume_full(bundle)
+    message = debt_message(full, now=utc_now_iso())
+    if message is None:
+        return reply
+    message = redact(message, bundle_literals(bundle))
+    reply.system_message = message
+    # stop_hook_active: the host is already continuing because of a Stop block;
+    # blocking again could loop forever, so surface only.
+    if options.block_on_debt and not inp.stop_hook_active:
+        reply.block_reason = (
+            message + "\nBefore stopping: back these claims with evidence ('ouro claim "
+            "verify' or 'ouro claim evidence'), close what is done ('ouro obligation close'), "
+            "or say why they stay open."
+        )
+    return reply
+
+
+def session_end(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
+    reply = Reply()
+    reason = inp.reason or "unknown"
+    _record(
+        reply,
+        bundle,
+        host,
+        inp,
+        "session_ended",
+        f"{host.title} session ended ({reason})",
+        reason=inp.reason,
+    )
+    return reply
+
+
+def _due(entry: dict[str, Any], now: str) -> bool:
+    due = entry.get("due")
+    if not isinstance(due, str) or not due:
+        return False
+    # A date-only due ("2026-05-01") is due from the start of that day.
+    return due <= now if "T" in due else due <= now[:10]
+
+
+def debt_message(full: dict[str, Any], *, now: str) -> str | None:
+    """One short text naming unverified claims and due obligations, or None."""
+    stores = full.get("stores") or {}
+    claim_store = stores.get("claims") or {}
+    ob_store = stores.get("obligations") or {}
+    claims = claim_store.get("items") or {}
+    obligations = ob_store.get("items") or {}
+    unverified = [cid for cid in full.get("unverifiedClaimIds") or [] if cid in claims]
+    due = sorted(oid for oid, entry in obligations.items() if _due(entry, now))
+    lines: list[str] = []
+    # Unknown stays unknown: an unreadable store is named, never read as "no debt".
+    for label, store in (("claims", claim_store), ("obligations", ob_store)):
+        if store.get("error"):
+            lines.append(f"ouro: {label} unknown ({store['error']})")
+    if unverified:
+        lines.append(f"ouro: {len(unverified)} claim(s) not verified:")
+        for cid in unverified[:LIST_LIMIT]:
+            entry = claims[cid]
+            lines.append(f"- {cid} [{entry.get('status')}] {entry.get('text', '')}".rstrip())
+        if len(unverified) > LIST_LIMIT:
+            lines.append(f"- … {len(unverified) - LIST_LIMIT} more ('ouro claim list')")
+    if due:
+        lines.append(f"ouro: {len(due)} obligation(s) due:")
+        for oid in due[:LIST_LIMIT]:
+            entry = obligations[oid]
+            lines.append(f"- {oid} due {entry.get('due')}: {entry.get('what', '')}".rstrip())
+        if len(due) > LIST_LIMIT:
+            lines.append(f"- … {len(due) - LIST_LIMIT} more ('ouro obligation list')")
+    return "\n".join(lines) if lines else None
+
+
+HANDLERS = {
+    "SessionStart": session_start,
+    "UserPromptSubmit": user_prompt_submit,
+    "PreCompact": pre_compact,
+    "Stop": stop,
+    "SessionEnd": session_end,
+}

@@ -1,0 +1,121 @@
+"""The orientation packet as hooks inject it: whole, or only what changed.
+
+``packet_context`` returns the packet text (within the budget) and a hash per
+packet item; ``changed_context`` compares the packet as of now with the
+hashes saved at the session's last injection and renders only the new or
+changed items, plus the ones that went away.
+
+Hashes cover every item the packet would hold without a budget, so an item
+that the budget pushed out of view is not reported as "gone". Two things
+change with every event, including the hook's own ``turn_accepted``, and are
+left out of the comparison so an idle turn stays silent: the "last event"
+section and the event count on the status line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ouro.bundle import Bundle
+from ouro.hooks import state
+from ouro.hooks.common import clip
+
+if TYPE_CHECKING:
+    from ouro.orient_types import OrientItem
+
+CHANGED_HEADER = "# ouro: changed since this session's last orientation"
+#: Sections that change with every recorded event (never a reason to speak).
+VOLATILE_SECTIONS = frozenset({"last event"})
+_EVENT_COUNT = re.compile(r", \d+ events\)")
+#: How much of a locator-less item's text names it in the key (and in "no longer listed").
+IDENTITY_CHARS = 120
+#: Large enough that build_packet drops nothing.
+UNBOUNDED = 1 << 30
+
+Keyed = list[tuple[str, "OrientItem"]]
+
+
+def keyed_items(items: list[OrientItem]) -> Keyed:
+    """A stable key per item: section, identity (its locator, else its text), ordinal."""
+    seen: Counter[tuple[str, str]] = Counter()
+    out: Keyed = []
+    for item in items:
+        if item.section in VOLATILE_SECTIONS:
+            continue
+        base = (item.section, item.locator or _text(item)[:IDENTITY_CHARS])
+        out.append((orjson.dumps([*base, seen[base]]).decode(), item))
+        seen[base] += 1
+    return out
+
+
+def _text(item: OrientItem) -> str:
+    return _EVENT_COUNT.sub(")", item.text) if item.section == "status" else item.text
+
+
+def _comparable(item: OrientItem) -> str:
+    return f"{_text(item)}\x00{item.locator or ''}"
+
+
+def hashes_of(keyed: Keyed) -> dict[str, str]:
+    return state.item_hashes([(key, _comparable(item)) for key, item in keyed])
+
+
+def _all_items(bundle: Bundle) -> list[OrientItem]:
+    from ouro.orient import build_packet
+
+    return build_packet(bundle, budget=UNBOUNDED).items
+
+
+def packet_context(bundle: Bundle, *, budget: int) -> tuple[str, dict[str, str]]:
+    from ouro.orient import build_packet
+
+    text = build_packet(bundle, budget=budget).text
+    return clip(text, budget), hashes_of(keyed_items(_all_items(bundle)))
+
+
+def render_changes(keyed: Keyed, changed: list[str], gone: list[str]) -> str:
+    wanted = set(changed)
+    lines = [CHANGED_HEADER]
+    section = None
+    for key, item in keyed:
+        if key not in wanted:
+            continue
+        if item.section != section:
+            section = item.section
+            lines.append(f"## {section}")
+        lines.append(f"- {item.text}" + (f"  [{item.locator}]" if item.locator else ""))
+    # A gone key in a section that now shows a changed item was replaced, not removed.
+    shown = {_parse(key)[0] for key in changed}
+    removed = sorted(p for p in map(_parse, gone) if p[0] not in shown)
+    if removed:
+        names = [f"{s}: {ident}" for s, ident in removed]
+        lines.append("## no longer listed")
+        lines.extend(f"- {name}" for name in names)
+    return "\n".join(lines) + "\n"
+
+
+def _parse(key: str) -> tuple[str, str]:
+    """(section, locator) of a key written by ``keyed_items`` (any other: as is)."""
+    try:
+        value: Any = orjson.loads(key)
+    except orjson.JSONDecodeError:
+        return key, ""
+    if isinstance(value, list) and len(value) == 3:
+        return str(value[0]), str(value[1])
+    return key, ""
+
+
+def changed_context(
+    bundle: Bundle, previous: dict[str, object], *, budget: int
+) -> tuple[str | None, dict[str, str]]:
+    keyed = keyed_items(_all_items(bundle))
+    hashes = hashes_of(keyed)
+    before = {k: v for k, v in previous.items() if isinstance(v, str)}
+    changed, gone = state.changed_keys(before, hashes)
+    if not changed and not gone:
+        return None, hashes
+    return clip(render_changes(keyed, changed, gone), budget), hashes

@@ -1,0 +1,113 @@
+"""Per-session injection fingerprints: ``state/hooks/<host>-<session>.json``.
+
+One small JSON file per host session records what the model was last shown::
+
+    {"schemaVersion": 1, "host": "claude", "sessionId": "…",
+     "fingerprint": "sha256:…", "items": {"<item key>": "sha256:…"},
+     "injectedAt": "…Z", "updatedAt": "…Z", "lastEvent": "UserPromptSubmit"}
+
+``items`` maps each orientation-packet item key to the hash of its text; the
+``fingerprint`` hashes that map. ``UserPromptSubmit`` compares the packet as
+of now with it and injects only the items that are new or changed. The file
+is runtime machinery (``state/``), written atomically; an unreadable one is
+set aside as ``<name>.unreadable`` (never silently dropped) and replaced.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ouro.bundle import Bundle
+from ouro.errors import CorruptFile
+from ouro.models.clock import utc_now_iso
+from ouro.models.hashing import content_hash
+from ouro.store.atomic import atomic_write_json
+
+STATE_DIR = "state/hooks"
+SCHEMA_VERSION = 1
+_SAFE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+def session_slug(session_id: str | None) -> str:
+    """A file-name-safe stand-in for the host's session id."""
+    if not session_id:
+        return "unknown-session"
+    if _SAFE.match(session_id):
+        return session_id
+    return "h-" + hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:24]
+
+
+def state_path(bundle: Bundle, host: str, session_id: str | None) -> Path:
+    return bundle.root / STATE_DIR / f"{host}-{session_slug(session_id)}.json"
+
+
+def item_hashes(items: list[tuple[str, str]]) -> dict[str, str]:
+    return {key: content_hash(text) for key, text in items}
+
+
+def fingerprint(hashes: dict[str, str]) -> str:
+    return content_hash(orjson.dumps(hashes, option=orjson.OPT_SORT_KEYS))
+
+
+def load(path: Path) -> dict[str, Any] | None:
+    """The saved state, ``None`` if there is none, ``CorruptFile`` if unreadable."""
+    try:
+        data = orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except orjson.JSONDecodeError as exc:
+        raise CorruptFile(f"{path}: not valid JSON ({exc})") from None
+    if (
+        not isinstance(data, dict)
+        or data.get("schemaVersion") != SCHEMA_VERSION
+        or not isinstance(data.get("items"), dict)
+    ):
+        raise CorruptFile(f"{path}: not a version-{SCHEMA_VERSION} hook state object")
+    return data
+
+
+def set_aside(path: Path) -> Path:
+    """Move an unreadable state file out of the way (kept for inspection)."""
+    target = path.with_name(path.name + ".unreadable")
+    os.replace(path, target)
+    return target
+
+
+def save(
+    path: Path,
+    *,
+    host: str,
+    session_id: str | None,
+    hashes: dict[str, str],
+    event: str,
+    injected: bool,
+    previous: dict[str, Any] | None,
+) -> None:
+    now = utc_now_iso()
+    injected_at = now if injected else (previous or {}).get("injectedAt")
+    atomic_write_json(
+        path,
+        {
+            "schemaVersion": SCHEMA_VERSION,
+            "host": host,
+            "sessionId": session_id,
+            "fingerprint": fingerprint(hashes),
+            "items": hashes,
+            "injectedAt": injected_at,
+            "updatedAt": now,
+            "lastEvent": event,
+        },
+    )
+
+
+def changed_keys(previous: dict[str, str], current: dict[str, str]) -> tuple[list[str], list[str]]:
+    """(keys new or changed since ``previous``, keys gone since ``previous``)."""
+    changed = [k for k, h in current.items() if previous.get(k) != h]
+    gone = [k for k in previous if k not in current]
+    return changed, gone

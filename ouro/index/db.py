@@ -1,0 +1,209 @@
+"""The index database: ``state/index/ouro.sqlite3``.
+
+Contract:
+- The file carries ``PRAGMA application_id = APPLICATION_ID`` ("OURO") and
+  ``PRAGMA user_version`` = the number of the newest schema migration applied.
+- Opening checks both *before* writing anything: a database with another
+  application id (or an unmarked one that already has tables) is foreign, a
+  database with a higher user_version is newer than this ouro; both are refused
+  with ``IndexUnavailable`` and left byte-for-byte untouched.
+- Migrations are the SQL files ``migrations/index/NNNN_name.sql``, applied in
+  order, each in ONE transaction together with its ``schema_migrations`` row
+  and the new ``user_version``.
+- Connections use WAL and a busy timeout, and run in autocommit mode: every
+  write happens inside an explicit ``BEGIN IMMEDIATE`` ... ``COMMIT``.
+
+This module imports only the standard library (the CLI fast path uses it).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ouro.errors import IndexUnavailable
+
+APPLICATION_ID = 0x4F55524F  # "OURO"
+DB_NAME = "ouro.sqlite3"
+STALE_MARKER = "STALE"
+BUSY_TIMEOUT_S = 30.0
+_MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+_REBUILD_HINT = "move it aside (it is not ouro's), then run 'ouro index rebuild'"
+
+
+def db_path(root: Path) -> Path:
+    return root / "state" / "index" / DB_NAME
+
+
+@functools.cache
+def migrations() -> tuple[tuple[int, str, str], ...]:
+    """``(version, file name, sql)`` for every index migration, in order."""
+    from ouro.resources import migrations_dir
+
+    folder = migrations_dir() / "index"
+    found = []
+    for path in sorted(folder.iterdir()):
+        match = _MIGRATION_NAME.match(path.name)
+        if match:
+            found.append((int(match.group(1)), path.name, path.read_text(encoding="utf-8")))
+    versions = [v for v, _n, _s in found]
+    if versions != list(range(1, len(found) + 1)):
+        raise IndexUnavailable(
+            f"index migrations in {folder} are not numbered 0001, 0002, ... without gaps",
+            hint="reinstall ouro",
+        )
+    return tuple(found)
+
+
+def latest_version() -> int:
+    return len(migrations())
+
+
+def _check_identity(conn: sqlite3.Connection, path: Path, *, latest: int) -> int:
+    """Refuse a foreign or newer database. Returns its user_version."""
+    try:
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise IndexUnavailable(
+            f"{path} is not a readable SQLite database ({exc}); ouro left it untouched",
+            hint=_REBUILD_HINT,
+        ) from None
+    if app_id != APPLICATION_ID and (app_id != 0 or tables):
+        raise IndexUnavailable(
+            f"{path} belongs to another application (application_id {app_id:#x}); "
+            "ouro will not use or overwrite it",
+            hint=_REBUILD_HINT,
+        )
+    if version > latest:
+        raise IndexUnavailable(
+            f"{path} has index schema {version}, newer than this ouro understands ({latest}); "
+            "ouro will not use or overwrite it",
+            hint="upgrade ouro, or move the file aside and run 'ouro index rebuild'",
+        )
+    return int(version)
+
+
+def _statements(sql: str) -> Iterator[str]:
+    """Split a script into statements (``executescript`` would COMMIT first)."""
+    buffer = ""
+    for line in sql.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                yield buffer
+            buffer = ""
+    if buffer.strip() and not all(
+        part.strip().startswith("--") or not part.strip() for part in buffer.splitlines()
+    ):
+        raise IndexUnavailable("an index migration ends with an unfinished statement")
+
+
+def _migrate(conn: sqlite3.Connection, path: Path, current: int) -> None:
+    steps = migrations()
+    for version, name, sql in steps:
+        if current >= version:
+            continue
+        with transaction(conn):
+            # Re-read inside the write lock: another process may have just done it.
+            if conn.execute("PRAGMA user_version").fetchone()[0] >= version:
+                continue
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations ("
+                "version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+            )
+            for statement in _statements(sql):
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, ?)",
+                (version, name, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())),
+            )
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            conn.execute(f"PRAGMA user_version = {version}")
+
+
+def _connect(target: str, *, uri: bool = False) -> sqlite3.Connection:
+    conn = sqlite3.connect(
+        target, timeout=BUSY_TIMEOUT_S, isolation_level=None, uri=uri, check_same_thread=False
+    )
+    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+    return conn
+
+
+def open_db(root: Path, *, create: bool = True) -> sqlite3.Connection:
+    """Open (and if needed create and migrate) the index of the bundle at ``root``.
+
+    With ``create=False`` a missing database raises ``IndexUnavailable`` and
+    nothing is created; an existing one is opened read-only.
+    """
+    path = db_path(root)
+    if not create:
+        if not path.is_file():
+            raise IndexUnavailable(
+                f"the index {path} does not exist yet", hint="run 'ouro index rebuild'"
+            )
+        conn = _connect(f"{path.as_uri()}?mode=ro", uri=True)
+        try:
+            version = _check_identity(conn, path, latest=latest_version())
+        except BaseException:
+            conn.close()
+            raise
+        if version == 0:
+            conn.close()
+            raise IndexUnavailable(f"the index {path} is empty", hint="run 'ouro index rebuild'")
+        return conn
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = _connect(str(path))
+    try:
+        current = _check_identity(conn, path, latest=latest_version())
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        # The index is a cache rebuilt from files: durability across a power cut
+        # is not worth an fsync per write-through (a damaged index is rebuilt).
+        conn.execute("PRAGMA synchronous = OFF")
+        _migrate(conn, path, current)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``; rolls back on any error."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def stale_marker(root: Path) -> Path:
+    return root / "state" / "index" / STALE_MARKER
+
+
+def mark_stale(root: Path, reason: str) -> None:
+    """Leave a marker that ``status`` and the next search see. Never raises."""
+    marker = stale_marker(root)
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        with open(marker, "a", encoding="utf-8") as handle:
+            handle.write(reason.replace("\n", " ")[:500] + "\n")
+    except OSError:
+        pass  # nothing more we can do; the next full sync repairs everything anyway
+
+
+def clear_stale(root: Path) -> None:
+    try:
+        os.unlink(stale_marker(root))
+    except FileNotFoundError:
+        pass

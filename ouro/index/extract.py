@@ -1,0 +1,355 @@
+"""From Desk files to index rows (pure: bytes in, rows out, no database).
+
+Which files are indexed (paths relative to ``desk/``, formats in docs/record.md):
+
+=================================  ==========  ==============================
+path                               file kind   searchable items (doc kind)
+=================================  ==========  ==============================
+``<track>/track.md``               track       one ``track``
+``<track>/<task>/task.md``         task        one ``task``
+``<track>/<task>/iterations/N.md`` iteration   one ``iteration``
+``_friction/<id>.md``              friction    one ``friction``
+``_meta/tips/<slug>.md``           tip         one ``tip``
+``_record/notes/<slug>.md``        note        one ``note``
+``_record/diary/daily/<date>.md``  daily       one ``daily`` (the whole day)
+``_record/diary/facts.jsonl``      facts       one ``fact`` per good line
+``_record/diary/entities.json``    entities    none (rows in ``entities``)
+=================================  ==========  ==============================
+
+Anything else (hidden files, ``featured.md``, the notes manifest, stray files)
+is not indexed. A malformed file or line becomes a ``Problem`` with its
+locator and line and yields no rows; it never stops the sync.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from ouro.errors import CorruptFile
+from ouro.store.frontmatter import parse as parse_frontmatter
+
+FACTS = "desk/_record/diary/facts.jsonl"
+ENTITIES = "desk/_record/diary/entities.json"
+_DATE_MD = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
+_ITERATION_MD = re.compile(r"^(\d+)\.md$")
+_HEADING_TIME = re.compile(r"^## (\d{2}:\d{2}:\d{2})Z?\s*$", re.MULTILINE)
+_LINE_IN_MESSAGE = re.compile(r":(\d+): ")
+TITLE_CHARS = 80
+
+
+@dataclass
+class Doc:
+    """One searchable item plus the structured row of its kind."""
+
+    locator: str
+    kind: str
+    title: str
+    body: str
+    keys: str = ""
+    updated: str | None = None
+    track: str | None = None
+    #: structured table -> row (without doc_id)
+    row: dict[str, Any] = field(default_factory=dict)
+    #: fact entities or note tags
+    labels: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Problem:
+    file: str
+    line: int
+    reason: str
+
+    def describe(self) -> str:
+        return f"{self.file}:{self.line}: {self.reason}"
+
+
+def classify(locator: str) -> str | None:
+    """The file kind of a bundle-relative locator, or None if it is not indexed."""
+    parts = locator.split("/")
+    if parts[0] != "desk" or len(parts) < 3 or any(p.startswith(".") for p in parts):
+        return None
+    rest = parts[1:]
+    if locator == FACTS:
+        return "facts"
+    if locator == ENTITIES:
+        return "entities"
+    if len(rest) == 4 and rest[:3] == ["_record", "diary", "daily"] and _DATE_MD.match(rest[3]):
+        return "daily"
+    if len(rest) == 3 and rest[:2] == ["_record", "notes"] and rest[2].endswith(".md"):
+        return "note"
+    if len(rest) == 2 and rest[0] == "_friction" and rest[1].endswith(".md"):
+        return "friction"
+    if len(rest) == 3 and rest[:2] == ["_meta", "tips"] and rest[2].endswith(".md"):
+        return "tip"
+    if rest[0].startswith("_"):
+        return None
+    if len(rest) == 2 and rest[1] == "track.md":
+        return "track"
+    if len(rest) == 3 and rest[2] == "task.md":
+        return "task"
+    if len(rest) == 4 and rest[2] == "iterations" and _ITERATION_MD.match(rest[3]):
+        return "iteration"
+    return None
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value if isinstance(value, str) else str(value)
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    return None
+
+
+def _labels(value: Any) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        return []
+    seen: dict[str, None] = {}
+    for item in value:
+        if item is not None and str(item).strip():
+            seen.setdefault(str(item).strip(), None)
+    return list(seen)
+
+
+def shorten(text: str, limit: int = TITLE_CHARS) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def extract_markdown(kind: str, locator: str, data: bytes) -> tuple[list[Doc], list[Problem]]:
+    """Rows for one Markdown file of ``kind`` (see ``classify``)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return [], [Problem(locator, 1, f"not UTF-8 ({exc.reason} at byte {exc.start})")]
+    if kind == "daily":
+        return [_daily(locator, text)], []
+    try:
+        meta, body = parse_frontmatter(text, source=locator)
+    except CorruptFile as exc:
+        match = _LINE_IN_MESSAGE.search(exc.message)
+        return [], [Problem(locator, int(match.group(1)) if match else 1, exc.message)]
+    parts = locator.split("/")
+    builder = _BUILDERS[kind]
+    return [builder(locator, parts, meta, body)], []
+
+
+def _track(locator: str, parts: list[str], meta: dict[str, Any], body: str) -> Doc:
+    name = parts[1]
+    return Doc(
+        locator,
+        "track",
+        _text(meta.get("title")) or name,
+        body,
+        keys=name,
+        updated=_text(meta.get("created")),
+        track=name,
+        row={"name": name, "created": _text(meta.get("created"))},
+    )
+
+
+def _task(locator: str, parts: list[str], meta: dict[str, Any], body: str) -> Doc:
+    track, slug = parts[1], parts[2]
+    acceptance = _text(meta.get("acceptance"))
+    return Doc(
+        locator,
+        "task",
+        _text(meta.get("title")) or slug,
+        body if not acceptance else f"{body}\n\nAcceptance: {acceptance}",
+        keys=track,
+        updated=_text(meta.get("updated")) or _text(meta.get("created")),
+        track=track,
+        row={
+            "id": _text(meta.get("id")),
+            "track": track,
+            "slug": slug,
+            "status": _text(meta.get("status")),
+            "priority": _int(meta.get("priority")),
+            "created": _text(meta.get("created")),
+            "updated": _text(meta.get("updated")),
+            "claimed_by": _text(meta.get("claimedBy")),
+            "lease_until": _text(meta.get("leaseUntil")),
+        },
+    )
+
+
+def _iteration(locator: str, parts: list[str], meta: dict[str, Any], body: str) -> Doc:
+    track, slug, number = parts[1], parts[2], parts[4][:-3]
+    return Doc(
+        locator,
+        "iteration",
+        f"{slug} iteration {int(number)}",
+        body,
+        keys=track,
+        updated=_text(meta.get("created")),
+        track=track,
+        row={
+            "task": _text(meta.get("task")),
+            "n": _int(meta.get("n")) or int(number),
+            "created": _text(meta.get("created")),
+            "agent": _text(meta.get("agent")),
+        },
+    )
+
+
+def _friction(locator: str, parts: list[str], meta: dict[str, Any], body: str) -> Doc:
+    track = _text(meta.get("track"))
+    return Doc(
+        locator,
+        "friction",
+        _text(meta.get("title")) or parts[-1][:-3],
+        body,
+        keys=track or "",
+        updated=_text(meta.get("created")),
+        track=track,
+        row={
+            "id": _text(meta.get("id")),
+            "severity": _text(meta.get("severity")),
+            "track": track,
+            "task": _text(meta.get("task")),
+            "created": _text(meta.get("created")),
+        },
+    )
+
+
+def _tip(locator: str, parts: list[str], meta: dict[str, Any], body: str) -> Doc:
+    tags = _labels(meta.get("tags"))
+    return Doc(
+        locator,
+        "tip",
+        _text(meta.get("title")) or parts[-1][:-3],
+        body,
+        keys=" ".join(tags),
+        updated=_text(meta.get("updated")) or _text(meta.get("created")),
+        row={
+            "slug": parts[-1][:-3],
+            "created": _text(meta.get("created")),
+            "updated": _text(meta.get("updated")),
+        },
+    )
+
+
+def _note(locator: str, parts: list[str], meta: dict[str, Any], body: str) -> Doc:
+    tags = _labels(meta.get("tags"))
+    return Doc(
+        locator,
+        "note",
+        _text(meta.get("title")) or parts[-1][:-3],
+        body,
+        keys=" ".join(tags),
+        updated=_text(meta.get("updated")) or _text(meta.get("created")),
+        row={
+            "slug": parts[-1][:-3],
+            "created": _text(meta.get("created")),
+            "updated": _text(meta.get("updated")),
+        },
+        labels=tags,
+    )
+
+
+def _daily(locator: str, text: str) -> Doc:
+    date = locator.rsplit("/", 1)[-1][:-3]
+    times = _HEADING_TIME.findall(text)
+    return Doc(
+        locator,
+        "daily",
+        f"Daily reflection {date}",
+        text,
+        updated=f"{date}T{times[-1]}Z" if times else date,
+        row={"date": date, "entries": len(times)},
+    )
+
+
+_BUILDERS = {
+    "track": _track,
+    "task": _task,
+    "iteration": _iteration,
+    "friction": _friction,
+    "tip": _tip,
+    "note": _note,
+}
+
+
+def extract_fact(record: dict[str, Any], line: int) -> Doc | Problem:
+    """One facts.jsonl record (already parsed) as a Doc, or why it is bad."""
+    fact_id, text = record.get("id"), record.get("text")
+    if not isinstance(fact_id, str) or not fact_id or "#" in fact_id:
+        return Problem(FACTS, line, "fact has no string 'id'")
+    if not isinstance(text, str):
+        return Problem(FACTS, line, f"fact {fact_id} has no string 'text'")
+    about = _labels(record.get("about"))
+    prov = record.get("provenance")
+    prov = prov if isinstance(prov, dict) else {}
+    friend_name = _text(prov.get("friendName"))
+    return Doc(
+        f"{FACTS}#{fact_id}",
+        "fact",
+        shorten(text),
+        text,
+        keys=" ".join(about + ([friend_name] if friend_name else [])),
+        updated=_text(record.get("createdAt")),
+        row={
+            "id": fact_id,
+            "line": line,
+            "text": text,
+            "source": _text(record.get("source")),
+            "created_at": _text(record.get("createdAt")),
+            "tool": _text(prov.get("tool")),
+            "channel": _text(prov.get("channel")),
+            "friend_id": _text(prov.get("friendId")),
+            "friend_name": friend_name,
+            "trust": _text(prov.get("trust")),
+            "hash": _text(record.get("hash")),
+            "supersedes": _text(record.get("supersedes")),
+        },
+        labels=about,
+    )
+
+
+def extract_fact_lines(data: bytes, first_line: int) -> tuple[list[Doc], list[Problem]]:
+    """Facts from complete JSONL lines; ``first_line`` is the 1-based number of the first."""
+    docs: list[Doc] = []
+    problems: list[Problem] = []
+    for offset, raw in enumerate(data.split(b"\n")):
+        if not raw.strip():
+            continue
+        line = first_line + offset
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            problems.append(Problem(FACTS, line, f"not valid JSON ({exc})"))
+            continue
+        if not isinstance(value, dict):
+            problems.append(Problem(FACTS, line, "not a JSON object"))
+            continue
+        item = extract_fact(value, line)
+        (docs if isinstance(item, Doc) else problems).append(item)  # type: ignore[arg-type]
+    return docs, problems
+
+
+def extract_entities(data: bytes) -> tuple[list[tuple[str, int | None, str | None]], list[Problem]]:
+    try:
+        value = orjson.loads(data) if data.strip() else {}
+    except orjson.JSONDecodeError as exc:
+        return [], [Problem(ENTITIES, 1, f"not valid JSON ({exc})")]
+    if not isinstance(value, dict):
+        return [], [Problem(ENTITIES, 1, "must be a JSON object of entity -> details")]
+    rows = []
+    for name, info in sorted(value.items()):
+        info = info if isinstance(info, dict) else {}
+        rows.append((str(name), _int(info.get("count")), _text(info.get("lastSeenAt"))))
+    return rows, []

@@ -1,0 +1,111 @@
+"""What state is the index in? Read-only, standard library only.
+
+``index_status(root)`` never creates the database and writes nothing: when
+the write-ahead log is absent it opens the file ``immutable`` (so SQLite does
+not create ``-wal``/``-shm`` files either).
+
+States: ``missing`` (no database yet), ``stale`` (a write-through failed, the
+index was never synced, or files changed since the last sync), ``fresh``, and
+``unavailable`` (a foreign, newer or unreadable database; the reason says which).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from ouro.errors import IndexUnavailable
+from ouro.index import db
+from ouro.index.fresh import quick_check
+
+DOC_KINDS = ("task", "track", "iteration", "friction", "tip", "note", "daily", "fact")
+
+
+def open_readonly(root: Path) -> sqlite3.Connection:
+    path = db.db_path(root)
+    if not path.is_file():
+        raise IndexUnavailable(f"the index {path} does not exist yet", hint="run 'ouro index sync'")
+    wal = Path(str(path) + "-wal")
+    options = "mode=ro" if wal.exists() else "mode=ro&immutable=1"
+    conn = sqlite3.connect(f"{path.as_uri()}?{options}", uri=True, isolation_level=None)
+    try:
+        version = db._check_identity(conn, path, latest=db.latest_version())
+    except BaseException:
+        conn.close()
+        raise
+    if version == 0:
+        conn.close()
+        raise IndexUnavailable(f"the index {path} is empty", hint="run 'ouro index rebuild'")
+    return conn
+
+
+def stale_reason(root: Path) -> str | None:
+    try:
+        text = db.stale_marker(root).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return None
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else "marked stale"
+
+
+def index_status(root: str | Path) -> dict[str, Any]:
+    base = Path(root)
+    locator = "state/index/" + db.DB_NAME
+    if not db.db_path(base).is_file():
+        return {
+            "state": "missing",
+            "reason": "no index has been built yet; the next search builds it",
+            "path": locator,
+            "counts": {},
+            "lastSync": None,
+        }
+    try:
+        conn = open_readonly(base)
+    except IndexUnavailable as exc:
+        return {
+            "state": "unavailable",
+            "reason": exc.message,
+            "hint": exc.hint,
+            "path": locator,
+            "counts": {},
+            "lastSync": None,
+        }
+    try:
+        counts = dict.fromkeys(DOC_KINDS, 0)
+        counts.update(conn.execute("SELECT kind, count(*) FROM docs GROUP BY kind").fetchall())
+        counts["supersededFacts"] = conn.execute(
+            "SELECT count(*) FROM facts WHERE superseded = 1"
+        ).fetchone()[0]
+        counts["entities"] = conn.execute("SELECT count(*) FROM entities").fetchone()[0]
+        counts["files"] = conn.execute("SELECT count(*) FROM files").fetchone()[0]
+        problems = conn.execute("SELECT count(*) FROM problems").fetchone()[0]
+        row = conn.execute("SELECT value FROM meta WHERE key = 'lastSync'").fetchone()
+        last_sync = row[0] if row else None
+        reason = stale_reason(base)
+        if reason is None and last_sync is None:
+            reason = "the index has never finished a sync"
+        if reason is None:
+            reason = quick_check(conn, os.fspath(base))
+    except sqlite3.DatabaseError as exc:
+        return {
+            "state": "unavailable",
+            "reason": f"{locator} cannot be read ({exc})",
+            "hint": "run 'ouro index rebuild'",
+            "path": locator,
+            "counts": {},
+            "lastSync": None,
+        }
+    finally:
+        conn.close()
+    result: dict[str, Any] = {
+        "state": "stale" if reason else "fresh",
+        "path": locator,
+        "counts": counts,
+        "problems": problems,
+        "lastSync": last_sync,
+    }
+    if reason:
+        result["reason"] = reason
+    return result

@@ -1,0 +1,67 @@
+"""The search tools' input models and functions (the registry points here).
+
+Each function is a thin call into ``ouro.index.search``; the CLI fast path
+(``ouro.cli.fast``) calls the same functions without going through pydantic,
+so both give byte-identical answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ouro.bundle import Bundle
+from ouro.index import search
+from ouro.models.base import ToolInput
+
+Kind = Literal["task", "track", "iteration", "friction", "tip", "fact", "note", "daily"]
+Limit = Field(default=10, ge=1, le=search.MAX_LIMIT, description="At most this many results.")
+
+
+class DeskSearchInput(ToolInput):
+    query: str = Field(description='Words (all must match), "quoted phrases", prefix*.')
+    kind: list[Kind] | None = Field(default=None, description="Only these kinds (repeatable).")
+    track: str | None = Field(default=None, description="Only items of this track.")
+    status: str | None = Field(default=None, description="Only tasks with this status.")
+    limit: int = Limit
+
+
+class ConsultDiaryInput(ToolInput):
+    query: str | None = Field(default=None, description="Words to find; omit for the newest.")
+    about: str | None = Field(default=None, description="Only facts about this entity.")
+    since: str | None = Field(default=None, description="Only entries at or after this date.")
+    history: bool = Field(default=False, description="Include superseded facts.")
+    limit: int = Limit
+
+
+class SearchFactsInput(ToolInput):
+    query: str = Field(description='Words (all must match), "quoted phrases", prefix*.')
+    about: str | None = Field(default=None, description="Only facts about this entity.")
+    limit: int = Limit
+
+
+class ConsultNotesInput(ToolInput):
+    query: str = Field(description='Words (all must match), "quoted phrases", prefix*.')
+    tag: str | None = Field(default=None, description="Only notes with this tag.")
+    limit: int = Limit
+
+
+def desk_search(bundle: Bundle, inp: DeskSearchInput) -> dict[str, Any]:
+    return search.desk_search(
+        bundle.root, inp.query, list(inp.kind or []), inp.track, inp.status, inp.limit
+    )
+
+
+def consult_diary(bundle: Bundle, inp: ConsultDiaryInput) -> dict[str, Any]:
+    return search.consult_diary(
+        bundle.root, inp.query, inp.about, inp.since, inp.history, inp.limit
+    )
+
+
+def search_facts(bundle: Bundle, inp: SearchFactsInput) -> dict[str, Any]:
+    return search.search_facts(bundle.root, inp.query, inp.about, inp.limit)
+
+
+def consult_notes(bundle: Bundle, inp: ConsultNotesInput) -> dict[str, Any]:
+    return search.consult_notes(bundle.root, inp.query, inp.tag, inp.limit)

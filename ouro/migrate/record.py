@@ -1,0 +1,39 @@
+"""What the migration asks of the Desk record and the index once files are in place.
+
+Contract: the Desk owns its derived files -- ``entities.json`` (rebuilt from
+facts.jsonl) and the notes manifest -- so the migration calls the Desk's own
+rebuilders instead of writing them itself. The index is a cache: it is rebuilt
+after migrating; if that fails the migration still stands and the result says
+the index is stale and how to repair it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ouro.bundle import Bundle
+from ouro.errors import OuroError
+
+
+def rebuild_entities(bundle: Bundle) -> None:
+    from ouro.desk.record import rebuild_entities as desk_rebuild
+
+    desk_rebuild(bundle)
+
+
+def regenerate_manifest(bundle: Bundle) -> list[str]:
+    """Rebuild ``desk/_record/notes/.index.json``; returns the problems found."""
+    from ouro.desk.notes import regenerate_manifest as desk_regenerate
+
+    _entries, problems = desk_regenerate(bundle)
+    return problems
+
+
+def rebuild_index(bundle: Bundle) -> dict[str, Any]:
+    from ouro.index.sync import rebuild
+
+    try:
+        report = rebuild(bundle)
+    except OuroError as exc:
+        return {"state": "stale", "reason": exc.message, "hint": "run 'ouro index rebuild'"}
+    return {"state": "fresh", "indexed": report.indexed, "problems": len(report.problems)}

@@ -1,0 +1,203 @@
+"""The migration report and the summaries printed for people and machines.
+
+Contract: ``desk/_record/migration-report.jsonl`` holds one line per action of
+every run (moved | merged | deduplicated | created | quarantined | removed),
+each with ``runId``, ``at``, ``source``, ``destination``, ``bytes``,
+``sourceHash``, ``destinationHash`` and, where useful, ``why``. Fact lines are
+reported one by one (``diary/facts.jsonl:<line>``). The file is rewritten
+atomically with this run's lines replacing any it already had, so a resumed
+run never reports an action twice.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ouro.migrate.plan import Plan
+from ouro.models.hashing import content_hash
+from ouro.store.atomic import atomic_write_bytes
+from ouro.store.jsonl import read_jsonl
+
+
+def _line(
+    plan: Plan,
+    at: str,
+    action: str,
+    source: str | None,
+    destination: str | None,
+    size: int,
+    source_hash: str | None,
+    dest_hash: str | None,
+    why: str | None = None,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "schemaVersion": 1,
+        "runId": plan.run_id,
+        "at": at,
+        "action": action,
+        "source": source,
+        "destination": destination,
+        "bytes": size,
+        "sourceHash": source_hash,
+        "destinationHash": dest_hash,
+    }
+    if why:
+        out["why"] = why
+    return out
+
+
+def report_lines(root: Path, plan: Plan, at: str) -> list[dict[str, Any]]:
+    lines: list[dict[str, Any]] = []
+    malformed_to = next((i.destination for i in plan.items if i.op == "malformed"), None)
+    for item in plan.items:
+        if item.op == "facts" and plan.facts:
+            lines.extend(_fact_lines(root, plan, at, malformed_to))
+            continue
+        lines.append(
+            _line(
+                plan,
+                at,
+                item.action,
+                item.source,
+                item.destination,
+                item.bytes,
+                item.source_hash,
+                item.destination_hash,
+                item.why,
+            )
+        )
+    why = f"legacy root removed after accounting; the backup keeps a copy in {plan.backup}"
+    for src in plan.sources:
+        lines.append(
+            _line(plan, at, "removed", src["path"], None, src["bytes"], src["hash"], None, why)
+        )
+    return lines
+
+
+def _fact_lines(root: Path, plan: Plan, at: str, malformed_to: str | None) -> list[dict[str, Any]]:
+    info = plan.facts or {}
+    src, dest = info["source"], info["destination"]
+    raw = (root / plan.backup / src).read_bytes().split(b"\n")
+    out = []
+    for line, action, fid, digest, reason in info["decisions"]:
+        data = raw[line - 1]
+        where = f"{dest}#{fid}" if fid else f"{malformed_to}#line-{line}"
+        why = (
+            reason
+            if action == "quarantined"
+            else (f"same content as {fid}" if action == "deduplicated" else None)
+        )
+        out.append(
+            _line(
+                plan, at, action, f"{src}:{line}", where, len(data), content_hash(data), digest, why
+            )
+        )
+    return out
+
+
+def write_report(root: Path, rel: str, plan: Plan, at: str) -> int:
+    path = root / rel
+    kept = [r for r in read_jsonl(path).records if r.get("runId") != plan.run_id]
+    lines = report_lines(root, plan, at)
+    data = b"".join(orjson.dumps(r) + b"\n" for r in [*kept, *lines])
+    atomic_write_bytes(path, data)
+    return len(lines)
+
+
+def plan_view(plan: Plan) -> dict[str, Any]:
+    """The JSON form of a plan: every source file, its action and destination."""
+    facts = plan.facts or {}
+    decisions = facts.get("decisions", [])
+    return {
+        "runId": plan.run_id,
+        "journalMode": plan.journal_mode,
+        "backup": plan.backup,
+        "items": [
+            {
+                k: v
+                for k, v in {
+                    "source": i.source,
+                    "action": i.action,
+                    "destination": i.destination,
+                    "bytes": i.bytes,
+                    "why": i.why,
+                }.items()
+                if v is not None
+            }
+            for i in plan.items
+        ],
+        "facts": {
+            "source": facts.get("source"),
+            "merged": sum(1 for d in decisions if d[1] == "merged"),
+            "deduplicated": sum(1 for d in decisions if d[1] == "deduplicated"),
+            "quarantined": [
+                {"line": d[0], "reason": d[4]} for d in decisions if d[1] == "quarantined"
+            ],
+        },
+        "entityConflicts": (plan.entities or {}).get("conflicts", []),
+        "remove": sorted({s["path"].split("/", 1)[0] for s in plan.sources}),
+        "counts": plan.counts(),
+    }
+
+
+def render_plan(view: dict[str, Any], *, limit: int | None = None) -> str:
+    lines = [f"migration plan (journal: {view['journalMode']}):"]
+    items = view["items"]
+    shown = items if limit is None else items[:limit]
+    for item in shown:
+        dest = f" -> {item['destination']}" if item.get("destination") else ""
+        why = f"  ({item['why']})" if item.get("why") else ""
+        lines.append(f"  {item['action']:<13} {item.get('source') or '-'}{dest}{why}")
+    if len(shown) < len(items):
+        lines.append(f"  ... and {len(items) - len(shown)} more (see --dry-run --json)")
+    facts = view["facts"]
+    if facts["source"]:
+        bad = ", ".join(str(q["line"]) for q in facts["quarantined"]) or "none"
+        lines.append(
+            f"facts from {facts['source']}: {facts['merged']} merged, "
+            f"{facts['deduplicated']} duplicates, malformed lines quarantined: {bad}"
+        )
+    if view["entityConflicts"]:
+        lines.append("entity conflicts kept aside: " + ", ".join(view["entityConflicts"]))
+    lines.append(f"backup first: {view['backup']}/ (verified by hash)")
+    lines.append("then remove: " + ", ".join(f"{r}/" for r in view["remove"]))
+    return "\n".join(lines)
+
+
+def render_summary(result: dict[str, Any]) -> str:
+    status = result["status"]
+    if status == "nothing":
+        return f"nothing to migrate: {result['bundle']} has no top-level journal/, diary/ or notes/"
+    if status == "plan":
+        return render_plan(result["plan"]) + "\n(dry run: nothing was written)"
+    if status == "declined":
+        return "migration not applied"
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(result["counts"].items()))
+    lines = [
+        f"migrated {result['bundle']} to layout v{result['layoutVersion']}"
+        + (" (resumed an interrupted run)" if result.get("resumed") else ""),
+        f"  actions: {counts}",
+        f"  backup: {result['backup']}/",
+        f"  report: {result['report']} ({result['reportLines']} lines)",
+    ]
+    if result.get("malformedLines"):
+        lines.append(
+            "  malformed fact lines quarantined: "
+            + ", ".join(str(n) for n in result["malformedLines"])
+        )
+    if result.get("entityConflicts"):
+        lines.append("  entity conflicts kept aside: " + ", ".join(result["entityConflicts"]))
+    for note in result.get("collisions", []):
+        lines.append(f"  renamed: {note}")
+    if result.get("quarantined"):
+        lines.append(
+            f"  quarantined files: {len(result['quarantined'])} under {result['quarantine']}/"
+        )
+    index = result.get("index", {})
+    lines.append(
+        f"  index: {index.get('state')}" + (f" ({index['reason']})" if index.get("reason") else "")
+    )
+    return "\n".join(lines)

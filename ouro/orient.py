@@ -1,0 +1,312 @@
+"""``ouro orient``: the start-of-turn orientation packet.
+
+Contract:
+- built from files only, by the providers in ``PROVIDERS`` (``"module:func"``
+  of ``fn(bundle) -> list[OrientItem]``), in order; the Arc provider reads the
+  resume checkpoint (``ouro.arc.resume``), others add their own sections;
+- pure: it writes nothing and never touches the search index;
+- deterministic: an unchanged bundle gives byte-identical text (no "now");
+- fits ``budget`` characters: items are dropped lowest priority first (then
+  latest first), and each section that lost items says so with
+  "+N more: `<command>`"; priority-0 items stay, and only if they alone
+  exceed the budget is the text cut, with a marker;
+- unknown stays unknown: an unreadable store renders "claims: unknown
+  (reason)", never a zero.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ouro.arc import paths
+from ouro.arc.resume import read_resume_full
+from ouro.arc.stores import TEXT_LIMIT
+from ouro.bundle import Bundle
+from ouro.orient_types import OrientItem
+
+DEFAULT_BUDGET = 2500
+PROVIDERS: tuple[str, ...] = ("ouro.orient:arc_items", "ouro.desk.orientation:desk_items")
+CUT_MARKER = "\n… (cut to the budget)\n"
+
+Provider = Callable[[Bundle], list[OrientItem]]
+
+
+@dataclass
+class Packet:
+    text: str
+    items: list[OrientItem]
+    dropped: dict[str, int] = field(default_factory=dict)
+    budget: int = DEFAULT_BUDGET
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "chars": len(self.text),
+            "budget": self.budget,
+            "items": [item.to_json() for item in self.items],
+            "dropped": dict(self.dropped),
+        }
+
+
+# --- the Arc provider ---------------------------------------------------------
+
+
+def _short(text: str | None, limit: int = TEXT_LIMIT) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def arc_items(bundle: Bundle) -> list[OrientItem]:
+    r = read_resume_full(bundle)
+    out: list[OrientItem] = []
+    health = r["recorder"]["health"]
+    out.append(
+        OrientItem(
+            "status",
+            0,
+            f"can continue: {'yes' if r['canContinue'] else 'no'} (recorder {health}, "
+            f"{r['eventCount']} events)",
+            paths.CHECKPOINT,
+        )
+    )
+    ask, nxt = r["currentAsk"], r["nextSafeAction"]
+    ask_text = _short(ask["value"]) if ask["value"] else "unknown (none recorded)"
+    line = f"[{ask['confidence']}] {ask_text}"
+    if ask["confidence"] == "stale_risky":
+        line += f" — {ask['reason']}"
+    out.append(OrientItem("ask", 0, line, ask["locator"]))
+    if nxt["value"]:
+        stop = f" — stop before: {'; '.join(nxt['stopBefore'])}" if nxt["stopBefore"] else ""
+        out.append(OrientItem("next safe action", 0, _short(nxt["value"]) + stop, nxt["locator"]))
+    else:
+        out.append(OrientItem("next safe action", 0, "unknown (none recorded)"))
+    more_blocked = "ouro arc query blocked"
+    for b in r["blockers"]:
+        out.append(
+            OrientItem("blockers", 1, f"{b['id']}: {_short(b['text'])}", b["locator"], more_blocked)
+        )
+    for gap in r["missing"]:
+        out.append(OrientItem("gaps", 1, gap, None, "ouro arc resume"))
+    for iss in r["recorder"]["issues"]:
+        prio = 1 if iss["severity"] == "degraded" else 6
+        out.append(
+            OrientItem(
+                "gaps",
+                prio,
+                f"{iss['code']}: {_short(iss['message'], 240)}",
+                None,
+                "ouro arc resume",
+            )
+        )
+    out.extend(_obligation_items(r["stores"]["obligations"]))
+    out.extend(_claim_items(r["stores"]["claims"]))
+    last = r["lastEvent"]
+    if last:
+        out.append(
+            OrientItem(
+                "last event",
+                7,
+                f"{last['kind']} at {last['recordedAt']}: {_short(last['summary'], 160)}",
+                last["locator"],
+                "ouro arc query since-checkpoint",
+            )
+        )
+    return out
+
+
+def _obligation_items(summary: dict[str, Any]) -> list[OrientItem]:
+    more = "ouro arc query owe"
+    if summary.get("error"):
+        return [
+            OrientItem(
+                "obligations",
+                1,
+                f"obligations: unknown ({summary['error']})",
+                paths.OBLIGATIONS_DIR,
+            )
+        ]
+    out = []
+    items = summary["items"]
+    # Earliest due first, undated after, then by id: stable for an unchanged bundle.
+    for ob_id in sorted(items, key=lambda k: (items[k].get("due") or "9999", k)):
+        o = items[ob_id]
+        due = f" (due {o['due']})" if o.get("due") else ""
+        route = ""
+        if o.get("route"):
+            route = f" — return via {o['route']['channel']}:{o['route']['key']}"
+        text = f"{ob_id}: {_short(o.get('what'), 160)} → {o.get('owedTo')}{due}{route}"
+        out.append(
+            OrientItem(
+                "obligations",
+                2 if o.get("due") else 3,
+                text,
+                paths.obligation_locator(ob_id, inner=o["inner"]),
+                more,
+            )
+        )
+    if not out:
+        out.append(OrientItem("obligations", 5, "none open"))
+    return out
+
+
+_CLAIM_PRIORITY = {
+    "failed": 2,
+    "stale_risky": 2,
+    "unverifiable": 3,
+    "evidence_required": 4,
+    "asserted": 5,
+}
+
+
+def _claim_items(summary: dict[str, Any]) -> list[OrientItem]:
+    more = "ouro arc query unverified"
+    if summary.get("error"):
+        return [OrientItem("claims", 1, f"claims: unknown ({summary['error']})", paths.CLAIMS_DIR)]
+    items = summary["items"]
+    # Most worrying first, newest first within a status (ids sort by time).
+    open_ids = sorted(
+        (k for k, e in items.items() if e["status"] not in ("verified", "superseded")),
+        reverse=True,
+    )
+    open_ids.sort(key=lambda k: _CLAIM_PRIORITY.get(items[k]["status"], 5))
+    out = []
+    for k in open_ids:
+        status = items[k]["status"]
+        # Cached texts are already whitespace-normalised and bounded.
+        out.append(
+            OrientItem(
+                "claims",
+                _CLAIM_PRIORITY.get(status, 5),
+                f"{k} [{status}] {items[k]['text'][:160]}",
+                paths.claim_locator(k),
+                more,
+            )
+        )
+    for claim_id, reason in sorted(summary.get("errors", {}).items()):
+        out.append(
+            OrientItem(
+                "claims",
+                1,
+                f"{claim_id}: unreadable ({_short(reason, 160)})",
+                paths.claim_locator(claim_id),
+                more,
+            )
+        )
+    if not out:
+        verified = sum(1 for e in items.values() if e["status"] == "verified")
+        out.append(
+            OrientItem(
+                "claims", 5, f"all {verified} verified (none open)" if verified else "none recorded"
+            )
+        )
+    return out
+
+
+# --- packet ---------------------------------------------------------------------
+
+
+def _load(ref: str) -> Provider:
+    module, _, attr = ref.partition(":")
+    fn: Provider = getattr(importlib.import_module(module), attr)
+    return fn
+
+
+def _item_line(item: OrientItem) -> str:
+    return f"- {item.text}" + (f"  [{item.locator}]" if item.locator else "")
+
+
+def _more_line(more: str | None, lost: int) -> str:
+    return f"+{lost} more: `{more}`" if more else f"+{lost} more (not shown)"
+
+
+def render(
+    items: Sequence[OrientItem],
+    kept: set[int],
+    agent: str | None,
+    lines_cache: Sequence[str] | None = None,
+) -> tuple[str, dict[str, int]]:
+    item_lines = lines_cache if lines_cache is not None else [_item_line(i) for i in items]
+    sections: dict[str, list[int]] = {}
+    for index, item in enumerate(items):
+        sections.setdefault(item.section, []).append(index)
+    lines = [_title(agent)]
+    dropped: dict[str, int] = {}
+    for name, members in sections.items():
+        lines.append(f"## {name}")
+        lines.extend(item_lines[i] for i in members if i in kept)
+        lost = sum(1 for i in members if i not in kept)
+        if lost:
+            dropped[name] = lost
+            lines.append(_more_line(_section_more(items, members), lost))
+    return "\n".join(lines) + "\n", dropped
+
+
+def _title(agent: str | None) -> str:
+    return f"# orient{f' — {agent}' if agent else ''}"
+
+
+def _section_more(items: Sequence[OrientItem], members: list[int]) -> str | None:
+    return next((items[i].more for i in members if items[i].more), None)
+
+
+def _fit(
+    items: Sequence[OrientItem],
+    lines: Sequence[str],
+    order: list[int],
+    must: int,
+    agent: str | None,
+    budget: int,
+) -> int:
+    """How many items (in importance order) fit, by arithmetic on line lengths."""
+    sections: dict[str, list[int]] = {}
+    for index, item in enumerate(items):
+        sections.setdefault(item.section, []).append(index)
+    more = {name: _section_more(items, members) for name, members in sections.items()}
+    lost = {name: len(members) for name, members in sections.items()}
+
+    def more_len(name: str, n: int) -> int:
+        return len(_more_line(more[name], n)) + 1 if n else 0
+
+    total = len(_title(agent)) + 1
+    total += sum(len(f"## {name}") + 1 + more_len(name, lost[name]) for name in sections)
+    for k, i in enumerate(order):
+        name = items[i].section
+        grown = (
+            total + len(lines[i]) + 1 - more_len(name, lost[name]) + more_len(name, lost[name] - 1)
+        )
+        if grown > budget and k >= must:
+            return k
+        total = grown
+        lost[name] -= 1
+    return len(order)
+
+
+def build_packet(bundle: Bundle, budget: int = DEFAULT_BUDGET) -> Packet:
+    items: list[OrientItem] = []
+    for ref in PROVIDERS:
+        items.extend(_load(ref)(bundle))
+    agent = _agent(bundle)
+    item_lines = [_item_line(i) for i in items]
+    # Importance order: priority, then position (earlier items matter more).
+    order = sorted(range(len(items)), key=lambda i: (items[i].priority, i))
+    must = sum(1 for i in order if items[i].priority == 0)
+    k = _fit(items, item_lines, order, must, agent, budget)
+    text, dropped = render(items, set(order[:k]), agent, item_lines)
+    while len(text) > budget and k > must:  # the arithmetic is exact; this is a guard
+        k -= 1
+        text, dropped = render(items, set(order[:k]), agent, item_lines)
+    if len(text) > budget:
+        text = (text[: max(0, budget - len(CUT_MARKER))] + CUT_MARKER)[:budget]
+    kept = set(order[:k])
+    return Packet(text, [items[i] for i in range(len(items)) if i in kept], dropped, budget)
+
+
+def _agent(bundle: Bundle) -> str | None:
+    try:
+        value = bundle.read_meta().get("agent")
+    except OSError:
+        return None
+    return value if isinstance(value, str) else None

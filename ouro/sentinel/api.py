@@ -1,0 +1,161 @@
+"""The sentinel's registry tools: ``sentinel_refresh``, ``sentinel_status``, ``drill``.
+
+Thin: validate input, call one domain function, shape the result. Renderers
+turn results into text for people; ``drill_exit`` gives ``ouro drill`` its
+exit status (0 when every drill passed, 1 otherwise).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ouro.bundle import Bundle
+from ouro.models.base import ToolInput
+from ouro.sentinel.receipts import DEFAULT_KEEP, Trigger, refresh
+from ouro.sentinel.signals import parse_caller_signals
+from ouro.sentinel.status import render_status, sentinel_status
+
+DrillName = Literal[
+    "erase",
+    "crash-after-append",
+    "crash-before-index",
+    "truncate",
+    "secrets",
+    "unknown-not-zero",
+    "evidence-freshness",
+]
+
+
+class RefreshInput(ToolInput):
+    trigger: Trigger = Field("manual_cli", description="what prompted this refresh")
+    signals: list[str | dict[str, Any]] = Field(
+        default_factory=list,
+        description='outside signals, each a JSON object such as {"kind": "provider_lane", '
+        '"source": "anthropic", "status": "down", "verdictImpact": "blocked", '
+        '"repairActor": "human-required", "repairCommand": "..."}; kind is provider_lane or '
+        "sense",
+    )
+    keep: int = Field(
+        DEFAULT_KEEP, ge=1, le=100_000, description="receipt detail files to keep after pruning"
+    )
+
+
+class StatusInput(ToolInput):
+    pass
+
+
+class DrillInput(ToolInput):
+    names: list[DrillName] = Field(
+        default_factory=list, description="drills to run (default: all of them)"
+    )
+
+
+def _summary(result: dict[str, Any]) -> dict[str, Any]:
+    receipt = result["receipt"]
+    failing = [
+        {"check": c["id"], "status": c["status"], "detail": c["detail"], "repair": c.get("repair")}
+        for c in receipt["gauntlet"]["checks"]
+        if c["status"] in ("warn", "fail")
+    ]
+    return {
+        "receiptId": receipt["id"],
+        "generatedAt": receipt["generatedAt"],
+        "trigger": receipt["trigger"],
+        "verdict": receipt["verdict"],
+        "ready": receipt["ready"],
+        "score": receipt["gauntlet"]["score"],
+        "failing": failing,
+        "signals": receipt["signals"],
+        "recoveryAnchor": receipt["recoveryAnchor"],
+        "locator": result["locator"],
+        "latestReplaced": result["latestReplaced"],
+        "latestReadyReplaced": result["latestReadyReplaced"],
+        "pruned": len(result["pruned"]),
+        "issues": result["issues"],
+    }
+
+
+def sentinel_refresh(bundle: Bundle, inp: RefreshInput) -> dict[str, Any]:
+    signals = parse_caller_signals(inp.signals)
+    return _summary(refresh(bundle, trigger=inp.trigger, signals=signals, keep=inp.keep))
+
+
+def sentinel_status_tool(bundle: Bundle, inp: StatusInput) -> dict[str, Any]:
+    return sentinel_status(bundle)
+
+
+def drill(bundle: Bundle, inp: DrillInput) -> dict[str, Any]:
+    from ouro.sentinel.drills import run_drills
+
+    results = run_drills(bundle, inp.names)
+    written = refresh(bundle, trigger="drill", drills=results)
+    failed = [r["name"] for r in results if r["status"] != "pass"]
+    return {
+        "ok": not failed,
+        "passed": [r["name"] for r in results if r["status"] == "pass"],
+        "failed": failed,
+        "drills": results,
+        "receipt": _summary(written),
+    }
+
+
+def drill_exit(result: dict[str, Any]) -> int:
+    return 0 if result.get("ok") else 1
+
+
+def render_refresh(r: dict[str, Any]) -> str:
+    score = r["score"]
+    lines = [
+        f"sentinel: {r['verdict'].upper()}  score {score['earned']}/{score['possible']} "
+        f"({score['percentage']}%)  receipt {r['receiptId']} ({r['trigger']})",
+    ]
+    anchor = r["recoveryAnchor"]
+    lines.append(
+        f"recovery anchor: {anchor['use']} → {anchor.get('receiptId') or 'none'} — {anchor['reason']}"
+    )
+    for item in r["failing"]:
+        lines.append(f"  {item['status'].upper():5} {item['check']}: {item['detail']}")
+        repair = item.get("repair") or {}
+        if repair.get("command"):
+            lines.append(f"        repair ({repair.get('actor')}): {repair['command']}")
+    for sig in r["signals"]:
+        if sig["kind"] == "gauntlet" or sig["verdictImpact"] == "none":
+            continue
+        lines.append(
+            f"  SIGNAL {sig['kind']}:{sig['source']} {sig['status']} (impact {sig['verdictImpact']})"
+        )
+        if sig.get("repairCommand"):
+            lines.append(f"        repair ({sig.get('repairActor')}): {sig['repairCommand']}")
+    for issue in r["issues"]:
+        lines.append(f"  DEGRADED {issue['locator']}: {issue['problem']}")
+    if not r["latestReplaced"]:
+        lines.append("note: a newer receipt is already latest; this one went to the history")
+    return "\n".join(lines)
+
+
+def render_sentinel_status(r: dict[str, Any]) -> str:
+    return render_status(r)
+
+
+def render_drill(r: dict[str, Any]) -> str:
+    lines = []
+    for d in r["drills"]:
+        mark = "PASS" if d["status"] == "pass" else "FAIL"
+        lines.append(f"{mark} {d['name']} ({d['durationMs']:.0f} ms): {d['detail']}")
+        if d["status"] != "pass":
+            for check in d["checks"]:
+                if not check["ok"]:
+                    seen = f" — saw {check['seen']}" if check.get("seen") else ""
+                    lines.append(f"     ✗ {check['what']}{seen}")
+                    if check.get("lookAt"):
+                        lines.append(f"       look at: {check['lookAt']}")
+    receipt = r["receipt"]
+    lines.append(
+        f"{len(r['passed'])} passed, {len(r['failed'])} failed; receipt {receipt['receiptId']} "
+        f"(trigger drill, verdict {receipt['verdict']}) in {receipt['locator']}"
+    )
+    if r["failed"]:
+        lines.append("failed: " + ", ".join(r["failed"]) + "  (details: ouro sentinel status)")
+    return "\n".join(lines)

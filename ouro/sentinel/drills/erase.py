@@ -1,0 +1,143 @@
+"""Drill ``erase``: a wiped agent resumes from the bundle alone.
+
+The truth is derived straight from the files, independently of the fold: the
+last ``currentAsk`` and ``nextSafeAction`` in the event log, every obligation
+file whose status is open, and every claim whose derived status is not
+verified or superseded. Then everything derived is wiped (the checkpoint,
+``state/index``, session scratch) and the orientation packet is built from
+the bundle alone. It must name the same ask and next safe action, and every
+open obligation and unverified claim, either shown or counted in the
+section's "+N more" pointer; it must name nothing that is not true.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from typing import Any
+
+import orjson
+
+from ouro.arc import paths
+from ouro.arc.claims import list_claims
+from ouro.arc.fold import day_files
+from ouro.bundle import Bundle
+from ouro.sentinel.drills.harness import DrillAborted, Probe
+from ouro.store.jsonl import read_jsonl
+
+_ID = re.compile(r"\b(ob|cl)-[0-9a-hjkmnp-tv-z]{18}\b")
+
+
+def _last_values(bundle: Bundle) -> tuple[str | None, str | None]:
+    ask = nxt = None
+    folder = paths.events_dir(bundle)
+    for name in day_files(folder):
+        for rec in read_jsonl(folder / name).records:
+            if isinstance(rec.get("currentAsk"), str) and rec["currentAsk"]:
+                ask = rec["currentAsk"]
+            if isinstance(rec.get("nextSafeAction"), str) and rec["nextSafeAction"]:
+                nxt = rec["nextSafeAction"]
+    return ask, nxt
+
+
+def _open_obligations(bundle: Bundle) -> set[str]:
+    out: set[str] = set()
+    for folder in (paths.obligations_dir(bundle), paths.inner_dir(bundle)):
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.glob("*.json")):
+            try:
+                data = orjson.loads(path.read_bytes())
+            except (OSError, orjson.JSONDecodeError) as exc:
+                raise DrillAborted(f"{path.name} is unreadable ({exc}); fix it first") from None
+            if isinstance(data, dict) and data.get("status") == "open":
+                out.add(str(data.get("id")))
+    return out
+
+
+def truth(bundle: Bundle) -> dict[str, Any]:
+    ask, nxt = _last_values(bundle)
+    listed = list_claims(bundle)
+    if listed.get("claims") is None:
+        raise DrillAborted(f"claims store unreadable: {listed.get('unknown')}")
+    unverified = {
+        c["id"] for c in listed["claims"] if c["status"] not in ("verified", "superseded")
+    }
+    return {"ask": ask, "next": nxt, "obligations": _open_obligations(bundle), "claims": unverified}
+
+
+def _flat(text: str | None, limit: int = 60) -> str:
+    return " ".join((text or "").split())[:limit]
+
+
+def wipe(bundle: Bundle) -> None:
+    """Remove everything derived or private: what a context wipe may leave missing."""
+    paths.checkpoint_path(bundle).unlink(missing_ok=True)
+    for sub in ("state/index", "state/sessions"):
+        shutil.rmtree(bundle.root / sub, ignore_errors=True)
+
+
+def _covered(probe: Probe, label: str, expected: set[str], shown: set[str], dropped: int) -> None:
+    missing = expected - shown
+    probe.expect(
+        len(missing) <= dropped,
+        f"every open {label} is named or counted in '+N more'",
+        f"{len(missing)} not shown, {dropped} counted: {', '.join(sorted(missing)[:5])}",
+        look_at="ouro orient --format json",
+    )
+    extra = shown - expected
+    probe.expect(
+        not extra,
+        f"the packet names no {label} that is not open",
+        ", ".join(sorted(extra)[:5]),
+        look_at="ouro orient --format json",
+    )
+
+
+def run(bundle: Bundle, probe: Probe) -> None:
+    from ouro import orient
+
+    before = truth(bundle)
+    wipe(bundle)
+    packet = orient.build_packet(bundle)
+    text = packet.text
+    for key, label, section in (
+        ("ask", "current ask", "ask"),
+        ("next", "next safe action", "next safe action"),
+    ):
+        value = before[key]
+        if value is None:
+            probe.expect(
+                "unknown (none recorded)" in text,
+                f"the packet says the {label} is unknown, as the files do",
+                look_at="ouro orient",
+            )
+        else:
+            probe.expect(
+                _flat(value) in " ".join(text.split()),
+                f"the packet names the {label} from the log",
+                f"expected {_flat(value)!r}",
+                look_at=f"ouro orient  # section '{section}'",
+            )
+
+    def named(section: str, prefix: str) -> set[str]:
+        found = set()
+        for item in packet.items:
+            if item.section == section:
+                found |= {m.group(0) for m in _ID.finditer(item.text) if m.group(1) == prefix}
+        return found
+
+    _covered(
+        probe,
+        "obligation",
+        before["obligations"],
+        named("obligations", "ob"),
+        packet.dropped.get("obligations", 0),
+    )
+    _covered(
+        probe,
+        "unverified claim",
+        before["claims"],
+        named("claims", "cl"),
+        packet.dropped.get("claims", 0),
+    )

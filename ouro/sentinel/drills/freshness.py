@@ -1,0 +1,68 @@
+"""Drill ``evidence-freshness``: changing an evidenced source un-verifies a claim.
+
+A source file is written, a claim about it gets passing ``test`` evidence that
+matches its declared check (so it reads verified), then the source changes.
+The claim must read stale_risky (not verified) in the claim list, be listed
+as unverified by the resume, and show as ``[stale_risky]`` in the packet.
+"""
+
+from __future__ import annotations
+
+from ouro.bundle import Bundle
+from ouro.models.ids import new_id
+from ouro.sentinel.drills.harness import DrillAborted, Probe
+
+
+def run(bundle: Bundle, probe: Probe) -> None:
+    from ouro import orient
+    from ouro.arc import claims, resume
+
+    token = new_id("drill")
+    locator = f"desk/_meta/drill-evidence-{token}.md"
+    source = bundle.path(locator)
+    source.parent.mkdir(parents=True, exist_ok=True)
+    source.write_text(f"version 1 of {token}\n", encoding="utf-8")
+    check = "python -m pytest tests/test_drill_subject.py"
+    claim = claims.add_claim(
+        bundle, f"drill claim {token} holds", about=[locator], authority="test", check=check
+    )
+    cid = claim["id"]
+    claims.add_evidence(
+        bundle,
+        cid,
+        command=check,
+        exit_code=0,
+        output="1 passed",
+        sources=[locator],
+        authority="test",
+    )
+
+    def status() -> str:
+        listed = claims.list_claims(bundle)
+        if listed.get("claims") is None:
+            raise DrillAborted(f"claims unreadable: {listed.get('unknown')}")
+        return str(next(c["status"] for c in listed["claims"] if c["id"] == cid))
+
+    where = f"ouro claim list  # {cid}"
+    first = status()
+    probe.expect(first == "verified", "matching evidence verifies the claim", first, look_at=where)
+    source.write_text(f"version 2 of {token}: changed after the evidence\n", encoding="utf-8")
+    after = status()
+    probe.expect(
+        after == "stale_risky",
+        "after the source changed the claim is stale_risky",
+        after,
+        look_at=where,
+    )
+    state = resume.read_resume(bundle)
+    probe.expect(
+        cid in state["unverifiedClaimIds"],
+        "the resume lists the claim as unverified",
+        look_at="ouro arc query unverified",
+    )
+    text = orient.build_packet(bundle, budget=20_000).text
+    probe.expect(
+        f"{cid} [stale_risky]" in text,
+        "the packet shows the claim as stale_risky",
+        look_at="ouro orient",
+    )

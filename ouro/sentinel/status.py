@@ -1,0 +1,156 @@
+"""``ouro sentinel status``: the latest verdict, its anchor and what to repair.
+
+Pure: it reads ``latest.json`` and ``latest-ready.json`` and stats the event
+log; it writes nothing (not even an mtime) and never refreshes. A missing
+receipt reads as ``unknown``; a malformed one is reported as degraded with its
+locator and left untouched.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ouro.arc.paths import events_dir
+from ouro.bundle import Bundle
+from ouro.models.clock import parse_time
+from ouro.sentinel import paths
+from ouro.sentinel.order import read_receipt
+
+
+def _brief(receipt: dict[str, Any], locator: str) -> dict[str, Any]:
+    gauntlet = receipt.get("gauntlet") or {}
+    return {
+        "id": receipt["id"],
+        "generatedAt": receipt["generatedAt"],
+        "trigger": receipt.get("trigger"),
+        "verdict": receipt["verdict"],
+        "score": gauntlet.get("score"),
+        "locator": locator,
+    }
+
+
+def _newest_event_mtime(bundle: Bundle) -> float | None:
+    folder = events_dir(bundle)
+    try:
+        names = [n for n in os.listdir(folder) if n.endswith(".jsonl")]
+    except OSError:
+        return None
+    times = []
+    for name in names:
+        try:
+            times.append(os.stat(folder / name).st_mtime)
+        except OSError:
+            continue
+    return max(times) if times else None
+
+
+def sentinel_status(bundle: Bundle) -> dict[str, Any]:
+    latest = read_receipt(paths.latest_path(bundle))
+    ready = read_receipt(paths.latest_ready_path(bundle))
+    issues: list[dict[str, str]] = []
+    for read, locator in ((latest, paths.LATEST), (ready, paths.LATEST_READY)):
+        if read.problem:
+            issues.append(
+                {
+                    "locator": locator,
+                    "problem": f"{read.problem}; left untouched",
+                    "hint": f"move it aside (mv {locator} {locator}.bad) and run "
+                    "'ouro sentinel refresh'",
+                }
+            )
+    out: dict[str, Any] = {
+        "state": "degraded" if issues else "ok",
+        "verdict": "unknown",
+        "latest": None,
+        "latestReady": _brief(ready.receipt, paths.LATEST_READY) if ready.receipt else None,
+        "recoveryAnchor": None,
+        "failing": [],
+        "signals": [],
+        "drills": [],
+        "behindEvents": None,
+        "issues": issues,
+    }
+    receipt = latest.receipt
+    if receipt is None:
+        out["state"] = "degraded" if issues else "missing"
+        out["hint"] = "run 'ouro sentinel refresh' to write the first receipt"
+        return out
+    out["verdict"] = receipt["verdict"]
+    out["latest"] = _brief(receipt, paths.LATEST)
+    out["recoveryAnchor"] = receipt.get("recoveryAnchor")
+    gauntlet = receipt.get("gauntlet") or {}
+    out["failing"] = [
+        {
+            "check": c.get("id"),
+            "status": c.get("status"),
+            "detail": c.get("detail"),
+            "repair": c.get("repair"),
+        }
+        for c in gauntlet.get("checks", [])
+        if c.get("status") in ("warn", "fail")
+    ]
+    out["signals"] = [
+        s
+        for s in receipt.get("signals", [])
+        if s.get("kind") != "gauntlet" and s.get("verdictImpact") != "none"
+    ]
+    out["drills"] = [
+        {k: d.get(k) for k in ("name", "status", "detail", "lookAt")}
+        for d in receipt.get("drills", [])
+    ]
+    newest = _newest_event_mtime(bundle)
+    if newest is not None:
+        try:
+            out["behindEvents"] = newest > parse_time(receipt["generatedAt"]).timestamp()
+        except ValueError:
+            out["behindEvents"] = None
+    if out["behindEvents"]:
+        out["hint"] = "events were recorded after this receipt: run 'ouro sentinel refresh'"
+    elif out["failing"] or out["signals"]:
+        out["hint"] = "repair the items above, then run 'ouro sentinel refresh'"
+    else:
+        out["hint"] = None
+    return out
+
+
+def render_status(r: dict[str, Any]) -> str:
+    lines = []
+    latest = r.get("latest")
+    if latest is None:
+        lines.append(f"sentinel: no usable receipt ({r['state']})")
+    else:
+        score = latest.get("score") or {}
+        lines.append(
+            f"sentinel: {r['verdict'].upper()}  score {score.get('earned')}/{score.get('possible')}"
+            f" ({score.get('percentage')}%)  receipt {latest['id']} at {latest['generatedAt']}"
+            f" ({latest.get('trigger')})"
+        )
+    anchor = r.get("recoveryAnchor")
+    if anchor:
+        target = anchor.get("receiptId") or "none"
+        lines.append(f"recovery anchor: {anchor.get('use')} → {target} — {anchor.get('reason')}")
+    ready = r.get("latestReady")
+    lines.append(
+        f"latest ready: {ready['id']} at {ready['generatedAt']}" if ready else "latest ready: none"
+    )
+    for item in r.get("failing", []):
+        lines.append(f"  {item['status'].upper():5} {item['check']}: {item['detail']}")
+        repair = item.get("repair") or {}
+        if repair.get("command"):
+            lines.append(f"        repair ({repair.get('actor')}): {repair['command']}")
+    for sig in r.get("signals", []):
+        lines.append(
+            f"  SIGNAL {sig.get('kind')}:{sig.get('source')} {sig.get('status')} "
+            f"(impact {sig.get('verdictImpact')})"
+            + (f" — {sig['detail']}" if sig.get("detail") else "")
+        )
+        if sig.get("repairCommand"):
+            lines.append(f"        repair ({sig.get('repairActor')}): {sig['repairCommand']}")
+    for drill in r.get("drills", []):
+        lines.append(f"  drill {drill['name']}: {drill['status']}")
+    for issue in r.get("issues", []):
+        lines.append(f"  DEGRADED {issue['locator']}: {issue['problem']}")
+    if r.get("hint"):
+        lines.append(f"next: {r['hint']}")
+    return "\n".join(lines)

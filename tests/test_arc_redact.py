@@ -1,0 +1,111 @@
+"""Secrets never reach a file under arc/ nor the orientation packet."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from ouro.arc import claims, obligations
+from ouro.arc.recorder import record_event
+from ouro.arc.redact import bundle_literals, redact, redact_obj
+from ouro.bundle import Bundle
+from ouro.orient import build_packet
+from tests.conftest import run_ouro
+
+SECRETS = {
+    "anthropic_key": "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx",
+    "openai_key": "sk-proj-ZyXwVuTsRqPoNmLkJiHgFeDc1234",
+    "github_token": "ghp_" + "Q" * 36,
+    "slack_token": "xoxb-123456789012-abcdefghij",
+    "aws_access_key": "AKIAIOSFODNN7EXAMPLE",
+    "google_api_key": "AIza" + "S" * 35,
+    "stripe_key": "sk_live_" + "4" * 24,
+}
+BEARER = "eyJhbGciOiJIUzI1NiJ9.payload.sig"
+URL_PASSWORD = "hunter2hunter2"
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+PEM_BODY = "MIIEowIBAAKCAQEAsecretpemmaterial"
+LITERAL = "correct-horse-battery-staple"
+
+SEED = (
+    " ".join(SECRETS.values())
+    + f" Authorization: Bearer {BEARER} https://bob:{URL_PASSWORD}@db.example.com/x"
+    + f" aws_secret_access_key={AWS_SECRET} {LITERAL}"
+    + f" -----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}\n-----END RSA PRIVATE KEY-----"
+)
+NEEDLES = [*SECRETS.values(), BEARER, URL_PASSWORD, AWS_SECRET, PEM_BODY, LITERAL]
+
+
+@pytest.fixture
+def secret_bundle(bundle: Bundle) -> Bundle:
+    meta = json.loads(bundle.meta_path.read_text())
+    meta["redact"] = {"literals": [LITERAL]}
+    bundle.meta_path.write_text(json.dumps(meta))
+    return bundle
+
+
+@pytest.mark.parametrize("kind", sorted(SECRETS))
+def test_each_provider_pattern(kind: str) -> None:
+    assert redact(f"x {SECRETS[kind]} y") == f"x [redacted:{kind}] y"
+
+
+def test_other_kinds_and_literals() -> None:
+    out = redact(SEED, [LITERAL])
+    for needle in NEEDLES:
+        assert needle not in out
+    for kind in ("bearer_token", "url_password", "aws_secret", "private_key", "literal"):
+        assert f"[redacted:{kind}]" in out
+    assert redact(out, [LITERAL]) == out  # idempotent
+    assert redact_obj({SEED: [SEED, 3]}, [LITERAL]) == {out: [out, 3]}
+    assert redact("-----BEGIN PRIVATE KEY-----\ntruncated tail") == "[redacted:private_key]"
+    assert redact("plain text stays, sk-short too") == "plain text stays, sk-short too"
+
+
+def _arc_bytes(bundle: Bundle) -> bytes:
+    out = b""
+    for dirpath, _dirs, files in os.walk(bundle.root / "arc"):
+        for name in files:
+            with open(os.path.join(dirpath, name), "rb") as handle:
+                out += handle.read()
+    return out
+
+
+def test_seeded_secrets_through_every_write_path(secret_bundle: Bundle) -> None:
+    b = secret_bundle
+    assert bundle_literals(b) == [LITERAL]
+    record_event(
+        b,
+        "tool_completed",
+        SEED,
+        session_ref=SEED,
+        turn_id=SEED,
+        current_ask=SEED,
+        next_safe_action=SEED,
+        stop_before=[SEED],
+        blocked_because=SEED,
+        produced_refs=[{"kind": SEED, "locator": SEED}],
+        meta={SEED: SEED, "nested": [SEED]},
+    )
+    for verb in ("ask", "next", "blocker", "handoff", "note"):
+        extra = ["--stop-before", SEED] if verb == "next" else []
+        run_ouro("arc", verb, SEED, *extra, "--session", SEED, bundle=b, check=True)
+    c = claims.add_claim(b, SEED, check=f"echo {SEED}", authority="human")
+    claims.add_evidence(b, c["id"], command=SEED, exit_code=0, output=SEED, authority="test")
+    claims.verify_claim(b, c["id"])
+    other = claims.add_claim(b, SEED)
+    claims.supersede_claim(b, other["id"], c["id"])
+    run_ouro("claim", "add", SEED, "--check", SEED, bundle=b, check=True)
+    ob = obligations.add_obligation(b, SEED, owed_to=SEED, route=f"slack:{SEED}")
+    obligations.close_obligation(b, ob["id"])
+    run_ouro("obligation", "add", SEED, "--to", SEED, "--route", f"x:{SEED}", bundle=b, check=True)
+    run_ouro("arc", "checkpoint", bundle=b, check=True)
+    arc = _arc_bytes(b)
+    assert b"[redacted:" in arc
+    packet = build_packet(b, budget=20000).text
+    cli_packet = run_ouro("orient", "--budget", "20000", bundle=b, check=True).stdout
+    for needle in NEEDLES:
+        assert needle.encode() not in arc, needle
+        assert needle not in packet, needle
+        assert needle not in cli_packet, needle

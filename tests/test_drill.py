@@ -1,0 +1,177 @@
+"""``ouro drill``: every drill passes on a healthy bundle, never mutates it, and
+goes red when the guarantee it proves is deliberately broken."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from ouro.arc.claims import add_claim
+from ouro.arc.obligations import add_obligation
+from ouro.bundle import Bundle
+from ouro.errors import InvalidInput
+from ouro.sentinel import paths
+from ouro.sentinel.api import DrillInput, drill
+from ouro.sentinel.drills import DRILLS, run_drills
+from tests.conftest import ouro_json, run_ouro, snapshot
+from tests.sentinel_support import load, make_ready
+
+
+def populate(bundle: Bundle) -> None:
+    make_ready(bundle)
+    (bundle.root / "desk" / "_meta" / "plan.md").write_text("the plan\n")
+    add_obligation(bundle, "send the plan", owed_to="lead", desk_locator="desk/_meta/plan.md")
+    add_obligation(bundle, "reply to Ari", owed_to="ari", route="slack:C01")
+    add_claim(bundle, "the plan is written", about=["desk/_meta/plan.md"], authority="agent")
+
+
+def only(bundle: Bundle, name: str) -> dict[str, Any]:
+    [result] = run_drills(bundle, [name])
+    return result
+
+
+def failed_checks(result: dict[str, Any]) -> list[str]:
+    return [c["what"] for c in result["checks"] if not c["ok"]]
+
+
+@pytest.mark.slow
+def test_all_drills_pass_and_leave_the_real_bundle_alone(bundle: Bundle) -> None:
+    populate(bundle)
+    before = snapshot(bundle.root)
+    result = drill(bundle, DrillInput())
+    assert result["ok"], [
+        (d["name"], d["detail"]) for d in result["drills"] if d["status"] != "pass"
+    ]
+    assert [d["name"] for d in result["drills"]] == list(DRILLS)
+    after = snapshot(bundle.root)
+    changed = {k for k in set(before) | set(after) if before.get(k) != after.get(k)}
+    assert changed and all(
+        k.startswith(paths.SENTINEL_DIR) or k == "state/locks/sentinel.lock" for k in changed
+    ), changed
+    latest = load(paths.latest_path(bundle))
+    assert latest["trigger"] == "drill" and latest["id"] == result["receipt"]["receiptId"]
+    assert [d["status"] for d in latest["drills"]] == ["pass"] * len(DRILLS)
+
+
+def test_cli_drill_exit_status_and_where_to_look(bundle: Bundle) -> None:
+    populate(bundle)
+    ok = run_ouro("drill", "erase", "evidence-freshness", bundle=bundle)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "PASS erase" in ok.stdout and "PASS evidence-freshness" in ok.stdout
+    # An unreadable obligation file: the erase drill cannot derive the truth -> red.
+    (bundle.root / "arc" / "obligations" / "ob-broken.json").write_text("{torn")
+    bad = run_ouro("drill", "erase", bundle=bundle)
+    assert bad.returncode == 1
+    assert "FAIL erase" in bad.stdout and "ob-broken.json" in bad.stdout
+    assert "failed: erase" in bad.stdout
+    as_json = ouro_json("drill", "erase", bundle=bundle)
+    assert as_json["ok"] is False and as_json["failed"] == ["erase"]
+    assert as_json["receipt"]["verdict"] == "blocked"
+    status = ouro_json("sentinel", "status", bundle=bundle)
+    assert status["drills"][0]["name"] == "erase" and status["drills"][0]["status"] == "fail"
+    assert status["recoveryAnchor"]["use"] == "current-blocker"
+
+
+def test_unknown_drill_name_is_refused(bundle: Bundle) -> None:
+    with pytest.raises(InvalidInput, match="no drill named"):
+        run_drills(bundle, ["nope"])
+    proc = run_ouro("drill", "nope", bundle=bundle)
+    assert proc.returncode == 1 and "names" in proc.stderr
+
+
+# --- each drill goes red when its guarantee is broken --------------------------------
+
+
+def _break_erase(mp: pytest.MonkeyPatch) -> None:
+    import ouro.orient as orient
+
+    real = orient.arc_items
+    mp.setattr(orient, "arc_items", lambda b: [i for i in real(b) if i.section != "obligations"])
+
+
+def _break_crash_after_append(mp: pytest.MonkeyPatch) -> None:
+    import ouro.arc.fold as fold
+
+    # A reader that trusts the checkpoint without catching up with the log.
+    mp.setattr(fold, "behind", lambda *a, **k: False)
+
+
+def _break_crash_before_index(mp: pytest.MonkeyPatch) -> None:
+    import ouro.index.sync as index_sync
+
+    real = index_sync._apply_file
+
+    def skip_facts(conn: Any, root: str, locator: str, kind: str, report: Any) -> None:
+        if kind != "facts":
+            real(conn, root, locator, kind, report)
+
+    mp.setattr(index_sync, "_apply_file", skip_facts)
+
+
+def _break_truncate(mp: pytest.MonkeyPatch) -> None:
+    import ouro.arc.fold as fold
+
+    mp.setattr(fold, "_bad_line", lambda *a, **k: None)  # garbage lines vanish silently
+
+
+def _break_secrets(mp: pytest.MonkeyPatch) -> None:
+    import ouro.arc.redact as redact
+
+    mp.setattr(redact, "redact", lambda text, literals=(): text)
+
+
+def _break_unknown_not_zero(mp: pytest.MonkeyPatch) -> None:
+    import ouro.arc.stores as stores
+
+    def zeros(real: Callable[[Bundle], dict[str, Any]]) -> Callable[[Bundle], dict[str, Any]]:
+        def scan(b: Bundle) -> dict[str, Any]:
+            out = real(b)
+            return {"dirMtimeNs": 0, "items": {}, "errors": {}} if out.get("error") else out
+
+        return scan
+
+    mp.setattr(stores, "scan_claims", zeros(stores.scan_claims))
+    mp.setattr(stores, "scan_obligations", zeros(stores.scan_obligations))
+
+
+def _break_evidence_freshness(mp: pytest.MonkeyPatch) -> None:
+    import ouro.arc.claim_status as claim_status
+    import ouro.arc.claims as claims
+
+    def by_name(bundle: Bundle, ref: str) -> str:
+        return "sha256:" + ref.encode().hex()  # ignores the content
+
+    mp.setattr(claim_status, "hash_ref", by_name)
+    mp.setattr(claims, "hash_ref", by_name)
+
+
+BREAKS: dict[str, tuple[Callable[[pytest.MonkeyPatch], None], str]] = {
+    "erase": (_break_erase, "every open obligation is named"),
+    "crash-after-append": (_break_crash_after_append, "resume reflects the event"),
+    "crash-before-index": (_break_crash_before_index, "search finds the fact exactly once"),
+    "truncate": (_break_truncate, "the garbage line is named"),
+    "secrets": (_break_secrets, "no anthropic_key in any file under arc/"),
+    "unknown-not-zero": (_break_unknown_not_zero, "the resume names claims as unknown"),
+    "evidence-freshness": (_break_evidence_freshness, "the claim is stale_risky"),
+}
+
+
+def test_every_drill_has_a_break_test() -> None:
+    assert set(BREAKS) == set(DRILLS)
+
+
+@pytest.mark.parametrize("name", list(BREAKS))
+def test_drill_passes_then_goes_red_when_broken(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    populate(bundle)
+    healthy = only(bundle, name)
+    assert healthy["status"] == "pass", healthy
+    breaker, expected = BREAKS[name]
+    breaker(monkeypatch)
+    broken = only(bundle, name)
+    assert broken["status"] == "fail"
+    assert any(expected in what for what in failed_checks(broken)), broken
+    assert broken["lookAt"], "a failure says where to look"

@@ -1,0 +1,197 @@
+"""``ouro hook install claude|codex``: merge without clobbering, back up, idempotent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ouro.errors import CorruptFile
+from ouro.hooks import install
+from ouro.hooks.claude import HOST as CLAUDE
+from ouro.hooks.codex import HOST as CODEX
+from tests.conftest import run_ouro
+
+EVENTS = ["SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd"]
+
+
+def install_json(*args: str) -> dict[str, Any]:
+    proc = run_ouro("hook", "install", *args, "--command", "ouro", "--json")
+    assert proc.returncode == 0, proc.stderr
+    result: dict[str, Any] = json.loads(proc.stdout)
+    return result
+
+
+def handlers(doc: dict[str, Any], event: str) -> list[dict[str, Any]]:
+    return [h for group in doc["hooks"][event] for h in group["hooks"]]
+
+
+@pytest.mark.parametrize(
+    ("host", "rel"), [("claude", ".claude/settings.json"), ("codex", ".codex/hooks.json")]
+)
+def test_fresh_install_writes_every_event_then_is_a_no_op(
+    host: str, rel: str, tmp_path: Path
+) -> None:
+    first = install_json(host, "--project", str(tmp_path))
+    path = tmp_path / rel
+    assert first["path"] == str(path) and first["written"] and first["backup"] is None
+    doc = json.loads(path.read_text())
+    assert list(doc["hooks"]) == EVENTS
+    for event in EVENTS:
+        [h] = handlers(doc, event)
+        assert h == {
+            "type": "command",
+            "command": f"ouro hook {host} {event}",
+            "timeout": install.TIMEOUTS[event],
+        }
+    assert doc["hooks"]["SessionStart"][0]["matcher"] == "startup|resume|clear|compact"
+    assert "matcher" not in doc["hooks"]["Stop"][0]
+    text, mtime = path.read_text(), path.stat().st_mtime_ns
+    second = install_json(host, "--project", str(tmp_path))
+    assert (second["changed"], second["written"], second["diff"]) == (False, False, "")
+    assert (path.read_text(), path.stat().st_mtime_ns) == (text, mtime)
+    assert list(path.parent.iterdir()) == [path]  # no backup for a no-op
+
+
+def test_merge_keeps_other_hooks_and_settings_and_backs_up(tmp_path: Path) -> None:
+    path = tmp_path / ".claude/settings.json"
+    path.parent.mkdir()
+    original = {
+        "permissions": {"allow": ["Bash(npm test)"]},
+        "hooks": {
+            "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard"}]}],
+        },
+    }
+    original_text = json.dumps(original, indent=4)
+    path.write_text(original_text)
+    result = install_json("claude", "--project", str(tmp_path))
+    doc = json.loads(path.read_text())
+    assert doc["permissions"] == original["permissions"]
+    assert doc["hooks"]["PreToolUse"] == original["hooks"]["PreToolUse"]
+    assert [h["command"] for h in handlers(doc, "Stop")] == [
+        "notify-send done",
+        "ouro hook claude Stop",
+    ]
+    backup = Path(result["backup"])
+    assert backup.parent == path.parent and backup.name.startswith("settings.json.bak-")
+    assert backup.read_text() == original_text
+    # Formatting differences alone are not a change: the second run is a no-op.
+    assert install_json("claude", "--project", str(tmp_path))["changed"] is False
+
+
+def test_an_older_ouro_hook_is_updated_in_place_and_duplicates_removed(tmp_path: Path) -> None:
+    path = tmp_path / ".codex/hooks.json"
+    path.parent.mkdir()
+    stale = {
+        "type": "command",
+        "command": "/old/venv/bin/ouro hook codex Stop",
+        "statusMessage": "x",
+    }
+    path.write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "Stop": [
+                        {"hooks": [{"type": "command", "command": "lint"}, stale]},
+                        {"hooks": [dict(stale)]},
+                    ]
+                }
+            }
+        )
+    )
+    install_json("codex", "--project", str(tmp_path), "--block-on-debt")
+    doc = json.loads(path.read_text())
+    assert doc["hooks"]["Stop"] == [
+        {
+            "hooks": [
+                {"type": "command", "command": "lint"},
+                {
+                    "type": "command",
+                    "command": "ouro hook codex Stop --block-on-debt",
+                    "statusMessage": "x",
+                    "timeout": 10,
+                },
+            ]
+        }
+    ]
+    # --block-on-debt only touches Stop.
+    assert handlers(doc, "SessionEnd")[0]["command"] == "ouro hook codex SessionEnd"
+
+
+def test_dry_run_shows_the_diff_and_writes_nothing(tmp_path: Path) -> None:
+    proc = run_ouro("hook", "install", "claude", "--project", str(tmp_path), "--dry-run")
+    assert proc.returncode == 0, proc.stderr
+    assert '+    "SessionStart": [' in proc.stdout
+    assert "dry run:" in proc.stdout
+    assert "note: no bundle is reachable from this project" in proc.stdout
+    assert not (tmp_path / ".claude").exists()
+
+
+def test_pinned_bundle_is_quoted_into_every_command(tmp_path: Path) -> None:
+    bundle = tmp_path / "my bundle.ouro"
+    result = install_json("claude", "--project", str(tmp_path), "--bundle", str(bundle))
+    assert result["bundle"] == str(bundle)
+    doc = json.loads((tmp_path / ".claude/settings.json").read_text())
+    for event in EVENTS:
+        assert handlers(doc, event)[0]["command"] == f"ouro hook claude {event} --bundle '{bundle}'"
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        ("{broken", "not valid JSON (line 1"),
+        ("[]", "must hold a JSON object"),
+        ('{"hooks": []}', "'hooks' must be an object"),
+        ('{"hooks": {"Stop": {}}}', "'hooks.Stop' must be a list"),
+    ],
+)
+def test_a_malformed_config_is_refused_and_left_untouched(
+    tmp_path: Path, content: str, needle: str
+) -> None:
+    path = tmp_path / ".claude/settings.json"
+    path.parent.mkdir()
+    path.write_text(content)
+    with pytest.raises(CorruptFile) as info:
+        install.plan(CLAUDE, tmp_path, base="ouro")
+    assert needle in info.value.message
+    assert path.read_text() == content
+    assert list(path.parent.iterdir()) == [path]
+
+
+def test_cli_reports_a_malformed_config_with_exit_1(tmp_path: Path) -> None:
+    path = tmp_path / ".codex/hooks.json"
+    path.parent.mkdir()
+    path.write_text("{broken")
+    proc = run_ouro("hook", "install", "codex", "--project", str(tmp_path))
+    assert proc.returncode == 1
+    assert "not valid JSON" in proc.stderr and "ouro left it untouched" in proc.stderr
+    assert path.read_text() == "{broken"
+
+
+def test_is_ours_matches_only_ouro_commands_for_that_host_and_event() -> None:
+    assert install.is_ours({"command": "ouro hook codex Stop"}, CODEX, "Stop")
+    assert install.is_ours({"command": "/x/bin/python -m ouro.cli hook codex Stop"}, CODEX, "Stop")
+    assert not install.is_ours({"command": "ouro hook claude Stop"}, CODEX, "Stop")
+    assert not install.is_ours({"command": "ouro hook codex StopFailure"}, CODEX, "Stop")
+    assert not install.is_ours({"command": "other hook codex Stop"}, CODEX, "Stop")
+    assert not install.is_ours("ouro hook codex Stop", CODEX, "Stop")
+
+
+def test_default_command_is_runnable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(install.shutil, "which", lambda name: None)
+    command = install.default_command()
+    assert command.endswith("/ouro") or command.endswith("-m ouro.cli")
+
+
+def test_install_names_the_bundle_a_hook_would_find(tmp_path: Path) -> None:
+    from ouro.bundle import Bundle
+
+    found = Bundle.init(tmp_path / "agent.ouro")
+    project = found.root / "desk"
+    proc = run_ouro("hook", "install", "codex", "--project", str(project), "--command", "ouro")
+    assert proc.returncode == 0, proc.stderr
+    assert f"hooks will use the bundle {found.root}" in proc.stdout
+    assert "Codex runs project hooks only after you review and trust them" in proc.stdout

@@ -1,0 +1,262 @@
+"""In-process pieces of ouro.hooks: stdin parsing, per-host output shapes,
+clipping, session file names, the packet diff and the Stop debt text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import orjson
+import pytest
+
+from ouro.bundle import Bundle
+from ouro.errors import InvalidInput
+from ouro.hooks import state
+from ouro.hooks.claude import HOST as CLAUDE
+from ouro.hooks.codex import HOST as CODEX
+from ouro.hooks.common import (
+    EVENTS,
+    HookInput,
+    Host,
+    Options,
+    Reply,
+    clip,
+    normalize_event,
+    parse_input,
+    run_hook,
+    shape,
+)
+from ouro.hooks.handlers import HANDLERS, debt_message
+from ouro.hooks.packet import changed_context, keyed_items, render_changes
+from ouro.orient_types import OrientItem
+
+FULL = Reply(context="packet", system_message="note", block_reason="owed")
+
+
+def test_parse_input_keeps_only_what_ouro_needs_and_never_the_prompt() -> None:
+    inp = parse_input(
+        json.dumps(
+            {
+                "session_id": "s",
+                "cwd": "/p",
+                "hook_event_name": "UserPromptSubmit",
+                "prompt": "secret",
+                "turn_id": "t",
+                "stop_hook_active": True,
+                "extra": {"nested": 1},
+            }
+        )
+    )
+    assert inp == HookInput(
+        event="UserPromptSubmit", session_id="s", cwd="/p", turn_id="t", stop_hook_active=True
+    )
+    assert "secret" not in repr(inp)
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("  ", "empty"),
+        ("nope", "not JSON"),
+        ('"s"', "JSON object"),
+        ('{"cwd": ["/p"]}', "'cwd' must be a string"),
+        ('{"stop_hook_active": "yes"}', "'stop_hook_active' must be true/false"),
+    ],
+)
+def test_parse_input_names_what_is_wrong(text: str, needle: str) -> None:
+    with pytest.raises(InvalidInput) as info:
+        parse_input(text)
+    assert needle in info.value.message
+
+
+def test_normalize_event_accepts_common_spellings() -> None:
+    assert normalize_event("session-start") == "SessionStart"
+    assert normalize_event("user_prompt_submit") == "UserPromptSubmit"
+    assert normalize_event("STOP") == "Stop"
+    assert normalize_event("PreToolUse") is None
+
+
+@pytest.mark.parametrize("h", [CLAUDE, CODEX], ids=["claude", "codex"])
+def test_shape_keeps_only_what_each_event_accepts(h: Host) -> None:
+    for event in ("SessionStart", "UserPromptSubmit"):
+        assert shape(h, event, Reply(context="packet")) == {
+            "hookSpecificOutput": {"hookEventName": event, "additionalContext": "packet"}
+        }
+    # No additional context on PreCompact or Stop; block only on Stop; nothing on SessionEnd.
+    assert shape(h, "PreCompact", FULL) == {"systemMessage": "note"}
+    assert shape(h, "Stop", FULL) == {
+        "decision": "block",
+        "reason": "owed",
+        "systemMessage": "note",
+    }
+    assert shape(h, "SessionEnd", FULL) is None
+    assert shape(h, "UserPromptSubmit", Reply()) is None
+
+
+def test_injected_context_is_clipped_to_the_host_limit() -> None:
+    out = shape(CODEX, "SessionStart", Reply(context="line\n" * 2000))
+    assert out is not None
+    text = out["hookSpecificOutput"]["additionalContext"]
+    assert len(text) <= CODEX.context_limit
+    assert text.endswith("run 'ouro orient' for the whole packet]")
+    assert clip("short", 10) == "short"
+
+
+def test_session_slug_is_file_safe() -> None:
+    assert state.session_slug("019d036d-c7fa.72_x") == "019d036d-c7fa.72_x"
+    assert state.session_slug(None) == "unknown-session"
+    odd = state.session_slug("../../etc/passwd")
+    assert odd.startswith("h-") and "/" not in odd
+    assert state.session_slug("a" * 101).startswith("h-")
+
+
+def _item(section: str, text: str, locator: str | None = None) -> OrientItem:
+    return OrientItem(section, 1, text, locator)
+
+
+def test_keys_ignore_the_event_count_and_the_last_event() -> None:
+    one = [
+        _item("status", "can continue: no (recorder ok, 3 events)", "arc/x.json"),
+        _item("last event", "turn_accepted at 1"),
+    ]
+    two = [
+        _item("status", "can continue: no (recorder ok, 4 events)", "arc/x.json"),
+        _item("last event", "turn_accepted at 2"),
+    ]
+    from ouro.hooks.packet import hashes_of
+
+    assert hashes_of(keyed_items(one)) == hashes_of(keyed_items(two))
+    three = [_item("status", "can continue: yes (recorder ok, 4 events)", "arc/x.json")]
+    assert hashes_of(keyed_items(three)) != hashes_of(keyed_items(one))
+
+
+def test_render_changes_shows_changed_items_and_what_went_away() -> None:
+    from ouro.hooks.packet import hashes_of
+
+    before = keyed_items(
+        [
+            _item("ask", "[current] old ask", "ev#1"),
+            _item("claims", "cl-1 [asserted] a", "arc/claims/cl-1.json"),
+            _item("gaps", "nextSafeAction: none recorded"),
+        ]
+    )
+    after = keyed_items(
+        [
+            _item("ask", "[current] new ask", "ev#2"),
+            _item("gaps", "nextSafeAction: none recorded"),
+        ]
+    )
+    changed, gone = state.changed_keys(hashes_of(before), hashes_of(after))
+    text = render_changes(after, changed, gone)
+    assert text == (
+        "# ouro: changed since this session's last orientation\n"
+        "## ask\n"
+        "- [current] new ask  [ev#2]\n"
+        "## no longer listed\n"
+        "- claims: arc/claims/cl-1.json\n"
+    )
+
+
+def test_changed_context_is_none_for_an_unchanged_bundle(bundle: Bundle) -> None:
+    from ouro.hooks.packet import packet_context
+
+    _, hashes = packet_context(bundle, budget=2500)
+    assert changed_context(bundle, dict(hashes), budget=2500) == (None, hashes)
+
+
+def test_debt_message_lists_due_obligations_and_names_unknown_stores() -> None:
+    full = {
+        "unverifiedClaimIds": [f"cl-{i}" for i in range(7)],
+        "stores": {
+            "claims": {
+                "items": {f"cl-{i}": {"status": "asserted", "text": f"c{i}"} for i in range(7)}
+            },
+            "obligations": {
+                "items": {
+                    "ob-a": {"what": "late", "due": "2026-01-01"},
+                    "ob-b": {"what": "today", "due": "2026-02-03"},
+                    "ob-c": {"what": "later", "due": "2026-02-04"},
+                    "ob-d": {"what": "undated"},
+                }
+            },
+        },
+    }
+    text = debt_message(full, now="2026-02-03T10:00:00.000Z")
+    assert text is not None
+    assert "ouro: 7 claim(s) not verified:" in text
+    assert "- cl-4 [asserted] c4" in text and "cl-5 [" not in text
+    assert "- … 2 more ('ouro claim list')" in text
+    assert (
+        "ouro: 2 obligation(s) due:\n- ob-a due 2026-01-01: late\n- ob-b due 2026-02-03: today"
+        in text
+    )
+    assert "later" not in text and "undated" not in text
+    unknown = {"unverifiedClaimIds": [], "stores": {"claims": {"error": "cannot list claims/"}}}
+    assert debt_message(unknown, now="2026-02-03T10:00:00.000Z") == (
+        "ouro: claims unknown (cannot list claims/)"
+    )
+    assert debt_message({"stores": {}}, now="2026-02-03T10:00:00.000Z") is None
+
+
+def test_run_hook_fails_open_on_an_internal_error_and_reraises_under_debug(
+    bundle: Bundle,
+) -> None:
+    def broken(*_: object) -> Reply:
+        raise RuntimeError("boom")
+
+    handlers = {**HANDLERS, "Stop": broken}
+    stdin = json.dumps({"session_id": "s", "cwd": str(bundle.root)})
+    out = run_hook(CLAUDE, "Stop", stdin, bundle_path=None, env={}, handlers=handlers)
+    assert out.stdout == ""
+    assert out.stderr == [
+        "ouro hook claude Stop: nothing injected: internal error RuntimeError: boom "
+        "(rerun with OURO_DEBUG=1 for the traceback)"
+    ]
+    with pytest.raises(RuntimeError):
+        run_hook(
+            CLAUDE, "Stop", stdin, bundle_path=None, env={"OURO_DEBUG": "1"}, handlers=handlers
+        )
+
+
+def test_a_failed_step_warns_but_the_packet_is_still_injected(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ouro.errors import LockTimeout
+    from ouro.sentinel import receipts
+
+    def held(*_: object, **__: object) -> None:
+        raise LockTimeout("sentinel lock held by pid 42", hint="wait and retry")
+
+    monkeypatch.setattr(receipts, "refresh", held)
+    stdin = json.dumps({"session_id": "s", "cwd": str(bundle.root), "source": "resume"})
+    out = run_hook(CODEX, "SessionStart", stdin, bundle_path=None, env={}, handlers=HANDLERS)
+    assert out.stderr == [
+        "ouro hook codex SessionStart: sentinel not refreshed: sentinel lock held by pid 42 "
+        "(hint: wait and retry)"
+    ]
+    assert orjson.loads(out.stdout)["hookSpecificOutput"]["additionalContext"].startswith(
+        "# orient"
+    )
+
+
+def test_every_event_has_a_handler_and_options_default_to_the_codex_budget() -> None:
+    assert set(HANDLERS) == set(EVENTS)
+    assert Options().budget <= 2500 and Options().block_on_debt is False
+
+
+def test_state_save_and_load_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "state/hooks/claude-s.json"
+    state.save(
+        path,
+        host="claude",
+        session_id="s",
+        hashes={"k": "sha256:x"},
+        event="Stop",
+        injected=False,
+        previous={"injectedAt": "earlier"},
+    )
+    data = state.load(path)
+    assert data is not None
+    assert data["items"] == {"k": "sha256:x"} and data["injectedAt"] == "earlier"
+    assert data["fingerprint"] == state.fingerprint({"k": "sha256:x"})
+    assert state.load(tmp_path / "missing.json") is None

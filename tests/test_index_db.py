@@ -1,0 +1,102 @@
+"""The index database: migrations, identity checks, purity of status."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from ouro.bundle import Bundle
+from ouro.errors import IndexUnavailable
+from ouro.index import db
+from ouro.index.search import desk_search
+from ouro.index.sync import rebuild, status, sync, touch_paths
+from tests.conftest import ouro_json, run_ouro, snapshot
+from tests.index_support import write_note
+
+
+def test_migrations_are_recorded_with_identity(bundle: Bundle) -> None:
+    sync(bundle)
+    conn = sqlite3.connect(db.db_path(bundle.root))
+    assert conn.execute("PRAGMA application_id").fetchone()[0] == db.APPLICATION_ID
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == db.latest_version()
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    rows = conn.execute("SELECT version, name FROM schema_migrations").fetchall()
+    assert rows == [(1, "0001_initial.sql")]
+    conn.close()
+    sync(bundle)  # reopening does not re-apply
+    conn = sqlite3.connect(db.db_path(bundle.root))
+    assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 1
+
+
+def _foreign(bundle: Bundle, app_id: int, version: int = 0) -> bytes:
+    path = db.db_path(bundle.root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE theirs (x)")
+    conn.execute("INSERT INTO theirs VALUES ('precious')")
+    conn.execute(f"PRAGMA application_id = {app_id}")
+    conn.execute(f"PRAGMA user_version = {version}")
+    conn.commit()
+    conn.close()
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("app_id", "version", "words"),
+    [(0, 0, "another application"), (0x1234, 1, "another application"),
+     (db.APPLICATION_ID, 99, "newer")],  # fmt: skip
+)
+def test_foreign_or_newer_database_is_refused_and_kept(
+    bundle: Bundle, app_id: int, version: int, words: str
+) -> None:
+    before = _foreign(bundle, app_id, version)
+    for action in (sync, rebuild):
+        with pytest.raises(IndexUnavailable, match=words):
+            action(bundle)
+    with pytest.raises(IndexUnavailable, match=words):
+        desk_search(bundle.root, "anything")
+    touch_paths(bundle, [bundle.record / "notes" / "x.md"])  # never raises: marks stale
+    assert db.db_path(bundle.root).read_bytes() == before
+    assert status(bundle)["state"] == "unavailable"
+    assert db.stale_marker(bundle.root).exists()
+    proc = run_ouro("index", "rebuild", "--json", bundle=bundle)
+    assert proc.returncode == 1 and "index_unavailable" in proc.stdout
+    assert db.db_path(bundle.root).read_bytes() == before
+
+
+def test_garbage_file_is_refused_and_kept(bundle: Bundle) -> None:
+    path = db.db_path(bundle.root)
+    path.write_bytes(b"not a database at all" * 100)
+    with pytest.raises(IndexUnavailable, match="not a readable SQLite database"):
+        sync(bundle)
+    assert path.read_bytes() == b"not a database at all" * 100
+
+
+def test_status_is_pure_when_missing(bundle: Bundle) -> None:
+    before = snapshot(bundle.root)
+    result = status(bundle)
+    assert result["state"] == "missing"
+    assert ouro_json("index", "status", bundle=bundle)["state"] == "missing"
+    assert ouro_json("info", bundle=bundle)["index"]["state"] == "missing"
+    assert snapshot(bundle.root) == before
+    assert not db.db_path(bundle.root).exists()
+
+
+def test_status_is_pure_when_present_and_sees_changes(bundle: Bundle) -> None:
+    write_note(bundle, "a", "Alpha", "first body")
+    sync(bundle)
+    sync(bundle)  # settle racy folders
+    before = snapshot(bundle.root)
+    result = status(bundle)
+    assert snapshot(bundle.root) == before
+    assert result["counts"]["note"] == 1
+    assert result["lastSync"]
+    write_note(bundle, "b", "Beta", "second body")
+    assert status(bundle)["state"] == "stale"
+    sync(bundle)
+    db.mark_stale(bundle.root, "write-through failed: test")
+    after = status(bundle)
+    assert after["state"] == "stale" and "test" in after["reason"]
+    sync(bundle)
+    assert not db.stale_marker(bundle.root).exists()

@@ -1,0 +1,222 @@
+"""Sync: incremental ≡ rebuild, append-only facts, bad input, write-through,
+many processes, and losing state/index/ loses nothing."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ouro import tools
+from ouro.bundle import Bundle
+from ouro.index import db
+from ouro.index.search import consult_diary, desk_search, search_facts
+from ouro.index.sync import rebuild, status, sync, touch_paths
+from tests.index_support import append_fact, dump_index, write_note, write_task
+
+FACTS = "desk/_record/diary/facts.jsonl"
+
+
+def test_facts_only_the_appended_tail_is_parsed(bundle: Bundle) -> None:
+    for i in range(50):
+        append_fact(bundle, f"f-{i:03d}", f"fact number {i} about tea", ["bo"])
+    first = sync(bundle)
+    assert first.facts_added == 50
+    append_fact(bundle, "f-100", "a new fact about coffee", ["ari"], supersedes="f-000")
+    second = sync(bundle)
+    assert second.facts_added == 1  # the 50 old lines were not parsed again
+    hit = search_facts(bundle.root, "coffee")["results"]
+    assert [r["locator"] for r in hit] == [f"{FACTS}#f-100"]
+    assert search_facts(bundle.root, "number 0")["total"] == 0  # f-000 is superseded now
+    assert consult_diary(bundle.root, "number 0", history=True)["total"] == 1
+    # rewriting the middle (not an append) re-indexes the whole file
+    path = bundle.root / FACTS
+    path.write_bytes(path.read_bytes().replace(b"fact number 7 about", b"fact numbre 7 about"))
+    third = sync(bundle)
+    assert third.facts_added == 51
+    assert search_facts(bundle.root, "numbre")["total"] == 1
+    assert dump_index(bundle) == (rebuild(bundle), dump_index(bundle))[1]
+
+
+def test_malformed_lines_and_files_are_reported_and_skipped(bundle: Bundle) -> None:
+    append_fact(bundle, "f-1", "good fact")
+    path = bundle.root / FACTS
+    with path.open("ab") as handle:
+        handle.write(b'{"id": "f-2", "text": "torn\n[1, 2]\n{"id": "f-3"}\n')
+    append_fact(bundle, "f-4", "another good fact")
+    note = write_note(bundle, "broken", "Broken", "x")
+    note.write_text("---\ntitle: [unclosed\n---\nbody\n")
+    report = sync(bundle)
+    found = {(p.file, p.line) for p in report.problems}
+    assert found == {(FACTS, 2), (FACTS, 3), (FACTS, 4), ("desk/_record/notes/broken.md", 2)}
+    assert search_facts(bundle.root, "good")["total"] == 2
+    assert status(bundle)["problems"] == 4
+    with path.open("ab") as handle:  # an unfinished last line waits for its newline
+        handle.write(b'{"id": "f-5", "text": "half written')
+    assert sync(bundle).facts_added == 0
+    with path.open("ab") as handle:
+        handle.write(b'"}\n')
+    assert sync(bundle).facts_added == 1
+    assert dump_index(bundle) == (rebuild(bundle), dump_index(bundle))[1]
+
+
+def test_write_through_indexes_and_never_raises(bundle: Bundle) -> None:
+    sync(bundle)
+    tools.invoke("diary_write", bundle, {"text": "Ari likes green tea", "about": ["ari"]})
+    tools.invoke("notes_write", bundle, {"title": "Tea guide", "body": "Steep for three minutes"})
+    conn = db.open_db(bundle.root)
+    kinds = dict(conn.execute("SELECT kind, count(*) FROM docs GROUP BY kind").fetchall())
+    conn.close()
+    assert kinds == {"fact": 1, "note": 1}  # indexed by write-through, no sync ran
+    # a broken index: the write-through marks it stale instead of raising
+    db.db_path(bundle.root).write_bytes(b"garbage")
+    touch_paths(bundle, [bundle.record / "notes" / "tea-guide.md"])
+    assert status(bundle)["state"] == "unavailable"
+    assert "write-through" in db.stale_marker(bundle.root).read_text()
+
+
+def test_deleting_state_index_loses_nothing(bundle: Bundle) -> None:
+    for i in range(20):
+        append_fact(bundle, f"f-{i:02d}", f"fact {i} mentions release plans", ["team"])
+        write_note(bundle, f"n{i}", f"Note {i}", f"release notes body {i}", ["ops"])
+        write_task(bundle, "rel", f"task{i}", f"Task {i} release", f"body {i}")
+    queries = ["release", "release plan*", '"release notes"', "task 7"]
+    before = [desk_search(bundle.root, q, limit=50) for q in queries]
+    rows = dump_index(bundle)
+    shutil.rmtree(bundle.index_dir)
+    after = [desk_search(bundle.root, q, limit=50) for q in queries]
+    assert after == before
+    assert dump_index(bundle) == rows
+
+
+# --- incremental ≡ rebuild (property) ------------------------------------------
+
+WORDS = ["alpha", "beta", "gamma", "delta", "tea", "release", "parser", "Ari", "café"]
+text = st.lists(st.sampled_from(WORDS), min_size=1, max_size=5).map(" ".join)
+ops = st.lists(
+    st.one_of(
+        st.tuples(st.just("fact"), text, st.sampled_from(["ari", "bo", "x y"])),
+        st.tuples(st.just("note"), st.integers(0, 4), text),
+        st.tuples(st.just("task"), st.integers(0, 4), text),
+        st.tuples(st.just("reflect"), text, st.just("")),
+        st.tuples(st.just("edit"), st.integers(0, 4), text),
+        st.tuples(st.just("rename"), st.integers(0, 4), st.integers(0, 4)),
+        st.tuples(st.just("delete"), st.integers(0, 4), st.booleans()),
+        st.tuples(st.just("bad_fact"), text, st.just("")),
+        st.tuples(st.just("supersede"), text, st.just("")),
+        st.tuples(st.just("sync"), st.just(""), st.just("")),
+        st.tuples(st.just("search"), text, st.just("")),
+    ),
+    max_size=14,
+)
+
+
+def _apply(bundle: Bundle, op: tuple[Any, ...], facts: list[str]) -> None:
+    kind, a, b = op
+    notes = bundle.record / "notes"
+    if kind == "fact":
+        out = tools.invoke("diary_write", bundle, {"text": a, "about": [b], "force": True})
+        if out["fact"]["id"] not in facts:
+            facts.append(out["fact"]["id"])
+    elif kind == "note":
+        tools.invoke("notes_write", bundle, {"title": f"note {a}", "body": b, "tags": ["t"]})
+    elif kind == "task":
+        tools.invoke("desk_track_add", bundle, {"name": "work"})
+        tools.invoke("desk_task_add", bundle, {"track": "work", "title": f"task {a}", "body": b})
+    elif kind == "reflect":
+        tools.invoke("diary_reflect", bundle, {"text": a})
+    elif kind == "edit":  # an outside editor, in place
+        target = notes / f"note-{a}.md"
+        if target.exists():
+            with target.open("a", encoding="utf-8") as handle:
+                handle.write(f"\nedited {b}\n")
+        else:
+            write_note(bundle, f"hand-{a}", f"Hand {a}", b)
+    elif kind == "rename":
+        src = notes / f"note-{a}.md"
+        if src.exists():
+            src.rename(notes / f"moved-{b}.md")
+    elif kind == "delete":
+        if b:
+            shutil.rmtree(bundle.desk / "work", ignore_errors=True)
+        else:
+            (notes / f"note-{a}.md").unlink(missing_ok=True)
+    elif kind == "bad_fact":
+        with (bundle.root / FACTS).open("ab") as handle:
+            handle.write(b"{not json " + a.encode() + b"\n")
+    elif kind == "supersede" and facts:
+        old = facts[-1]
+        out = tools.invoke(
+            "diary_write", bundle, {"text": a + " corrected", "supersedes": old, "force": True}
+        )
+        facts[:] = [f for f in facts if f != old]
+        if not out["duplicate"]:
+            facts.append(out["fact"]["id"])
+    elif kind == "sync":
+        sync(bundle)
+    elif kind == "search":
+        desk_search(bundle.root, a)
+
+
+QUERIES = ["alpha", "tea", "release parser", '"alpha beta"', "gam*", "cafe", "edited", "ari"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(ops)
+def test_incremental_sync_equals_rebuild(sequence: list[tuple[Any, ...]]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        bundle = Bundle.init(Path(tmp) / "p.ouro", agent="prop")
+        sync(bundle)
+        facts: list[str] = []
+        for op in sequence:
+            _apply(bundle, op, facts)
+        sync(bundle)
+        incremental = dump_index(bundle)
+        answers = [desk_search(bundle.root, q, limit=100) for q in QUERIES]
+        diary = consult_diary(bundle.root, None, history=True, limit=100)
+        rebuild(bundle)
+        assert dump_index(bundle) == incremental
+        assert [desk_search(bundle.root, q, limit=100) for q in QUERIES] == answers
+        assert consult_diary(bundle.root, None, history=True, limit=100) == diary
+
+
+# --- many processes -----------------------------------------------------------
+
+
+def _writer(root: str, worker: int, count: int) -> None:
+    bundle = Bundle.open(root)
+    for i in range(count):
+        tools.invoke(
+            "diary_write",
+            bundle,
+            {"text": f"worker {worker} wrote fact {i} zq{worker}x{i}", "about": [f"w{worker}"],
+             "force": True},  # fmt: skip
+        )
+
+
+@pytest.mark.slow
+def test_eight_processes_writing_facts_keep_the_index_exact(bundle: Bundle) -> None:
+    sync(bundle)
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(str(bundle.root), w, 200)) for w in range(8)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    lines = (bundle.root / FACTS).read_bytes().count(b"\n")
+    assert lines == 1600
+    conn = db.open_db(bundle.root)
+    indexed = conn.execute("SELECT count(*) FROM facts").fetchone()[0]
+    conn.close()
+    assert indexed == 1600  # by write-through alone, before any sync
+    assert not db.stale_marker(bundle.root).exists()
+    assert status(bundle)["counts"]["fact"] == 1600
+    assert search_facts(bundle.root, "zq3x199")["total"] == 1

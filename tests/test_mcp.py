@@ -1,0 +1,306 @@
+"""``ouro mcp`` driven by the SDK's own stdio client, against real bundles."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp.client.client import Client
+from mcp.client.session import ClientSession
+from mcp.shared.exceptions import MCPError
+
+from ouro import tools as registry
+from ouro.bundle import Bundle
+from ouro.mcp import build_server
+from tests.conftest import ouro_json, run_ouro, snapshot
+from tests.mcp_client import json_of, session, text_of
+from tests.tool_samples import SAMPLES, prepare_samples, resolve_sample
+
+TIMEOUT = 60
+
+
+def drive(root: Path, errlog: Path, body: Callable[[ClientSession], Awaitable[None]]) -> None:
+    """Run ``body`` against a fresh ``ouro mcp`` server on ``root``."""
+
+    async def main() -> None:
+        with anyio.fail_after(TIMEOUT), errlog.open("a") as log:
+            async with session(root, errlog=log) as client:
+                await body(client)
+
+    anyio.run(main)
+
+
+def test_lists_every_registry_tool_with_schema_and_hints(bundle: Bundle, tmp_path: Path) -> None:
+    listed: list[types.Tool] = []
+
+    async def body(client: ClientSession) -> None:
+        listed.extend((await client.list_tools()).tools)
+
+    drive(bundle.root, tmp_path / "server.log", body)
+    assert [t.name for t in listed] == [t.name for t in registry.TOOLS]
+    for mcp_tool, tool in zip(listed, registry.TOOLS, strict=True):
+        assert mcp_tool.description == tool.description
+        assert mcp_tool.input_schema == tool.model().model_json_schema()
+        assert mcp_tool.input_schema["type"] == "object"
+        assert mcp_tool.annotations == types.ToolAnnotations(
+            read_only_hint=tool.read_only,
+            destructive_hint=tool.destructive,
+            idempotent_hint=tool.idempotent,
+            open_world_hint=False,
+        )
+
+
+def test_every_registered_tool_has_a_sample() -> None:
+    names = {tool.name for tool in registry.TOOLS}
+    assert sorted(names - set(SAMPLES)) == [], "add these tools to tests/tool_samples.py"
+    assert sorted(set(SAMPLES) - names) == [], "samples for tools that are not registered"
+
+
+def test_calls_every_tool(bundle: Bundle, tmp_path: Path) -> None:
+    ctx = prepare_samples(bundle)
+    # Reads first, so a write sample cannot change what a read sample expects.
+    ordered = sorted(registry.TOOLS, key=lambda t: not t.read_only)
+    results: dict[str, Any] = {}
+    failures: dict[str, str] = {}
+
+    async def body(client: ClientSession) -> None:
+        for tool in ordered:
+            if tool.name not in SAMPLES:
+                failures[tool.name] = "no sample in tests/tool_samples.py"
+                continue
+            result = await client.call_tool(tool.name, resolve_sample(tool.name, ctx))
+            if result.is_error:
+                failures[tool.name] = text_of(result)
+            else:
+                results[tool.name] = json_of(result)
+
+    drive(bundle.root, tmp_path / "server.log", body)
+    assert failures == {}
+    assert set(results) == {t.name for t in registry.TOOLS}
+    assert all(isinstance(r, dict) for r in results.values())
+
+
+def test_read_only_tools_write_nothing(bundle: Bundle, tmp_path: Path) -> None:
+    """A tool that declares readOnlyHint changes no file, not even an mtime --
+    except the search index under state/index/, a cache that search may build."""
+    ctx = prepare_samples(bundle)
+    reads = [t for t in registry.TOOLS if t.read_only and t.name in SAMPLES]
+
+    def truth() -> dict[str, tuple[bytes, int]]:
+        return {k: v for k, v in snapshot(bundle.root).items() if not k.startswith("state/index/")}
+
+    before = truth()
+
+    async def body(client: ClientSession) -> None:
+        for tool in reads:
+            result = await client.call_tool(tool.name, resolve_sample(tool.name, ctx))
+            assert not result.is_error, f"{tool.name}: {text_of(result)}"
+
+    drive(bundle.root, tmp_path / "server.log", body)
+    assert len(reads) > 1
+    assert truth() == before
+
+
+def test_result_is_the_object_the_cli_prints(bundle: Bundle, tmp_path: Path) -> None:
+    got: dict[str, Any] = {}
+
+    async def body(client: ClientSession) -> None:
+        got.update(json_of(await client.call_tool("bundle_info", {})))
+
+    drive(bundle.root, tmp_path / "server.log", body)
+    assert got == ouro_json("info", bundle=bundle)
+    assert got["bundle"] == str(bundle.root)
+
+
+def test_bad_arguments_are_a_tool_error_naming_the_field(bundle: Bundle, tmp_path: Path) -> None:
+    required = next(
+        (
+            (tool.name, field)
+            for tool in registry.TOOLS
+            for field, info in tool.model().model_fields.items()
+            if info.is_required()
+        ),
+        None,
+    )
+    texts: list[str] = []
+
+    async def body(client: ClientSession) -> None:
+        extra = await client.call_tool("bundle_info", {"no_such_field": 1})
+        assert extra.is_error
+        texts.append(text_of(extra))
+        assert extra.structured_content["error"]["type"] == "invalid_input"
+        if required is not None:
+            missing = await client.call_tool(required[0], {})
+            assert missing.is_error
+            texts.append(text_of(missing))
+        # the server is still serving after refusing bad input
+        json_of(await client.call_tool("bundle_info", {}))
+
+    drive(bundle.root, tmp_path / "server.log", body)
+    assert "no_such_field" in texts[0] and "hint:" in texts[0]
+    if required is not None:
+        assert f"{required[0]}: {required[1]}:" in texts[1]
+
+
+def test_ouro_error_becomes_tool_error_with_message_and_hint(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    """The server opened the bundle at start; a corrupt bundle.json afterwards is
+    an OuroError from the tool, reported with its hint, and serving goes on."""
+    original = bundle.meta_path.read_bytes()
+
+    async def body(client: ClientSession) -> None:
+        bundle.meta_path.write_text("{not json")
+        broken = await client.call_tool("bundle_info", {})
+        assert broken.is_error
+        text = text_of(broken)
+        assert text.startswith(f"{bundle.meta_path}: not valid JSON")
+        assert "\nhint: restore bundle.json" in text
+        assert broken.structured_content["error"]["type"] == "corrupt_file"
+        assert broken.structured_content["error"]["hint"].startswith("restore bundle.json")
+        bundle.meta_path.write_bytes(original)
+        assert json_of(await client.call_tool("bundle_info", {}))["agent"] == "tester"
+
+    drive(bundle.root, tmp_path / "server.log", body)
+
+
+def test_locator_escape_and_not_found_are_tool_errors(bundle: Bundle, tmp_path: Path) -> None:
+    """Arguments are held to the bundle: a locator leaving it is refused with a hint,
+    and the refusal writes nothing."""
+    before = snapshot(bundle.root)
+    texts: dict[str, str] = {}
+
+    calls: list[tuple[str, str, dict[str, Any]]] = [
+        ("dotdot", "arc_record_claim", {"text": "x", "about": ["../outside.txt"]}),
+        ("absolute", "arc_record_claim", {"text": "x", "about": ["/etc/passwd"]}),
+        ("missing", "desk_task_show", {"task": "nowhere/nothing"}),
+    ]
+
+    async def body(client: ClientSession) -> None:
+        for key, name, args in calls:
+            result = await client.call_tool(name, args)
+            assert result.is_error, key
+            texts[key] = text_of(result)
+
+    drive(bundle.root, tmp_path / "server.log", body)
+    assert "about: locator '../outside.txt' has an empty, '.' or '..' segment" in texts["dotdot"]
+    assert "about: locator '/etc/passwd' is absolute" in texts["absolute"]
+    assert "\nhint: use a bundle-relative path" in texts["dotdot"]
+    assert texts["missing"].startswith("no track named 'nowhere'")
+    assert "\nhint: create it with 'ouro desk track add nowhere'" in texts["missing"]
+    assert snapshot(bundle.root) == before
+
+
+def test_unknown_tool_is_a_protocol_error(bundle: Bundle, tmp_path: Path) -> None:
+    async def body(client: ClientSession) -> None:
+        with pytest.raises(MCPError) as caught:
+            await client.call_tool("no_such_tool", {})
+        assert caught.value.code == types.INVALID_PARAMS
+        assert "no tool named 'no_such_tool'" in caught.value.message
+        assert "bundle_info" in caught.value.message  # the hint lists known tools
+
+    drive(bundle.root, tmp_path / "server.log", body)
+
+
+def test_unexpected_exception_is_a_tool_error_and_serving_goes_on(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In-process (the SDK's in-memory transport) so a tool can be made to crash."""
+    real_invoke = registry.invoke
+    crashes = iter([True])
+
+    def flaky_invoke(name: str, b: Bundle, arguments: Any) -> dict[str, Any]:
+        if next(crashes, False):
+            raise ZeroDivisionError("division by zero")
+        return real_invoke(name, b, arguments)
+
+    monkeypatch.setattr(registry, "invoke", flaky_invoke)
+
+    async def main() -> None:
+        with anyio.fail_after(TIMEOUT):
+            async with Client(build_server(bundle)) as client:
+                crashed = await client.call_tool("bundle_info", {})
+                assert crashed.is_error
+                assert text_of(crashed).startswith(
+                    "bundle_info failed: ZeroDivisionError: division by zero\nhint: this is a bug"
+                )
+                assert crashed.structured_content["error"]["type"] == "internal"
+                again = await client.call_tool("bundle_info", {})
+                assert json_of(again)["bundle"] == str(bundle.root)
+
+    anyio.run(main)
+
+
+def test_legacy_bundle_is_refused_at_start(bundle: Bundle) -> None:
+    (bundle.root / "diary").mkdir()
+    proc = run_ouro("mcp", "--bundle", str(bundle.root), input="")
+    assert proc.returncode == 1
+    assert proc.stdout == ""  # stdout belongs to the protocol
+    assert "uses the old layout (top-level diary/)" in proc.stderr
+    assert "ouro migrate" in proc.stderr
+
+
+def test_missing_bundle_is_refused_at_start(tmp_path: Path) -> None:
+    proc = run_ouro("mcp", "--bundle", str(tmp_path / "nowhere"), input="")
+    assert proc.returncode == 1
+    assert proc.stdout == ""
+    assert "no bundle at" in proc.stderr and "ouro init" in proc.stderr
+
+
+def test_bundle_comes_from_env_or_walk_up(bundle: Bundle, tmp_path: Path) -> None:
+    """Without --bundle the server binds to $OURO_BUNDLE, else the nearest bundle."""
+    request = (
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "0"},
+                },
+            }
+        )
+        + "\n"
+    )
+    proc = run_ouro("mcp", input=request, env={"OURO_BUNDLE": str(bundle.root)})
+    assert proc.returncode == 0, proc.stderr
+    reply = json.loads(proc.stdout.splitlines()[0])
+    assert reply["result"]["serverInfo"]["name"] == "ouro"
+    inside = bundle.root / "desk"
+    walked = subprocess.run(
+        [sys.executable, "-m", "ouro.cli", "mcp"],
+        input=request,
+        capture_output=True,
+        text=True,
+        cwd=inside,
+        timeout=TIMEOUT,
+    )
+    assert walked.returncode == 0, walked.stderr
+    assert json.loads(walked.stdout.splitlines()[0])["result"]["serverInfo"]["name"] == "ouro"
+
+
+def test_other_commands_do_not_import_mcp(bundle: Bundle) -> None:
+    proc = run_ouro("info", bundle=bundle, env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert proc.returncode == 0, proc.stderr
+    imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
+    assert "ouro.cli.app" in imported  # the import log is really there
+    assert not {m for m in imported if m.split(".")[0] in ("mcp", "mcp_types")}
+    code = (
+        "import sys, ouro.tools, ouro.cli.app\n"
+        "for t in ouro.tools.TOOLS: t.model(); t.func()\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=TIMEOUT
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

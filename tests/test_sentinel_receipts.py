@@ -1,0 +1,264 @@
+"""Refresh: receipts, latest / latest-ready, anchor, ledger, pruning, git signals."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from ouro.arc.recorder import record_event
+from ouro.arc.resume import read_resume
+from ouro.bundle import Bundle
+from ouro.errors import InvalidInput
+from ouro.sentinel import paths
+from ouro.sentinel.receipts import refresh
+from ouro.sentinel.signals import git_signals, parse_caller_signal, parse_caller_signals
+from ouro.sentinel.status import sentinel_status
+from tests.conftest import ouro_json, run_ouro, snapshot
+from tests.sentinel_support import checks, history, load, make_ready, receipt_ids
+
+DOWN = parse_caller_signal(
+    {"kind": "provider_lane", "source": "anthropic", "status": "down"}, index=0
+)
+T0 = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
+
+
+def test_first_refresh_on_an_empty_bundle_is_blocked_and_visible(bundle: Bundle) -> None:
+    out = refresh(bundle)
+    r = out["receipt"]
+    assert r["verdict"] == "blocked" and r["ready"] is False
+    assert r["trigger"] == "manual_cli" and r["id"].startswith("sr-")
+    assert checks(r)["current_ask"] == "fail"
+    assert r["recoveryAnchor"]["use"] == "current-blocker"
+    assert r["recoveryAnchor"]["receiptId"] == r["id"]
+    assert load(paths.latest_path(bundle))["id"] == r["id"]
+    assert not paths.latest_ready_path(bundle).exists()
+    assert receipt_ids(bundle) == {r["id"]}
+    [line] = history(bundle)
+    assert line["id"] == r["id"] and line["verdict"] == "blocked"
+    assert "current_ask:fail" in line["gauntlet"]["notPassing"]
+
+
+def test_ready_receipt_becomes_latest_ready_with_snapshot(bundle: Bundle) -> None:
+    make_ready(bundle)
+    r = refresh(bundle, trigger="post_turn")["receipt"]
+    assert r["verdict"] == "ready" and r["ready"] is True
+    assert r["recoveryAnchor"]["use"] == "self"
+    assert r["resume"]["canContinue"] is True
+    assert r["resume"]["currentAsk"]["value"] == "ship the sentinel"
+    assert r["resume"]["nextSafeAction"]["value"] == "write the tests"
+    assert [s["status"] for s in r["signals"] if s["kind"] == "bundle"] == ["git-unavailable"]
+    assert r["sources"] and all(isinstance(x, str) for x in r["sources"])
+    assert load(paths.latest_ready_path(bundle)) == load(paths.latest_path(bundle))
+    assert load(paths.latest_path(bundle)) == load(paths.receipts_dir(bundle) / f"{r['id']}.json")
+
+
+def test_latest_ready_survives_later_blocked_receipts(bundle: Bundle) -> None:
+    make_ready(bundle)
+    ready = refresh(bundle)["receipt"]
+    ready_bytes = paths.latest_ready_path(bundle).read_bytes()
+    outside = refresh(bundle, signals=[DOWN])["receipt"]
+    assert outside["verdict"] == "blocked" and outside["gauntlet"]["verdict"] == "ready"
+    assert outside["recoveryAnchor"]["use"] == "latest-ready"
+    assert outside["recoveryAnchor"]["receiptId"] == ready["id"]
+    assert "provider_lane:anthropic=down" in outside["recoveryAnchor"]["reason"]
+    assert load(paths.latest_path(bundle))["id"] == outside["id"]
+    assert paths.latest_ready_path(bundle).read_bytes() == ready_bytes
+    # Now the gauntlet itself fails: the blocker is the anchor, never the older ready one.
+    record_event(bundle, "blocker_detected", "blocked", blocked_because="the disk is full")
+    inner = refresh(bundle, signals=[DOWN])["receipt"]
+    assert inner["recoveryAnchor"]["use"] == "current-blocker"
+    assert inner["recoveryAnchor"]["receiptId"] == inner["id"]
+    assert ready["id"] not in json.dumps(inner["recoveryAnchor"])
+    assert paths.latest_ready_path(bundle).read_bytes() == ready_bytes
+    status = sentinel_status(bundle)
+    assert status["verdict"] == "blocked" and status["recoveryAnchor"]["use"] == "current-blocker"
+    assert {f["check"] for f in status["failing"]} >= {"stale_guard"}
+    assert status["latestReady"]["id"] == ready["id"]
+
+
+def test_watch_without_any_ready_receipt_anchors_to_none(bundle: Bundle) -> None:
+    make_ready(bundle)
+    record_event(bundle, "handoff", "new session")
+    r = refresh(bundle)["receipt"]
+    assert r["verdict"] == "watch"
+    assert r["recoveryAnchor"]["use"] == "none"
+    assert not paths.latest_ready_path(bundle).exists()
+
+
+def test_out_of_order_refreshes_keep_latest_monotonic(bundle: Bundle) -> None:
+    make_ready(bundle)
+    newer = refresh(bundle, now=T0 + timedelta(seconds=10))
+    older = refresh(bundle, now=T0)
+    assert newer["latestReplaced"] and newer["latestReadyReplaced"]
+    assert older["latestReplaced"] is False and older["latestReadyReplaced"] is False
+    assert load(paths.latest_path(bundle))["id"] == newer["receipt"]["id"]
+    assert load(paths.latest_ready_path(bundle))["id"] == newer["receipt"]["id"]
+    assert [h["id"] for h in history(bundle)] == [newer["receipt"]["id"], older["receipt"]["id"]]
+    assert receipt_ids(bundle) == {newer["receipt"]["id"], older["receipt"]["id"]}
+    # Same generatedAt: the larger id wins.
+    tie = refresh(bundle, now=T0 + timedelta(seconds=10))
+    assert tie["receipt"]["id"] > newer["receipt"]["id"] and tie["latestReplaced"]
+
+
+def test_pruning_keeps_the_bound_plus_latest_ready(bundle: Bundle) -> None:
+    make_ready(bundle)
+    ready = refresh(bundle, keep=3)["receipt"]
+    blocked = [refresh(bundle, signals=[DOWN], keep=3)["receipt"]["id"] for _ in range(5)]
+    assert receipt_ids(bundle) == {ready["id"], *blocked[-3:]}
+    assert len(history(bundle)) == 6  # the ledger is never pruned
+    assert load(paths.latest_ready_path(bundle))["id"] == ready["id"]
+
+
+def test_malformed_receipts_are_reported_and_left_untouched(bundle: Bundle) -> None:
+    make_ready(bundle)
+    refresh(bundle)
+    latest = paths.latest_path(bundle)
+    latest.write_bytes(b'{"id": "sr-torn", ')
+    stray = paths.receipts_dir(bundle) / "sr-01aaaaaaaaaaaaaaaaaa.json"
+    stray.write_bytes(b"not json")
+    out = refresh(bundle, keep=1)
+    assert latest.read_bytes() == b'{"id": "sr-torn", '
+    assert stray.read_bytes() == b"not json"
+    located = {i["locator"] for i in out["issues"]}
+    assert paths.LATEST in located and f"{paths.RECEIPTS_DIR}/{stray.name}" in located
+    degraded = [s for s in out["receipt"]["signals"] if s["status"] == "degraded"]
+    assert degraded and degraded[0]["source"] == paths.LATEST
+    assert out["receipt"]["verdict"] == "watch" and out["latestReplaced"] is False
+    before = snapshot(bundle.root)
+    status = sentinel_status(bundle)
+    assert status["state"] == "degraded" and status["latest"] is None
+    assert status["issues"][0]["locator"] == paths.LATEST
+    assert snapshot(bundle.root) == before
+
+
+def test_status_is_pure_and_unknown_before_any_refresh(bundle: Bundle) -> None:
+    before = snapshot(bundle.root)
+    status = sentinel_status(bundle)
+    assert status["state"] == "missing" and status["verdict"] == "unknown"
+    make_ready(bundle)
+    refresh(bundle, signals=[DOWN])
+    before = snapshot(bundle.root)
+    status = sentinel_status(bundle)
+    assert status["verdict"] == "blocked" and status["signals"][0]["source"] == "anthropic"
+    cli = ouro_json("sentinel", "status", bundle=bundle)
+    assert cli["latest"]["id"] == status["latest"]["id"]
+    text = run_ouro("sentinel", "status", bundle=bundle, check=True).stdout
+    assert "BLOCKED" in text and "provider_lane:anthropic" in text
+    assert snapshot(bundle.root) == before
+
+
+def test_status_says_when_events_came_after_the_receipt(bundle: Bundle) -> None:
+    make_ready(bundle)
+    refresh(bundle, now=T0)
+    assert sentinel_status(bundle)["behindEvents"] is True
+
+
+def test_everything_written_is_redacted(bundle: Bundle) -> None:
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    make_ready(bundle)
+    sig = parse_caller_signal(
+        {"kind": "sense", "source": "mail", "status": "down", "detail": f"token {secret}"}, index=0
+    )
+    refresh(bundle, signals=[sig])
+    for path in paths.sentinel_dir(bundle).rglob("*"):
+        if path.is_file():
+            assert secret not in path.read_text(), path
+    assert "[redacted:github_token]" in paths.latest_path(bundle).read_text()
+
+
+def test_caller_signals_are_validated(bundle: Bundle) -> None:
+    assert parse_caller_signals(['{"kind": "sense", "status": "ok"}'])[0].verdict_impact == "none"
+    assert (
+        parse_caller_signal({"kind": "sense", "status": "unknown"}, index=0).verdict_impact
+        == "watch"
+    )
+    assert (
+        parse_caller_signal({"kind": "sense", "status": "stale"}, index=0).verdict_impact
+        == "blocked"
+    )
+    with pytest.raises(InvalidInput, match=r"signal\[0\]: not valid JSON"):
+        parse_caller_signal("{nope", index=0)
+    with pytest.raises(InvalidInput, match="kind must be one of"):
+        parse_caller_signal({"kind": "bundle", "status": "ok"}, index=0)
+    with pytest.raises(InvalidInput, match=r"signal\[2\].*repairActor"):
+        parse_caller_signal({"kind": "sense", "status": "x", "repairActor": "robot"}, index=2)
+    with pytest.raises(InvalidInput, match="trigger"):
+        refresh(bundle, trigger="whenever")
+
+
+def test_cli_refresh_with_signals_and_errors(bundle: Bundle) -> None:
+    make_ready(bundle)
+    out = ouro_json(
+        "sentinel", "refresh", "--trigger", "provider_failover",
+        "--signal", '{"kind": "provider_lane", "source": "openai", "status": "down", '
+        '"repairActor": "human-required", "repairCommand": "check the key"}',
+        bundle=bundle,
+    )  # fmt: skip
+    assert out["trigger"] == "provider_failover" and out["verdict"] == "blocked"
+    assert out["recoveryAnchor"]["use"] == "none"
+    lane = next(s for s in out["signals"] if s["kind"] == "provider_lane")
+    assert lane["repairActor"] == "human-required" and lane["verdictImpact"] == "blocked"
+    bad = run_ouro("sentinel", "refresh", "--signal", "{", bundle=bundle)
+    assert bad.returncode == 1 and "signal[0]" in bad.stderr
+    assert len(history(bundle)) == 1  # the refused refresh wrote nothing
+
+
+def test_a_blocked_receipt_does_not_poison_the_next_refresh(bundle: Bundle) -> None:
+    make_ready(bundle)
+    events = read_resume(bundle)["eventCount"]
+    blocked = refresh(bundle, signals=[DOWN])["receipt"]
+    assert blocked["verdict"] == "blocked"
+    assert read_resume(bundle)["eventCount"] == events  # a refresh records no event
+    after = refresh(bundle)["receipt"]
+    assert after["verdict"] == "ready" and after["ready"]
+
+
+def _git(root: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_git_signals_clean_dirty_and_own_output(bundle: Bundle) -> None:
+    make_ready(bundle)
+    _git(bundle.root, "init", "-q")
+    _git(bundle.root, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
+    _git(bundle.root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "start")
+    first = refresh(bundle)["receipt"]
+    assert [s["status"] for s in first["signals"] if s["kind"] == "bundle"] == ["clean"]
+    assert first["ready"]
+    # The receipts the first refresh wrote do not make the next one dirty.
+    second = refresh(bundle)["receipt"]
+    assert second["ready"], second["signals"]
+    (bundle.root / "desk" / "_meta" / "featured.md").write_text("edited\n")
+    dirty = refresh(bundle)["receipt"]
+    [sig] = [s for s in dirty["signals"] if s["kind"] == "bundle"]
+    assert sig["status"] == "uncommitted" and sig["verdictImpact"] == "watch"
+    assert "desk/_meta/featured.md" in sig["detail"] and sig["repairActor"] == "agent-runnable"
+    assert dirty["verdict"] == "watch"
+    assert dirty["recoveryAnchor"] == {
+        **dirty["recoveryAnchor"],
+        "use": "latest-ready",
+        "receiptId": second["id"],
+    }
+
+
+def test_git_missing_is_a_signal_not_a_crash(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (bundle.root / ".git").mkdir()  # looks like a repository, but git cannot be found
+    empty = tmp_path / "no-git-here"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    [sig] = git_signals(bundle)
+    assert sig.status == "git-unavailable" and "not installed" in (sig.detail or "")
+    assert sig.verdict_impact == "none" and sig.repair_actor == "human-choice"
+
+
+def test_a_bundle_outside_any_repository_needs_no_git(bundle: Bundle) -> None:
+    [sig] = git_signals(bundle)
+    assert sig.status == "git-unavailable" and "not inside a git repository" in (sig.detail or "")
