@@ -40,6 +40,10 @@ ROUND = 10
 _serial = count()
 
 
+class BenchFailed(Exception):
+    """A timed call returned a tool error: the numbers would mean nothing."""
+
+
 def search_args() -> dict[str, Any]:
     return {"query": "deploy"}
 
@@ -81,7 +85,7 @@ async def measure(bundle: Bundle, calls: int) -> dict[str, dict[str, list[float]
         async def call(name: str, args: dict[str, Any]) -> None:
             result = await client.call_tool(name, args)
             if result.is_error:
-                raise SystemExit(f"{name} failed over MCP: {result.content}")
+                raise BenchFailed(f"{name} failed over MCP: {result.content}")
 
         for name, make in CASES.items():  # warm both paths: imports, index, caches
             for _ in range(5):
@@ -125,7 +129,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         bundle = Bundle.init(Path(tmp) / "bench.ouro", agent="bench")
         seed(bundle, opts.seed_facts)
-        results = anyio.run(measure, bundle, opts.calls)
+        try:
+            results = anyio.run(measure, bundle, opts.calls)
+        except* BenchFailed as failed:
+            sys.exit(f"bench/mcp.py: {failed.exceptions[0]}")
 
     print(f"ouro mcp: warm tool-call round trip, {opts.calls} calls per tool and path")
     print(

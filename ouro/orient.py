@@ -12,6 +12,10 @@ Contract:
   exceed the budget is the text cut, with a marker;
 - unknown stays unknown: an unreadable store renders "claims: unknown
   (reason)", never a zero.
+
+``build_packet`` is ``pack(collect_items(bundle), budget, agent=…)``; callers
+that need every item as well as the packet (the host hooks) use the two
+halves and read the bundle once.
 """
 
 from __future__ import annotations
@@ -148,7 +152,7 @@ def _obligation_items(summary: dict[str, Any]) -> list[OrientItem]:
             )
         )
     if not out:
-        out.append(OrientItem("obligations", 5, "none open"))
+        out.append(OrientItem("obligations", 1, "none open"))
     return out
 
 
@@ -199,7 +203,7 @@ def _claim_items(summary: dict[str, Any]) -> list[OrientItem]:
         verified = sum(1 for e in items.values() if e["status"] == "verified")
         out.append(
             OrientItem(
-                "claims", 5, f"all {verified} verified (none open)" if verified else "none recorded"
+                "claims", 1, f"all {verified} verified (none open)" if verified else "none recorded"
             )
         )
     return out
@@ -284,11 +288,24 @@ def _fit(
     return len(order)
 
 
-def build_packet(bundle: Bundle, budget: int = DEFAULT_BUDGET) -> Packet:
+def collect_items(bundle: Bundle) -> list[OrientItem]:
+    """Every packet item from every provider, in order, before any budget."""
     items: list[OrientItem] = []
     for ref in PROVIDERS:
         items.extend(_load(ref)(bundle))
-    agent = _agent(bundle)
+    return items
+
+
+def build_packet(bundle: Bundle, budget: int = DEFAULT_BUDGET) -> Packet:
+    return pack(collect_items(bundle), budget, agent=agent_name(bundle))
+
+
+def pack(items: Sequence[OrientItem], budget: int, *, agent: str | None) -> Packet:
+    """The packet for already collected ``items`` (see ``collect_items``).
+
+    Lets a caller that also needs every item (the hooks hash them) read the
+    bundle once: ``build_packet(b, n)`` is ``pack(collect_items(b), n, agent=…)``.
+    """
     item_lines = [_item_line(i) for i in items]
     # Importance order: priority, then position (earlier items matter more).
     order = sorted(range(len(items)), key=lambda i: (items[i].priority, i))
@@ -304,7 +321,8 @@ def build_packet(bundle: Bundle, budget: int = DEFAULT_BUDGET) -> Packet:
     return Packet(text, [items[i] for i in range(len(items)) if i in kept], dropped, budget)
 
 
-def _agent(bundle: Bundle) -> str | None:
+def agent_name(bundle: Bundle) -> str | None:
+    """The agent named in ``bundle.json`` (the packet title), if any."""
     try:
         value = bundle.read_meta().get("agent")
     except OSError:

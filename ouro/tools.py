@@ -275,7 +275,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         name="desk_search",
         description="Search the Desk: tasks, tracks, iterations, friction, tips, diary facts, "
-        "daily reflections and notes. Words must all match; \"quoted phrases\" and prefix* work. "
+        'daily reflections and notes. Words must all match; "quoted phrases" and prefix* work. '
         "Returns locators to open, best match first.",
         input_model="ouro.index.tools:DeskSearchInput",
         function="ouro.index.tools:desk_search",

@@ -91,8 +91,13 @@ def append_fact(bundle: Bundle, fact_id: str, text: str, about: list[str] = (), 
         "about": list(about),
         "source": None,
         "createdAt": created,
-        "provenance": {"tool": "test", "channel": None, "friendId": None,
-                       "friendName": None, "trust": None},  # fmt: skip
+        "provenance": {
+            "tool": "test",
+            "channel": None,
+            "friendId": None,
+            "friendName": None,
+            "trust": None,
+        },
         "hash": "sha256:x",
     }
     if supersedes:

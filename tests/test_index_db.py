@@ -44,8 +44,11 @@ def _foreign(bundle: Bundle, app_id: int, version: int = 0) -> bytes:
 
 @pytest.mark.parametrize(
     ("app_id", "version", "words"),
-    [(0, 0, "another application"), (0x1234, 1, "another application"),
-     (db.APPLICATION_ID, 99, "newer")],  # fmt: skip
+    [
+        (0, 0, "another application"),
+        (0x1234, 1, "another application"),
+        (db.APPLICATION_ID, 99, "newer"),
+    ],
 )
 def test_foreign_or_newer_database_is_refused_and_kept(
     bundle: Bundle, app_id: int, version: int, words: str

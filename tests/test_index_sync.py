@@ -4,7 +4,6 @@ many processes, and losing state/index/ loses nothing."""
 from __future__ import annotations
 
 import multiprocessing
-import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -196,8 +195,11 @@ def _writer(root: str, worker: int, count: int) -> None:
         tools.invoke(
             "diary_write",
             bundle,
-            {"text": f"worker {worker} wrote fact {i} zq{worker}x{i}", "about": [f"w{worker}"],
-             "force": True},  # fmt: skip
+            {
+                "text": f"worker {worker} wrote fact {i} zq{worker}x{i}",
+                "about": [f"w{worker}"],
+                "force": True,
+            },
         )
 
 

@@ -311,3 +311,47 @@ def test_sentinel_desk_record_check_passes_after_migrating(example: Path) -> Non
     migrate(example)
     check = check_desk_record(Bundle(example))
     assert check.status == "pass", check.detail
+
+
+def test_clear_temps_removes_only_leftovers_of_that_file(tmp_path: Path) -> None:
+    from ouro.migrate.tidy import clear_temps
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    target = folder / ".index.json"
+    leftovers = ["..index.json.ab_9x2kq.tmp", "..index.json.4711.tmp", "..index.json.migrate.tmp"]
+    kept = [
+        ".index.json",
+        "..index.json.tmp",  # no middle part
+        "..index.json.notes.tmp",  # not a writer's middle part
+        "..index.json.ab_9x2kq.txt",
+        ".index.json.ab_9x2kq.tmp",  # no leading dot: not a temp name
+        ".other.json.ab_9x2kq.tmp",  # another file's leftover
+    ]
+    for name in leftovers + kept:
+        (folder / name).write_bytes(b"x")
+    removed = clear_temps(target)
+    assert sorted(p.name for p in removed) == sorted(leftovers)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(kept)
+    assert clear_temps(tmp_path / "missing" / "x.json") == []
+
+
+def test_a_run_killed_before_recording_itself_leaves_no_run_folder(tmp_path: Path) -> None:
+    root = build_legacy(tmp_path / "b.ouro", facts=10, notes=3, journal=2)
+    state = root / "state/migration"
+    # What a kill between writing the plan and writing current.json leaves, next
+    # to a finished earlier run (kept: it has run.json).
+    orphan, finished = state / "run-mig-orphan", state / "run-mig-old"
+    orphan.mkdir(parents=True)
+    (orphan / "plan.json").write_bytes(b"{}")
+    (orphan / "facts.staged.jsonl").write_bytes(b"")
+    finished.mkdir()
+    (finished / "run.json").write_bytes(b"{}")
+    (state / ".current.json.k2j4_0aa.tmp").write_bytes(b"{")
+    result = migrate(root)
+    assert result["status"] == "migrated"
+    assert not orphan.exists()
+    assert (finished / "run.json").read_bytes() == b"{}"
+    assert sorted(p.name for p in state.iterdir()) == sorted(
+        ["quarantine", "run-mig-old", f"run-{result['runId']}", result["backup"].split("/")[-1]]
+    )

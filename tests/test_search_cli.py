@@ -89,8 +89,19 @@ def test_cli_search_does_not_import_click_or_pydantic(filled: Bundle) -> None:
     time.sleep(0.1)  # let the folders age past the racy window ...
     sync(filled)  # ... so this search needs no sync (which would load YAML)
     proc = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "ouro.cli", "--bundle", str(filled.root),
-         "desk", "search", "x", "--json"],  # fmt: skip
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-m",
+            "ouro.cli",
+            "--bundle",
+            str(filled.root),
+            "desk",
+            "search",
+            "x",
+            "--json",
+        ],
         capture_output=True,
         text=True,
         check=True,

@@ -20,7 +20,9 @@ def _indexed(bundle: Bundle, word: str) -> int:
     conn = sqlite3.connect(f"{db_path(bundle.root).as_uri()}?mode=ro", uri=True)
     try:
         return int(
-            conn.execute("SELECT count(*) FROM docs_fts WHERE docs_fts MATCH ?", (word,)).fetchone()[0]
+            conn.execute(
+                "SELECT count(*) FROM docs_fts WHERE docs_fts MATCH ?", (word,)
+            ).fetchone()[0]
         )
     finally:
         conn.close()

@@ -133,6 +133,8 @@ CREATE TABLE facts (
   superseded  INTEGER NOT NULL DEFAULT 0   -- 1 when a later line supersedes this fact
 );
 CREATE INDEX facts_supersedes ON facts(supersedes) WHERE supersedes IS NOT NULL;
+-- search hides superseded facts: keep that set small and indexed
+CREATE INDEX facts_superseded ON facts(doc_id) WHERE superseded = 1;
 
 CREATE TABLE fact_entities (
   entity   TEXT NOT NULL,

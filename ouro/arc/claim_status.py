@@ -25,7 +25,6 @@ hashed; other fragments hash the whole file.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -34,6 +33,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from ouro.arc.refs import BUNDLE_AREAS
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, InvalidInput, InvalidLocator
 from ouro.models.base import Record
@@ -60,7 +60,6 @@ STATUSES: tuple[str, ...] = (
     "unverifiable",
     "superseded",
 )
-BUNDLE_AREAS = frozenset({"arc", "desk", "habits", "state", "bundle.json"})
 
 
 class Part(BaseModel):
@@ -140,22 +139,6 @@ def hash_ref(bundle: Bundle, ref: str) -> str:
         raise Unresolvable("is a folder; a claim is about files") from None
     except OSError as exc:
         raise Unresolvable(f"cannot read ({exc.strerror})") from None
-
-
-def stat_ref(bundle: Bundle, ref: str) -> list[int] | None:
-    """A cheap change fingerprint (size, mtime, ctime, inode), or None if gone.
-
-    No symlink-escape check here (that costs a realpath per ref): refs were
-    validated when written, and any change sends the claim through the full
-    derivation, which resolves strictly.
-    """
-    path = ref.partition("#")[0]
-    root = bundle.root if path.split("/", 1)[0] in BUNDLE_AREAS else bundle.root.parent
-    try:
-        st = os.stat(os.path.join(root, path))
-    except (OSError, ValueError):
-        return None
-    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
 
 
 Hasher = Callable[[str], str]

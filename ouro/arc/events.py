@@ -7,42 +7,22 @@ Each line is one JSON object::
      "currentAsk"?, "nextSafeAction"?, "stopBefore"?, "blockedBecause"?,
      "producedRefs"?: [{"kind", "locator"}], "meta"?: {…}, "schemaVersion": 1}
 
-Low volume by design: read-only actions are never recorded.
+Low volume by design: read-only actions are never recorded. The kind names
+live in ``ouro.arc.kinds`` (no pydantic); ``ouro.arc.recorder`` checks plain
+well-formed events without this model and falls back to it for everything
+else, so its error messages come from here.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Any
 
 from pydantic import Field, field_validator
 
+from ouro.arc.kinds import BOUNDARY_KINDS, EVENT_KINDS, EventKind
 from ouro.models.base import Record
 
-EventKind = Literal[
-    "turn_accepted",
-    "context_built",
-    "model_started",
-    "tool_completed",
-    "tool_failed",
-    "blocker_detected",
-    "blocker_cleared",
-    "claim_recorded",
-    "evidence_recorded",
-    "obligation_changed",
-    "post_turn_persisted",
-    "handoff",
-    "session_started",
-    "session_ended",
-    "sync_pushed",
-    "sync_failed",
-    "habit_run",
-    "agent_note",
-]
-EVENT_KINDS: tuple[str, ...] = get_args(EventKind)
-
-#: Kinds that mark a context boundary: an ask recorded before one of these is
-#: no longer known to be what the (new) session is working on.
-BOUNDARY_KINDS = frozenset({"handoff", "session_started", "session_ended"})
+__all__ = ["BOUNDARY_KINDS", "EVENT_KINDS", "Event", "EventKind", "ProducedRef"]
 
 
 class ProducedRef(Record):

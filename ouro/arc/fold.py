@@ -32,7 +32,7 @@ from typing import Any
 
 import orjson
 
-from ouro.arc.events import BOUNDARY_KINDS
+from ouro.arc.kinds import BOUNDARY_KINDS
 from ouro.arc.paths import DAY_FILE
 
 State = dict[str, Any]

@@ -1,9 +1,11 @@
 """The flight recorder: append an event, then rewrite the checkpoint.
 
 ``record_event`` is the one way events are written. Under the Arc lock it
-redacts every field, appends the event as one line to the UTC day's file
-(``append_jsonl``: a single locked write + fsync), then folds the log from the
-checkpoint's cursor and replaces ``latest.json`` atomically. A crash between
+validates the event (plain checks for a plainly well-formed event, else the
+pydantic model in ``ouro.arc.events``, imported only then), redacts every
+field, appends the event as one line to the UTC day's file (``append_jsonl``:
+a single locked write + fsync), then folds the log from the checkpoint's
+cursor and replaces ``latest.json`` atomically. A crash between
 the append and the rewrite loses nothing: the next reader folds the missing
 lines in process and the next writer persists them.
 """
@@ -14,10 +16,9 @@ from typing import Any
 
 from ouro.arc import checkpoint as ckpt
 from ouro.arc import paths
-from ouro.arc.events import Event
+from ouro.arc.eventline import plain_line
 from ouro.arc.redact import bundle_literals, redact_obj
 from ouro.bundle import Bundle
-from ouro.models.base import describe_validation
 from ouro.models.clock import utc_now_iso
 from ouro.models.ids import new_id
 from ouro.store.atomic import atomic_write_json
@@ -39,10 +40,6 @@ def build_event(
     meta: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """A validated, redacted event line (not yet written)."""
-    from pydantic import ValidationError
-
-    from ouro.errors import InvalidInput
-
     raw = {
         "id": new_id("ev"),
         "kind": kind,
@@ -57,6 +54,21 @@ def build_event(
         "produced_refs": produced_refs,
         "meta": meta,
     }
+    plain = plain_line(raw)
+    line: dict[str, Any] = redact_obj(
+        plain if plain is not None else _model_line(raw), bundle_literals(bundle)
+    )
+    return line
+
+
+def _model_line(raw: dict[str, Any]) -> dict[str, Any]:
+    """The line as the pydantic model validates it (imported only when needed)."""
+    from pydantic import ValidationError
+
+    from ouro.arc.events import Event
+    from ouro.errors import InvalidInput
+    from ouro.models.base import describe_validation
+
     try:
         event = Event.model_validate(raw)
     except ValidationError as exc:
@@ -64,8 +76,7 @@ def build_event(
             describe_validation(exc, "event"),
             hint="kinds: see ouro.arc.events.EVENT_KINDS; text must not contain NUL",
         ) from None
-    line: dict[str, Any] = redact_obj(event.to_line(), bundle_literals(bundle))
-    return line
+    return event.to_line()
 
 
 def write_checkpoint(bundle: Bundle) -> dict[str, Any]:

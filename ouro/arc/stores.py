@@ -12,27 +12,27 @@ any differs now, that claim alone is re-derived with real content hashes. So
 "verified" is exact on every read. The sub-status of a claim that is not
 verified (asserted vs unverifiable, say) may lag until the next write or
 ``ouro claim list``, which always derives every claim from scratch.
+
+The claim schema (``ouro.arc.claim_status``, pydantic) is imported only when a
+claim file must be read; the common path, an unchanged store, needs only
+``stat_ref``, so host hooks start without pydantic.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ouro.arc.claim_status import (
-    Claim,
-    derive_status,
-    load_claim,
-    memo_hasher,
-    stat_ref,
-    watched_refs,
-)
 from ouro.arc.paths import claims_dir, inner_dir, obligations_dir
+from ouro.arc.refs import stat_ref
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile
+
+if TYPE_CHECKING:
+    from ouro.arc.claim_status import Claim
 
 Summary = dict[str, Any]
 TEXT_LIMIT = 200
@@ -47,6 +47,8 @@ def _json_files(folder: Path) -> list[str]:
 
 
 def claim_entry(bundle: Bundle, claim: Claim) -> dict[str, Any]:
+    from ouro.arc.claim_status import derive_status, memo_hasher, watched_refs
+
     status, reason = derive_status(claim, memo_hasher(bundle))
     text = " ".join(claim.text.split())[:TEXT_LIMIT]
     entry: dict[str, Any] = {"status": status, "reason": reason, "text": text}
@@ -56,6 +58,8 @@ def claim_entry(bundle: Bundle, claim: Claim) -> dict[str, Any]:
 
 
 def scan_claims(bundle: Bundle) -> Summary:
+    from ouro.arc.claim_status import load_claim
+
     folder = claims_dir(bundle)
     try:
         mtime = _dir_mtime(folder)
@@ -99,6 +103,8 @@ def refresh_claims(bundle: Bundle, cached: Summary | None) -> Summary:
                 break
         else:
             continue
+        from ouro.arc.claim_status import load_claim
+
         try:
             items[claim_id] = claim_entry(bundle, load_claim(folder / f"{claim_id}.json"))
         except (CorruptFile, OSError):

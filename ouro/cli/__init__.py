@@ -8,10 +8,15 @@ import sys
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
-    # The search verbs have a stdlib-only fast path (no click, no pydantic).
-    from ouro.cli.fast import try_run
+    # Host hooks and the search verbs have stdlib-only fast paths (no click,
+    # no pydantic); hooks first, since hosts kill slow ones.
+    from ouro.cli.fasthook import try_run as try_hook
 
-    code = try_run(args)
+    code = try_hook(args)
+    if code is None:
+        from ouro.cli.fast import try_run
+
+        code = try_run(args)
     if code is None:
         from ouro.cli.app import run
 

@@ -89,7 +89,7 @@ def parse(argv: list[str]) -> tuple[str | None, bool, tuple[str, str], dict[str,
     verb = tuple(argv[i : i + 2])
     if verb not in _VERBS or (bundle is not None and not bundle):
         return None
-    required, options = _VERBS[verb]  # type: ignore[index]
+    required, options = _VERBS[verb]
     positional: list[str] = []
     values: dict[str, list[str]] = {}
     rest = argv[i + 2 :]
@@ -142,7 +142,7 @@ def parse(argv: list[str]) -> tuple[str | None, bool, tuple[str, str], dict[str,
             arguments[field] = True
         else:
             arguments[field] = given[-1]
-    return bundle, json_mode, verb, arguments  # type: ignore[return-value]
+    return bundle, json_mode, verb, arguments
 
 
 def try_run(argv: list[str]) -> int | None:

@@ -4,11 +4,15 @@ The two host commands are what Claude Code and Codex run: host JSON on stdin,
 host JSON (or nothing) on stdout, a one-line reason on stderr when something
 failed, and exit 0 every time (see ``ouro.hooks``). ``install`` merges the
 hook config into a project (see ``ouro.hooks.install``).
+
+The host commands are also answered without click by ``ouro.cli.fasthook``
+(hosts kill slow hooks); both call ``ouro.hooks.stdio.run_stdio``. Keep the
+two argument grammars in step: the fast path falls back to this module for
+anything it does not recognise.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -25,31 +29,9 @@ _BUNDLE_HELP = (
 def _run_host(
     ctx: click.Context, host_name: str, event: str, bundle: str | None, block: bool
 ) -> None:
-    from ouro.hooks.common import Options, run_hook
-    from ouro.hooks.handlers import HANDLERS
+    from ouro.hooks.stdio import run_stdio
 
-    if host_name == "claude":
-        from ouro.hooks.claude import HOST
-    else:
-        from ouro.hooks.codex import HOST
-    try:
-        stdin_text = sys.stdin.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        stdin_text = ""
-        sys.stderr.write(f"ouro hook {host_name} {event}: cannot read stdin ({exc})\n")
-    outcome = run_hook(
-        HOST,
-        event,
-        stdin_text,
-        bundle_path=bundle or bundle_option_value(ctx),
-        options=Options(block_on_debt=block),
-        handlers=HANDLERS,
-    )
-    for line in outcome.stderr:
-        sys.stderr.write(line + "\n")
-    if outcome.stdout:
-        sys.stdout.write(outcome.stdout)
-    sys.stdout.flush()
+    run_stdio(host_name, event, bundle=bundle or bundle_option_value(ctx), block_on_debt=block)
 
 
 def _host_command(host_name: str, title: str) -> click.Command:

@@ -58,7 +58,9 @@ def rebuild_cmd(ctx: click.Context, json_mode: bool) -> None:
 
 
 def _render_status(result: dict[str, Any]) -> str:
-    lines = [f"index: {result['state']}" + (f" ({result['reason']})" if result.get("reason") else "")]
+    lines = [
+        f"index: {result['state']}" + (f" ({result['reason']})" if result.get("reason") else "")
+    ]
     if result.get("counts"):
         lines.append("counts: " + ", ".join(f"{k} {v}" for k, v in result["counts"].items()))
     lines.append(f"last sync: {result.get('lastSync') or 'never'}")

@@ -30,6 +30,9 @@ def _is_edge(ch: str) -> bool:
 
 def normalize_text(text: str) -> str:
     folded = " ".join(text.casefold().split())
+    # Fast path (most texts): a letter or digit is never an edge character.
+    if folded and folded[0].isalnum() and folded[-1].isalnum():
+        return folded
     start, end = 0, len(folded)
     while start < end and _is_edge(folded[start]):
         start += 1

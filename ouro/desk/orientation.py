@@ -57,7 +57,7 @@ def desk_items(bundle: Bundle) -> list[OrientItem]:
         items.append(
             OrientItem(
                 SECTION_FEATURED,
-                1,
+                3,
                 f"featured list unreadable: {exc.message}",
                 bundle.locator(featured_path(bundle)),
             )
@@ -68,7 +68,7 @@ def desk_items(bundle: Bundle) -> list[OrientItem]:
         items.append(
             OrientItem(
                 SECTION_FEATURED,
-                1,
+                3,
                 f"track {name}: {summary or 'no open tasks'}",
                 f"desk/{name}/track.md",
                 more="ouro desk task list",
@@ -81,19 +81,19 @@ def desk_items(bundle: Bundle) -> list[OrientItem]:
         if task is None:
             items.append(
                 OrientItem(
-                    SECTION_FEATURED, 1, f"{task_id}: featured but no task.md has this id", None
+                    SECTION_FEATURED, 3, f"{task_id}: featured but no task.md has this id", None
                 )
             )
             continue
         shown.add(task_id)
         items.append(
             OrientItem(
-                SECTION_FEATURED, 1, _task_text(task), task.locator, more="ouro desk task list"
+                SECTION_FEATURED, 3, _task_text(task), task.locator, more="ouro desk task list"
             )
         )
     for status, section, priority in (
-        ("active", SECTION_ACTIVE, 2),
-        ("blocked", SECTION_BLOCKED, 2),
+        ("active", SECTION_ACTIVE, 4),
+        ("blocked", SECTION_BLOCKED, 3),
     ):
         picked = sorted(
             (h for h in heads if h.status == status and h.id not in shown),
@@ -107,18 +107,18 @@ def desk_items(bundle: Bundle) -> list[OrientItem]:
                     OrientItem(section, priority, _task_text(task), task.locator, more=more)
                 )
     for problem in problems[:MAX_PER_SECTION]:
-        items.append(OrientItem(SECTION_ACTIVE, 1, f"unreadable task: {problem}", None))
+        items.append(OrientItem(SECTION_ACTIVE, 3, f"unreadable task: {problem}", None))
     friction, problems = list_friction(bundle, limit=FRICTION_SHOWN)
     for entry in friction:
         items.append(
             OrientItem(
                 SECTION_FRICTION,
-                3,
+                6,
                 f"{entry.get('created', '')[:10]} {entry.get('title')}",
                 entry["locator"],
                 more="ouro desk friction list",
             )
         )
     for problem in problems[:FRICTION_SHOWN]:
-        items.append(OrientItem(SECTION_FRICTION, 3, f"unreadable friction: {problem}", None))
+        items.append(OrientItem(SECTION_FRICTION, 6, f"unreadable friction: {problem}", None))
     return items

@@ -5,21 +5,25 @@ Contract (``docs/record.md`` has the line format):
   checks duplicates against the current log and appends all new lines in ONE
   locked write (``append_jsonl``). Bad input or a refused near-duplicate raises
   before anything is written.
+- Group commit: the append is not fsynced under the lock; after releasing it
+  the writer fsyncs facts.jsonl and only then returns. So a write reports
+  success only once its line, and every line before it (a fact it supersedes or
+  returns as the duplicate, possibly appended unsynced by another writer), is on
+  disk, while concurrent writers' fsyncs share journal commits.
 - An exact duplicate of an active fact writes nothing and returns the existing
   fact with ``duplicate: true``. A near-duplicate (token overlap > 0.6 with an
   active fact sharing an ``about`` entity) raises ``Conflict`` with the
   existing fact's locator, unless ``force``. ``supersedes`` retires an active
   fact by writing a new line; the old line is never rewritten.
 - ``entities.json`` is derived from the log and rewritten whole (atomic
-  replace) under the same diary lock right after the append, from the
-  in-process view of the log (``factstate``), so it always reflects a prefix of
-  the log that includes every completed write.
+  replace, ``derived.replace_derived``) under the same diary lock right after
+  the append, from the in-process view of the log (``factstate``), so it always
+  reflects a prefix of the log that includes every completed write.
 - Readers (``iter_facts``, ``active_facts``) are pure and report bad lines.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,13 +32,21 @@ from typing import Any
 import orjson
 
 from ouro.bundle import Bundle
-from ouro.desk.factnorm import NEAR_THRESHOLD, could_exceed, fact_hash, normalize_entity, overlap
+from ouro.desk.derived import replace_derived
+from ouro.desk.factnorm import (
+    NEAR_THRESHOLD,
+    could_exceed,
+    fact_hash,
+    normalize_entity,
+    normalize_text,
+    overlap,
+)
 from ouro.desk.factnorm import tokens as text_tokens
 from ouro.desk.factstate import DiaryState, state_for
 from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound
 from ouro.models.clock import parse_time, utc_now_iso
 from ouro.models.ids import is_id, new_id
-from ouro.store.jsonl import BadLine, append_jsonl, read_jsonl
+from ouro.store.jsonl import BadLine, append_jsonl, fsync_path, read_jsonl
 from ouro.store.lock import FileLock
 
 FACTS_LOCATOR = "desk/_record/diary/facts.jsonl"
@@ -215,7 +227,9 @@ def _check(
                 f"supersedes: fact {target} is already superseded by {successor}",
                 hint=f"supersede the newer fact instead: --supersedes {successor}",
             )
-    existing = pending.by_hash.get(fact["hash"]) or state.exact(fact["hash"], target)
+    existing = pending.by_hash.get(fact["hash"]) or state.exact(
+        normalize_text(fact["text"]), target
+    )
     if existing is not None and existing != target and existing not in pending.superseded:
         line = pending.facts.get(existing) or state.line(existing)
         return FactWrite(line, duplicate=True)
@@ -259,10 +273,12 @@ def append_facts_batch(
             result.results.append(FactWrite(fact, duplicate=False))
         to_write = list(pending.facts.values())
         if to_write:
-            append_jsonl(path, to_write)
+            append_jsonl(path, to_write, sync=False)  # fsynced below, after the lock
             state.sync()
             write_entities(entities_path(bundle), state.entities_bytes())
         result.warnings = bad_line_warnings(state.bad)
+    if result.results:
+        fsync_path(path)  # durable before we report success (group commit)
     result.written = len(to_write)
     if to_write:
         result.paths = [path, entities_path(bundle)]
@@ -292,17 +308,9 @@ def write_entities(path: Path, data: bytes) -> None:
     Why no fsync: entities.json is derived from facts.jsonl (which is fsynced),
     every diary write rewrites it whole from the log, and an fsync of a file of
     this size costs ~10 ms. After a crash it may lag the log until the next
-    write or ``ouro diary rebuild-entities``; it is never half-written.
+    write or ``ouro diary rebuild-entities``.
     """
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        written = 0
-        while written < len(data):
-            written += os.write(fd, data[written:])
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+    replace_derived(path, data)
 
 
 def rebuild_entities(bundle: Bundle) -> dict[str, int]:

@@ -27,4 +27,8 @@ still exit 0); stdout is empty or exactly one JSON object of the shape the host
 accepts for that event; any failure (no bundle, legacy bundle, unreadable state,
 bad stdin) injects nothing and writes one line to stderr. Host contracts are
 cited in ``docs/hooks.md``.
+
+Start-up is most of a hook's cost, so the CLI answers hook runs without click
+(``ouro.cli.fasthook`` → ``ouro.hooks.stdio``) and this package imports
+heavy modules only in the handler that needs them.
 """

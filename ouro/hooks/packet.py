@@ -33,8 +33,6 @@ VOLATILE_SECTIONS = frozenset({"last event"})
 _EVENT_COUNT = re.compile(r", \d+ events\)")
 #: How much of a locator-less item's text names it in the key (and in "no longer listed").
 IDENTITY_CHARS = 120
-#: Large enough that build_packet drops nothing.
-UNBOUNDED = 1 << 30
 
 Keyed = list[tuple[str, "OrientItem"]]
 
@@ -65,16 +63,21 @@ def hashes_of(keyed: Keyed) -> dict[str, str]:
 
 
 def _all_items(bundle: Bundle) -> list[OrientItem]:
-    from ouro.orient import build_packet
+    from ouro.orient import collect_items
 
-    return build_packet(bundle, budget=UNBOUNDED).items
+    return collect_items(bundle)
 
 
 def packet_context(bundle: Bundle, *, budget: int) -> tuple[str, dict[str, str]]:
-    from ouro.orient import build_packet
+    """The packet text within ``budget`` and the hashes of all its items.
 
-    text = build_packet(bundle, budget=budget).text
-    return clip(text, budget), hashes_of(keyed_items(_all_items(bundle)))
+    The bundle is read once: the same items are packed to the budget and hashed.
+    """
+    from ouro.orient import agent_name, pack
+
+    items = _all_items(bundle)
+    text = pack(items, budget, agent=agent_name(bundle)).text
+    return clip(text, budget), hashes_of(keyed_items(items))
 
 
 def render_changes(keyed: Keyed, changed: list[str], gone: list[str]) -> str:

@@ -24,7 +24,7 @@ import re
 import sqlite3
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from ouro.errors import IndexUnavailable
@@ -203,7 +203,5 @@ def mark_stale(root: Path, reason: str) -> None:
 
 
 def clear_stale(root: Path) -> None:
-    try:
+    with suppress(FileNotFoundError):
         os.unlink(stale_marker(root))
-    except FileNotFoundError:
-        pass

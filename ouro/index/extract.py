@@ -337,7 +337,10 @@ def extract_fact_lines(data: bytes, first_line: int) -> tuple[list[Doc], list[Pr
             problems.append(Problem(FACTS, line, "not a JSON object"))
             continue
         item = extract_fact(value, line)
-        (docs if isinstance(item, Doc) else problems).append(item)  # type: ignore[arg-type]
+        if isinstance(item, Doc):
+            docs.append(item)
+        else:
+            problems.append(item)
     return docs, problems
 
 

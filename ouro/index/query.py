@@ -25,7 +25,7 @@ _TERM = re.compile(r'"([^"]*)"|([^\s"]+)')
 _WORD = re.compile(r"[^\W_]+")
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")
 HINT = (
-    "search with plain words (all must match), \"quoted phrases\" or prefix*, "
+    'search with plain words (all must match), "quoted phrases" or prefix*, '
     "e.g. 'parser timeout' or '\"release plan\" deploy*'"
 )
 

@@ -118,7 +118,9 @@ def _check(req: Request) -> None:
             f"kind: unknown kind {unknown[0]!r}", hint="kinds are: " + ", ".join(KINDS)
         )
     if not 1 <= req.limit <= MAX_LIMIT:
-        raise InvalidInput(f"limit: must be 1..{MAX_LIMIT}, got {req.limit}", hint="pass --limit 10")
+        raise InvalidInput(
+            f"limit: must be 1..{MAX_LIMIT}, got {req.limit}", hint="pass --limit 10"
+        )
 
 
 def _shorten(text: str, limit: int = 160) -> str:
@@ -126,7 +128,9 @@ def _shorten(text: str, limit: int = 160) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def _matching(conn: sqlite3.Connection, req: Request, match: str) -> tuple[int, list[dict[str, Any]]]:
+def _matching(
+    conn: sqlite3.Connection, req: Request, match: str
+) -> tuple[int, list[dict[str, Any]]]:
     where, params = _filters(req)
     clause = " AND ".join(["docs_fts MATCH ?", *where])
     base = f"FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid WHERE {clause}"

@@ -61,7 +61,7 @@ class _Pending:
 def _handler(pending: _Pending) -> Any:
     from watchdog.events import FileSystemEventHandler
 
-    class Handler(FileSystemEventHandler):  # type: ignore[misc]
+    class Handler(FileSystemEventHandler):
         def on_closed(self, event: Any) -> None:
             pending.add(event.src_path)
 
@@ -109,4 +109,3 @@ def watch(
     paths = pending.drain()
     if paths:
         touch_paths(bundle, paths)
-

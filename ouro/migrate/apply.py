@@ -11,7 +11,10 @@ Contract:
   same files: a copy or write whose destination already has the planned bytes
   is skipped; a daily append is skipped when the text is already there; facts
   are appended only for ids not yet in the file (a torn line our own killed
-  append left is cut off first); entities are rebuilt from the facts.
+  append left is cut off first); entities are rebuilt from the facts. A temp
+  file that a killed atomic replace left beside a destination is removed
+  before that destination is written again (``ouro.migrate.tidy``), so the
+  re-run leaves no stray file the uninterrupted run would not have.
 - A destination that holds *other* bytes than planned is never overwritten:
   the run stops with ``Conflict`` naming it.
 """
@@ -29,6 +32,7 @@ import orjson
 from ouro.errors import Conflict, CorruptFile
 from ouro.migrate import documents
 from ouro.migrate.plan import Item, Plan
+from ouro.migrate.tidy import clear_temps, write_atomic
 from ouro.models.hashing import content_hash, hash_file
 from ouro.store.atomic import atomic_write_bytes, dump_json
 from ouro.store.jsonl import append_jsonl, encode_line, read_jsonl
@@ -56,7 +60,7 @@ def backup(root: Path, plan: Plan, progress: Progress = _noop) -> None:
                 target.unlink()
             os.symlink(os.readlink(live), target)
         progress("backup", n, total)
-    atomic_write_bytes(
+    write_atomic(
         folder / "MANIFEST.json", dump_json({"runId": plan.run_id, "sources": plan.sources})
     )
     for src in plan.sources:
@@ -128,7 +132,7 @@ def apply_item(root: Path, plan: Plan, item: Item) -> None:
         data = b"".join(encode_line({"source": item.source, **m}) for m in item.detail["lines"])
         _write_new(root, item, data)
     elif op == "json":
-        atomic_write_bytes(root / str(item.destination), dump_json(item.detail["document"]))
+        write_atomic(root / str(item.destination), dump_json(item.detail["document"]))
     elif op == "link":
         _link(root, item)
     elif op == "rename":
@@ -141,6 +145,7 @@ def _concat(root: Path, plan: Plan, item: Item) -> None:
     legacy = _backup_bytes(root, plan, item).decode("utf-8")
     dest = root / str(item.destination)
     with FileLock(_lock(root, "diary"), purpose="migrate daily"):
+        clear_temps(dest)  # a write of ours killed before its rename
         current = dest.read_bytes().decode("utf-8", "replace") if dest.is_file() else ""
         if documents.daily_contains(current, legacy, str(item.source)):
             return
@@ -176,6 +181,11 @@ def append_facts(root: Path, plan: Plan, staged: Path) -> int:
     """Append the staged records whose ids are not in the facts file yet."""
     if not plan.facts:
         return 0
+    from ouro.bundle import Bundle
+    from ouro.desk.record import entities_path
+    from ouro.migrate.record import rebuild_entities
+
+    bundle = Bundle(root)
     dest = root / str(plan.facts["destination"])
     lines = [line for line in staged.read_bytes().split(b"\n") if line]
     with FileLock(_lock(root, "diary"), purpose="migrate facts"):
@@ -185,12 +195,12 @@ def append_facts(root: Path, plan: Plan, staged: Path) -> int:
         todo = [r for r in staged_records if r["id"] not in present]
         if todo:
             append_jsonl(dest, todo)
+        # The rebuild below may have been killed mid-replace on an earlier try;
+        # every entities.json writer holds the diary lock, so no live temp matches.
+        clear_temps(entities_path(bundle))
     # entities.json is derived from facts.jsonl; the Desk rebuilds it (taking
     # the diary lock itself, so ours must be released first).
-    from ouro.bundle import Bundle
-    from ouro.migrate.record import rebuild_entities
-
-    rebuild_entities(Bundle(root))
+    rebuild_entities(bundle)
     return len(todo)
 
 

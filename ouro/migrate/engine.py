@@ -4,7 +4,10 @@ Contract: the only writer of a legacy bundle. A dry run returns the plan and
 writes nothing. An applied run holds ``state/locks/migrate.lock`` throughout
 and moves through the phases recorded in ``state/migration/current.json``
 (see ``ouro.migrate.state``); killed at any point, the next run resumes from
-the last recorded phase and every step is idempotent. Legacy roots are
+the last recorded phase and every step is idempotent; what a killed write
+leaves (an atomic replace's temp file, an unrecorded run folder) is cleared
+(``ouro.migrate.tidy``), so the result is byte-identical to an uninterrupted
+run's. "done" is recorded last, after the index rebuild. Legacy roots are
 removed only after the accounting proves every byte is backed up and at its
 destination (``ouro.migrate.verify``); if it does not, nothing is removed and
 the error names the file.
@@ -27,9 +30,10 @@ from ouro.migrate.report import plan_view, write_report
 from ouro.migrate.rules import LayoutStep, load_step
 from ouro.migrate.scan import legacy_roots_present
 from ouro.migrate.state import RunFiles, RunState
+from ouro.migrate.tidy import write_atomic
 from ouro.models.clock import utc_now, utc_now_iso
 from ouro.models.ids import new_id
-from ouro.store.atomic import atomic_write_json
+from ouro.store.atomic import dump_json
 from ouro.store.lock import FileLock
 
 JOURNAL_MODES = ("migrate", "quarantine")
@@ -120,6 +124,7 @@ def _run(
     if state is None:
         if not legacy_roots_present(root, step.legacy_roots):
             return {"status": "nothing", "bundle": str(root)}
+        files.clear_orphans()
         mode = journal or "migrate"
         run_id, now = new_id("mig"), utc_now_iso()
         plan, records = build_plan(
@@ -201,7 +206,7 @@ def _bump_meta(root: Path, plan: Plan, to_version: int) -> None:
         )
     data["layoutVersion"] = to_version
     data["migrations"] = history
-    atomic_write_json(path, data)
+    write_atomic(path, dump_json(data))
 
 
 def _finish(
@@ -235,6 +240,8 @@ def _finish(
         ],
         "removedRoots": view["remove"],
     }
-    files.finish(state, {"counts": result["counts"]})
+    # The index before "done": a run killed while rebuilding it is resumed
+    # here, instead of a re-run reporting "nothing" over a half-built index.
     result["index"] = rebuild_index(bundle)
+    files.finish(state, {"counts": result["counts"]})
     return result

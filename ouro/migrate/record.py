@@ -23,8 +23,15 @@ def rebuild_entities(bundle: Bundle) -> None:
 
 def regenerate_manifest(bundle: Bundle) -> list[str]:
     """Rebuild ``desk/_record/notes/.index.json``; returns the problems found."""
+    from ouro.desk.notes import manifest_path
     from ouro.desk.notes import regenerate_manifest as desk_regenerate
+    from ouro.migrate.tidy import clear_temps
+    from ouro.store.lock import FileLock
 
+    # A regeneration killed mid-replace on an earlier try left its temp file;
+    # every manifest writer holds the notes lock, so no live temp matches.
+    with FileLock(bundle.lock_path("notes"), purpose="migrate notes manifest"):
+        clear_temps(manifest_path(bundle))
     _entries, problems = desk_regenerate(bundle)
     return problems
 

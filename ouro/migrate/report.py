@@ -17,8 +17,8 @@ from typing import Any
 import orjson
 
 from ouro.migrate.plan import Plan
+from ouro.migrate.tidy import write_atomic
 from ouro.models.hashing import content_hash
-from ouro.store.atomic import atomic_write_bytes
 from ouro.store.jsonl import read_jsonl
 
 
@@ -103,7 +103,7 @@ def write_report(root: Path, rel: str, plan: Plan, at: str) -> int:
     kept = [r for r in read_jsonl(path).records if r.get("runId") != plan.run_id]
     lines = report_lines(root, plan, at)
     data = b"".join(orjson.dumps(r) + b"\n" for r in [*kept, *lines])
-    atomic_write_bytes(path, data)
+    write_atomic(path, data)
     return len(lines)
 
 

@@ -7,7 +7,9 @@ Files:
   change, so a kill leaves either the old phase or the new one.
 - ``run-<id>/plan.json``: the plan of that run (written once, before any
   change); ``run-<id>/facts.staged.jsonl``: the fact records it appends
-  (deleted when the run is done); ``run-<id>/run.json``: the final state.
+  (deleted when the run is done); ``run-<id>/run.json``: the final state. A
+  ``run-<id>/`` without ``run.json`` while no run is current was left by a run
+  killed before it recorded itself; the next run removes it.
 
 Phases, in order: planned -> backed_up -> applied -> verified -> removed -> done.
 A run found in ``planned`` has changed nothing but its own backup folder, so it
@@ -17,6 +19,7 @@ drives every step and each step is idempotent.
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +28,8 @@ import orjson
 
 from ouro.errors import CorruptFile
 from ouro.migrate.plan import Plan
-from ouro.store.atomic import atomic_write_bytes, atomic_write_json
+from ouro.migrate.tidy import clear_temps, write_atomic
+from ouro.store.atomic import dump_json
 
 PHASES = ("planned", "backed_up", "applied", "verified", "removed", "done")
 
@@ -80,12 +84,12 @@ class RunFiles:
         )
 
     def save(self, state: RunState) -> None:
-        atomic_write_json(self.current, state.to_json())
+        write_atomic(self.current, dump_json(state.to_json()))
 
     def write_plan(self, plan: Plan, staged: bytes) -> None:
         folder = self.run_dir(plan.run_id)
-        atomic_write_bytes(folder / "facts.staged.jsonl", staged)
-        atomic_write_bytes(folder / "plan.json", orjson.dumps(plan.to_json()))
+        write_atomic(folder / "facts.staged.jsonl", staged)
+        write_atomic(folder / "plan.json", orjson.dumps(plan.to_json()))
 
     def read_plan(self, run_id: str) -> Plan:
         path = self.run_dir(run_id) / "plan.json"
@@ -94,8 +98,24 @@ class RunFiles:
     def staged_path(self, run_id: str) -> Path:
         return self.run_dir(run_id) / "facts.staged.jsonl"
 
+    def clear_orphans(self) -> list[Path]:
+        """Remove run folders no run will ever read: a run killed after writing its
+        plan but before ``current.json`` named it. Call with no run in progress,
+        under the migration lock; finished runs (with ``run.json``) are kept."""
+        removed: list[Path] = []
+        if not self.dir.is_dir():
+            return removed
+        for folder in sorted(self.dir.glob("run-*")):
+            if folder.is_dir() and not folder.is_symlink() and not (folder / "run.json").exists():
+                shutil.rmtree(folder)
+                removed.append(folder)
+        clear_temps(self.current)
+        return removed
+
     def finish(self, state: RunState, summary: dict[str, Any]) -> None:
         state.phase = "done"
-        atomic_write_json(self.run_dir(state.run_id) / "run.json", {**state.to_json(), **summary})
+        write_atomic(
+            self.run_dir(state.run_id) / "run.json", dump_json({**state.to_json(), **summary})
+        )
         self.staged_path(state.run_id).unlink(missing_ok=True)
         self.current.unlink(missing_ok=True)

@@ -2,7 +2,10 @@
 
 Appends: the file is opened ``O_APPEND``, locked with ``flock``, and each batch
 of records goes down in exactly one ``write()`` followed by ``fsync``, so lines
-from concurrent processes never interleave or tear. If an earlier writer died
+from concurrent processes never interleave or tear. With ``sync=False`` the
+caller takes over the fsync (``fsync_path``) and must not report success before
+it: that lets a writer fsync after releasing its own domain lock, so the fsyncs
+of concurrent writers share journal commits. If an earlier writer died
 mid-line (the file does not end in a newline) the new batch starts on a fresh
 line instead of gluing itself to the torn one.
 
@@ -48,8 +51,14 @@ def encode_line(record: Mapping[str, Any]) -> bytes:
     return orjson.dumps(record) + b"\n"
 
 
-def append_jsonl(path: Path, records: Iterable[Mapping[str, Any]], *, timeout: float = 10.0) -> int:
-    """Append records as JSON lines in one locked write. Returns bytes written."""
+def append_jsonl(
+    path: Path, records: Iterable[Mapping[str, Any]], *, timeout: float = 10.0, sync: bool = True
+) -> int:
+    """Append records as JSON lines in one locked write. Returns bytes written.
+
+    ``sync=False`` skips the fsync; the caller must ``fsync_path(path)`` before
+    it treats the records as written.
+    """
     payload = b"".join(encode_line(r) for r in records)
     if not payload:
         return 0
@@ -69,12 +78,22 @@ def append_jsonl(path: Path, records: Iterable[Mapping[str, Any]], *, timeout: f
                     f"short write to {path} ({written} of {len(payload)} bytes); nothing appended",
                     hint="check free disk space and retry",
                 )
-            os.fsync(fd)
+            if sync:
+                os.fsync(fd)
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
     return len(payload)
+
+
+def fsync_path(path: Path) -> None:
+    """Flush everything written to ``path`` so far (by any process) to disk."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def parse_lines(path: Path, data: bytes) -> JsonlRead:

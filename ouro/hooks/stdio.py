@@ -1,0 +1,48 @@
+"""One hook run on the real standard streams: what the host actually executes.
+
+``run_stdio(host_name, event, bundle=…, block_on_debt=…)`` reads the host's
+JSON from stdin, runs the hook (``ouro.hooks.common.run_hook``, which fails
+open), writes the one-line reasons to stderr and the host JSON, if any, to
+stdout. Both entries call it: the click command (``ouro.cli.hook``) and the
+start-up fast path (``ouro.cli.fasthook``), so they cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ouro.hooks.common import Host, Options, run_hook
+from ouro.hooks.handlers import HANDLERS
+
+
+def host_named(name: str) -> Host:
+    """The contract of host ``name`` ("claude" or "codex")."""
+    if name == "claude":
+        from ouro.hooks.claude import HOST
+    elif name == "codex":
+        from ouro.hooks.codex import HOST
+    else:
+        raise ValueError(f"unknown hook host {name!r}")
+    return HOST
+
+
+def run_stdio(host_name: str, event: str, *, bundle: str | None, block_on_debt: bool) -> None:
+    host = host_named(host_name)
+    try:
+        stdin_text = sys.stdin.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        stdin_text = ""
+        sys.stderr.write(f"ouro hook {host_name} {event}: cannot read stdin ({exc})\n")
+    outcome = run_hook(
+        host,
+        event,
+        stdin_text,
+        bundle_path=bundle,
+        options=Options(block_on_debt=block_on_debt),
+        handlers=HANDLERS,
+    )
+    for line in outcome.stderr:
+        sys.stderr.write(line + "\n")
+    if outcome.stdout:
+        sys.stdout.write(outcome.stdout)
+    sys.stdout.flush()

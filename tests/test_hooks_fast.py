@@ -1,0 +1,381 @@
+"""Start-up speed of host hooks without changing what they do.
+
+- ``ouro.cli.fasthook`` answers ``ouro hook claude|codex EVENT`` without click
+  and falls back to click for everything else;
+- the hook path for UserPromptSubmit, Stop and SessionEnd imports neither
+  click nor pydantic (SessionStart/PreCompact: no click);
+- ``ouro.arc.eventline.plain_line`` builds exactly the line the pydantic
+  model would, or defers to it;
+- ``packet_context`` reads the bundle once and says what ``build_packet`` says.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ouro.arc.claims import add_claim, add_evidence
+from ouro.arc.eventline import plain_line
+from ouro.arc.events import Event
+from ouro.arc.kinds import EVENT_KINDS
+from ouro.arc.obligations import add_obligation
+from ouro.arc.recorder import build_event, record_event
+from ouro.bundle import Bundle
+from ouro.cli.fasthook import parse
+from ouro.errors import InvalidInput
+from ouro.hooks.common import clip
+from ouro.hooks.packet import packet_context
+from ouro.orient import agent_name, build_packet, collect_items, pack
+
+FIXTURES = Path(__file__).parent / "fixtures" / "hooks"
+
+# Runs the real entry point and reports, at exit, which heavy packages got imported.
+_PROBE = """
+import atexit, sys
+report = sys.argv[1]
+def _report():
+    heavy = sorted({m.split('.')[0] for m in sys.modules} & {'click', 'pydantic', 'yaml'})
+    with open(report, 'w') as fh:
+        fh.write(' '.join(heavy))
+atexit.register(_report)
+argv = sys.argv[2:]
+sys.argv = ['ouro', *argv]
+from ouro.cli import main
+main(argv)
+"""
+
+
+def _env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in ("OURO_BUNDLE", "OURO_DEBUG")}
+
+
+def probe(
+    tmp_path: Path, bundle: Bundle, host: str, event: str, *extra: str
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    data = json.loads((FIXTURES / host / f"{event}.json").read_text())
+    data["cwd"] = str(bundle.root / "desk")
+    report = tmp_path / f"modules-{host}-{event}.txt"
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(report), "hook", host, event, *extra],
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "nothing injected" not in proc.stderr, proc.stderr
+    return proc, set(report.read_text().split())
+
+
+def click_run(argv: list[str], stdin: str) -> subprocess.CompletedProcess[str]:
+    """The same command forced through the click CLI (no fast path)."""
+    code = "import sys\nfrom ouro.cli.app import run\nsys.exit(run(sys.argv[1:]))"
+    return subprocess.run(
+        [sys.executable, "-c", code, *argv],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
+
+
+def busy(bundle: Bundle) -> None:
+    """Claims (one verified, watching a file), obligations, an ask: a real packet."""
+    (bundle.root.parent / "src.txt").write_text("v1\n")
+    verified = add_claim(bundle, "tests pass", about=["src.txt"])
+    add_evidence(bundle, verified["id"], command="pytest", exit_code=0, output="ok")
+    add_claim(bundle, "the cache is warm")
+    add_obligation(bundle, "send the report", owed_to="ana", due="2020-01-01")
+    record_event(bundle, "turn_accepted", "ask", current_ask="ship it", next_safe_action="test")
+
+
+# --- the argument grammar -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["hook", "claude", "Stop"], ("claude", "Stop", None, False)),
+        (["hook", "codex", "SessionStart"], ("codex", "SessionStart", None, False)),
+        (["--bundle", "/b", "hook", "claude", "Stop"], ("claude", "Stop", "/b", False)),
+        (["--bundle=/b", "--json", "hook", "claude", "Stop"], ("claude", "Stop", "/b", False)),
+        (
+            ["--bundle", "/g", "hook", "claude", "Stop", "--bundle", "/l"],
+            ("claude", "Stop", "/l", False),
+        ),
+        (
+            ["hook", "claude", "--block-on-debt", "--bundle=/l", "Stop"],
+            ("claude", "Stop", "/l", True),
+        ),
+        (["hook", "claude", "session-end"], ("claude", "session-end", None, False)),
+    ],
+)
+def test_parse_takes_the_plain_hook_forms(
+    argv: list[str], expected: tuple[str, str, str | None, bool]
+) -> None:
+    assert parse(argv) == expected
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--version"],
+        ["orient"],
+        ["hook"],
+        ["hook", "install", "claude"],
+        ["hook", "gemini", "Stop"],
+        ["hook", "claude"],
+        ["hook", "claude", "Stop", "extra"],
+        ["hook", "claude", "Stop", "--help"],
+        ["--help", "hook", "claude", "Stop"],
+        ["hook", "claude", "Stop", "-h"],
+        ["hook", "claude", "Stop", "--json"],
+        ["hook", "claude", "Stop", "--bundle"],
+        ["hook", "claude", "Stop", "--bundle", "--block-on-debt"],
+        ["hook", "claude", "Stop", "--bundle="],
+        ["hook", "claude", "Stop", "--bundle", "/a", "--bundle", "/b"],
+        ["hook", "claude", "Stop", "--block-on-debt=yes"],
+        ["hook", "claude", "Stop", "--", "x"],
+        ["--json", "--json", "hook", "claude", "Stop"],
+        ["--block-on-debt", "hook", "claude", "Stop"],
+        ["--bundle", "", "hook", "claude", "Stop"],
+    ],
+)
+def test_parse_leaves_everything_else_to_click(argv: list[str]) -> None:
+    assert parse(argv) is None
+
+
+def test_a_bundle_option_naming_a_file_goes_to_click_and_gets_its_usage_error(
+    tmp_path: Path,
+) -> None:
+    afile = tmp_path / "not-a-folder"
+    afile.write_text("x")
+    assert parse(["hook", "claude", "Stop", "--bundle", str(afile)]) is None
+    proc = subprocess.run(
+        [sys.executable, "-m", "ouro.cli", "hook", "claude", "Stop", "--bundle", str(afile)],
+        input="{}",
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert "is a file" in proc.stderr
+    assert proc.stdout == ""
+
+
+def test_a_missing_event_is_still_clicks_usage_error() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "ouro.cli", "hook", "claude"],
+        input="{}",
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert "Missing argument 'EVENT'" in proc.stderr
+
+
+# --- what the fast path imports -------------------------------------------------------
+
+
+@pytest.mark.parametrize("host", ["claude", "codex"])
+def test_hot_hook_events_import_neither_click_nor_pydantic(
+    tmp_path: Path, bundle: Bundle, host: str
+) -> None:
+    busy(bundle)
+    # No saved fingerprint yet: UserPromptSubmit injects the whole packet.
+    proc, heavy = probe(tmp_path, bundle, host, "UserPromptSubmit")
+    assert "hookSpecificOutput" in proc.stdout
+    assert not heavy & {"click", "pydantic"}
+    # Nothing changed since: silent, still light.
+    proc, heavy = probe(tmp_path, bundle, host, "UserPromptSubmit")
+    assert proc.stdout == ""
+    assert not heavy & {"click", "pydantic"}
+    proc, heavy = probe(tmp_path, bundle, host, "Stop")
+    assert "not verified" in json.loads(proc.stdout)["systemMessage"]
+    assert heavy == set()
+    proc, heavy = probe(tmp_path, bundle, host, "SessionEnd")
+    assert proc.stdout == ""
+    assert heavy == set()
+
+
+def test_session_start_and_pre_compact_skip_click(tmp_path: Path, bundle: Bundle) -> None:
+    busy(bundle)
+    proc, heavy = probe(tmp_path, bundle, "claude", "SessionStart")
+    assert "# orient" in json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "click" not in heavy
+    proc, heavy = probe(tmp_path, bundle, "claude", "PreCompact")
+    assert proc.stdout == ""
+    assert "click" not in heavy
+
+
+def test_fast_path_and_click_path_say_the_same(bundle: Bundle, tmp_path: Path) -> None:
+    busy(bundle)
+    data = json.loads((FIXTURES / "claude" / "Stop.json").read_text())
+    data["cwd"] = str(bundle.root / "desk")
+    argv = ["hook", "claude", "Stop", "--block-on-debt"]
+    fast = subprocess.run(
+        [sys.executable, "-m", "ouro.cli", *argv],
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
+    slow = click_run(argv, json.dumps(data))
+    assert (fast.returncode, fast.stdout, fast.stderr) == (
+        slow.returncode,
+        slow.stdout,
+        slow.stderr,
+    )
+    assert json.loads(fast.stdout)["decision"] == "block"
+    # Fail-open: no bundle anywhere, same one-line reason on both paths.
+    data["cwd"] = str(tmp_path)
+    fast = subprocess.run(
+        [sys.executable, "-m", "ouro.cli", "hook", "codex", "SessionEnd"],
+        input=json.dumps(data | {"hook_event_name": "SessionEnd"}),
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+    )
+    slow = click_run(
+        ["hook", "codex", "SessionEnd"], json.dumps(data | {"hook_event_name": "SessionEnd"})
+    )
+    assert fast.returncode == slow.returncode == 0
+    assert fast.stdout == slow.stdout == ""
+    assert fast.stderr == slow.stderr
+    assert "no ouro bundle found" in fast.stderr
+
+
+# --- event lines without the model ----------------------------------------------
+
+
+def _raw(**fields: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "id": "ev-1",
+        "kind": "turn_accepted",
+        "recorded_at": "2026-01-02T03:04:05.000000Z",
+        "session_ref": None,
+        "turn_id": None,
+        "summary": "s",
+        "current_ask": None,
+        "next_safe_action": None,
+        "stop_before": None,
+        "blocked_because": None,
+        "produced_refs": None,
+        "meta": None,
+    }
+    return base | fields
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        _raw(),
+        _raw(session_ref="claude:1", turn_id="t", current_ask="a", next_safe_action="n"),
+        _raw(stop_before=[], blocked_because="b", kind="blocker_detected"),
+        _raw(produced_refs=[{"kind": "note", "locator": "desk/_record/notes/a.md"}]),
+        _raw(meta={"host": "claude", "n": 1, "ok": True, "x": None, "f": 0.5, "l": [1, {"a": []}]}),
+    ],
+)
+def test_plain_line_is_the_models_line(raw: dict[str, Any]) -> None:
+    line = plain_line(raw)
+    assert line is not None
+    model = Event.model_validate(raw).to_line()
+    assert line == model
+    assert list(line) == list(model)  # same key order, so the same bytes on disk
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        _raw(kind="no_such_kind"),
+        _raw(summary="a\x00b"),
+        _raw(current_ask=5),
+        _raw(stop_before=("a",)),
+        _raw(produced_refs=[{"kind": "", "locator": "x"}]),
+        _raw(produced_refs=[{"kind": "k", "locator": "x", "extra": 1}]),
+        _raw(meta={"f": math.inf}),
+        _raw(meta={"t": (1, 2)}),
+        _raw(meta={1: "int key"}),
+        _raw(extra_field=1),
+    ],
+)
+def test_plain_line_defers_anything_unusual_to_the_model(raw: dict[str, Any]) -> None:
+    assert plain_line(raw) is None
+
+
+def test_invalid_events_still_get_the_models_message(bundle: Bundle) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        build_event(bundle, "no_such_kind", "s")
+    assert caught.value.message.startswith("event: kind: Input should be 'turn_accepted'")
+    assert caught.value.hint == "kinds: see ouro.arc.events.EVENT_KINDS; text must not contain NUL"
+    with pytest.raises(InvalidInput) as caught:
+        build_event(bundle, "agent_note", "a\x00b")
+    assert caught.value.message == "event: summary: Value error, must not contain a NUL byte"
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(st.text(max_size=3), inner, max_size=3)
+        | st.tuples(inner)
+    ),
+    max_leaves=8,
+)
+_text = st.none() | st.text(max_size=6) | st.integers() | st.just("a\x00")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    kind=st.sampled_from([*EVENT_KINDS, "nope"]),
+    summary=_text,
+    ask=_text,
+    stop=st.none() | st.lists(st.text(max_size=3) | st.integers(), max_size=2),
+    refs=st.none()
+    | st.lists(st.dictionaries(st.sampled_from(["kind", "locator", "x"]), _text), max_size=2),
+    meta=st.none() | _json,
+)
+def test_plain_line_never_disagrees_with_the_model(
+    kind: str, summary: Any, ask: Any, stop: Any, refs: Any, meta: Any
+) -> None:
+    raw = _raw(
+        kind=kind, summary=summary, current_ask=ask, stop_before=stop, produced_refs=refs, meta=meta
+    )
+    line = plain_line(raw)
+    if line is None:
+        return  # the recorder asks the model
+    model = Event.model_validate(raw).to_line()
+    assert line == model
+    assert list(line) == list(model)
+
+
+# --- one packet read for SessionStart ------------------------------------------
+
+
+@pytest.mark.parametrize("budget", [300, 800, 2500])
+def test_packet_context_is_build_packet_read_once(bundle: Bundle, budget: int) -> None:
+    busy(bundle)
+    for n in range(30):
+        add_obligation(bundle, f"owed thing {n}", owed_to="bo")
+    text, hashes = packet_context(bundle, budget=budget)
+    assert text == clip(build_packet(bundle, budget).text, budget)
+    packed = pack(collect_items(bundle), budget, agent=agent_name(bundle))
+    assert packed == build_packet(bundle, budget)
+    assert len(hashes) == len([i for i in collect_items(bundle) if i.section != "last event"])
