@@ -348,6 +348,7 @@ TOOLS: tuple[Tool, ...] = (
         function="ouro.desk.api:task_update",
         cli=("desk", "task", "update"),
         read_only=False,
+        destructive=True,  # replaces the earlier text in place
         idempotent=True,
         args=("task",),
         files={"body": "--body-file"},
@@ -425,6 +426,7 @@ TOOLS: tuple[Tool, ...] = (
         function="ouro.desk.api:tip_add",
         cli=("desk", "tip", "add"),
         read_only=False,
+        destructive=True,  # replaces the earlier text in place
         idempotent=True,
         args=("title",),
         options={"tags": "--tag"},
@@ -475,6 +477,7 @@ TOOLS: tuple[Tool, ...] = (
         function="ouro.desk.record_api:notes_write",
         cli=("notes", "write"),
         read_only=False,
+        destructive=True,  # replaces the earlier text in place
         idempotent=True,
         args=("title",),
         options={"tags": "--tag"},
@@ -575,5 +578,6 @@ def invoke(name: str, bundle: Bundle, arguments: Mapping[str, Any]) -> dict[str,
         from ouro.habits.policy import enforce
 
         enforce(name, bundle)
-    inp = validate_input(tool.model(), arguments, source=name)
+    usage = f"'ouro {' '.join(tool.cli)} --help' lists the fields (MCP: the {name} input schema)"
+    inp = validate_input(tool.model(), arguments, source=name, hint=usage)
     return tool.func()(bundle, inp)

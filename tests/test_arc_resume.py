@@ -181,3 +181,14 @@ def test_unreadable_events_folder_is_unavailable(bundle: Bundle) -> None:
     r = read_resume(bundle)
     assert r["recorder"]["health"] == "unavailable"
     assert r["canContinue"] is False
+
+
+def test_compaction_restart_keeps_the_ask_current_but_a_new_session_does_not(
+    bundle: Bundle,
+) -> None:
+    record_event(bundle, "turn_accepted", "asked", current_ask="ship the parser")
+    for source in ("compact", "resume"):
+        record_event(bundle, "session_started", "host restarted", meta={"source": source})
+        assert read_resume(bundle)["currentAsk"]["confidence"] == "current", source
+    record_event(bundle, "session_started", "new conversation", meta={"source": "startup"})
+    assert read_resume(bundle)["currentAsk"]["confidence"] == "stale_risky"

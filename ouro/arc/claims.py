@@ -152,6 +152,7 @@ def add_evidence(
                 "note": note,
             },
             source="evidence",
+            hint="see 'ouro claim evidence --help' for the fields",
         )
         claim.evidence = [*claim.evidence, evidence]
         _save(

@@ -32,7 +32,7 @@ from typing import Any
 
 import orjson
 
-from ouro.arc.kinds import BOUNDARY_KINDS
+from ouro.arc.kinds import is_boundary
 from ouro.arc.paths import DAY_FILE
 
 State = dict[str, Any]
@@ -215,7 +215,7 @@ def apply_event(state: State, event: dict[str, Any], name: str) -> None:
         stop = event.get("stopBefore")
         stop_list = [s for s in stop if isinstance(s, str)] if isinstance(stop, list) else []
         state["next"] = {"value": nxt, "stopBefore": stop_list, **_ref(event, name)}
-    if kind in BOUNDARY_KINDS and state["ask"] is not None:
+    if state["ask"] is not None and is_boundary(kind, event.get("meta")):
         state["ask"]["staleBecause"] = (
             f"{kind} {event['id']} came after the ask was recorded; re-confirm with 'ouro arc ask'"
         )

@@ -34,3 +34,16 @@ EVENT_KINDS: tuple[str, ...] = get_args(EventKind)
 #: Kinds that mark a context boundary: an ask recorded before one of these is
 #: no longer known to be what the (new) session is working on.
 BOUNDARY_KINDS = frozenset({"handoff", "session_started", "session_ended"})
+
+#: ``session_started`` sources that continue the same conversation (the host
+#: compacted or resumed it): the ask recorded in that conversation still holds.
+CONTINUING_SOURCES = frozenset({"compact", "resume"})
+
+
+def is_boundary(kind: str, meta: object) -> bool:
+    """Does this event end the context an earlier ask was recorded in?"""
+    if kind not in BOUNDARY_KINDS:
+        return False
+    if kind == "session_started" and isinstance(meta, dict):
+        return meta.get("source") not in CONTINUING_SOURCES
+    return True

@@ -28,6 +28,7 @@ import gc
 import math
 import os
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -113,9 +114,9 @@ class DiaryState:
             self.tail = chunk[cut + 1 - TAIL : cut + 1]
         else:
             start = max(0, self.offset - TAIL)
-            self.tail = self._read(start, self.offset - start)
+            self.tail = self.read_bytes(start, self.offset - start)
 
-    def _read(self, start: int, size: int) -> bytes:
+    def read_bytes(self, start: int, size: int) -> bytes:
         with open(self.path, "rb") as handle:
             handle.seek(start)
             return handle.read(size)
@@ -123,7 +124,7 @@ class DiaryState:
     def _tail_matches(self) -> bool:
         if not self.tail:
             return True
-        return self._read(self.offset - len(self.tail), len(self.tail)) == self.tail
+        return self.read_bytes(self.offset - len(self.tail), len(self.tail)) == self.tail
 
     def _consume(self, data: bytes, base: int) -> None:
         # The cyclic GC would rescan the growing state many times while a fresh
@@ -196,6 +197,11 @@ class DiaryState:
                 for word in toks:
                     posts.setdefault(word, []).append(fid)
 
+    def index_entities(self, entities: Iterable[str]) -> None:
+        """Build the near-duplicate token index of these entities now."""
+        for entity in entities:
+            self._entity_postings(entity)
+
     def _entity_postings(self, entity: str) -> dict[str, list[str]]:
         posts = self.postings.get(entity)
         if posts is None:
@@ -215,7 +221,7 @@ class DiaryState:
     # --- questions a write asks ---------------------------------------------
     def line(self, fid: str) -> dict[str, Any]:
         ref = self.facts[fid]
-        value: dict[str, Any] = orjson.loads(self._read(ref.start, ref.length))
+        value: dict[str, Any] = orjson.loads(self.read_bytes(ref.start, ref.length))
         return value
 
     def exact(self, norm: str, exclude: str | None) -> str | None:

@@ -16,9 +16,10 @@ Contract (``docs/record.md`` has the line format):
   existing fact's locator, unless ``force``. ``supersedes`` retires an active
   fact by writing a new line; the old line is never rewritten.
 - ``entities.json`` is derived from the log and rewritten whole (atomic
-  replace, ``derived.replace_derived``) under the same diary lock right after
-  the append, from the in-process view of the log (``factstate``), so it always
-  reflects a prefix of the log that includes every completed write.
+  replace) under the diary lock after the append, from the in-process view of
+  the log (``factstate``), unless another writer already rewrote it from a log
+  that includes our lines (``entities.ensure_entities``). So it always reflects
+  a prefix of the log that includes every completed write.
 - Readers (``iter_facts``, ``active_facts``) are pure and report bad lines.
 """
 
@@ -32,7 +33,7 @@ from typing import Any
 import orjson
 
 from ouro.bundle import Bundle
-from ouro.desk.derived import replace_derived
+from ouro.desk.entities import ensure_entities, rewrite_entities
 from ouro.desk.factnorm import (
     NEAR_THRESHOLD,
     could_exceed,
@@ -261,6 +262,12 @@ def append_facts_batch(
     path = facts_path(bundle)
     state = state_for(path)
     result = BatchResult()
+    with state.mutex:
+        # Catch up before taking the lock: a fresh process reads the whole log
+        # (and tokenises an entity's facts) here, not while every writer waits.
+        state.sync()
+        if not force:
+            state.index_entities([e for fact in facts for e in fact["about"]])
     with FileLock(bundle.lock_path("diary"), purpose="diary write"), state.mutex:
         state.sync()
         pending = _Pending()
@@ -275,13 +282,17 @@ def append_facts_batch(
         if to_write:
             append_jsonl(path, to_write, sync=False)  # fsynced below, after the lock
             state.sync()
-            write_entities(entities_path(bundle), state.entities_bytes())
+        upto = state.offset  # our lines (if any) end at or before this byte
         result.warnings = bad_line_warnings(state.bad)
     if result.results:
         fsync_path(path)  # durable before we report success (group commit)
-    result.written = len(to_write)
     if to_write:
+        # Meanwhile other writers may have appended and one of them may have
+        # rewritten entities.json already; then there is nothing left to do.
+        with FileLock(bundle.lock_path("diary"), purpose="entities update"), state.mutex:
+            ensure_entities(state, entities_path(bundle), entities_stamp_path(bundle), upto)
         result.paths = [path, entities_path(bundle)]
+    result.written = len(to_write)
     return result
 
 
@@ -302,15 +313,9 @@ def bad_line_warnings(bad: Sequence[BadLine], limit: int = 10) -> list[str]:
 
 
 # --- entities.json -----------------------------------------------------------
-def write_entities(path: Path, data: bytes) -> None:
-    """Replace entities.json atomically but without fsync.
-
-    Why no fsync: entities.json is derived from facts.jsonl (which is fsynced),
-    every diary write rewrites it whole from the log, and an fsync of a file of
-    this size costs ~10 ms. After a crash it may lag the log until the next
-    write or ``ouro diary rebuild-entities``.
-    """
-    replace_derived(path, data)
+def entities_stamp_path(bundle: Bundle) -> Path:
+    """Which log entities.json reflects (a cache; see ``ouro.desk.entities``)."""
+    return bundle.state / "diary" / "entities.stamp"
 
 
 def rebuild_entities(bundle: Bundle) -> dict[str, int]:
@@ -319,7 +324,7 @@ def rebuild_entities(bundle: Bundle) -> dict[str, int]:
     with FileLock(bundle.lock_path("diary"), purpose="entities rebuild"):
         state = DiaryState(path)
         state.sync()
-        write_entities(entities_path(bundle), state.entities_bytes())
+        rewrite_entities(state, entities_path(bundle), entities_stamp_path(bundle))
         shared = state_for(path)
         with shared.mutex:
             shared.reset()  # the next write re-reads the log from the start

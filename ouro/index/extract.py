@@ -30,10 +30,9 @@ from typing import Any
 import orjson
 
 from ouro.errors import CorruptFile
+from ouro.index.fresh import ENTITIES, FACTS
 from ouro.store.frontmatter import parse as parse_frontmatter
 
-FACTS = "desk/_record/diary/facts.jsonl"
-ENTITIES = "desk/_record/diary/entities.json"
 _DATE_MD = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
 _ITERATION_MD = re.compile(r"^(\d+)\.md$")
 _HEADING_TIME = re.compile(r"^## (\d{2}:\d{2}:\d{2})Z?\s*$", re.MULTILINE)

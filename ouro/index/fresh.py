@@ -2,18 +2,30 @@
 
 Two checks, both read-only:
 
-- ``scan(root)``: a full stat-scan of ``desk/`` (every folder and every
-  indexed file's mtime and size). ``sync`` compares it against the ``files``
-  table; a no-change sync of a large bundle is one scan plus one table read.
-- ``quick_check(conn, root)``: what search runs before answering. It stats
-  every folder recorded in ``dirs`` (a file created, deleted, renamed or
-  atomically replaced changes its folder's mtime), stats the files that ouro
-  appends to in place (facts.jsonl, entities.json, daily reflections), and
-  re-hashes the few files marked racy (modified within ``RACY_NS`` of being
-  read, so an equal mtime proves nothing). Any difference means "run sync".
-  An editor that rewrites an existing file in place without touching its
-  folder is not seen by this check; ``ouro watch`` and ``ouro index sync``
-  see it (docs/index.md, "Freshness").
+- ``scan(root)``: a full stat-scan of ``desk/`` (every indexed file's mtime
+  and size, and the mtimes of the *watched* folders). ``sync`` compares it
+  against the ``files`` table; a no-change sync of a large bundle is one scan
+  plus one table read.
+- ``quick_check(conn, root)``: what search runs before answering. It costs a
+  few dozen ``stat`` calls whatever the bundle's size:
+
+  * every watched folder recorded in ``dirs`` — ``desk/``, each folder
+    directly in it (every track, ``_friction``, ``_meta``, ``_record``),
+    ``_meta/tips``, ``_record/notes``, ``_record/diary`` and
+    ``_record/diary/daily``. A file or folder created, deleted, renamed or
+    atomically replaced *directly in* one of them moves its mtime: a new,
+    removed or renamed track, task folder, note, friction entry, tip or day
+    file, and every rename-save of a note, tip, friction entry, track.md,
+    facts.jsonl or entities.json;
+  * the files ouro appends to in place: ``facts.jsonl`` and ``entities.json``
+    (mtime and size against the indexed row) and the newest daily reflection.
+
+  Any difference means "run sync". Not seen by this check, by design: an
+  in-place edit of an existing Markdown file, and anything inside a task
+  folder (``task.md`` rewritten or rename-saved, an iteration added) as long
+  as the task folder itself stays. Every ouro write indexes itself
+  (write-through), ``ouro watch`` applies outside edits as they happen, and
+  ``ouro index sync`` catches everything (docs/index.md, "Freshness").
 """
 
 from __future__ import annotations
@@ -27,8 +39,13 @@ from dataclasses import dataclass
 #: again within the same mtime tick (coarse kernel clocks): trust it only
 #: after re-hashing it / looking again.
 RACY_NS = 50_000_000
-#: file kinds that ouro appends to in place (their folder mtime does not move)
-HOT_KINDS = ("facts", "entities", "daily")
+#: watched folders deeper than ``desk/<name>`` (see ``watched``)
+DEEP_WATCHED = frozenset(
+    {"desk/_meta/tips", "desk/_record/notes", "desk/_record/diary", "desk/_record/diary/daily"}
+)
+FACTS = "desk/_record/diary/facts.jsonl"
+ENTITIES = "desk/_record/diary/entities.json"
+DAILY_PREFIX = "desk/_record/diary/daily/"
 
 
 @dataclass(frozen=True)
@@ -38,8 +55,13 @@ class Seen:
     kind: str
 
 
+def watched(folder: str) -> bool:
+    """Is ``folder`` (bundle-relative) one whose mtime the pre-search check compares?"""
+    return folder.count("/") <= 1 or folder in DEEP_WATCHED
+
+
 def scan(root: str) -> tuple[dict[str, Seen], dict[str, int]]:
-    """Every indexed file under ``desk/`` and every folder's mtime (stat before list)."""
+    """Every indexed file under ``desk/`` and each watched folder's mtime (stat before list)."""
     from ouro.index.extract import classify
 
     files: dict[str, Seen] = {}
@@ -48,10 +70,13 @@ def scan(root: str) -> tuple[dict[str, Seen], dict[str, int]]:
     stack = [os.path.join(root, "desk")]
     while stack:
         folder = stack.pop()
+        rel = folder[len(base) :]
         try:
-            dirs[folder[len(base) :]] = os.stat(folder).st_mtime_ns
+            if watched(rel):
+                dirs[rel] = os.stat(folder).st_mtime_ns
             entries = list(os.scandir(folder))
         except (FileNotFoundError, NotADirectoryError):
+            dirs.pop(rel, None)
             continue
         for entry in entries:
             if entry.name.startswith("."):
@@ -77,35 +102,37 @@ def file_hash(data: bytes | memoryview) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
+_HOT_FILES = (
+    "SELECT locator, mtime_ns, size FROM files WHERE locator IN (?, ?) UNION ALL "
+    "SELECT * FROM (SELECT locator, mtime_ns, size FROM files "
+    "WHERE locator > ? AND locator < ? ORDER BY locator DESC LIMIT 1)"
+)
+
+
 def quick_check(conn: sqlite3.Connection, root: str) -> str | None:
-    """None when nothing visible changed since the last sync, else the reason."""
-    for path, mtime in conn.execute("SELECT path, mtime_ns FROM dirs"):
+    """None when nothing the cheap check watches changed since the last sync, else the reason."""
+    base = os.path.join(root, "")
+    stat = os.stat
+    rows = conn.execute("SELECT path, mtime_ns FROM dirs").fetchall()
+    if not rows:
+        return "the index has never been synced"
+    for path, mtime in rows:
         try:
-            now = os.stat(os.path.join(root, path)).st_mtime_ns
+            now = stat(base + path).st_mtime_ns
         except OSError:
             return f"folder {path} is gone"
         if now != mtime:
             return f"folder {path} changed"
-    if conn.execute("SELECT 1 FROM dirs LIMIT 1").fetchone() is None:
-        return "the index has never been synced"
-    hot = conn.execute(
-        "SELECT locator, mtime_ns, size, racy, hash, indexed_bytes FROM files "
-        "WHERE kind IN ('facts', 'entities', 'daily') OR racy = 1"
-    )
-    for locator, mtime, size, racy, digest, indexed in hot:
-        path = os.path.join(root, locator)
+    # The newest day file stands for the daily reflections: ouro appends only
+    # to today's, and a new day's file moves the daily folder's mtime.
+    hot = conn.execute(_HOT_FILES, (FACTS, ENTITIES, DAILY_PREFIX, DAILY_PREFIX[:-1] + "0"))
+    for locator, mtime, size in hot:
         try:
-            st = os.stat(path)
+            st = stat(base + locator)
         except OSError:
             return f"{locator} is gone"
-        if (st.st_mtime_ns, st.st_size) != (mtime, size):
+        # Appends always grow the file, so size and mtime suffice (no re-hash
+        # of a 40 MB facts.jsonl before every search).
+        if st.st_mtime_ns != mtime or st.st_size != size:
             return f"{locator} changed"
-        if racy:
-            try:
-                with open(path, "rb") as handle:
-                    data = handle.read(indexed)
-            except OSError:
-                return f"{locator} is unreadable"
-            if file_hash(data) != digest:
-                return f"{locator} changed"
     return None

@@ -34,7 +34,7 @@ from ouro.index import db
 from ouro.index.apply import DATA_TABLES, SyncReport, remove_file, set_meta
 from ouro.index.apply import apply_file as _apply_file  # one name, patchable by drills
 from ouro.index.extract import classify
-from ouro.index.fresh import RACY_NS, scan
+from ouro.index.fresh import RACY_NS, scan, watched
 
 if TYPE_CHECKING:
     from ouro.bundle import Bundle
@@ -203,19 +203,22 @@ def _files_under(root: str, locator: str) -> dict[str, str]:
 
 def _record_folders(conn: sqlite3.Connection, root: str, folder: str, *, walk: bool) -> None:
     """Record the current mtime of ``folder`` (with ``walk``: and its subfolders)
-    and its ancestors, so this write does not look like an outside change."""
+    and its ancestors, so this write does not look like an outside change.
+    Only watched folders (``fresh.watched``) have rows."""
     full = os.path.join(root, folder)
     if os.path.isdir(full) and not walk:
-        conn.execute(
-            "INSERT OR REPLACE INTO dirs(path, mtime_ns) VALUES (?, ?)",
-            (folder, os.stat(full).st_mtime_ns),
-        )
+        if watched(folder):
+            conn.execute(
+                "INSERT OR REPLACE INTO dirs(path, mtime_ns) VALUES (?, ?)",
+                (folder, os.stat(full).st_mtime_ns),
+            )
     elif os.path.isdir(full):
         rows = []
         for dirpath, dirnames, _names in os.walk(full):
             dirnames[:] = [d for d in dirnames if not d.startswith(".")]
             rel = os.path.relpath(dirpath, root).replace(os.sep, "/")
-            rows.append((rel, os.stat(dirpath).st_mtime_ns))
+            if watched(rel):
+                rows.append((rel, os.stat(dirpath).st_mtime_ns))
         conn.executemany("INSERT OR REPLACE INTO dirs(path, mtime_ns) VALUES (?, ?)", rows)
     else:
         conn.execute(
@@ -225,6 +228,8 @@ def _record_folders(conn: sqlite3.Connection, root: str, folder: str, *, walk: b
     parts = folder.split("/")
     for depth in range(len(parts) - 1, 0, -1):
         parent = "/".join(parts[:depth])
+        if not watched(parent):
+            continue
         try:
             mtime = os.stat(os.path.join(root, parent)).st_mtime_ns
         except OSError:

@@ -57,10 +57,8 @@ class ToolInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-def validate_input(model: type[BaseModel], data: Any, *, source: str) -> Any:
+def validate_input(model: type[BaseModel], data: Any, *, source: str, hint: str) -> Any:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise InvalidInput(
-            describe_validation(exc, source), hint=f"see 'ouro help' or the {source} input schema"
-        ) from None
+        raise InvalidInput(describe_validation(exc, source), hint=hint) from None

@@ -23,16 +23,14 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from pydantic.alias_generators import to_camel
 
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
-from ouro.models.base import describe_validation
 from ouro.sentinel.paths import SENTINEL_DIR
 
 SignalKind = Literal["provider_lane", "sense", "bundle", "gauntlet"]
@@ -43,20 +41,54 @@ GIT_TIMEOUT = 5.0
 _IMPACT_RANK = {"none": 0, "watch": 1, "blocked": 2}
 
 
-class Signal(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+@dataclass(frozen=True)
+class Signal:
+    """A plain value: the sentinel runs inside hooks, where pydantic's import
+    cost matters. Caller input is validated in ``parse_caller_signal``."""
 
     kind: SignalKind
-    source: str = Field(min_length=1, max_length=200)
-    status: str = Field(min_length=1, max_length=80)
+    source: str
+    status: str
     verdict_impact: Impact
     repair_actor: RepairActor | None = None
-    repair_command: str | None = Field(default=None, max_length=2000)
-    detail: str | None = Field(default=None, max_length=2000)
+    repair_command: str | None = None
+    detail: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = self.model_dump(mode="json", by_alias=True, exclude_none=True)
-        return data
+        data = {
+            "kind": self.kind,
+            "source": self.source,
+            "status": self.status,
+            "verdictImpact": self.verdict_impact,
+            "repairActor": self.repair_actor,
+            "repairCommand": self.repair_command,
+            "detail": self.detail,
+        }
+        return {k: v for k, v in data.items() if v is not None}
+
+
+def _validate(data: dict[str, Any], where: str) -> Signal:
+    from pydantic import BaseModel, ConfigDict, Field, ValidationError
+    from pydantic.alias_generators import to_camel
+
+    from ouro.models.base import describe_validation
+
+    class CallerSignal(BaseModel):
+        model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+        kind: SignalKind
+        source: str = Field(min_length=1, max_length=200)
+        status: str = Field(min_length=1, max_length=80)
+        verdict_impact: Impact
+        repair_actor: RepairActor | None = None
+        repair_command: str | None = Field(default=None, max_length=2000)
+        detail: str | None = Field(default=None, max_length=2000)
+
+    try:
+        checked = CallerSignal.model_validate(data)
+    except ValidationError as exc:
+        raise InvalidInput(describe_validation(exc, where), hint="fix the named field") from None
+    return Signal(**checked.model_dump())
 
 
 def impact_rank(impact: str) -> int:
@@ -98,10 +130,7 @@ def parse_caller_signal(value: str | dict[str, Any], *, index: int) -> Signal:
     data.setdefault("source", kind)
     if "verdictImpact" not in data and "verdict_impact" not in data:
         data["verdictImpact"] = default_impact(str(data.get("status") or ""))
-    try:
-        return Signal.model_validate(data)
-    except ValidationError as exc:
-        raise InvalidInput(describe_validation(exc, where), hint="fix the named field") from None
+    return _validate(data, where)
 
 
 def parse_caller_signals(values: Sequence[str | dict[str, Any]]) -> list[Signal]:

@@ -1,0 +1,98 @@
+"""Keeping ``entities.json`` in step with ``facts.jsonl`` (docs/record.md).
+
+Contract:
+- ``entities.json`` is derived from the log and rewritten whole, atomically and
+  without fsync (``derived.replace_derived``), from a process's view of the log
+  (``factstate.DiaryState``), always with the diary lock held.
+- ``state/diary/entities.stamp`` says which log the file reflects:
+  ``<facts inode> <facts bytes> <hex of the last log bytes> <entities inode>
+  <entities size> <entities mtime_ns>``. It is a rebuildable cache: missing,
+  unreadable, or not matching the files on disk means "not known to be current".
+- A writer whose lines end at byte ``upto`` of the log calls
+  ``ensure_entities(..., upto)`` (diary lock held) before it reports success. If
+  another writer has since rewritten the file from a log of at least ``upto``
+  bytes (same log, same bytes there, and the file is untouched since) there is
+  nothing to do; otherwise it rewrites the file from the whole log. So the file
+  always reflects a prefix of the log that includes every completed write, and
+  concurrent writers share one rewrite (2.4 MB at 100k facts) instead of one each.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ouro.desk.derived import replace_derived
+from ouro.desk.factstate import DiaryState
+
+STAMP_TAIL = 32
+
+
+def write_entities(path: Path, data: bytes) -> None:
+    """Replace entities.json atomically but without fsync.
+
+    Why no fsync: entities.json is derived from facts.jsonl (which is fsynced),
+    the next write or ``ouro diary rebuild-entities`` rewrites it whole, and
+    writing a file of this size to disk on every diary write would cost more
+    than the write itself. After a power loss it may be stale or empty.
+    """
+    replace_derived(path, data)
+
+
+def _read_stamp(path: Path) -> list[str] | None:
+    try:
+        fields = path.read_text("ascii").split()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return fields if len(fields) == 6 else None
+
+
+def _is_current(state: DiaryState, entities: Path, stamp: Path, upto: int) -> bool:
+    fields = _read_stamp(stamp)
+    if fields is None or state.ino is None:
+        return False
+    ino, size, tail, e_ino, e_size, e_mtime = fields
+    try:
+        covered = int(size)
+        if int(ino) != state.ino or not upto <= covered <= state.offset:
+            return False
+        st = os.stat(entities)
+        if (st.st_ino, st.st_size, st.st_mtime_ns) != (int(e_ino), int(e_size), int(e_mtime)):
+            return False  # replaced or edited since that rewrite
+        start = max(0, covered - STAMP_TAIL)
+        return state.read_bytes(start, covered - start).hex() == tail
+    except (ValueError, OSError):
+        return False
+
+
+def _write_stamp(state: DiaryState, entities: Path, stamp: Path) -> None:
+    st = os.stat(entities)
+    tail = state.tail[-STAMP_TAIL:].hex() or "-"
+    line = f"{state.ino} {state.offset} {tail} {st.st_ino} {st.st_size} {st.st_mtime_ns}\n"
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    # Overwrite in place, then cut: cheaper than a new file per write, and a torn
+    # stamp (crash) only means "not current".
+    fd = os.open(stamp, os.O_WRONLY | os.O_CREAT, 0o644)
+    try:
+        os.pwrite(fd, line.encode(), 0)
+        os.ftruncate(fd, len(line))
+    finally:
+        os.close(fd)
+
+
+def rewrite_entities(state: DiaryState, entities: Path, stamp: Path) -> None:
+    """Rewrite entities.json from ``state`` (already synced) and stamp it."""
+    write_entities(entities, state.entities_bytes())
+    _write_stamp(state, entities, stamp)
+
+
+def ensure_entities(state: DiaryState, entities: Path, stamp: Path, upto: int) -> bool:
+    """Make entities.json reflect at least the first ``upto`` bytes of the log.
+
+    Call with the diary lock held. Returns True when it rewrote the file.
+    """
+    state.sync()
+    if _is_current(state, entities, stamp, upto):
+        return False
+    rewrite_entities(state, entities, stamp)
+    return True
