@@ -456,12 +456,6 @@ def test_demo_section_shows_one_run_and_its_receipt(bundle: Bundle) -> None:
     assert "habit report (manual): surfaced" in steps[-1][1]
 
 
-@pytest.mark.xfail(
-    reason="ouro/cli/fast.py answers the four search verbs without ouro.tools.invoke, so the "
-    "habit tool policy is not checked there; it should defer to the full CLI when "
-    "OURO_GRANTED_TOOLS/OURO_DENIED_TOOLS are set",
-    strict=False,
-)
 def test_the_search_fast_path_also_refuses_denied_tools(bundle: Bundle) -> None:
     define(bundle, "reader", f"{CLI} desk search inbox", tools=["arc_record_note"])
     receipt = run_habit(bundle, "reader", trigger="manual")

@@ -49,24 +49,33 @@ def test_sigkill_at_random_points_then_rerun_equals_uninterrupted(tmp_path: Path
     assert expected["roots"] == []
 
     rng = random.Random(20260301)
-    interrupted = 0
-    for n in range(RUNS):
-        root = tmp_path / f"kill-{n}.ouro"
+    # Kill until RUNS kills have landed inside a running migration. The
+    # reference run's time is only an estimate (a loaded machine makes it
+    # vary), so a run that finished before its kill narrows the window
+    # instead of counting -- it is still checked to equal the reference.
+    latest, interrupted, attempts = duration * 0.95, 0, 0
+    while interrupted < RUNS:
+        attempts += 1
+        assert attempts <= RUNS * 3, f"only {interrupted} of {attempts} kills landed in a run"
+        root = tmp_path / f"kill-{attempts}.ouro"
         shutil.copytree(source, root, symlinks=True)
         proc = _start(root)
-        time.sleep(rng.uniform(0.05, duration * 0.95))
+        delay = rng.uniform(0.05, latest)
+        time.sleep(delay)
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             interrupted += 1
+        else:
+            latest = max(0.1, delay * 0.9)
         proc.wait(timeout=60)
         result = migrate(root)
         if proc.returncode == 0:
             assert result["status"] == "nothing"
-        got = normalized(root)
-        assert got == expected, f"run {n}: result differs after a kill"
+        else:
+            assert proc.returncode == -signal.SIGKILL, proc.stderr.read() if proc.stderr else ""
+        diff = _diff(normalized(root), expected)
+        assert not diff, f"run {attempts} (killed after {delay:.2f}s): differs in {diff}"
         shutil.rmtree(root)
-    # Most kills must land inside the migration, or this test proves little.
-    assert interrupted >= RUNS // 2, interrupted
 
 
 # --- deterministic kill points -------------------------------------------------

@@ -9,22 +9,39 @@ standard library::
     ouro [--bundle B] [--json] facts search QUERY [--about E] [--limit N] [--json]
     ouro [--bundle B] [--json] notes consult QUERY [--tag T] [--limit N] [--json]
 
-and answers through the same functions and printers as the click command,
-so the output is byte-identical. Anything it does not fully understand —
-``--help``, an unknown or repeated option, a missing query, a bad value,
-``OURO_DEBUG=1`` — returns None and the full click CLI handles it, producing
-the standard messages. It never imports click or pydantic.
+and answers through the same search functions and renderer as the click
+command, so the output is byte-identical (a test compares them). Anything it
+does not fully understand returns None and the full click CLI handles it,
+producing the standard messages: ``--help``, an unknown or repeated option, a
+missing query, a bad value, ``OURO_DEBUG=1``, a habit session's tool policy
+(``OURO_GRANTED_TOOLS`` / ``OURO_DENIED_TOOLS`` set: only
+``ouro.tools.invoke`` enforces it), a bundle that ``Bundle.locate`` might
+refuse, and every ``OuroError`` (the full CLI runs the search again and
+prints the error its way).
+
+Cost is what matters here, so this path imports only cheap standard modules:
+not click, pydantic, PyYAML, orjson (its import pulls in ``dataclasses`` and
+``inspect``), pathlib, typing or ``ouro.bundle``. JSON is printed with the
+standard ``json`` encoder in orjson's exact format (compact, UTF-8); a test
+checks the two agree.
 """
 
 from __future__ import annotations
 
 import os
-import re
+import sys
 from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 KINDS = ("task", "track", "iteration", "friction", "tip", "fact", "note", "daily")
-_INT = re.compile(r"[0-9]{1,3}")
+#: the habit tool-policy variables (``ouro.habits.policy.ENV_GRANTED/ENV_DENIED``)
+POLICY_ENV = ("OURO_GRANTED_TOOLS", "OURO_DENIED_TOOLS")
+#: what ``Bundle.locate`` reads and refuses (``ouro.bundle``)
+BUNDLE_ENV = "OURO_BUNDLE"
+LEGACY_ROOTS = ("journal", "diary", "notes")
 
 
 def _kinds(values: list[str]) -> list[str] | None:
@@ -33,9 +50,9 @@ def _kinds(values: list[str]) -> list[str] | None:
 
 def _limit(values: list[str]) -> int | None:
     value = values[-1]
-    if not _INT.fullmatch(value) or not 1 <= int(value) <= 100:
+    if not (0 < len(value) <= 3 and all(c in "0123456789" for c in value)):
         return None
-    return int(value)
+    return int(value) if 1 <= int(value) <= 100 else None
 
 
 #: verb -> (query required, {option: (field, takes value, repeatable)})
@@ -145,15 +162,58 @@ def parse(argv: list[str]) -> tuple[str | None, bool, tuple[str, str], dict[str,
     return bundle, json_mode, verb, arguments
 
 
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(name)  # orjson refuses NaN and Infinity: let Bundle.open say so
+
+
+def locate(explicit: str | None) -> str | None:
+    """The bundle root when ``Bundle.locate(explicit)`` surely accepts it, else None.
+
+    Same discovery (``--bundle``, ``$OURO_BUNDLE``, nearest ``bundle.json``
+    upwards) and the same checks (a folder, no legacy top-level folders,
+    ``bundle.json`` a JSON object); on any doubt the full CLI decides.
+    """
+    import json
+
+    chosen = explicit or os.environ.get(BUNDLE_ENV)
+    if chosen:
+        root = os.path.join(os.getcwd(), os.path.expanduser(chosen))
+    else:
+        root = folder = os.getcwd()
+        while not os.path.isfile(os.path.join(folder, "bundle.json")):
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return None
+            folder = parent
+        root = folder
+    if not os.path.isdir(root) or any(os.path.exists(os.path.join(root, n)) for n in LEGACY_ROOTS):
+        return None
+    try:
+        with open(os.path.join(root, "bundle.json"), "rb") as handle:
+            meta = json.loads(handle.read().decode("utf-8"), parse_constant=_refuse_constant)
+    except (OSError, ValueError, RecursionError):
+        return None
+    return root if isinstance(meta, dict) else None
+
+
+def dumps(result: Any) -> str:
+    """``ouro.cli.output.to_json_line`` (orjson) byte for byte, without orjson."""
+    import json
+
+    return json.dumps(result, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
+
+
 def try_run(argv: list[str]) -> int | None:
     """Answer a search verb and return the exit code, or None to use the full CLI."""
-    if os.environ.get("OURO_DEBUG") == "1":
+    if os.environ.get("OURO_DEBUG") == "1" or any(v in os.environ for v in POLICY_ENV):
         return None
     parsed = parse(argv)
     if parsed is None:
         return None
     bundle_arg, json_mode, verb, arguments = parsed
-    from ouro.cli.output import emit, emit_error
+    root = locate(bundle_arg)
+    if root is None:
+        return None
     from ouro.errors import OuroError
     from ouro.index import search
 
@@ -164,12 +224,8 @@ def try_run(argv: list[str]) -> int | None:
         ("notes", "consult"): search.consult_notes,
     }
     try:
-        from ouro.bundle import Bundle
-
-        bundle = Bundle.locate(bundle_arg)
-        result = functions[verb](bundle.root, **arguments)
-    except OuroError as exc:
-        emit_error(exc, json_mode=json_mode)
-        return 1
-    emit(result, json_mode=json_mode, render=search.render)
+        result = functions[verb](root, **arguments)
+    except OuroError:
+        return None
+    sys.stdout.write(dumps(result) if json_mode else search.render(result).rstrip("\n") + "\n")
     return 0

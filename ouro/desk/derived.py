@@ -1,80 +1,48 @@
-"""Replacing a derived file (``entities.json``) atomically and cheaply.
+"""Replacing a derived file (``entities.json``) atomically.
 
-Contract: ``replace_derived(path, data)`` writes ``data`` to a temp file in the
-same folder and swaps it into place atomically, so a reader sees the old bytes
-or the new bytes, never a mix. No fsync: the file is derived from a log that
-is fsynced, and the next write (or a rebuild) regenerates it whole.
+Contract: ``replace_derived(path, chunks)`` writes the chunks to a temp file
+in the same folder, fsyncs it, ``os.replace``s it over ``path`` and fsyncs the
+folder: the same discipline as ``ouro.store.atomic``, so a reader (or a
+machine after a power cut) sees the whole old file or the whole new one.
 
-Why not plain ``os.replace``: on ext4 (default ``auto_da_alloc``) renaming over
-an existing file starts writeback of the new file's data at once, to protect
-writers that skip fsync. For a 2.4 MB ``entities.json`` rewritten on every
-diary write that is ~2 ms and 2.4 MB of disk I/O per write. Linux's
-``renameat2(RENAME_EXCHANGE)`` swaps the two names atomically without that
-flush; the old bytes, now under the temp name, are then unlinked. Where the
-exchange is unavailable (not Linux, an old kernel, a filesystem without it, or
-no file yet at ``path``) it falls back to ``os.replace``.
-
-The price: after a power loss (not a process crash) the file may be left empty
-or stale; readers report an empty file as not valid JSON, and the next write or
-``ouro diary rebuild-entities`` heals it.
+It takes chunks rather than one buffer: ``DiaryState`` keeps each entity's
+serialized bytes, and joining them only to write them would copy the whole
+file once more. Writers coalesce rewrites (see ``ouro.desk.entities``), so
+the flush is paid once per batch of concurrent diary writes, not per write.
 """
 
 from __future__ import annotations
 
-import errno
 import os
-import sys
-from functools import cache
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-_AT_FDCWD = -100
-_RENAME_EXCHANGE = 2
-# errors meaning "this system cannot exchange these two names": fall back
-_UNSUPPORTED = {errno.ENOENT, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.EXDEV}
+from ouro.store.atomic import fsync_dir
 
 
-@cache
-def _renameat2() -> Any | None:
-    if sys.platform != "linux":
-        return None
-    import ctypes  # imported on use: keeps CLI start fast
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    func = getattr(libc, "renameat2", None)
-    if func is None:
-        return None
-    func.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    func.restype = ctypes.c_int
-    return func
-
-
-def exchange(src: Path, dst: Path) -> bool:
-    """Atomically swap the files at ``src`` and ``dst``; False if this system cannot."""
-    func = _renameat2()
-    if func is None:
-        return False
-    import ctypes
-
-    if func(_AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), _RENAME_EXCHANGE) == 0:
-        return True
-    err = ctypes.get_errno()
-    if err in _UNSUPPORTED:
-        return False
-    raise OSError(err, os.strerror(err), str(dst))
-
-
-def replace_derived(path: Path, data: bytes) -> None:
-    """Atomically replace ``path`` with ``data`` (no fsync; see the module docstring)."""
+def replace_derived(path: Path, chunks: Sequence[bytes]) -> None:
+    """Atomically replace ``path`` with the concatenated ``chunks``."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
+        _write_all(fd, chunks)
+        os.fsync(fd)
+    except BaseException:
         os.close(fd)
-    if exchange(tmp, path):
-        os.unlink(tmp)  # it now holds the previous bytes
-    else:
-        os.replace(tmp, path)
+        os.unlink(tmp)  # e.g. disk full: the old file stays as it was
+        raise
+    os.close(fd)
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
+
+
+def _write_all(fd: int, chunks: Sequence[bytes]) -> None:
+    pending = [memoryview(c) for c in chunks if c]
+    while pending:
+        done = os.writev(fd, pending[:1024])  # IOV_MAX
+        while done:  # drop what was written; a short write resumes mid-chunk
+            if done >= len(pending[0]):
+                done -= len(pending.pop(0))
+            else:
+                pending[0] = pending[0][done:]
+                done = 0

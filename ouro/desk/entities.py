@@ -2,9 +2,9 @@
 
 Contract:
 - ``entities.json`` is derived from the log and rewritten whole, atomically and
-  without fsync (``derived.replace_derived``), from a process's view of the log
+  fsynced (``derived.replace_derived``), from a process's view of the log
   (``factstate.DiaryState``), always with the diary lock held.
-- ``state/diary/entities.stamp`` says which log the file reflects:
+- ``state/locks/diary.entities-stamp`` says which log the file reflects:
   ``<facts inode> <facts bytes> <hex of the last log bytes> <entities inode>
   <entities size> <entities mtime_ns>``. It is a rebuildable cache: missing,
   unreadable, or not matching the files on disk means "not known to be current".
@@ -20,6 +20,7 @@ Contract:
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from ouro.desk.derived import replace_derived
@@ -28,22 +29,24 @@ from ouro.desk.factstate import DiaryState
 STAMP_TAIL = 32
 
 
-def write_entities(path: Path, data: bytes) -> None:
-    """Replace entities.json atomically but without fsync.
+def write_entities(path: Path, data: Sequence[bytes]) -> None:
+    """Replace entities.json atomically (temp file, fsync, rename, folder fsync).
 
-    Why no fsync: entities.json is derived from facts.jsonl (which is fsynced),
-    the next write or ``ouro diary rebuild-entities`` rewrites it whole, and
-    writing a file of this size to disk on every diary write would cost more
-    than the write itself. After a power loss it may be stale or empty.
+    The cost of flushing a file of this size is shared: concurrent writers
+    coalesce their rewrites (``ensure_entities``).
     """
-    replace_derived(path, data)
+    replace_derived(path, data)  # the chunks of DiaryState.entities_chunks()
 
 
 def _read_stamp(path: Path) -> list[str] | None:
     try:
-        fields = path.read_text("ascii").split()
-    except (OSError, UnicodeDecodeError):
+        fd = os.open(path, os.O_RDONLY)  # os-level: read on every diary write
+    except OSError:
         return None
+    try:
+        fields = os.read(fd, 512).decode("ascii", "replace").split()
+    finally:
+        os.close(fd)
     return fields if len(fields) == 6 else None
 
 
@@ -82,7 +85,7 @@ def _write_stamp(state: DiaryState, entities: Path, stamp: Path) -> None:
 
 def rewrite_entities(state: DiaryState, entities: Path, stamp: Path) -> None:
     """Rewrite entities.json from ``state`` (already synced) and stamp it."""
-    write_entities(entities, state.entities_bytes())
+    write_entities(entities, state.entities_chunks())
     _write_stamp(state, entities, stamp)
 
 

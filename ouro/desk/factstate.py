@@ -2,23 +2,24 @@
 
 Why: every diary write must check exact and near duplicates, resolve
 ``supersedes`` and rewrite ``entities.json``; re-reading the whole log per write
-costs ~100 ms at 100k facts. ``DiaryState`` reads the log once per process and
+costs ~1 s at 100k facts. ``DiaryState`` reads the log once per process and
 afterwards only the bytes appended since (by us or anyone else), so a write
-costs O(new lines).
-
-The near-duplicate token index is built per entity, on the first write about
-that entity, from that entity's facts only: a fresh process reads the log once
-(~0.1 s per 100k lines) but never tokenises facts no write asks about.
+costs O(new lines). The near-duplicate token index is built per entity, the
+first time a write is about that entity, from that entity's facts only: no
+process tokenises facts that no write asks about.
 
 Files stay the truth: the state remembers the file's inode, how many bytes it
 has consumed, its mtime and the last bytes it saw there. If the inode changes,
 the file shrinks, its mtime changes without it growing, or those bytes differ
 (an outside rewrite), the state is rebuilt from scratch. (A rewrite that also
-grows the file and keeps the bytes at the old end would pass as an append.) Only complete lines are consumed; a partial tail waits. Lines that
-are not facts are kept as bad lines (reported as warnings, never dropped).
+grows the file and keeps the bytes at the old end would pass as an append.)
+Only complete lines are consumed; a partial tail waits. Lines that are not
+facts are kept as bad lines (reported as warnings, never dropped).
 
-All mutation happens with the diary lock held (``state/locks/diary.lock``) and
-the state's own thread lock.
+Every call holds the state's thread lock (``mutex``). ``sync()`` with the diary
+lock (``state/locks/diary.lock``) held may rebuild; ``sync(locked=False)``
+(catching up before taking the lock) only consumes plain appends, which are
+safe to read at any time because appenders write whole lines in one write().
 """
 
 from __future__ import annotations
@@ -72,24 +73,34 @@ class DiaryState:
         self.superseded: dict[str, str] = {}
         self.by_entity: dict[str, list[str]] = {}
         self.last_seen: dict[str, str] = {}
+        # sorted entity names and, in the same order, each one's serialized line
         self.entity_keys: list[str] = []
-        self.fragments: dict[str, bytes] = {}
+        self.fragments: list[bytes] = []
         self.dirty: set[str] = set()
+        # entity -> its factIds already JSON-encoded (``"f-1","f-2"``): a busy
+        # entity's list is encoded once, then only extended
+        self.encoded: dict[str, tuple[int, bytearray]] = {}
         self.bad: list[BadLine] = []
         # entity -> token -> ids of its facts; an entity's map is built on the
         # first near() about it and kept up to date by _ingest from then on
         self.postings: dict[str, dict[str, list[str]]] = {}
 
     # --- reading the log ---------------------------------------------------
-    def sync(self) -> None:
-        """Consume whatever complete lines the file gained since the last call."""
+    def sync(self, *, locked: bool = True) -> None:
+        """Consume whatever complete lines the file gained since the last call.
+
+        ``locked=False`` (the diary lock is not held): only a plain append is
+        consumed. Anything that looks like a rewrite is left for the next locked
+        call, because an append in flight can look like one (ext4 sets the new
+        mtime before the new size).
+        """
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
-            if self.ino is not None or self.offset:
+            if locked and (self.ino is not None or self.offset):
                 self.reset()
             return
-        rewritten = (
+        rewritten = self.ino is not None and (
             st.st_ino != self.ino
             or st.st_size < self.offset
             # same size, new mtime: rewritten in place, not appended to
@@ -97,14 +108,14 @@ class DiaryState:
             or not self._tail_matches()
         )
         if rewritten:
+            if not locked:
+                return
             self.reset()
-            self.ino = st.st_ino
+        self.ino = st.st_ino
         self.mtime_ns = st.st_mtime_ns
         if st.st_size <= self.offset:
             return
-        with open(self.path, "rb") as handle:
-            handle.seek(self.offset)
-            chunk = handle.read(st.st_size - self.offset)
+        chunk = self.read_bytes(self.offset, st.st_size - self.offset)
         cut = chunk.rfind(b"\n")
         if cut < 0:
             return
@@ -117,9 +128,11 @@ class DiaryState:
             self.tail = self.read_bytes(start, self.offset - start)
 
     def read_bytes(self, start: int, size: int) -> bytes:
-        with open(self.path, "rb") as handle:
-            handle.seek(start)
-            return handle.read(size)
+        fd = os.open(self.path, os.O_RDONLY)  # os-level: a write syncs several times
+        try:
+            return os.pread(fd, size, start)
+        finally:
+            os.close(fd)
 
     def _tail_matches(self) -> bool:
         if not self.tail:
@@ -158,7 +171,9 @@ class DiaryState:
             return
         fid, text = value.get("id"), value.get("text")
         if not isinstance(fid, str) or not isinstance(text, str):
-            self.bad.append(BadLine(self.path, self.lines, "a fact needs a string id and text", raw))
+            self.bad.append(
+                BadLine(self.path, self.lines, "a fact needs a string id and text", raw)
+            )
             return
         if fid in self.facts:
             return  # first line with an id wins (docs/record.md)
@@ -186,7 +201,11 @@ class DiaryState:
             ids = self.by_entity.get(entity)
             if ids is None:
                 ids = self.by_entity[entity] = []
-                bisect.insort(self.entity_keys, entity)
+                at = bisect.bisect_left(self.entity_keys, entity)
+                self.entity_keys.insert(at, entity)
+                self.fragments.insert(at, b"")
+            elif ids[-1] == fid:
+                continue  # the entity is named twice in this line's about
             ids.append(fid)
             if isinstance(created, str) and created > self.last_seen.get(entity, ""):
                 self.last_seen[entity] = created
@@ -262,26 +281,44 @@ class DiaryState:
         return None
 
     # --- entities.json -------------------------------------------------------
-    def entities_bytes(self) -> bytes:
-        """entities.json: one entity per line, keys sorted (docs/record.md).
+    def entities_chunks(self) -> list[bytes]:
+        """entities.json in three pieces (write them with one ``writev``).
 
-        Only entities touched since the last call are re-serialized; the file
-        is the cached fragments joined in one pass (``rebuild_entities`` and a
-        fresh state produce the same bytes).
+        One entity per line, keys sorted (docs/record.md). Only entities touched
+        since the last call are re-serialized; the cached lines are joined in
+        one pass. A fresh state (``rebuild_entities``) gives the same bytes.
         """
+        keys = self.entity_keys
         for entity in self.dirty:
-            ids = self.by_entity[entity]
-            body = {"count": len(ids), "factIds": ids, "lastSeenAt": self.last_seen.get(entity)}
-            self.fragments[entity] = orjson.dumps(entity) + b": " + orjson.dumps(body)
+            at = bisect.bisect_left(keys, entity)
+            self.fragments[at] = self._fragment(entity)
         self.dirty.clear()
-        if not self.entity_keys:
-            return b"{}\n"
-        parts = [b"{\n"]
-        for key in self.entity_keys:
-            parts.append(self.fragments[key])
-            parts.append(b",\n")
-        parts[-1] = b"\n}\n"
-        return b"".join(parts)
+        if not keys:
+            return [b"{}\n"]
+        return [b"{\n", b",\n".join(self.fragments), b"\n}\n"]
+
+    def _fragment(self, entity: str) -> bytes:
+        """``"name": {"count":…,"factIds":[…],"lastSeenAt":…}``, as orjson writes it."""
+        ids = self.by_entity[entity]
+        done, ids_json = self.encoded.get(entity) or (0, bytearray())
+        if done < len(ids):
+            if done:
+                ids_json += b","
+            ids_json += orjson.dumps(ids[done:])[1:-1]
+            self.encoded[entity] = (len(ids), ids_json)
+        return b"".join(
+            (
+                orjson.dumps(entity),
+                b': {"count":%d,"factIds":[' % len(ids),
+                ids_json,
+                b'],"lastSeenAt":',
+                orjson.dumps(self.last_seen.get(entity)),
+                b"}",
+            )
+        )
+
+    def entities_bytes(self) -> bytes:
+        return b"".join(self.entities_chunks())
 
 
 _STATES: dict[Path, DiaryState] = {}

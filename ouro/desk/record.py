@@ -259,16 +259,16 @@ def append_facts_batch(
     ``write_fact`` is this with one draft, so a batch writes byte-identical lines.
     """
     facts = [build_fact(d) for d in drafts]
-    path = facts_path(bundle)
+    path, lock = facts_path(bundle), bundle.lock_path("diary")
     state = state_for(path)
     result = BatchResult()
     with state.mutex:
         # Catch up before taking the lock: a fresh process reads the whole log
         # (and tokenises an entity's facts) here, not while every writer waits.
-        state.sync()
+        state.sync(locked=False)
         if not force:
             state.index_entities([e for fact in facts for e in fact["about"]])
-    with FileLock(bundle.lock_path("diary"), purpose="diary write"), state.mutex:
+    with FileLock(lock, purpose="diary write"), state.mutex:
         state.sync()
         pending = _Pending()
         for fact in facts:
@@ -289,9 +289,10 @@ def append_facts_batch(
     if to_write:
         # Meanwhile other writers may have appended and one of them may have
         # rewritten entities.json already; then there is nothing left to do.
-        with FileLock(bundle.lock_path("diary"), purpose="entities update"), state.mutex:
-            ensure_entities(state, entities_path(bundle), entities_stamp_path(bundle), upto)
-        result.paths = [path, entities_path(bundle)]
+        entities = entities_path(bundle)
+        with FileLock(lock, purpose="entities update"), state.mutex:
+            ensure_entities(state, entities, entities_stamp_path(bundle), upto)
+        result.paths = [path, entities]
     result.written = len(to_write)
     return result
 
@@ -314,8 +315,12 @@ def bad_line_warnings(bad: Sequence[BadLine], limit: int = 10) -> list[str]:
 
 # --- entities.json -----------------------------------------------------------
 def entities_stamp_path(bundle: Bundle) -> Path:
-    """Which log entities.json reflects (a cache; see ``ouro.desk.entities``)."""
-    return bundle.state / "diary" / "entities.stamp"
+    """Which log entities.json reflects (a cache; see ``ouro.desk.entities``).
+
+    Next to the diary lock: only read and written under it, and like the locks
+    it is machine-local (inode numbers) and ignored by git.
+    """
+    return bundle.lock_path("diary").with_name("diary.entities-stamp")
 
 
 def rebuild_entities(bundle: Bundle) -> dict[str, int]:

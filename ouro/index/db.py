@@ -13,49 +13,70 @@ Contract:
 - Connections use WAL and a busy timeout, and run in autocommit mode: every
   write happens inside an explicit ``BEGIN IMMEDIATE`` ... ``COMMIT``.
 
-This module imports only the standard library (the CLI fast path uses it).
+This module imports only the standard library, and not even pathlib at load
+time: the CLI fast path opens the index through it, and opening an up-to-date
+index reads no migration file (``SCHEMA_VERSION`` says which one is newest).
 """
 
 from __future__ import annotations
 
 import functools
 import os
-import re
 import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from pathlib import Path
 
 from ouro.errors import IndexUnavailable
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    Root = str | os.PathLike[str]
+
 APPLICATION_ID = 0x4F55524F  # "OURO"
+#: the number of the newest file in migrations/index/; ``migrations()`` checks it
+SCHEMA_VERSION = 1
 DB_NAME = "ouro.sqlite3"
 STALE_MARKER = "STALE"
 BUSY_TIMEOUT_S = 30.0
-_MIGRATION_NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 _REBUILD_HINT = "move it aside (it is not ouro's), then run 'ouro index rebuild'"
 
 
-def db_path(root: Path) -> Path:
-    return root / "state" / "index" / DB_NAME
+def db_file(root: Root) -> str:
+    return os.path.join(root, "state", "index", DB_NAME)
+
+
+def db_path(root: Root) -> Path:
+    from pathlib import Path
+
+    return Path(db_file(root))
 
 
 @functools.cache
 def migrations() -> tuple[tuple[int, str, str], ...]:
     """``(version, file name, sql)`` for every index migration, in order."""
+    import re
+
     from ouro.resources import migrations_dir
 
     folder = migrations_dir() / "index"
     found = []
     for path in sorted(folder.iterdir()):
-        match = _MIGRATION_NAME.match(path.name)
+        match = re.match(r"^(\d{4})_[a-z0-9_]+\.sql$", path.name)
         if match:
             found.append((int(match.group(1)), path.name, path.read_text(encoding="utf-8")))
     versions = [v for v, _n, _s in found]
     if versions != list(range(1, len(found) + 1)):
         raise IndexUnavailable(
             f"index migrations in {folder} are not numbered 0001, 0002, ... without gaps",
+            hint="reinstall ouro",
+        )
+    if len(found) != SCHEMA_VERSION:
+        raise IndexUnavailable(
+            f"index migrations in {folder} end at {len(found)}, but ouro.index.db says "
+            f"SCHEMA_VERSION = {SCHEMA_VERSION}",
             hint="reinstall ouro",
         )
     return tuple(found)
@@ -65,7 +86,7 @@ def latest_version() -> int:
     return len(migrations())
 
 
-def _check_identity(conn: sqlite3.Connection, path: Path, *, latest: int) -> int:
+def _check_identity(conn: sqlite3.Connection, path: Root, *, latest: int) -> int:
     """Refuse a foreign or newer database. Returns its user_version."""
     try:
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
@@ -106,7 +127,9 @@ def _statements(sql: str) -> Iterator[str]:
         raise IndexUnavailable("an index migration ends with an unfinished statement")
 
 
-def _migrate(conn: sqlite3.Connection, path: Path, current: int) -> None:
+def _migrate(conn: sqlite3.Connection, current: int) -> None:
+    if current >= SCHEMA_VERSION:
+        return
     steps = migrations()
     for version, name, sql in steps:
         if current >= version:
@@ -137,21 +160,21 @@ def _connect(target: str, *, uri: bool = False) -> sqlite3.Connection:
     return conn
 
 
-def open_db(root: Path, *, create: bool = True) -> sqlite3.Connection:
+def open_db(root: Root, *, create: bool = True) -> sqlite3.Connection:
     """Open (and if needed create and migrate) the index of the bundle at ``root``.
 
     With ``create=False`` a missing database raises ``IndexUnavailable`` and
     nothing is created; an existing one is opened read-only.
     """
-    path = db_path(root)
+    path = db_file(root)
     if not create:
-        if not path.is_file():
+        if not os.path.isfile(path):
             raise IndexUnavailable(
                 f"the index {path} does not exist yet", hint="run 'ouro index rebuild'"
             )
-        conn = _connect(f"{path.as_uri()}?mode=ro", uri=True)
+        conn = _connect(f"{db_path(root).as_uri()}?mode=ro", uri=True)
         try:
-            version = _check_identity(conn, path, latest=latest_version())
+            version = _check_identity(conn, path, latest=SCHEMA_VERSION)
         except BaseException:
             conn.close()
             raise
@@ -159,16 +182,17 @@ def open_db(root: Path, *, create: bool = True) -> sqlite3.Connection:
             conn.close()
             raise IndexUnavailable(f"the index {path} is empty", hint="run 'ouro index rebuild'")
         return conn
-    path.parent.mkdir(parents=True, exist_ok=True)
-    conn = _connect(str(path))
+    if not os.path.isfile(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    conn = _connect(path)
     try:
-        current = _check_identity(conn, path, latest=latest_version())
+        current = _check_identity(conn, path, latest=SCHEMA_VERSION)
         if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
             conn.execute("PRAGMA journal_mode = WAL")
         # The index is a cache rebuilt from files: durability across a power cut
         # is not worth an fsync per write-through (a damaged index is rebuilt).
         conn.execute("PRAGMA synchronous = OFF")
-        _migrate(conn, path, current)
+        _migrate(conn, current)
     except BaseException:
         conn.close()
         raise
@@ -187,21 +211,38 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     conn.execute("COMMIT")
 
 
-def stale_marker(root: Path) -> Path:
-    return root / "state" / "index" / STALE_MARKER
+def stale_file(root: Root) -> str:
+    return os.path.join(root, "state", "index", STALE_MARKER)
 
 
-def mark_stale(root: Path, reason: str) -> None:
-    """Leave a marker that ``status`` and the next search see. Never raises."""
-    marker = stale_marker(root)
+def stale_marker(root: Root) -> Path:
+    from pathlib import Path
+
+    return Path(stale_file(root))
+
+
+def stale_reason(root: Root) -> str | None:
+    """The last reason written to the STALE marker, or None when there is none."""
     try:
-        marker.parent.mkdir(parents=True, exist_ok=True)
+        with open(stale_file(root), encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        return None
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else "marked stale"
+
+
+def mark_stale(root: Root, reason: str) -> None:
+    """Leave a marker that ``status`` and the next search see. Never raises."""
+    marker = stale_file(root)
+    try:
+        os.makedirs(os.path.dirname(marker), exist_ok=True)
         with open(marker, "a", encoding="utf-8") as handle:
             handle.write(reason.replace("\n", " ")[:500] + "\n")
     except OSError:
         pass  # nothing more we can do; the next full sync repairs everything anyway
 
 
-def clear_stale(root: Path) -> None:
+def clear_stale(root: Root) -> None:
     with suppress(FileNotFoundError):
-        os.unlink(stale_marker(root))
+        os.unlink(stale_file(root))

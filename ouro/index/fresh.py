@@ -30,10 +30,8 @@ Two checks, both read-only:
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
-from dataclasses import dataclass
 
 #: a file or folder modified this close to the moment we looked may change
 #: again within the same mtime tick (coarse kernel clocks): trust it only
@@ -48,11 +46,16 @@ ENTITIES = "desk/_record/diary/entities.json"
 DAILY_PREFIX = "desk/_record/diary/daily/"
 
 
-@dataclass(frozen=True)
 class Seen:
-    mtime_ns: int
-    size: int
-    kind: str
+    """A file as the scan saw it. (Not a dataclass: this module is on the CLI
+    fast path, and ``dataclasses`` costs a cold start ~5 ms.)"""
+
+    __slots__ = ("mtime_ns", "size", "kind")
+
+    def __init__(self, mtime_ns: int, size: int, kind: str) -> None:
+        self.mtime_ns = mtime_ns
+        self.size = size
+        self.kind = kind
 
 
 def watched(folder: str) -> bool:
@@ -99,6 +102,8 @@ def scan(root: str) -> tuple[dict[str, Seen], dict[str, int]]:
 
 
 def file_hash(data: bytes | memoryview) -> str:
+    import hashlib
+
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 

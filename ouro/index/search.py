@@ -15,41 +15,51 @@ Ranking is BM25 (title ×4, keys ×2, body ×1), ties broken by locator, so an
 incrementally maintained index and a rebuilt one answer identically. Facts
 that a later fact supersedes are hidden unless ``history`` is set.
 
-This module imports neither pydantic nor click (the CLI fast path uses it);
-the tool input models live in ``ouro.index.tools``.
+The CLI fast path imports this module, so it (and what it imports) stays
+on the standard library's cheap modules: no pydantic, click, PyYAML, orjson,
+pathlib, dataclasses or typing at load time (a test checks). The tool input
+models live in ``ouro.index.tools``.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 from ouro.errors import IndexUnavailable, InvalidInput, OuroError
 from ouro.index import db
 from ouro.index.fresh import quick_check
 from ouro.index.query import to_match
-from ouro.index.state import stale_reason
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 KINDS = ("task", "track", "iteration", "friction", "tip", "fact", "note", "daily")
 MAX_LIMIT = 100
 SNIPPET_TOKENS = 16
-_WEIGHTS = "4.0, 1.0, 2.0"
+#: BM25 weights of title, body, keys
+_RANK = "bm25(4.0, 1.0, 2.0)"
 
 
-@dataclass
 class Request:
-    query: str | None
-    kinds: list[str] = field(default_factory=list)
-    track: str | None = None
-    status: str | None = None
-    about: str | None = None
-    tag: str | None = None
-    since: str | None = None
-    history: bool = False
-    limit: int = 10
+    """What to search for. (A plain class: ``dataclasses`` costs a cold CLI ~5 ms.)"""
+
+    __slots__ = ("query", "kinds", "track", "status", "about", "tag", "since", "history", "limit")
+
+    def __init__(self, query: str | None, kinds: list[str] | None = None, *,
+                 track: str | None = None, status: str | None = None,
+                 about: str | None = None, tag: str | None = None, since: str | None = None,
+                 history: bool = False, limit: int = 10) -> None:  # fmt: skip
+        self.query = query
+        self.kinds = list(kinds or [])
+        self.track = track
+        self.status = status
+        self.about = about
+        self.tag = tag
+        self.since = since
+        self.history = history
+        self.limit = limit
 
 
 def normalize_entity(text: str) -> str:
@@ -57,18 +67,20 @@ def normalize_entity(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def ready_index(root: Path) -> tuple[sqlite3.Connection, dict[str, Any]]:
+def ready_index(root: str) -> tuple[sqlite3.Connection, dict[str, Any]]:
     """An up-to-date index connection and its state for the answer."""
-    missing = not db.db_path(root).is_file()
+    missing = not os.path.isfile(db.db_file(root))
     conn = db.open_db(root)
     try:
-        reason = "missing" if missing else stale_reason(root) or quick_check(conn, str(root))
+        reason = "missing" if missing else db.stale_reason(root) or quick_check(conn, root)
         if reason is None:
             return conn, {"state": "fresh"}
+        from pathlib import Path
+
         from ouro.index.sync import SyncReport, _sync
 
         try:
-            _sync(conn, root, None, SyncReport())
+            _sync(conn, Path(root), None, SyncReport())
         except (OuroError, OSError, sqlite3.OperationalError) as exc:
             if missing:
                 raise IndexUnavailable(
@@ -132,34 +144,46 @@ def _matching(
     conn: sqlite3.Connection, req: Request, match: str
 ) -> tuple[int, list[dict[str, Any]]]:
     where, params = _filters(req)
-    clause = " AND ".join(["docs_fts MATCH ?", *where])
-    base = f"FROM docs_fts JOIN docs d ON d.id = docs_fts.rowid WHERE {clause}"
-    rows = conn.execute(
-        f"SELECT d.id, d.locator, d.kind, d.title, d.updated, bm25(docs_fts, {_WEIGHTS}) AS s "
-        f"{base} ORDER BY s, d.locator LIMIT ?",
-        [match, *params, req.limit],
-    ).fetchall()
-    if len(rows) < req.limit:
-        total = len(rows)
+    # CROSS JOIN keeps the FTS table the outer loop: given a kind filter the
+    # planner would otherwise walk every doc of that kind and probe FTS for each.
+    base = (
+        "FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid WHERE "
+        + " AND ".join(["docs_fts MATCH ?", *where])
+    )
+    # ORDER BY rank lets FTS5 sort by itself and compute snippets only for the
+    # rows we step through (the join and filters are applied row by row).
+    cursor = conn.execute(
+        f"SELECT d.locator, d.kind, d.title, d.updated, docs_fts.rank, "
+        f"snippet(docs_fts, -1, '**', '**', '…', {SNIPPET_TOKENS}) "
+        f"{base} AND docs_fts.rank MATCH '{_RANK}' ORDER BY docs_fts.rank",
+        [match, *params],
+    )
+    # Ties are broken by locator (an incremental index and a rebuilt one give
+    # the same ids to different docs): take every row tied with the last one.
+    picked: list[tuple[Any, ...]] = []
+    exhausted = True
+    for row in cursor:
+        if len(picked) >= req.limit and row[4] != picked[req.limit - 1][4]:
+            exhausted = False
+            break
+        picked.append(row)
+    cursor.close()
+    if exhausted:
+        total = len(picked)
     else:
         total = conn.execute(f"SELECT count(*) {base}", [match, *params]).fetchone()[0]
-    results = []
-    for doc_id, locator, kind, title, updated, score in rows:
-        found = conn.execute(
-            f"SELECT snippet(docs_fts, -1, '**', '**', '…', {SNIPPET_TOKENS}) FROM docs_fts "
-            "WHERE docs_fts MATCH ? AND rowid = ?",
-            (match, doc_id),
-        ).fetchone()
-        results.append(
-            {
-                "locator": locator,
-                "kind": kind,
-                "title": title,
-                "snippet": " ".join((found[0] if found else "").split()),
-                "score": round(-score, 4),
-                "updated": updated,
-            }
-        )
+    picked.sort(key=lambda r: (r[4], r[0]))
+    results = [
+        {
+            "locator": locator,
+            "kind": kind,
+            "title": title,
+            "snippet": " ".join((snippet or "").split()),
+            "score": round(-score, 4),
+            "updated": updated,
+        }
+        for locator, kind, title, updated, score, snippet in picked[: req.limit]
+    ]
     return total, results
 
 
@@ -188,12 +212,12 @@ def _newest(conn: sqlite3.Connection, req: Request) -> tuple[int, list[dict[str,
     return total, results
 
 
-def search(root: str | Path, req: Request) -> dict[str, Any]:
+def search(root: str | os.PathLike[str], req: Request) -> dict[str, Any]:
     """Answer ``req`` over the bundle at ``root`` (see module docstring)."""
     _check(req)
     # No query = newest first; any query text must contain words (else InvalidInput).
     match = "" if req.query is None else to_match(req.query)
-    conn, state = ready_index(Path(os.fspath(root)))
+    conn, state = ready_index(os.fspath(root))
     try:
         total, results = _matching(conn, req, match) if match else _newest(conn, req)
     finally:
@@ -204,13 +228,13 @@ def search(root: str | Path, req: Request) -> dict[str, Any]:
 # --- the four tools, as plain functions of the bundle root ---------------------
 
 
-def desk_search(root: str | Path, query: str, kinds: list[str] | None = None,
+def desk_search(root: str | os.PathLike[str], query: str, kinds: list[str] | None = None,
                 track: str | None = None, status: str | None = None,
                 limit: int = 10) -> dict[str, Any]:  # fmt: skip
     return search(root, Request(query, kinds or [], track=track, status=status, limit=limit))
 
 
-def consult_diary(root: str | Path, query: str | None = None, about: str | None = None,
+def consult_diary(root: str | os.PathLike[str], query: str | None = None, about: str | None = None,
                   since: str | None = None, history: bool = False,
                   limit: int = 10) -> dict[str, Any]:  # fmt: skip
     if query is not None and not query.strip():
@@ -221,12 +245,12 @@ def consult_diary(root: str | Path, query: str | None = None, about: str | None 
     )
 
 
-def search_facts(root: str | Path, query: str, about: str | None = None,
+def search_facts(root: str | os.PathLike[str], query: str, about: str | None = None,
                  limit: int = 10) -> dict[str, Any]:  # fmt: skip
     return search(root, Request(query, ["fact"], about=about, limit=limit))
 
 
-def consult_notes(root: str | Path, query: str, tag: str | None = None,
+def consult_notes(root: str | os.PathLike[str], query: str, tag: str | None = None,
                   limit: int = 10) -> dict[str, Any]:  # fmt: skip
     return search(root, Request(query, ["note"], tag=tag, limit=limit))
 

@@ -31,7 +31,7 @@ def open_readonly(root: Path) -> sqlite3.Connection:
     options = "mode=ro" if wal.exists() else "mode=ro&immutable=1"
     conn = sqlite3.connect(f"{path.as_uri()}?{options}", uri=True, isolation_level=None)
     try:
-        version = db._check_identity(conn, path, latest=db.latest_version())
+        version = db._check_identity(conn, path, latest=db.SCHEMA_VERSION)
     except BaseException:
         conn.close()
         raise
@@ -39,15 +39,6 @@ def open_readonly(root: Path) -> sqlite3.Connection:
         conn.close()
         raise IndexUnavailable(f"the index {path} is empty", hint="run 'ouro index rebuild'")
     return conn
-
-
-def stale_reason(root: Path) -> str | None:
-    try:
-        text = db.stale_marker(root).read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return None
-    lines = [line for line in text.splitlines() if line.strip()]
-    return lines[-1] if lines else "marked stale"
 
 
 def index_status(root: str | Path) -> dict[str, Any]:
@@ -83,7 +74,7 @@ def index_status(root: str | Path) -> dict[str, Any]:
         problems = conn.execute("SELECT count(*) FROM problems").fetchone()[0]
         row = conn.execute("SELECT value FROM meta WHERE key = 'lastSync'").fetchone()
         last_sync = row[0] if row else None
-        reason = stale_reason(base)
+        reason = db.stale_reason(base)
         if reason is None and last_sync is None:
             reason = "the index has never finished a sync"
         if reason is None:

@@ -3,10 +3,18 @@
 The lock file holds the holder's pid and purpose so a timeout can name who
 holds it. The file is never deleted: deleting a flock'd file would let two
 processes lock two different inodes under one name.
+
+Waiting: a busy ``FileLock`` waits in a blocking ``flock`` on a short-lived
+helper thread (flock has no timeout of its own), so the kernel hands the lock
+to a waiter the moment it is released. Polling with sleeps handed it over late
+and woke every waiter every few ms: with 8 diary writers it cut throughput by
+about a third. A waiter that times out leaves the helper blocked; when the
+helper finally gets the lock it releases it at once and closes the descriptor.
 """
 
 from __future__ import annotations
 
+import _thread
 import fcntl
 import os
 import time
@@ -28,25 +36,16 @@ class FileLock:
     def acquire(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        deadline = time.monotonic() + self.timeout
-        delay = 0.001
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    holder = _read_holder(fd)
-                    os.close(fd)
-                    raise LockTimeout(
-                        f"could not lock {self.path} within {self.timeout:g}s; held by {holder}",
-                        hint="wait for that process to finish and retry; if the pid is gone, "
-                        "the lock frees itself (flock dies with its holder)",
-                    ) from None
-                time.sleep(delay)
-                # Short cap: a waiter that sleeps long keeps missing the brief
-                # gaps between a busy holder's lock periods and starves.
-                delay = min(delay * 2, 0.002)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _wait_for_lock(fd, self.timeout)
+            if holder is not None:  # timed out; the helper thread now owns fd
+                raise LockTimeout(
+                    f"could not lock {self.path} within {self.timeout:g}s; held by {holder}",
+                    hint="wait for that process to finish and retry; if the pid is gone, "
+                    "the lock frees itself (flock dies with its holder)",
+                ) from None
         stamp = f"pid={os.getpid()} purpose={self.purpose}\n".encode()
         # Write, then cut to length: truncating to zero first makes ext4
         # (auto_da_alloc) flush the file on close, ~3 ms per lock.
@@ -72,6 +71,53 @@ class FileLock:
         tb: TracebackType | None,
     ) -> None:
         self.release()
+
+
+def _wait_for_lock(fd: int, timeout: float) -> str | None:
+    """Block in ``flock(fd, LOCK_EX)`` for up to ``timeout`` s; None once locked.
+
+    On timeout, returns who holds the lock (read before giving ``fd`` up) and
+    leaves ``fd`` to the helper thread, which unlocks and closes it when its
+    flock returns. The caller must not touch ``fd`` again. (``_thread``, not
+    ``threading``: a helper starts per busy acquisition; this is 3x cheaper.)
+    """
+    locked = _thread.allocate_lock()
+    locked.acquire()
+    guard = _thread.allocate_lock()
+    abandoned = False
+    failure: list[OSError] = []
+
+    def wait() -> None:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError as exc:
+            failure.append(exc)
+        with guard:
+            if not abandoned:
+                locked.release()
+                return
+        if not failure:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+    _thread.start_new_thread(wait, ())
+    won, finished, holder = False, False, ""
+    try:
+        won = locked.acquire(True, max(timeout, 0.0))
+        finished = True
+    finally:
+        with guard:
+            won = won or locked.acquire(False)  # it may have come in just now
+            if not won:
+                abandoned = True
+                holder = _read_holder(fd)
+        if won and (failure or not finished):  # failed, or interrupted (e.g. Ctrl-C)
+            if not failure:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+    if failure:
+        raise failure[0]
+    return None if won else holder
 
 
 def _read_holder(fd: int) -> str:
