@@ -355,3 +355,18 @@ def test_a_run_killed_before_recording_itself_leaves_no_run_folder(tmp_path: Pat
     assert sorted(p.name for p in state.iterdir()) == sorted(
         ["quarantine", "run-mig-old", f"run-{result['runId']}", result["backup"].split("/")[-1]]
     )
+
+
+def test_migrated_journal_notes_are_in_the_manifest_and_found_by_consult_notes(
+    example: Path,
+) -> None:
+    run_ouro("--bundle", str(example), "migrate", "--yes", check=True)
+    rec = example / "desk/_record"
+    manifest = orjson.loads((rec / "notes/.index.json").read_bytes())["notes"]
+    assert "journal/2025-01-09" in {n["slug"] for n in manifest}
+    body = (rec / "notes/journal/2025-01-09.md").read_text()
+    word = next(w for w in body.split("---")[-1].split() if w.isalpha() and len(w) > 5)
+    out = json.loads(
+        run_ouro("--bundle", str(example), "notes", "consult", word, "--json", check=True).stdout
+    )
+    assert any(r["locator"].startswith("desk/_record/notes/journal/") for r in out["results"])

@@ -4,8 +4,9 @@ Contract:
 - Front matter: title, tags, created, updated (``docs/record.md``). The slug
   comes from the title; writing a note whose title slugs to an existing note
   replaces its body and tags and keeps ``created``.
-- The manifest ``{"notes": [{slug, title, tags, updated, hash}]}`` is sorted by
-  slug, ``hash`` = ``hash_file`` of the note. It is rewritten atomically under
+- The manifest ``{"notes": [{slug, title, tags, updated, hash}]}`` lists every
+  note under ``notes/`` (a note in a subfolder such as ``journal/`` has the
+  slug ``journal/<name>``), sorted by slug, ``hash`` = ``hash_file`` of the note. It is rewritten atomically under
   ``state/locks/notes.lock`` after each note write; a missing or unreadable
   manifest is regenerated from the note files.
 """
@@ -53,15 +54,18 @@ def _entry(slug: str, meta: dict[str, Any], path: Path) -> dict[str, Any]:
 def _scan(bundle: Bundle) -> tuple[list[dict[str, Any]], list[str]]:
     entries: list[dict[str, Any]] = []
     problems: list[str] = []
-    for path in sorted(notes_dir(bundle).glob("*.md")):
-        if path.name.startswith("."):
+    root = notes_dir(bundle)
+    for path in sorted(root.rglob("*.md")):
+        rel = path.relative_to(root)
+        if any(part.startswith(".") for part in rel.parts):
             continue
         try:
             meta, _ = read_doc(path, source=bundle.locator(path))
         except CorruptFile as exc:
             problems.append(exc.message)
             meta = {}
-        entries.append(_entry(path.stem, meta, path))
+        # A note in a subfolder (e.g. journal/ from a migration) keeps its folder in the slug.
+        entries.append(_entry(rel.with_suffix("").as_posix(), meta, path))
     return entries, problems
 
 

@@ -10,7 +10,7 @@ path                               file kind   searchable items (doc kind)
 ``<track>/<task>/iterations/N.md`` iteration   one ``iteration``
 ``_friction/<id>.md``              friction    one ``friction``
 ``_meta/tips/<slug>.md``           tip         one ``tip``
-``_record/notes/<slug>.md``        note        one ``note``
+``_record/notes/**/<slug>.md``     note        one ``note``
 ``_record/diary/daily/<date>.md``  daily       one ``daily`` (the whole day)
 ``_record/diary/facts.jsonl``      facts       one ``fact`` per good line
 ``_record/diary/entities.json``    entities    none (rows in ``entities``)
@@ -79,8 +79,8 @@ def classify(locator: str) -> str | None:
         return "entities"
     if len(rest) == 4 and rest[:3] == ["_record", "diary", "daily"] and _DATE_MD.match(rest[3]):
         return "daily"
-    if len(rest) == 3 and rest[:2] == ["_record", "notes"] and rest[2].endswith(".md"):
-        return "note"
+    if len(rest) >= 3 and rest[:2] == ["_record", "notes"] and rest[-1].endswith(".md"):
+        return "note"  # subfolders too: migrated journal entries live in notes/journal/
     if len(rest) == 2 and rest[0] == "_friction" and rest[1].endswith(".md"):
         return "friction"
     if len(rest) == 3 and rest[:2] == ["_meta", "tips"] and rest[2].endswith(".md"):
@@ -244,15 +244,16 @@ def _tip(locator: str, parts: list[str], meta: dict[str, Any], body: str) -> Doc
 
 def _note(locator: str, parts: list[str], meta: dict[str, Any], body: str) -> Doc:
     tags = _labels(meta.get("tags"))
+    slug = "/".join(parts[3:])[:-3]  # as in the notes manifest: journal/<name> for a subfolder
     return Doc(
         locator,
         "note",
-        _text(meta.get("title")) or parts[-1][:-3],
+        _text(meta.get("title")) or slug,
         body,
         keys=" ".join(tags),
         updated=_text(meta.get("updated")) or _text(meta.get("created")),
         row={
-            "slug": parts[-1][:-3],
+            "slug": slug,
             "created": _text(meta.get("created")),
             "updated": _text(meta.get("updated")),
         },
