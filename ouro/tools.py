@@ -276,7 +276,10 @@ TOOLS: tuple[Tool, ...] = (
         name="desk_search",
         description="Search the Desk: tasks, tracks, iterations, friction, tips, diary facts, "
         'daily reflections and notes. Words must all match; "quoted phrases" and prefix* work. '
-        "Returns locators to open, best match first.",
+        "Returns locators to open, best match first. Sees every ouro write, and tasks, notes, "
+        "tracks, friction, tips and days added, removed or renamed by hand; an existing file "
+        "edited by hand (in place, or anything inside a task folder) shows up after "
+        "'ouro index sync', or at once while 'ouro watch' runs.",
         input_model="ouro.index.tools:DeskSearchInput",
         function="ouro.index.tools:desk_search",
         cli=("desk", "search"),

@@ -16,14 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ouro.index.extract import (
-    FACTS,
     Doc,
     Problem,
     extract_entities,
     extract_fact_lines,
     extract_markdown,
 )
-from ouro.index.fresh import RACY_NS, file_hash
+from ouro.index.fresh import FACTS, RACY_NS, file_hash
 
 #: doc kind -> structured table
 TABLES = {
@@ -59,6 +58,9 @@ class SyncReport:
     facts_added: int = 0
     problems: list[Problem] = field(default_factory=list)
     seconds: float = 0.0
+    #: while ``sync`` writes a batch of files: their docs, inserted together by
+    #: ``flush_docs`` at the end of the batch (None: insert each file's at once)
+    pending: list[Doc] | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -76,6 +78,13 @@ class SyncReport:
 
 
 # --- writing rows ----------------------------------------------------------
+
+
+def flush_docs(conn: sqlite3.Connection, report: SyncReport) -> None:
+    """Insert the docs a batch collected in ``report.pending`` (one statement per table)."""
+    if report.pending:
+        _insert_docs(conn, report.pending)
+        report.pending.clear()
 
 
 def _insert_docs(conn: sqlite3.Connection, docs: list[Doc]) -> int:
@@ -279,7 +288,10 @@ def apply_file(
         conn.executemany("INSERT OR REPLACE INTO entities VALUES (?,?,?)", rows)
     else:
         docs, problems = extract_markdown(kind, locator, data)
-        _insert_docs(conn, docs)
+        if report.pending is not None:
+            report.pending.extend(docs)
+        else:
+            _insert_docs(conn, docs)
     _add_problems(conn, problems, report)
     _save_file(conn, locator, kind, st, racy, digest, len(data))
 

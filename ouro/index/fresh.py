@@ -12,7 +12,7 @@ Two checks, both read-only:
   * every watched folder recorded in ``dirs`` — ``desk/``, each folder
     directly in it (every track, ``_friction``, ``_meta``, ``_record``),
     ``_meta/tips``, ``_record/notes``, ``_record/diary`` and
-    ``_record/diary/daily``. A file or folder created, deleted, renamed or
+    ``_record/diary/daily``, and every folder under ``_record/notes``. A file or folder created, deleted, renamed or
     atomically replaced *directly in* one of them moves its mtime: a new,
     removed or renamed track, task folder, note, friction entry, tip or day
     file, and every rename-save of a note, tip, friction entry, track.md,
@@ -41,6 +41,8 @@ RACY_NS = 50_000_000
 DEEP_WATCHED = frozenset(
     {"desk/_meta/tips", "desk/_record/notes", "desk/_record/diary", "desk/_record/diary/daily"}
 )
+#: notes may sit in subfolders (migrated journal entries: notes/journal/): all watched
+NOTES_PREFIX = "desk/_record/notes/"
 FACTS = "desk/_record/diary/facts.jsonl"
 ENTITIES = "desk/_record/diary/entities.json"
 DAILY_PREFIX = "desk/_record/diary/daily/"
@@ -50,7 +52,7 @@ class Seen:
     """A file as the scan saw it. (Not a dataclass: this module is on the CLI
     fast path, and ``dataclasses`` costs a cold start ~5 ms.)"""
 
-    __slots__ = ("mtime_ns", "size", "kind")
+    __slots__ = ("kind", "mtime_ns", "size")
 
     def __init__(self, mtime_ns: int, size: int, kind: str) -> None:
         self.mtime_ns = mtime_ns
@@ -60,7 +62,7 @@ class Seen:
 
 def watched(folder: str) -> bool:
     """Is ``folder`` (bundle-relative) one whose mtime the pre-search check compares?"""
-    return folder.count("/") <= 1 or folder in DEEP_WATCHED
+    return folder.count("/") <= 1 or folder in DEEP_WATCHED or folder.startswith(NOTES_PREFIX)
 
 
 def scan(root: str) -> tuple[dict[str, Seen], dict[str, int]]:

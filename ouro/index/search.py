@@ -23,6 +23,7 @@ models live in ``ouro.index.tools``.
 
 from __future__ import annotations
 
+import _thread
 import os
 import sqlite3
 
@@ -45,7 +46,7 @@ _RANK = "bm25(4.0, 1.0, 2.0)"
 class Request:
     """What to search for. (A plain class: ``dataclasses`` costs a cold CLI ~5 ms.)"""
 
-    __slots__ = ("query", "kinds", "track", "status", "about", "tag", "since", "history", "limit")
+    __slots__ = ("about", "history", "kinds", "limit", "query", "since", "status", "tag", "track")
 
     def __init__(self, query: str | None, kinds: list[str] | None = None, *,
                  track: str | None = None, status: str | None = None,
@@ -67,10 +68,55 @@ def normalize_entity(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+#: (pid, thread) -> (database file, its (dev, inode, mtime, size), connection):
+#: the last connection each thread used, kept for its next search. A new
+#: connection re-reads the schema and starts with a cold page cache, which
+#: costs more than the query (~4 ms at 100k facts). Reused only while the
+#: database file is the same, unchanged file (WAL commits leave it alone;
+#: a deleted, replaced or checkpointed index is opened afresh).
+_OPEN: dict[tuple[int, int], tuple[str, tuple[int, int, int, int], sqlite3.Connection]] = {}
+
+
+def _identity(path: str) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def _connection(root: str) -> tuple[sqlite3.Connection, bool]:
+    """A connection to the index of ``root`` and whether the index was missing."""
+    path = db.db_file(root)
+    key = (os.getpid(), _thread.get_ident())
+    seen = _identity(path)
+    cached = _OPEN.pop(key, None)
+    if cached is not None:
+        if seen is not None and cached[:2] == (path, seen):
+            _OPEN[key] = cached
+            return cached[2], False
+        cached[2].close()
+    conn = db.open_db(root)
+    return conn, seen is None
+
+
+def _keep(root: str, conn: sqlite3.Connection) -> None:
+    """Remember ``conn`` for this thread's next search (see ``_OPEN``)."""
+    path = db.db_file(root)
+    key = (os.getpid(), _thread.get_ident())
+    old = _OPEN.pop(key, None)
+    if old is not None and old[2] is not conn:
+        old[2].close()
+    seen = _identity(path)
+    if seen is None:
+        conn.close()
+        return
+    _OPEN[key] = (path, seen, conn)
+
+
 def ready_index(root: str) -> tuple[sqlite3.Connection, dict[str, Any]]:
     """An up-to-date index connection and its state for the answer."""
-    missing = not os.path.isfile(db.db_file(root))
-    conn = db.open_db(root)
+    conn, missing = _connection(root)
     try:
         reason = "missing" if missing else db.stale_reason(root) or quick_check(conn, root)
         if reason is None:
@@ -90,25 +136,35 @@ def ready_index(root: str) -> tuple[sqlite3.Connection, dict[str, Any]]:
             return conn, {"state": "stale", "reason": f"sync failed: {exc}"}
         return conn, {"state": "fresh"}
     except BaseException:
-        conn.close()
+        _forget(conn)
         raise
 
 
-def _filters(req: Request) -> tuple[list[str], list[Any]]:
+def _forget(conn: sqlite3.Connection) -> None:
+    key = (os.getpid(), _thread.get_ident())
+    if key in _OPEN and _OPEN[key][2] is conn:
+        del _OPEN[key]
+    conn.close()
+
+
+def _filters(req: Request, doc_id: str = "d.id") -> tuple[list[str], list[Any], bool]:
+    """WHERE conditions, their parameters, and whether they read ``docs d``
+    columns (the others only need the doc id, spelt ``doc_id``)."""
     where: list[str] = []
     params: list[Any] = []
     kinds = list(dict.fromkeys(req.kinds))
     if req.status is not None:
         kinds = [k for k in kinds if k == "task"] if kinds else ["task"]
-        where.append("d.id IN (SELECT doc_id FROM tasks WHERE status = ?)")
+        where.append(f"{doc_id} IN (SELECT doc_id FROM tasks WHERE status = ?)")
         params.append(req.status)
     if req.about is not None:
         kinds = [k for k in kinds if k == "fact"] if kinds else ["fact"]
-        where.append("d.id IN (SELECT fact_doc FROM fact_entities WHERE entity = ?)")
+        where.append(f"{doc_id} IN (SELECT fact_doc FROM fact_entities WHERE entity = ?)")
         params.append(normalize_entity(req.about))
     if req.tag is not None:
-        where.append("d.id IN (SELECT note_doc FROM note_tags WHERE tag = ?)")
+        where.append(f"{doc_id} IN (SELECT note_doc FROM note_tags WHERE tag = ?)")
         params.append(req.tag.strip())
+    needs_docs = bool(kinds) or req.track is not None or req.since is not None
     if kinds:
         where.append(f"d.kind IN ({','.join('?' * len(kinds))})")
         params.extend(kinds)
@@ -119,8 +175,8 @@ def _filters(req: Request) -> tuple[list[str], list[Any]]:
         where.append("d.updated >= ?")
         params.append(req.since)
     if not req.history and (not kinds or "fact" in kinds):
-        where.append("d.id NOT IN (SELECT doc_id FROM facts WHERE superseded = 1)")
-    return where, params
+        where.append(f"{doc_id} NOT IN (SELECT doc_id FROM facts WHERE superseded = 1)")
+    return where, params, needs_docs
 
 
 def _check(req: Request) -> None:
@@ -143,19 +199,18 @@ def _shorten(text: str, limit: int = 160) -> str:
 def _matching(
     conn: sqlite3.Connection, req: Request, match: str
 ) -> tuple[int, list[dict[str, Any]]]:
-    where, params = _filters(req)
+    where, params, needs_docs = _filters(req, "docs_fts.rowid")
+    clause = " AND ".join(["docs_fts MATCH ?", *where])
     # CROSS JOIN keeps the FTS table the outer loop: given a kind filter the
     # planner would otherwise walk every doc of that kind and probe FTS for each.
-    base = (
-        "FROM docs_fts CROSS JOIN docs d ON d.id = docs_fts.rowid WHERE "
-        + " AND ".join(["docs_fts MATCH ?", *where])
-    )
+    join = "CROSS JOIN docs d ON d.id = docs_fts.rowid"
     # ORDER BY rank lets FTS5 sort by itself and compute snippets only for the
     # rows we step through (the join and filters are applied row by row).
     cursor = conn.execute(
         f"SELECT d.locator, d.kind, d.title, d.updated, docs_fts.rank, "
         f"snippet(docs_fts, -1, '**', '**', '…', {SNIPPET_TOKENS}) "
-        f"{base} AND docs_fts.rank MATCH '{_RANK}' ORDER BY docs_fts.rank",
+        f"FROM docs_fts {join} WHERE {clause} AND docs_fts.rank MATCH '{_RANK}' "
+        "ORDER BY docs_fts.rank",
         [match, *params],
     )
     # Ties are broken by locator (an incremental index and a rebuilt one give
@@ -171,7 +226,10 @@ def _matching(
     if exhausted:
         total = len(picked)
     else:
-        total = conn.execute(f"SELECT count(*) {base}", [match, *params]).fetchone()[0]
+        # Counting joins docs only when a filter reads it (a join per match costs).
+        tables = f"docs_fts {join}" if needs_docs else "docs_fts"
+        count = f"SELECT count(*) FROM {tables} WHERE {clause}"
+        total = conn.execute(count, [match, *params]).fetchone()[0]
     picked.sort(key=lambda r: (r[4], r[0]))
     results = [
         {
@@ -188,7 +246,7 @@ def _matching(
 
 
 def _newest(conn: sqlite3.Connection, req: Request) -> tuple[int, list[dict[str, Any]]]:
-    where, params = _filters(req)
+    where, params, _ = _filters(req)
     clause = " AND ".join(where) or "1"
     total = conn.execute(f"SELECT count(*) FROM docs d WHERE {clause}", params).fetchone()[0]
     rows = conn.execute(
@@ -217,11 +275,14 @@ def search(root: str | os.PathLike[str], req: Request) -> dict[str, Any]:
     _check(req)
     # No query = newest first; any query text must contain words (else InvalidInput).
     match = "" if req.query is None else to_match(req.query)
-    conn, state = ready_index(os.fspath(root))
+    top = os.fspath(root)
+    conn, state = ready_index(top)
     try:
         total, results = _matching(conn, req, match) if match else _newest(conn, req)
-    finally:
-        conn.close()
+    except BaseException:
+        _forget(conn)
+        raise
+    _keep(top, conn)
     return {"query": req.query, "total": total, "results": results, "index": state}
 
 
