@@ -23,7 +23,7 @@ import orjson
 
 from ouro.errors import BundleExists, BundleNotFound, CorruptFile, LegacyLayout
 from ouro.models.clock import utc_now_iso
-from ouro.resources import templates_dir
+from ouro.resources import bundle_template
 from ouro.store.atomic import atomic_write_json
 from ouro.store.locator import Locator
 
@@ -162,7 +162,9 @@ class Bundle:
             )
         agent_name = agent or _default_agent_name(root)
         root.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(templates_dir() / "bundle", root, dirs_exist_ok=True)
+        for source, rel in bundle_template():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, root / rel)
         atomic_write_json(
             root / "bundle.json",
             {

@@ -29,3 +29,20 @@ def templates_dir() -> Path:
 
 def migrations_dir() -> Path:
     return _data_dir("migrations")
+
+
+#: Template files kept under another name in the repository: a file named
+#: ``.gitignore`` inside ``templates/`` would apply to this repository itself
+#: (and hide the template's own ``state/index/`` placeholder from git).
+_RENAMED = {"gitignore": ".gitignore"}
+
+
+def bundle_template() -> list[tuple[Path, str]]:
+    """Every file of a new bundle: (template file, bundle-relative destination)."""
+    base = templates_dir() / "bundle"
+    out = []
+    for path in sorted(base.rglob("*")):
+        if path.is_file():
+            rel = path.relative_to(base).as_posix()
+            out.append((path, _RENAMED.get(rel, rel)))
+    return out

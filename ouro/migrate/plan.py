@@ -27,7 +27,7 @@ from ouro.migrate.facts import FactsPlan, plan_facts
 from ouro.migrate.rules import LayoutStep, Rule
 from ouro.migrate.scan import SourceFile, scan
 from ouro.models.hashing import content_hash
-from ouro.resources import templates_dir
+from ouro.resources import bundle_template, templates_dir
 from ouro.store.jsonl import encode_line, read_jsonl
 
 
@@ -261,25 +261,23 @@ def _load_hints(root: Path, sources: list[SourceFile]) -> dict[str, dict[str, An
 def _scaffold_items(root: Path) -> list[Item]:
     base = templates_dir() / "bundle"
     items = []
-    for path in sorted(base.rglob("*")):
-        if path.is_file():
-            rel = path.relative_to(base).as_posix()
-            if not os.path.lexists(root / rel):
-                data = path.read_bytes()
-                digest = content_hash(data)
-                why = "current layout scaffold (from templates)"
-                items.append(
-                    Item(
-                        f"templates/bundle/{rel}",
-                        "created",
-                        "template",
-                        rel,
-                        len(data),
-                        digest,
-                        digest,
-                        why,
-                    )
-                )
+    for path, rel in bundle_template():
+        if os.path.lexists(root / rel):
+            continue
+        data = path.read_bytes()
+        digest = content_hash(data)
+        items.append(
+            Item(
+                f"templates/bundle/{path.relative_to(base).as_posix()}",
+                "created",
+                "template",
+                rel,
+                len(data),
+                digest,
+                digest,
+                "current layout scaffold (from templates)",
+            )
+        )
     return items
 
 
