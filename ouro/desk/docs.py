@@ -37,6 +37,18 @@ def ordered(meta: dict[str, Any], keys: Sequence[str]) -> dict[str, Any]:
     return out
 
 
+def refreshed_meta(
+    path: Path, source: str, fields: dict[str, Any], keys: Sequence[str], now: str
+) -> tuple[dict[str, Any], bool]:
+    """Front matter for (re)writing a titled document: the given fields, ``created``
+    kept from an existing file (and hand-added keys after ours), ``updated`` = now.
+    Returns (front matter, whether the file is new). Caller holds the writer's lock."""
+    created = not path.exists()
+    old: dict[str, Any] = {} if created else read_doc(path, source=source)[0]
+    merged = {**old, **fields, "created": old.get("created") or now, "updated": now}
+    return ordered(merged, keys), created
+
+
 def render_doc(meta: dict[str, Any], body: str) -> str:
     if body and not body.endswith("\n"):
         body += "\n"

@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from ouro.bundle import Bundle
-from ouro.desk.docs import ordered, read_doc, write_doc
+from ouro.desk.docs import read_doc, refreshed_meta, write_doc
 from ouro.desk.names import require_slug
 from ouro.desk.tasks import check_title
 from ouro.desk.tips import clean_tags
@@ -106,18 +106,8 @@ def write_note(
     path = notes_dir(bundle) / f"{slug}.md"
     now = utc_now_iso()
     with FileLock(bundle.lock_path("notes"), purpose="notes write"):
-        created = not path.exists()
-        old: dict[str, Any] = {} if created else read_doc(path, source=bundle.locator(path))[0]
-        meta = ordered(
-            {
-                **old,
-                "title": clean,
-                "tags": tag_list,
-                "created": old.get("created") or now,
-                "updated": now,
-            },
-            NOTE_KEYS,
-        )
+        fields = {"title": clean, "tags": tag_list}
+        meta, created = refreshed_meta(path, bundle.locator(path), fields, NOTE_KEYS, now)
         write_doc(path, meta, body)
         entries = read_manifest(bundle)
         if entries is None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ouro.bundle import Bundle
-from ouro.desk.docs import ordered, read_doc, write_doc
+from ouro.desk.docs import read_doc, refreshed_meta, write_doc
 from ouro.desk.names import require_slug
 from ouro.desk.tasks import check_title
 from ouro.errors import CorruptFile, InvalidInput
@@ -44,18 +44,8 @@ def add_tip(
     path = tips_dir(bundle) / f"{require_slug(clean, field='title')}.md"
     now = utc_now_iso()
     with FileLock(bundle.lock_path("desk"), purpose="tip add"):
-        created = not path.exists()
-        old: dict[str, Any] = {} if created else read_doc(path, source=bundle.locator(path))[0]
-        meta = ordered(
-            {
-                **old,
-                "title": clean,
-                "tags": tag_list,
-                "created": old.get("created") or now,
-                "updated": now,
-            },
-            TIP_KEYS,
-        )
+        fields = {"title": clean, "tags": tag_list}
+        meta, created = refreshed_meta(path, bundle.locator(path), fields, TIP_KEYS, now)
         write_doc(path, meta, body)
     return path, meta, created
 
