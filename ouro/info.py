@@ -1,4 +1,4 @@
-"""``ouro info`` / ``bundle_info``: what is in a bundle, read without writing."""
+"""``ouro info`` / ``info`` (MCP): what is in a bundle, read without writing."""
 
 from __future__ import annotations
 

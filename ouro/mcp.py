@@ -49,7 +49,7 @@ SERVER_NAME = "ouro"
 INSTRUCTIONS = (
     "ouro keeps this agent's bundle: Arc (what is live, owed and claimed) and Desk "
     "(tracks, tasks and the record: diary facts, daily reflections, notes). Call "
-    "bundle_info to see where the bundle is; tool errors carry a hint naming the next step."
+    "info to see where the bundle is; tool errors carry a hint naming the next step."
 )
 
 log = logging.getLogger(__name__)

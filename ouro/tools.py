@@ -33,9 +33,14 @@ def load(ref: str) -> Any:
     return getattr(importlib.import_module(module), attr)
 
 
+def tool_name(cli: tuple[str, ...]) -> str:
+    """The one naming rule: the MCP tool name is the CLI path joined by ``_``
+    (``-`` inside a word becomes ``_``): ``ouro claim add`` is ``claim_add``."""
+    return "_".join(cli).replace("-", "_")
+
+
 @dataclass(frozen=True)
 class Tool:
-    name: str
     description: str
     input_model: str
     function: str
@@ -54,6 +59,11 @@ class Tool:
     #: optional "module:func" mapping the result dict to the CLI exit status
     exit_status: str | None = None
 
+    @property
+    def name(self) -> str:
+        """The MCP tool name, derived from the CLI path (see ``tool_name``)."""
+        return tool_name(self.cli)
+
     def model(self) -> type[BaseModel]:
         model: type[BaseModel] = load(self.input_model)
         return model
@@ -66,7 +76,6 @@ class Tool:
 TOOLS: tuple[Tool, ...] = (
     # --- bundle ------------------------------------------------------------
     Tool(
-        name="bundle_info",
         description="Describe the bundle: its path, agent, layout version, how many files "
         "each area holds, and the state of the search index.",
         input_model="ouro.info:InfoInput",
@@ -78,7 +87,6 @@ TOOLS: tuple[Tool, ...] = (
     ),
     # --- arc ---------------------------------------------------------------
     Tool(
-        name="arc_resume",
         description="Read the resume checkpoint: whether you can continue safely, the current "
         "ask and its confidence, the next safe action, blockers, owed obligations, unverified "
         "claims and recorder health. When latest.json lags the log it folds the log itself; "
@@ -91,7 +99,6 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_arc:render_resume",
     ),
     Tool(
-        name="arc_query",
         description="Answer one Arc question from files: doing (ask + next action), owe (open "
         "obligations and return routes), blocked, unverified (claims not verified), "
         "since-checkpoint (events after the last safe checkpoint).",
@@ -103,7 +110,6 @@ TOOLS: tuple[Tool, ...] = (
         args=("what",),
     ),
     Tool(
-        name="arc_record_ask",
         description="Record what you are being asked to do now (the current ask); confirms it "
         "after a handoff or new session.",
         input_model="ouro.arc.tools_arc:TextInput",
@@ -115,7 +121,6 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_arc:render_written",
     ),
     Tool(
-        name="arc_record_next_action",
         description="Record the next safe action, and actions to stop before (confirm first).",
         input_model="ouro.arc.tools_arc:NextInput",
         function="ouro.arc.tools_arc:record_next",
@@ -126,7 +131,6 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_arc:render_written",
     ),
     Tool(
-        name="arc_record_blocker",
         description="Record a blocker: why work cannot continue. Resume reports can-continue "
         "false until it is cleared.",
         input_model="ouro.arc.tools_arc:TextInput",
@@ -138,7 +142,6 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_arc:render_written",
     ),
     Tool(
-        name="arc_clear_blocker",
         description="Clear one blocker by its event id, or all active blockers.",
         input_model="ouro.arc.tools_arc:UnblockInput",
         function="ouro.arc.tools_arc:clear_blocker",
@@ -150,7 +153,6 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_arc:render_written",
     ),
     Tool(
-        name="arc_record_handoff",
         description="Record a handoff note for the next session; the current ask then reads "
         "stale_risky until the next session re-confirms it.",
         input_model="ouro.arc.tools_arc:TextInput",
@@ -162,7 +164,6 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_arc:render_written",
     ),
     Tool(
-        name="arc_record_note",
         description="Record a short flight-recorder note (an agent_note event).",
         input_model="ouro.arc.tools_arc:TextInput",
         function="ouro.arc.tools_arc:record_note",
@@ -173,7 +174,6 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_arc:render_written",
     ),
     Tool(
-        name="arc_checkpoint",
         description="Rebuild the resume checkpoint from the whole event log and every claim "
         "and obligation file, then mark a safe checkpoint.",
         input_model="ouro.arc.tools_arc:CheckpointInput",
@@ -183,7 +183,6 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_arc:render_written",
     ),
     Tool(
-        name="arc_record_claim",
         description="Record a claim about files, with who asserts it and optionally the exact "
         "check command that proves it. Its status is derived from evidence, never set.",
         input_model="ouro.arc.tools_claims:ClaimAddInput",
@@ -194,7 +193,6 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_claims:render_claim",
     ),
     Tool(
-        name="arc_record_evidence",
         description="Attach an evidence receipt to a claim: the command that ran, its exit "
         "status, a digest of its output, and the content hash of each source now.",
         input_model="ouro.arc.tools_claims:EvidenceInput",
@@ -207,7 +205,6 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_claims:render_claim",
     ),
     Tool(
-        name="claim_verify",
         description="Run a claim's declared check command in the repository folder and record "
         "the result as evidence.",
         input_model="ouro.arc.tools_claims:VerifyInput",
@@ -218,7 +215,6 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_claims:render_claim",
     ),
     Tool(
-        name="claim_supersede",
         description="Mark a claim as superseded by a replacement claim.",
         input_model="ouro.arc.tools_claims:SupersedeInput",
         function="ouro.arc.tools_claims:claim_supersede",
@@ -229,7 +225,6 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_claims:render_claim",
     ),
     Tool(
-        name="claim_list",
         description="List claims with their status derived now (re-hashing their sources).",
         input_model="ouro.arc.tools_claims:ClaimListInput",
         function="ouro.arc.tools_claims:claim_list",
@@ -239,7 +234,6 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_claims:render_claims",
     ),
     Tool(
-        name="obligation_add",
         description="Record an obligation: what is owed, to whom, by when; with --route it is "
         "a return obligation answered on CHANNEL:KEY.",
         input_model="ouro.arc.tools_claims:ObligationAddInput",
@@ -250,7 +244,6 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_claims:render_obligation",
     ),
     Tool(
-        name="obligation_close",
         description="Close an obligation as done (or dropped).",
         input_model="ouro.arc.tools_claims:ObligationCloseInput",
         function="ouro.arc.tools_claims:obligation_close",
@@ -261,7 +254,6 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_claims:render_obligation",
     ),
     Tool(
-        name="obligation_list",
         description="List obligations and return obligations with their status and routes.",
         input_model="ouro.arc.tools_claims:ObligationListInput",
         function="ouro.arc.tools_claims:obligation_list",
@@ -273,7 +265,6 @@ TOOLS: tuple[Tool, ...] = (
     # --- desk --------------------------------------------------------------
     # search
     Tool(
-        name="desk_search",
         description="Search the Desk: tasks, tracks, iterations, friction, tips, diary facts, "
         'daily reflections and notes. Words must all match; "quoted phrases" and prefix* work. '
         "Returns locators to open, best match first. Sees every ouro write, and tasks, notes, "
@@ -289,19 +280,17 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.index.search:render",
     ),
     Tool(
-        name="consult_diary",
         description="Consult the diary: facts and daily reflections matching a query, or the "
         "newest ones when no query is given. Superseded facts are hidden unless history is set.",
         input_model="ouro.index.tools:ConsultDiaryInput",
         function="ouro.index.tools:consult_diary",
-        cli=("diary", "consult"),
+        cli=("diary", "search"),
         read_only=True,
         idempotent=True,
         args=("query",),
         render="ouro.index.search:render",
     ),
     Tool(
-        name="search_facts",
         description="Search diary facts by their text and the entities they are about "
         "(active facts only).",
         input_model="ouro.index.tools:SearchFactsInput",
@@ -313,19 +302,17 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.index.search:render",
     ),
     Tool(
-        name="consult_notes",
         description="Consult the record's notes: find reference notes by words in their title, "
         "tags and body.",
         input_model="ouro.index.tools:ConsultNotesInput",
         function="ouro.index.tools:consult_notes",
-        cli=("notes", "consult"),
+        cli=("notes", "search"),
         read_only=True,
         idempotent=True,
         args=("query",),
         render="ouro.index.search:render",
     ),
     Tool(
-        name="desk_track_add",
         description="Create a Desk track (a folder desk/<name>/ with track.md) to group tasks; adding an existing track returns it unchanged.",
         input_model="ouro.desk.api:TrackAddInput",
         function="ouro.desk.api:track_add",
@@ -335,7 +322,6 @@ TOOLS: tuple[Tool, ...] = (
         args=("name",),
     ),
     Tool(
-        name="desk_task_add",
         description="Add a task to a track: writes desk/<track>/<slug>/task.md with status open, priority, acceptance text and a check command.",
         input_model="ouro.desk.api:TaskAddInput",
         function="ouro.desk.api:task_add",
@@ -345,7 +331,6 @@ TOOLS: tuple[Tool, ...] = (
         files={"body": "--body-file"},
     ),
     Tool(
-        name="desk_task_update",
         description="Update a task's status, priority, title, acceptance, check or body; status changes are recorded in the task's history.",
         input_model="ouro.desk.api:TaskUpdateInput",
         function="ouro.desk.api:task_update",
@@ -357,7 +342,6 @@ TOOLS: tuple[Tool, ...] = (
         files={"body": "--body-file"},
     ),
     Tool(
-        name="desk_task_list",
         description="List tasks (optionally one track or one status), most urgent first, with their locators and lease holders.",
         input_model="ouro.desk.api:TaskListInput",
         function="ouro.desk.api:task_list",
@@ -367,7 +351,6 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.desk.render:render_task_list",
     ),
     Tool(
-        name="desk_task_show",
         description="Show one task: its front matter, body, lease history and iteration locators.",
         input_model="ouro.desk.api:TaskShowInput",
         function="ouro.desk.api:task_show",
@@ -377,7 +360,6 @@ TOOLS: tuple[Tool, ...] = (
         args=("task",),
     ),
     Tool(
-        name="desk_task_claim",
         description="Claim a task for an agent with a lease (default 30m): exactly one agent holds it; the holder renews; an expired lease is taken over and the takeover recorded.",
         input_model="ouro.desk.api:TaskClaimInput",
         function="ouro.desk.api:task_claim",
@@ -386,7 +368,6 @@ TOOLS: tuple[Tool, ...] = (
         args=("task",),
     ),
     Tool(
-        name="desk_task_release",
         description="Release an agent's claim on a task so others can take it.",
         input_model="ouro.desk.api:TaskReleaseInput",
         function="ouro.desk.api:task_release",
@@ -395,7 +376,6 @@ TOOLS: tuple[Tool, ...] = (
         args=("task",),
     ),
     Tool(
-        name="desk_iteration_add",
         description="Record an iteration of work on a task as <task>/iterations/NNN.md.",
         input_model="ouro.desk.api:IterationAddInput",
         function="ouro.desk.api:iteration_add",
@@ -404,7 +384,6 @@ TOOLS: tuple[Tool, ...] = (
         args=("task", "text"),
     ),
     Tool(
-        name="desk_friction_add",
         description="File a friction entry (something that got in the way) under desk/_friction/.",
         input_model="ouro.desk.api:FrictionAddInput",
         function="ouro.desk.api:friction_add",
@@ -414,7 +393,6 @@ TOOLS: tuple[Tool, ...] = (
         files={"body": "--body-file"},
     ),
     Tool(
-        name="desk_friction_list",
         description="List friction entries, newest first.",
         input_model="ouro.desk.api:FrictionListInput",
         function="ouro.desk.api:friction_list",
@@ -423,7 +401,6 @@ TOOLS: tuple[Tool, ...] = (
         idempotent=True,
     ),
     Tool(
-        name="desk_tip_add",
         description="Write a tip under desk/_meta/tips/ (same title updates the tip).",
         input_model="ouro.desk.api:TipAddInput",
         function="ouro.desk.api:tip_add",
@@ -436,7 +413,6 @@ TOOLS: tuple[Tool, ...] = (
         files={"body": "--body-file"},
     ),
     Tool(
-        name="desk_tip_list",
         description="List tips, optionally only those with a tag.",
         input_model="ouro.desk.api:TipListInput",
         function="ouro.desk.api:tip_list",
@@ -445,7 +421,6 @@ TOOLS: tuple[Tool, ...] = (
         idempotent=True,
     ),
     Tool(
-        name="desk_feature",
         description="Feature tracks and tasks in desk/_meta/featured.md so orientation shows them first (or remove them with --remove).",
         input_model="ouro.desk.api:FeatureInput",
         function="ouro.desk.api:feature",
@@ -455,7 +430,6 @@ TOOLS: tuple[Tool, ...] = (
         options={"tracks": "--track", "tasks": "--task"},
     ),
     Tool(
-        name="diary_write",
         description="Write a diary entry (a fact) to desk/_record/diary/facts.jsonl with provenance; exact duplicates are returned, near-duplicates refused unless forced, --supersedes corrects an earlier fact.",
         input_model="ouro.desk.record_api:DiaryWriteInput",
         function="ouro.desk.record_api:diary_write",
@@ -465,7 +439,6 @@ TOOLS: tuple[Tool, ...] = (
         options={"about": "--about"},
     ),
     Tool(
-        name="diary_reflect",
         description="Append a daily reflection to desk/_record/diary/daily/YYYY-MM-DD.md.",
         input_model="ouro.desk.record_api:DiaryReflectInput",
         function="ouro.desk.record_api:diary_reflect",
@@ -474,7 +447,6 @@ TOOLS: tuple[Tool, ...] = (
         args=("text",),
     ),
     Tool(
-        name="notes_write",
         description="Write a reference note to desk/_record/notes/<slug>.md (same title updates it) and refresh the notes manifest.",
         input_model="ouro.desk.record_api:NotesWriteInput",
         function="ouro.desk.record_api:notes_write",
@@ -488,7 +460,6 @@ TOOLS: tuple[Tool, ...] = (
     ),
     # --- sentinel ----------------------------------------------------------
     Tool(
-        name="sentinel_refresh",
         description="Run the recovery gauntlet (current ask, next safe action, stale guard, "
         "obligations, return routes, blockers, Desk record, source provenance), gather bundle "
         "signals (git) and the outside signals you pass (provider lane, sense), and write one "
@@ -501,7 +472,6 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.sentinel.api:render_refresh",
     ),
     Tool(
-        name="sentinel_status",
         description="Read the latest sentinel receipt: verdict, recovery anchor (latest ready "
         "receipt or the current blocker), failing checks and signals with repair commands. "
         "Writes nothing.",
@@ -513,7 +483,6 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.sentinel.api:render_sentinel_status",
     ),
     Tool(
-        name="drill",
         description="Run recovery drills (erase, crash-after-append, crash-before-index, "
         "truncate, secrets, unknown-not-zero, evidence-freshness), each on a temporary copy of "
         "the bundle, then record one sentinel receipt with the results. Fails (exit 1) naming "
@@ -528,7 +497,6 @@ TOOLS: tuple[Tool, ...] = (
     ),
     # --- habits ------------------------------------------------------------
     Tool(
-        name="habit_list",
         description="List the bundle's habits (habits/<name>.yaml) with cadence, status, whether each is due and its last run; invalid definitions are listed with file, field and reason.",
         input_model="ouro.habits.api:HabitListInput",
         function="ouro.habits.api:habit_list",
@@ -538,7 +506,6 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.habits.api:render_habit_list",
     ),
     Tool(
-        name="habit_run",
         description="Run a habit now in a private session (trigger manual or poke): the body gets the orientation packet, its outcome is derived from what it changed, and a receipt is written to arc/flight-recorder/habit-receipts/.",
         input_model="ouro.habits.api:HabitRunInput",
         function="ouro.habits.api:habit_run",
@@ -548,7 +515,6 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.habits.api:render_receipt",
     ),
     Tool(
-        name="surface",
         description="From inside a habit session, send a message to family, the habit's originator or an allowed recipient, for a concrete reason; checked against the session's permission envelope, delivered by the channel's sense or queued in arc/outbox/, and recorded in the run's receipt.",
         input_model="ouro.habits.surface:SurfaceInput",
         function="ouro.habits.surface:surface",

@@ -7,6 +7,7 @@ initialized ``ClientSession``; the server's stderr goes to ``errlog``.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -15,12 +16,17 @@ from typing import Any, TextIO
 
 import mcp_types as types
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
 
 def server_params(root: Path | str) -> StdioServerParameters:
+    # The SDK starts the server with a minimal environment; keep PYTHONPATH so
+    # the server runs the same ouro as the test (a worktree, not the install).
+    env = get_default_environment()
+    if os.environ.get("PYTHONPATH"):
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return StdioServerParameters(
-        command=sys.executable, args=["-m", "ouro.cli", "mcp", "--bundle", str(root)]
+        command=sys.executable, args=["-m", "ouro.cli", "mcp", "--bundle", str(root)], env=env
     )
 
 

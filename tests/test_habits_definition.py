@@ -157,20 +157,18 @@ def test_tool_policy_requested_granted_denied(bundle: Bundle) -> None:
     write(
         bundle,
         "p.yaml",
-        "title: p\ncadence: 1h\nrun: x\ntools: [diary_write, habit_run, surface, arc_record_note]\n",
+        "title: p\ncadence: 1h\nrun: x\ntools: [diary_write, habits_run, surface, arc_note]\n",
     )
-    meta = bundle.meta_path.read_text().replace(
-        "{", '{"habits": {"deniedTools": ["arc_record_note"]},', 1
-    )
+    meta = bundle.meta_path.read_text().replace("{", '{"habits": {"deniedTools": ["arc_note"]},', 1)
     bundle.meta_path.write_text(meta)
     [habit] = load_habits(bundle).habits
     policy, reasons, warnings = tool_policy(habit, read_config(bundle))
-    assert policy.requested_tools == ["diary_write", "habit_run", "surface", "arc_record_note"]
+    assert policy.requested_tools == ["diary_write", "habits_run", "surface", "arc_note"]
     assert policy.granted_tools == ["diary_write", "surface"]
-    assert {"habit_run", "arc_record_note", "bundle_info"} <= set(policy.denied_tools)
-    assert reasons["habit_run"] == "habits do not start habits"
-    assert reasons["arc_record_note"] == "denied to every habit by bundle.json habits.deniedTools"
-    assert reasons["bundle_info"] == "not in the tools: list of habits/p.yaml"
+    assert {"habits_run", "arc_note", "info"} <= set(policy.denied_tools)
+    assert reasons["habits_run"] == "habits do not start habits"
+    assert reasons["arc_note"] == "denied to every habit by bundle.json habits.deniedTools"
+    assert reasons["info"] == "not in the tools: list of habits/p.yaml"
     assert warnings == []
 
 

@@ -135,7 +135,7 @@ def test_receipt_event_and_runtime_state(bundle: Bundle) -> None:
         ("originator", "ari", "allowed"),
     ]
     assert receipt["toolPolicy"]["requestedTools"] is None
-    assert "habit_run" in receipt["toolPolicy"]["deniedTools"]
+    assert "habits_run" in receipt["toolPolicy"]["deniedTools"]
     # the session scratch is gone; the receipt is not
     assert not (bundle.root / receipt["sessionLocator"]).exists()
     assert receipt["sessionKept"] is False
@@ -173,7 +173,7 @@ def test_the_body_gets_its_session_environment(bundle: Bundle) -> None:
             json.dump(seen, f)
         """,
     )
-    define(bundle, "env", run, tools=["arc_record_note", "surface"])
+    define(bundle, "env", run, tools=["arc_note", "surface"])
     receipt = run_habit(bundle, "env", trigger="manual", keep_session=True)
     folder = bundle.root / receipt["sessionLocator"]
     seen = json.loads((folder / "seen.json").read_text())
@@ -185,7 +185,7 @@ def test_the_body_gets_its_session_environment(bundle: Bundle) -> None:
     assert seen["OURO_ORIENT_FILE"] == str(folder / "orient.md")
     assert seen["orient"].startswith("# orient")
     assert seen["cwd"] == str(bundle.root)
-    assert seen["OURO_GRANTED_TOOLS"] == "arc_record_note,surface"
+    assert seen["OURO_GRANTED_TOOLS"] == "arc_note,surface"
     assert "diary_write" in seen["OURO_DENIED_TOOLS"].split(",")
     assert receipt["sessionKept"] is True
     assert receipt["outcome"] == "no_change"  # scratch in the session is not an output
@@ -300,11 +300,11 @@ def test_a_denied_tool_is_refused_inside_the_session_and_shows_in_the_receipt(
         subprocess.run(cli + ["arc", "note", "noted instead"], check=True)
         """,
     )
-    define(bundle, "limited", run, tools=["arc_record_note", "no_such_tool"])
+    define(bundle, "limited", run, tools=["arc_note", "no_such_tool"])
     receipt = run_habit(bundle, "limited", trigger="manual", keep_session=True)
     policy = receipt["toolPolicy"]
-    assert policy["requestedTools"] == ["arc_record_note", "no_such_tool"]
-    assert policy["grantedTools"] == ["arc_record_note"]
+    assert policy["requestedTools"] == ["arc_note", "no_such_tool"]
+    assert policy["grantedTools"] == ["arc_note"]
     assert "diary_write" in policy["deniedTools"]
     assert [(c["tool"], c["reason"]) for c in policy["refusedCalls"]] == [
         ("diary_write", "not in the tools: list of habits/limited.yaml")
@@ -322,14 +322,14 @@ def test_a_denied_tool_is_refused_inside_the_session_and_shows_in_the_receipt(
         f"error: tool diary_write is denied in habit session {receipt['sessionId']} "
         "(habit limited): not in the tools: list of habits/limited.yaml"
     ) in stderr
-    assert "hint: granted here: arc_record_note" in stderr
+    assert "hint: granted here: arc_note" in stderr
     assert (bundle.record / "diary" / "facts.jsonl").read_text() == ""
     validate(receipt)
 
 
 def test_bundle_denied_tools_and_nested_habits_are_refused(bundle: Bundle) -> None:
     meta = json.loads(bundle.meta_path.read_text())
-    meta["habits"] = {"deniedTools": ["arc_record_note"]}
+    meta["habits"] = {"deniedTools": ["arc_note"]}
     bundle.meta_path.write_text(json.dumps(meta))
     run = script(
         bundle,
@@ -346,8 +346,8 @@ def test_bundle_denied_tools_and_nested_habits_are_refused(bundle: Bundle) -> No
     assert receipt["exitCode"] == 0
     refused = {c["tool"]: c["reason"] for c in receipt["toolPolicy"]["refusedCalls"]}
     assert refused == {
-        "arc_record_note": "denied to every habit by bundle.json habits.deniedTools",
-        "habit_run": "habits do not start habits",
+        "arc_note": "denied to every habit by bundle.json habits.deniedTools",
+        "habits_run": "habits do not start habits",
     }
     stderr = (bundle.root / receipt["sessionLocator"] / "stderr.log").read_text()
     assert "ouro habits tick refused inside habit session" in stderr
@@ -435,7 +435,7 @@ def test_show_explains_policy_and_envelope(bundle: Bundle) -> None:
     define(bundle, "shown", f"{PY} -c pass", tools=["surface"], origin={"friendId": "ari"})
     out = CliRunner().invoke(cli, ["--bundle", str(bundle.root), "habits", "show", "shown"]).output
     assert (
-        "  tools requested: surface\n  tools granted: 1; denied: bundle_info (not in the tools: list of habits/shown.yaml)"
+        "  tools requested: surface\n  tools granted: 1; denied: info (not in the tools: list of habits/shown.yaml)"
         in out
     )
     assert "    originator: ari (allowed)\n" in out
@@ -457,6 +457,6 @@ def test_demo_section_shows_one_run_and_its_receipt(bundle: Bundle) -> None:
 
 
 def test_the_search_fast_path_also_refuses_denied_tools(bundle: Bundle) -> None:
-    define(bundle, "reader", f"{CLI} desk search inbox", tools=["arc_record_note"])
+    define(bundle, "reader", f"{CLI} desk search inbox", tools=["arc_note"])
     receipt = run_habit(bundle, "reader", trigger="manual")
     assert [c["tool"] for c in receipt["toolPolicy"]["refusedCalls"]] == ["desk_search"]

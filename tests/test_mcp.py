@@ -112,7 +112,7 @@ def test_result_is_the_object_the_cli_prints(bundle: Bundle, tmp_path: Path) -> 
     got: dict[str, Any] = {}
 
     async def body(client: ClientSession) -> None:
-        got.update(json_of(await client.call_tool("bundle_info", {})))
+        got.update(json_of(await client.call_tool("info", {})))
 
     drive(bundle.root, tmp_path / "server.log", body)
     assert got == ouro_json("info", bundle=bundle)
@@ -132,7 +132,7 @@ def test_bad_arguments_are_a_tool_error_naming_the_field(bundle: Bundle, tmp_pat
     texts: list[str] = []
 
     async def body(client: ClientSession) -> None:
-        extra = await client.call_tool("bundle_info", {"no_such_field": 1})
+        extra = await client.call_tool("info", {"no_such_field": 1})
         assert extra.is_error
         texts.append(text_of(extra))
         assert extra.structured_content["error"]["type"] == "invalid_input"
@@ -141,7 +141,7 @@ def test_bad_arguments_are_a_tool_error_naming_the_field(bundle: Bundle, tmp_pat
             assert missing.is_error
             texts.append(text_of(missing))
         # the server is still serving after refusing bad input
-        json_of(await client.call_tool("bundle_info", {}))
+        json_of(await client.call_tool("info", {}))
 
     drive(bundle.root, tmp_path / "server.log", body)
     assert "no_such_field" in texts[0] and "hint:" in texts[0]
@@ -158,7 +158,7 @@ def test_ouro_error_becomes_tool_error_with_message_and_hint(
 
     async def body(client: ClientSession) -> None:
         bundle.meta_path.write_text("{not json")
-        broken = await client.call_tool("bundle_info", {})
+        broken = await client.call_tool("info", {})
         assert broken.is_error
         text = text_of(broken)
         assert text.startswith(f"{bundle.meta_path}: not valid JSON")
@@ -166,7 +166,7 @@ def test_ouro_error_becomes_tool_error_with_message_and_hint(
         assert broken.structured_content["error"]["type"] == "corrupt_file"
         assert broken.structured_content["error"]["hint"].startswith("restore bundle.json")
         bundle.meta_path.write_bytes(original)
-        assert json_of(await client.call_tool("bundle_info", {}))["agent"] == "tester"
+        assert json_of(await client.call_tool("info", {}))["agent"] == "tester"
 
     drive(bundle.root, tmp_path / "server.log", body)
 
@@ -178,8 +178,8 @@ def test_locator_escape_and_not_found_are_tool_errors(bundle: Bundle, tmp_path: 
     texts: dict[str, str] = {}
 
     calls: list[tuple[str, str, dict[str, Any]]] = [
-        ("dotdot", "arc_record_claim", {"text": "x", "about": ["../outside.txt"]}),
-        ("absolute", "arc_record_claim", {"text": "x", "about": ["/etc/passwd"]}),
+        ("dotdot", "claim_add", {"text": "x", "about": ["../outside.txt"]}),
+        ("absolute", "claim_add", {"text": "x", "about": ["/etc/passwd"]}),
         ("missing", "desk_task_show", {"task": "nowhere/nothing"}),
     ]
 
@@ -204,7 +204,7 @@ def test_unknown_tool_is_a_protocol_error(bundle: Bundle, tmp_path: Path) -> Non
             await client.call_tool("no_such_tool", {})
         assert caught.value.code == types.INVALID_PARAMS
         assert "no tool named 'no_such_tool'" in caught.value.message
-        assert "bundle_info" in caught.value.message  # the hint lists known tools
+        assert "info" in caught.value.message  # the hint lists known tools
 
     drive(bundle.root, tmp_path / "server.log", body)
 
@@ -226,13 +226,13 @@ def test_unexpected_exception_is_a_tool_error_and_serving_goes_on(
     async def main() -> None:
         with anyio.fail_after(TIMEOUT):
             async with Client(build_server(bundle)) as client:
-                crashed = await client.call_tool("bundle_info", {})
+                crashed = await client.call_tool("info", {})
                 assert crashed.is_error
                 assert text_of(crashed).startswith(
-                    "bundle_info failed: ZeroDivisionError: division by zero\nhint: this is a bug"
+                    "info failed: ZeroDivisionError: division by zero\nhint: this is a bug"
                 )
                 assert crashed.structured_content["error"]["type"] == "internal"
-                again = await client.call_tool("bundle_info", {})
+                again = await client.call_tool("info", {})
                 assert json_of(again)["bundle"] == str(bundle.root)
 
     anyio.run(main)

@@ -92,3 +92,30 @@ def test_functions_and_renderers_load() -> None:
 def test_every_tool_description_is_a_sentence() -> None:
     for tool in registry.TOOLS:
         assert tool.description[:1].isupper() and tool.description.endswith("."), tool.name
+
+
+def test_one_naming_rule_for_cli_and_mcp() -> None:
+    """The MCP name is the CLI path joined by '_' ('-' -> '_'); nothing else."""
+    for tool in registry.TOOLS:
+        assert tool.name == "_".join(tool.cli).replace("-", "_"), tool.cli
+    assert {t.name for t in tool_definitions()} == {
+        "_".join(t.cli).replace("-", "_") for t in registry.TOOLS
+    }
+
+
+def test_the_search_verbs_take_the_same_arguments() -> None:
+    searches = [t for t in registry.TOOLS if t.cli[-1] == "search"]
+    assert {t.cli for t in searches} == {
+        ("desk", "search"),
+        ("diary", "search"),
+        ("facts", "search"),
+        ("notes", "search"),
+    }
+    for tool in searches:
+        fields = tool.model().model_fields
+        assert tool.args == ("query",), tool.name
+        assert not fields["query"].is_required(), tool.name
+        assert fields["query"].description == fields["query"].description
+        assert "limit" in fields, tool.name
+    descriptions = {t.model().model_fields["query"].description for t in searches}
+    assert len(descriptions) == 1

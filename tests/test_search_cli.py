@@ -25,12 +25,12 @@ CASES = [
     ["desk", "search", "parser"],
     ["desk", "search", "*", "--json"],
     ["desk", "search", "--json", "--", "-parser"],
-    ["diary", "consult", "--json"],
-    ["diary", "consult", "short", "--history", "--json"],
-    ["diary", "consult", "--about", "ari", "--since", "2026-01-01", "--json"],
+    ["diary", "search", "--json"],
+    ["diary", "search", "short", "--history", "--json"],
+    ["diary", "search", "--about", "ari", "--since", "2026-01-01", "--json"],
     ["facts", "search", "ari", "--about", "ari", "--json"],
-    ["notes", "consult", "deploy", "--tag", "release", "--json"],
-    ["notes", "consult", "deploy"],
+    ["notes", "search", "deploy", "--tag", "release", "--json"],
+    ["notes", "search", "deploy"],
 ]
 
 
@@ -70,7 +70,6 @@ def test_fast_path_and_click_path_print_the_same(
     "argv",
     [
         ["desk", "search", "--help"],
-        ["desk", "search"],
         ["desk", "search", "a", "b"],
         ["desk", "search", "x", "--kind", "nonsense"],
         ["desk", "search", "x", "--limit", "0"],

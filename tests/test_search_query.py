@@ -91,7 +91,13 @@ def test_query_translation(query: str, expected: str) -> None:
     assert to_match(query) == expected
 
 
-@pytest.mark.parametrize("query", ["", "   ", "*", '"', "()", "^-+:", "\ud800", "\x00"])
+def test_a_blank_query_is_no_query(filled: Bundle) -> None:
+    for search_fn in (desk_search, consult_diary, search_facts, consult_notes):
+        assert search_fn(filled.root, "  ") == search_fn(filled.root)
+        assert search_fn(filled.root)["query"] is None
+
+
+@pytest.mark.parametrize("query", ["*", '"', "()", "^-+:", "\ud800", "\x00"])
 def test_queries_without_words_get_a_helpful_error(filled: Bundle, query: str) -> None:
     with pytest.raises(InvalidInput, match="no words") as info:
         desk_search(filled.root, query)

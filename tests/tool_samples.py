@@ -18,19 +18,19 @@ from ouro.bundle import Bundle
 Sample = dict[str, Any | Callable[[dict[str, Any]], Any]]
 
 SAMPLES: dict[str, Sample] = {
-    "bundle_info": {},
+    "info": {},
     # --- arc ---
     "arc_resume": {},
     "arc_query": {"what": "doing"},
-    "arc_record_ask": {"text": "fix the login bug"},
-    "arc_record_next_action": {"text": "run the tests", "stop_before": ["git push"]},
-    "arc_record_blocker": {"text": "waiting for credentials"},
-    "arc_clear_blocker": {},
-    "arc_record_handoff": {"text": "handing over to the next session"},
-    "arc_record_note": {"text": "tests are slow today"},
+    "arc_ask": {"text": "fix the login bug"},
+    "arc_next": {"text": "run the tests", "stop_before": ["git push"]},
+    "arc_blocker": {"text": "waiting for credentials"},
+    "arc_unblock": {},
+    "arc_handoff": {"text": "handing over to the next session"},
+    "arc_note": {"text": "tests are slow today"},
     "arc_checkpoint": {},
-    "arc_record_claim": {"text": "the README names the test command", "about": ["bundle.json"]},
-    "arc_record_evidence": {
+    "claim_add": {"text": "the README names the test command", "about": ["bundle.json"]},
+    "claim_evidence": {
         "claim_id": lambda ctx: ctx["arc_claim"],
         "command": "true",
         "exit_code": 0,
@@ -64,9 +64,9 @@ SAMPLES: dict[str, Sample] = {
     "notes_write": {"title": "release checklist", "body": "1. tag\n2. push\n", "tags": ["release"]},
     # --- desk: search ---
     "desk_search": {"query": "release"},
-    "consult_diary": {"query": "release"},
-    "search_facts": {"query": "release"},
-    "consult_notes": {"query": "release"},
+    "diary_search": {"query": "release"},
+    "facts_search": {"query": "release"},
+    "notes_search": {"query": "release"},
     # --- sentinel ---
     "sentinel_refresh": {
         "trigger": "post_turn",
@@ -75,8 +75,8 @@ SAMPLES: dict[str, Sample] = {
     "sentinel_status": {},
     "drill": {"names": ["evidence-freshness"]},
     # --- habits ---
-    "habit_list": {},
-    "habit_run": {"name": "sample", "trigger": "poke"},
+    "habits_list": {},
+    "habits_run": {"name": "sample", "trigger": "poke"},
     "surface": {"to": "family", "reason": "status", "text": "nightly check ran"},
 }
 

@@ -80,6 +80,13 @@ class LazyGroup(click.Group):
         super().__init__(**kwargs)
         self.prefix = prefix
 
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not self.prefix:  # the root: --bundle and --json anywhere on the line
+            from ouro.cli.argv import hoist_globals
+
+            args = hoist_globals(args)
+        return super().parse_args(ctx, args)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         n = len(self.prefix)
         return sorted({p[n] for p in _paths() if len(p) > n and p[:n] == self.prefix})

@@ -4,10 +4,12 @@ Agents run ``ouro desk search …`` once per tool call, so start-up time is
 most of the cost. ``try_run(argv)`` parses exactly these forms with the
 standard library::
 
-    ouro [--bundle B] [--json] desk search QUERY [--kind K]... [--track T] [--status S] [--limit N] [--json]
-    ouro [--bundle B] [--json] diary consult [QUERY] [--about E] [--since D] [--history] [--limit N] [--json]
-    ouro [--bundle B] [--json] facts search QUERY [--about E] [--limit N] [--json]
-    ouro [--bundle B] [--json] notes consult QUERY [--tag T] [--limit N] [--json]
+    ouro desk search [QUERY] [--kind K]... [--track T] [--status S] [--limit N]
+    ouro diary search [QUERY] [--about E] [--since D] [--history] [--limit N]
+    ouro facts search [QUERY] [--about E] [--limit N]
+    ouro notes search [QUERY] [--tag T] [--limit N]
+
+with ``--bundle B`` and ``--json`` anywhere on the line (as the full CLI accepts them)
 
 and answers through the same search functions and renderer as the click
 command, so the output is byte-identical (a test compares them). Anything it
@@ -58,7 +60,7 @@ def _limit(values: list[str]) -> int | None:
 #: verb -> (query required, {option: (field, takes value, repeatable)})
 _VERBS: dict[tuple[str, str], tuple[bool, dict[str, tuple[str, bool, bool]]]] = {
     ("desk", "search"): (
-        True,
+        False,
         {
             "--kind": ("kinds", True, True),
             "--track": ("track", True, False),
@@ -66,7 +68,7 @@ _VERBS: dict[tuple[str, str], tuple[bool, dict[str, tuple[str, bool, bool]]]] = 
             "--limit": ("limit", True, False),
         },
     ),
-    ("diary", "consult"): (
+    ("diary", "search"): (
         False,
         {
             "--about": ("about", True, False),
@@ -76,11 +78,11 @@ _VERBS: dict[tuple[str, str], tuple[bool, dict[str, tuple[str, bool, bool]]]] = 
         },
     ),
     ("facts", "search"): (
-        True,
+        False,
         {"--about": ("about", True, False), "--limit": ("limit", True, False)},
     ),
-    ("notes", "consult"): (
-        True,
+    ("notes", "search"): (
+        False,
         {"--tag": ("tag", True, False), "--limit": ("limit", True, False)},
     ),
 }
@@ -88,6 +90,9 @@ _VERBS: dict[tuple[str, str], tuple[bool, dict[str, tuple[str, bool, bool]]]] = 
 
 def parse(argv: list[str]) -> tuple[str | None, bool, tuple[str, str], dict[str, Any]] | None:
     """``(bundle, json, verb, arguments)`` or None when this is not a fast-path call."""
+    from ouro.cli.argv import hoist_globals
+
+    argv = hoist_globals(argv)
     bundle: str | None = None
     json_mode = False
     i = 0
@@ -219,9 +224,9 @@ def try_run(argv: list[str]) -> int | None:
 
     functions: dict[tuple[str, str], Callable[..., dict[str, Any]]] = {
         ("desk", "search"): search.desk_search,
-        ("diary", "consult"): search.consult_diary,
+        ("diary", "search"): search.consult_diary,
         ("facts", "search"): search.search_facts,
-        ("notes", "consult"): search.consult_notes,
+        ("notes", "search"): search.consult_notes,
     }
     try:
         result = functions[verb](root, **arguments)

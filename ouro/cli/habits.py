@@ -1,7 +1,7 @@
 """``ouro habits show|due|last|tick|install`` (non-tool commands).
 
-``habits list`` and ``habits run`` are agent tools (``habit_list``,
-``habit_run``) generated from the registry; these are the rest. Each opens the
+``habits list`` and ``habits run`` are agent tools (``habits_list``,
+``habits_run``) generated from the registry; these are the rest. Each opens the
 bundle, makes one call into ``ouro.habits``, prints.
 """
 

@@ -97,6 +97,7 @@ def install_cmd(
     from ouro.hooks.codex import HOST as CODEX
 
     spec = CLAUDE if host == "claude" else CODEX
+    bundle = bundle or bundle_option_value(ctx)  # --bundle anywhere on the line pins
     pinned = str(Path(bundle).expanduser().absolute()) if bundle else None
     plan = install.plan(
         spec, project.absolute(), base=base, bundle=pinned, block_on_debt=block_on_debt

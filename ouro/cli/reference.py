@@ -15,11 +15,25 @@ from ouro.tools import TOOLS
 _HEADER = """# CLI reference
 
 Generated from the code by `python -m ouro.cli.reference > docs/cli.md`; a
-test fails when it drifts. Every command takes `--json` (one JSON object on
-stdout; errors as `{"error": {"type", "message", "hint"}}`) and the global
-`--bundle PATH` (default: `$OURO_BUNDLE`, else the nearest `bundle.json`
-upwards). Commands marked *agent tool* are also served by `ouro mcp` under the
-tool name shown.
+test fails when it drifts.
+
+## Conventions
+
+- **Global options, anywhere on the line.** `--json` (one JSON object on
+  stdout; errors as `{"error": {"type", "message", "hint"}}`) and
+  `--bundle PATH` (default: `$OURO_BUNDLE`, else the nearest `bundle.json`
+  upwards) mean the same before or after the subcommand:
+  `ouro --json desk search x` = `ouro desk search x --json`. Only a `--`
+  separator stops them being read as options.
+- **One name for CLI and MCP.** Commands marked *agent tool* are also served by
+  `ouro mcp`; the tool name is the CLI path joined by `_` (a `-` becomes `_`):
+  `ouro claim add` is `claim_add`, `ouro desk task list` is
+  `desk_task_list`. The registry derives one from the other, so it holds for
+  every tool.
+- **The search verbs agree.** `ouro desk search`, `ouro diary search`,
+  `ouro facts search` and `ouro notes search` all take an optional `QUERY`
+  (words that must all match, `"quoted phrases"`, `prefix*`; no query lists
+  the newest first) and `--limit N`; each adds only its own filters.
 """
 
 

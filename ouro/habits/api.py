@@ -1,7 +1,7 @@
 """Habit tools and reads: the functions behind ``ouro habits ...`` and MCP.
 
 Tools (registered in ``ouro/tools.py`` under ``# --- habits ---``):
-``habit_list``, ``habit_run``, ``surface`` (in ``ouro.habits.surface``).
+``habits_list``, ``habits_run``, ``surface`` (in ``ouro.habits.surface``).
 Hand-written reads (``ouro.cli.habits``): ``show``, ``due``, ``last``.
 Every read here is pure.
 """

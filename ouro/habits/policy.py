@@ -4,7 +4,7 @@ Tool policy (requested vs granted vs denied):
 
 - ``requested``: the habit's ``tools:`` list, or ``None`` when omitted;
 - ``granted``: the requested tools (every registered tool when omitted) minus
-  those ``bundle.json`` ``habits.deniedTools`` lists, minus ``habit_run``
+  those ``bundle.json`` ``habits.deniedTools`` lists, minus ``habits_run``
   (habits do not start habits);
 - ``denied``: every other registered tool, each with the reason it is denied.
 
@@ -43,7 +43,7 @@ ENV_GRANTED = "OURO_GRANTED_TOOLS"
 ENV_DENIED = "OURO_DENIED_TOOLS"
 ENV_SESSION = "OURO_SESSION_ID"
 ENV_HABIT = "OURO_HABIT"
-ALWAYS_DENIED = {"habit_run": "habits do not start habits"}
+ALWAYS_DENIED = {"habits_run": "habits do not start habits"}
 REFUSALS_FILE = "tool-refusals.jsonl"
 POLICY_FILE = "policy.json"
 

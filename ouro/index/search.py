@@ -52,7 +52,7 @@ class Request:
                  track: str | None = None, status: str | None = None,
                  about: str | None = None, tag: str | None = None, since: str | None = None,
                  history: bool = False, limit: int = 10) -> None:  # fmt: skip
-        self.query = query
+        self.query = query if query is None or query.strip() else None  # blank = no query
         self.kinds = list(kinds or [])
         self.track = track
         self.status = status
@@ -289,7 +289,7 @@ def search(root: str | os.PathLike[str], req: Request) -> dict[str, Any]:
 # --- the four tools, as plain functions of the bundle root ---------------------
 
 
-def desk_search(root: str | os.PathLike[str], query: str, kinds: list[str] | None = None,
+def desk_search(root: str | os.PathLike[str], query: str | None = None, kinds: list[str] | None = None,
                 track: str | None = None, status: str | None = None,
                 limit: int = 10) -> dict[str, Any]:  # fmt: skip
     return search(root, Request(query, kinds or [], track=track, status=status, limit=limit))
@@ -298,20 +298,18 @@ def desk_search(root: str | os.PathLike[str], query: str, kinds: list[str] | Non
 def consult_diary(root: str | os.PathLike[str], query: str | None = None, about: str | None = None,
                   since: str | None = None, history: bool = False,
                   limit: int = 10) -> dict[str, Any]:  # fmt: skip
-    if query is not None and not query.strip():
-        query = None
     return search(
         root,
         Request(query, ["fact", "daily"], about=about, since=since, history=history, limit=limit),
     )
 
 
-def search_facts(root: str | os.PathLike[str], query: str, about: str | None = None,
+def search_facts(root: str | os.PathLike[str], query: str | None = None, about: str | None = None,
                  limit: int = 10) -> dict[str, Any]:  # fmt: skip
     return search(root, Request(query, ["fact"], about=about, limit=limit))
 
 
-def consult_notes(root: str | os.PathLike[str], query: str, tag: str | None = None,
+def consult_notes(root: str | os.PathLike[str], query: str | None = None, tag: str | None = None,
                   limit: int = 10) -> dict[str, Any]:  # fmt: skip
     return search(root, Request(query, ["note"], tag=tag, limit=limit))
 

@@ -16,11 +16,15 @@ from ouro.index import search
 from ouro.models.base import ToolInput
 
 Kind = Literal["task", "track", "iteration", "friction", "tip", "fact", "note", "daily"]
+Query = Field(
+    default=None,
+    description='Words (all must match), "quoted phrases", prefix*; omit for the newest first.',
+)
 Limit = Field(default=10, ge=1, le=search.MAX_LIMIT, description="At most this many results.")
 
 
 class DeskSearchInput(ToolInput):
-    query: str = Field(description='Words (all must match), "quoted phrases", prefix*.')
+    query: str | None = Query
     kind: list[Kind] | None = Field(default=None, description="Only these kinds (repeatable).")
     track: str | None = Field(default=None, description="Only items of this track.")
     status: str | None = Field(default=None, description="Only tasks with this status.")
@@ -28,7 +32,7 @@ class DeskSearchInput(ToolInput):
 
 
 class ConsultDiaryInput(ToolInput):
-    query: str | None = Field(default=None, description="Words to find; omit for the newest.")
+    query: str | None = Query
     about: str | None = Field(default=None, description="Only facts about this entity.")
     since: str | None = Field(default=None, description="Only entries at or after this date.")
     history: bool = Field(default=False, description="Include superseded facts.")
@@ -36,13 +40,13 @@ class ConsultDiaryInput(ToolInput):
 
 
 class SearchFactsInput(ToolInput):
-    query: str = Field(description='Words (all must match), "quoted phrases", prefix*.')
+    query: str | None = Query
     about: str | None = Field(default=None, description="Only facts about this entity.")
     limit: int = Limit
 
 
 class ConsultNotesInput(ToolInput):
-    query: str = Field(description='Words (all must match), "quoted phrases", prefix*.')
+    query: str | None = Query
     tag: str | None = Field(default=None, description="Only notes with this tag.")
     limit: int = Limit
 
