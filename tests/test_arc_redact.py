@@ -109,3 +109,43 @@ def test_seeded_secrets_through_every_write_path(secret_bundle: Bundle) -> None:
         assert needle.encode() not in arc, needle
         assert needle not in packet, needle
         assert needle not in cli_packet, needle
+
+
+# --- the widened pattern set (issue 11) ---------------------------------------
+
+from tests.secret_shapes import SHAPES  # noqa: E402
+
+
+@pytest.mark.parametrize("kind", sorted(SHAPES))
+def test_every_seeded_shape_is_redacted(kind: str) -> None:
+    typed, needle = SHAPES[kind]
+    out = redact(f"before {typed} after")
+    assert needle not in out
+    assert "[redacted:" in out
+    assert out.startswith("before ") and out.endswith(" after")
+    assert redact(out) == out  # idempotent
+
+
+def test_at_least_twenty_shapes() -> None:
+    assert len(SHAPES) >= 20
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sort_key: created",
+        "monkey: banana",
+        "token budget: 2500",
+        "basic functionality here",
+        "next: rotate the key: done",
+        "see desk/dev/t-01/task.md and arc/obligations/ob-x.json",
+        "https://example.com/docs?page=2&q=tokens",
+    ],
+)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_values_under_credential_keys_in_objects() -> None:
+    out = redact_obj({"password": "two words", "route": {"key": "thread-9"}, "n": 3})
+    assert out == {"password": "[redacted:password]", "route": {"key": "thread-9"}, "n": 3}
