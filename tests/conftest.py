@@ -28,6 +28,13 @@ def _isolate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
+@pytest.fixture(scope="session")
+def demo_output(tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
+    """``ouro demo PATH`` run once per session (it takes seconds); read-only for tests."""
+    target = tmp_path_factory.mktemp("demo") / "demo.ouro"
+    return run_ouro("demo", str(target), check=True)
+
+
 @pytest.fixture
 def bundle(tmp_path: Path) -> Bundle:
     return Bundle.init(tmp_path / "test.ouro", agent="tester")
@@ -39,22 +46,72 @@ def run_ouro(
     input: str | None = None,
     env: dict[str, str] | None = None,
     check: bool = False,
+    process: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    """Run the real CLI in a subprocess (the way agents call it)."""
-    full_env = {k: v for k, v in os.environ.items() if k not in ("OURO_BUNDLE", "OURO_DEBUG")}
-    if env:
-        full_env.update(env)
-    argv = [sys.executable, "-m", "ouro.cli"]
-    if bundle is not None:
-        argv += ["--bundle", str(bundle.root)]
-    proc = subprocess.run(
-        argv + list(args), capture_output=True, text=True, input=input, env=full_env, timeout=120
-    )
+    """Run the CLI the way agents call it: ``main(argv)`` with stdin, stdout,
+    stderr, the environment and the exit status of a process.
+
+    By default it runs in this process (the same ``ouro.cli.main`` entry, fast
+    paths included): a subprocess per call made the default suite minutes long
+    and adds nothing to what these tests check. ``process=True`` runs
+    ``python -m ouro.cli`` for real, for tests about the process itself
+    (start-up, imports, signals, concurrency).
+    """
+    argv = (["--bundle", str(bundle.root)] if bundle is not None else []) + list(args)
+    if not process:
+        proc = _run_in_process(argv, input=input, env=env)
+    else:
+        full_env = {k: v for k, v in os.environ.items() if k not in ("OURO_BUNDLE", "OURO_DEBUG")}
+        if env:
+            full_env.update(env)
+        proc = subprocess.run(
+            [sys.executable, "-m", "ouro.cli", *argv],
+            capture_output=True,
+            text=True,
+            input=input,
+            env=full_env,
+            timeout=120,
+        )
     if check and proc.returncode != 0:
         raise AssertionError(
             f"ouro {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
         )
     return proc
+
+
+def _run_in_process(
+    argv: list[str], *, input: str | None, env: dict[str, str] | None
+) -> subprocess.CompletedProcess[str]:
+    import io
+    import traceback
+
+    from ouro.cli import main
+
+    saved_env = dict(os.environ)
+    saved_io = (sys.stdin, sys.stdout, sys.stderr)
+    out, err = io.StringIO(), io.StringIO()
+    for key in ("OURO_BUNDLE", "OURO_DEBUG"):
+        os.environ.pop(key, None)
+    os.environ.update(env or {})
+    sys.stdin, sys.stdout, sys.stderr = io.StringIO(input or ""), out, err
+    code: int
+    try:
+        main(argv)
+        code = 0
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            code = exc.code or 0
+        else:
+            err.write(f"{exc.code}\n")
+            code = 1
+    except Exception:  # what the interpreter does with an uncaught error: exit 1
+        err.write(traceback.format_exc())
+        code = 1
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved_io
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return subprocess.CompletedProcess(["ouro", *argv], code, out.getvalue(), err.getvalue())
 
 
 def ouro_json(*args: str, bundle: Bundle | None = None, **kw: Any) -> Any:

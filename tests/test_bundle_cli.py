@@ -162,10 +162,12 @@ def test_ouro_debug_reraises(tmp_path: Path) -> None:
     assert "Traceback" in proc.stderr and "BundleNotFound" in proc.stderr
 
 
-def test_demo_runs_on_a_given_path(tmp_path: Path) -> None:
-    target = tmp_path / "demo.ouro"
-    proc = run_ouro("demo", str(target), check=True)
-    assert "ouro init" in proc.stdout
+def test_demo_runs_on_a_given_path(
+    tmp_path: Path, demo_output: subprocess.CompletedProcess[str]
+) -> None:
+    assert "ouro init" in demo_output.stdout
+    target = Path(demo_output.args[-1])
+    assert target.name == "demo.ouro"
     assert (target / "bundle.json").exists()
     out = ouro_json("demo", str(tmp_path / "demo2.ouro"))
     assert out["steps"][0]["title"] == "ouro init"

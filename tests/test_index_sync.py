@@ -44,6 +44,60 @@ def test_facts_only_the_appended_tail_is_parsed(bundle: Bundle) -> None:
     assert dump_index(bundle) == (rebuild(bundle), dump_index(bundle))[1]
 
 
+def test_facts_rewrites_that_look_like_appends_are_caught(bundle: Bundle) -> None:
+    """The append check is O(1) (inode, growth, last indexed bytes), not a hash
+    of the whole prefix; these rewrites must still re-index the whole file."""
+    for i in range(20):
+        append_fact(bundle, f"f-{i:03d}", f"fact number {i} about tea", ["bo"])
+    sync(bundle)
+    path = bundle.root / FACTS
+    # same size, edited in place (same inode): not an append
+    with path.open("r+b") as handle:
+        data = handle.read()
+        handle.seek(0)
+        handle.write(data.replace(b"number 3 about", b"numbre 3 about"))
+    assert sync(bundle).facts_added == 20
+    assert search_facts(bundle.root, "numbre")["total"] == 1
+    # the last indexed line changed and the file grew: not an append
+    with path.open("r+b") as handle:
+        data = handle.read()
+        handle.seek(0)
+        handle.write(data.replace(b"number 19 about tea", b"number 19 about teapots") + b"\n")
+    assert sync(bundle).facts_added == 20
+    assert search_facts(bundle.root, "teapots")["total"] == 1
+    # a new file (new inode) with the same prefix and more lines
+    append_fact(bundle, "f-100", "coffee", ["ari"])
+    sync(bundle)
+    data = path.read_bytes()
+    other = path.with_name("facts.new")
+    other.write_bytes(data + data.splitlines(keepends=True)[0].replace(b"f-000", b"f-101"))
+    other.replace(path)  # a rename-save: another inode
+    assert sync(bundle).facts_added == 22
+    assert dump_index(bundle) == (rebuild(bundle), dump_index(bundle))[1]
+
+
+def test_entity_rows_follow_the_facts_and_match_entities_json(bundle: Bundle) -> None:
+    import sqlite3
+
+    import orjson
+
+    from ouro.desk.record import FactDraft, entities_path, write_fact
+
+    sync(bundle)
+    for i in range(12):
+        about = ["ari", f"e{i % 3}"] + (["bo"] if i % 4 == 0 else [])
+        write_fact(bundle, FactDraft(f"entity fact {i} zz{i * 37}", about=about), force=True)
+        touch_paths(bundle, [bundle.root / FACTS, entities_path(bundle)])
+    on_disk = orjson.loads(entities_path(bundle).read_bytes())
+    conn = sqlite3.connect(db.db_path(bundle.root))
+    try:
+        rows = {n: (c, last) for n, c, last in conn.execute("SELECT * FROM entities")}
+    finally:
+        conn.close()
+    assert rows == {k: (v["count"], v["lastSeenAt"]) for k, v in on_disk.items()}
+    assert dump_index(bundle) == (rebuild(bundle), dump_index(bundle))[1]
+
+
 def test_malformed_lines_and_files_are_reported_and_skipped(bundle: Bundle) -> None:
     append_fact(bundle, "f-1", "good fact")
     path = bundle.root / FACTS

@@ -271,7 +271,7 @@ def test_bundle_comes_from_env_or_walk_up(bundle: Bundle, tmp_path: Path) -> Non
         )
         + "\n"
     )
-    proc = run_ouro("mcp", input=request, env={"OURO_BUNDLE": str(bundle.root)})
+    proc = run_ouro("mcp", input=request, env={"OURO_BUNDLE": str(bundle.root)}, process=True)
     assert proc.returncode == 0, proc.stderr
     reply = json.loads(proc.stdout.splitlines()[0])
     assert reply["result"]["serverInfo"]["name"] == "ouro"
@@ -289,7 +289,7 @@ def test_bundle_comes_from_env_or_walk_up(bundle: Bundle, tmp_path: Path) -> Non
 
 
 def test_other_commands_do_not_import_mcp(bundle: Bundle) -> None:
-    proc = run_ouro("info", bundle=bundle, env={"PYTHONPROFILEIMPORTTIME": "1"})
+    proc = run_ouro("info", bundle=bundle, env={"PYTHONPROFILEIMPORTTIME": "1"}, process=True)
     assert proc.returncode == 0, proc.stderr
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
     assert "ouro.cli.app" in imported  # the import log is really there

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 
 from ouro.bundle import Bundle
 from ouro.store.jsonl import read_jsonl
@@ -16,6 +17,7 @@ CLIENTS = 4
 FACTS_EACH = 12
 
 
+@pytest.mark.slow
 def test_four_clients_write_concurrently_and_nothing_is_lost(
     bundle: Bundle, tmp_path: Path
 ) -> None:

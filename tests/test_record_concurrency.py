@@ -68,6 +68,7 @@ def _rebuilt(bundle: Bundle) -> bytes:
     return record.entities_path(bundle).read_bytes()
 
 
+@pytest.mark.slow
 def test_cli_processes_race(bundle: Bundle) -> None:
     """Real CLI subprocesses writing at once, including one exact duplicate pair."""
     texts = [f"cli fact {_words(9, i)}" for i in range(6)] + ["shared fact text"] * 2

@@ -28,6 +28,7 @@ def _append_many(path: str, worker: int, count: int) -> None:
         append_jsonl(Path(path), [{"worker": worker, "i": i, "pad": "x" * (i % 300)}])
 
 
+@pytest.mark.slow
 def test_eight_processes_append_without_tearing(tmp_path: Path) -> None:
     target = tmp_path / "log.jsonl"
     ctx = multiprocessing.get_context("spawn")
@@ -91,6 +92,7 @@ while True:
 """
 
 
+@pytest.mark.slow
 def test_sigkill_during_atomic_writes_leaves_whole_file(tmp_path: Path) -> None:
     folder = tmp_path / "docs"
     folder.mkdir()
@@ -165,6 +167,7 @@ def _hold_lock(path: str, started: object) -> None:
         time.sleep(3)
 
 
+@pytest.mark.slow
 def test_lock_timeout_names_the_holder(tmp_path: Path) -> None:
     path = tmp_path / "x.lock"
     ctx = multiprocessing.get_context("spawn")

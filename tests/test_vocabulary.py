@@ -6,14 +6,14 @@ from __future__ import annotations
 import ast
 import json
 import re
-from pathlib import Path
+import subprocess
 
 import click
 
 from ouro.cli.app import cli
 from ouro.resources import templates_dir
 from ouro.tools import TOOLS
-from tests.conftest import REPO, run_ouro
+from tests.conftest import REPO
 
 WORD = re.compile(r"memor(y|ies)", re.IGNORECASE)
 # SQLite's in-process database name is an identifier, not a description of the record.
@@ -64,6 +64,5 @@ def test_package_string_literals_are_clean() -> None:
                 assert not WORD.search(node.value), f"{path}:{node.lineno}"
 
 
-def test_demo_output_is_clean(tmp_path: Path) -> None:
-    proc = run_ouro("demo", str(tmp_path / "d.ouro"), check=True)
-    assert not WORD.search(proc.stdout + proc.stderr)
+def test_demo_output_is_clean(demo_output: subprocess.CompletedProcess[str]) -> None:
+    assert not WORD.search(demo_output.stdout + demo_output.stderr)

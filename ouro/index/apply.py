@@ -4,7 +4,11 @@ Every function here runs inside a write transaction opened by the caller
 (``ouro.index.sync``). A file is re-checked against its ``files`` row first,
 so two processes applying the same file never index it twice. Rows of a
 file are replaced as a whole, except facts.jsonl whose appended tail is
-parsed alone when the indexed prefix still hashes the same.
+parsed alone when the indexed prefix is provably unchanged (``_append_start``:
+inode, growth and the last indexed bytes, O(1) whatever the log's size).
+The ``entities`` rows are derived from the indexed facts (count of facts
+naming the entity, newest createdAt: what ``entities.json`` holds), and only
+the entities an append names change; ``entities.json`` itself is not parsed.
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ from typing import Any
 from ouro.index.extract import (
     Doc,
     Problem,
-    extract_entities,
     extract_fact_lines,
     extract_markdown,
 )
@@ -131,8 +134,8 @@ def _insert_docs(conn: sqlite3.Connection, docs: list[Doc]) -> int:
 
 def _remove_docs(conn: sqlite3.Connection, locator: str, kind: str) -> None:
     doc_kind = DOC_KIND.get(kind, "")
-    if kind == "entities":
-        conn.execute("DELETE FROM entities")
+    if kind == "facts":
+        conn.execute("DELETE FROM entities")  # derived from the facts (``_apply_facts``)
     if not doc_kind:
         return
     ids = [(r[0],) for r in conn.execute("SELECT id FROM docs WHERE file = ?", (locator,))]
@@ -182,31 +185,85 @@ def _add_problems(conn: sqlite3.Connection, problems: list[Problem], report: Syn
     report.problems.extend(problems)
 
 
+#: bytes of facts.jsonl kept in its ``files`` row to recognise the indexed prefix
+FINGERPRINT = 64
+
+
+def _fingerprint(ino: int, tail: bytes) -> str:
+    """``tail:<inode>:<hex of the last indexed bytes>`` (the ``files.hash`` of facts.jsonl)."""
+    return f"tail:{ino}:{tail.hex()}"
+
+
+def _append_start(fd: int, st: os.stat_result, row: tuple[Any, ...] | None) -> tuple[int, int]:
+    """(byte, line number) to index facts.jsonl from: after the indexed prefix when it
+    is provably unchanged, else (0, 1) for a full re-index.
+
+    Proof, O(1) whatever the log's size: same inode, the file grew (an in-place
+    rewrite of the same size or smaller re-indexes everything), and the last
+    ``FINGERPRINT`` indexed bytes are still there at the same offset. A rewrite
+    that grows the file and keeps those bytes in place passes as an append; so
+    does one in the same mtime tick as an append (docs/index.md).
+    """
+    if row is None:
+        return 0, 1
+    mtime, size, _racy, digest, indexed, lines = row
+    if not isinstance(digest, str) or not digest.startswith("tail:"):
+        return 0, 1
+    _tag, ino, tail_hex = digest.split(":", 2)
+    grew = size < st.st_size
+    # same size and mtime: only a racy row is re-checked, and nothing was added
+    same = size == st.st_size and mtime == st.st_mtime_ns
+    if ino != str(st.st_ino) or not 0 < indexed <= size or not (grew or same):
+        return 0, 1
+    tail = bytes.fromhex(tail_hex)
+    if os.pread(fd, len(tail), indexed - len(tail)) != tail:
+        return 0, 1
+    return indexed, lines + 1
+
+
+def _read_from(fd: int, start: int, size: int) -> bytes:
+    chunks, pos = [], start
+    while pos < size:
+        chunk = os.pread(fd, min(size - pos, 1 << 24), pos)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        pos += len(chunk)
+    return b"".join(chunks)
+
+
+def _count_entities(docs: list[Doc]) -> dict[str, tuple[int, str | None]]:
+    """entity -> (facts naming it, newest createdAt) over ``docs``."""
+    out: dict[str, tuple[int, str | None]] = {}
+    for doc in docs:
+        created = doc.row.get("created_at")
+        for entity in doc.labels:
+            count, last = out.get(entity, (0, None))
+            if created is not None and (last is None or created > last):
+                last = created
+            out[entity] = (count + 1, last)
+    return out
+
+
 def _apply_facts(
     conn: sqlite3.Connection,
-    data: bytes,
+    path: str,
     st: os.stat_result,
     racy: bool,
     row: tuple[Any, ...] | None,
     report: SyncReport,
 ) -> None:
-    import hashlib
-
-    end = data.rfind(b"\n") + 1
-    view = memoryview(data)
-    digest = hashlib.sha256()
-    start, first_line = 0, 1
-    if row is not None and 0 < row[4] <= end:
-        digest.update(view[: row[4]])
-        if "sha256:" + digest.copy().hexdigest() == row[3]:
-            start, first_line = row[4], row[5] + 1
-        else:
-            digest = hashlib.sha256()
-    if start == 0 and row is not None:
+    with open(path, "rb") as handle:
+        fd = handle.fileno()
+        st = os.fstat(fd)
+        start, first_line = _append_start(fd, st, row)
+        data = _read_from(fd, start, st.st_size)
+    cut = data.rfind(b"\n") + 1
+    end = start + cut
+    if start == 0:
         _remove_docs(conn, FACTS, "facts")
         conn.execute("DELETE FROM problems WHERE file = ?", (FACTS,))
-    digest.update(view[start:end])
-    docs, problems = extract_fact_lines(data[start:end], first_line)
+    docs, problems = extract_fact_lines(data[:cut], first_line)
     seen: set[str] = set()
     fresh: list[Doc] = []
     for doc in docs:
@@ -239,9 +296,27 @@ def _apply_facts(
             "(SELECT 1 FROM facts AS later WHERE later.supersedes = facts.id)",
             (first_id,),
         )
+        # Entity rows: only the entities the new facts name change.
+        conn.executemany(
+            "INSERT INTO entities(name, count, last_seen_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(name) DO UPDATE SET count = coalesce(count, 0) + excluded.count, "
+            "last_seen_at = CASE WHEN last_seen_at IS NULL "
+            "OR excluded.last_seen_at > last_seen_at THEN excluded.last_seen_at "
+            "ELSE last_seen_at END",
+            [(name, count, last) for name, (count, last) in _count_entities(fresh).items()],
+        )
     _add_problems(conn, problems, report)
-    lines = first_line - 1 + data.count(b"\n", start, end)
-    _save_file(conn, FACTS, "facts", st, racy, "sha256:" + digest.hexdigest(), end, lines)
+    lines = first_line - 1 + data.count(b"\n", 0, cut)
+    if end:
+        tail = data[max(0, cut - FINGERPRINT) : cut]
+        if len(tail) < FINGERPRINT and start:
+            with open(path, "rb") as handle:
+                lo = max(0, end - FINGERPRINT)
+                tail = os.pread(handle.fileno(), end - lo, lo)
+        fingerprint = _fingerprint(st.st_ino, tail)
+    else:
+        fingerprint = "tail:-:"
+    _save_file(conn, FACTS, "facts", st, racy, fingerprint, end, lines)
     report.facts_added += len(fresh)
 
 
@@ -261,6 +336,16 @@ def apply_file(
         if row is not None and not row[2] and (row[0], row[1]) == (st.st_mtime_ns, st.st_size):
             report.unchanged += 1
             return
+        racy = st.st_mtime_ns > time.time_ns() - RACY_NS
+        if kind == "facts":
+            report.indexed += 1
+            _apply_facts(conn, path, st, racy, row, report)
+            return
+        if kind == "entities":
+            # Derived from facts.jsonl; the entity rows come from the facts
+            # (``_apply_facts``), so the file itself is only remembered.
+            _save_file(conn, locator, kind, st, racy, "-", 0)
+            return
         with open(path, "rb") as handle:
             data = handle.read()
     except (FileNotFoundError, NotADirectoryError):
@@ -269,11 +354,7 @@ def apply_file(
     except OSError as exc:
         report.problems.append(Problem(locator, 0, f"cannot read ({exc.strerror})"))
         return
-    racy = st.st_mtime_ns > time.time_ns() - RACY_NS
     report.indexed += 1
-    if kind == "facts":
-        _apply_facts(conn, data, st, racy, row, report)
-        return
     digest = file_hash(data)
     if row is not None and row[3] == digest and row[4] == len(data):
         _save_file(conn, locator, kind, st, racy, digest, len(data))
@@ -283,15 +364,11 @@ def apply_file(
     if row is not None:
         _remove_docs(conn, locator, kind)
         conn.execute("DELETE FROM problems WHERE file = ?", (locator,))
-    if kind == "entities":
-        rows, problems = extract_entities(data)
-        conn.executemany("INSERT OR REPLACE INTO entities VALUES (?,?,?)", rows)
+    docs, problems = extract_markdown(kind, locator, data)
+    if report.pending is not None:
+        report.pending.extend(docs)
     else:
-        docs, problems = extract_markdown(kind, locator, data)
-        if report.pending is not None:
-            report.pending.extend(docs)
-        else:
-            _insert_docs(conn, docs)
+        _insert_docs(conn, docs)
     _add_problems(conn, problems, report)
     _save_file(conn, locator, kind, st, racy, digest, len(data))
 

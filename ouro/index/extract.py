@@ -13,7 +13,7 @@ path                               file kind   searchable items (doc kind)
 ``_record/notes/**/<slug>.md``     note        one ``note``
 ``_record/diary/daily/<date>.md``  daily       one ``daily`` (the whole day)
 ``_record/diary/facts.jsonl``      facts       one ``fact`` per good line
-``_record/diary/entities.json``    entities    none (rows in ``entities``)
+``_record/diary/entities.json``    entities    none (``entities`` rows come from facts)
 =================================  ==========  ==============================
 
 Anything else (hidden files, ``featured.md``, the notes manifest, stray files)
@@ -342,17 +342,3 @@ def extract_fact_lines(data: bytes, first_line: int) -> tuple[list[Doc], list[Pr
         else:
             problems.append(item)
     return docs, problems
-
-
-def extract_entities(data: bytes) -> tuple[list[tuple[str, int | None, str | None]], list[Problem]]:
-    try:
-        value = orjson.loads(data) if data.strip() else {}
-    except orjson.JSONDecodeError as exc:
-        return [], [Problem(ENTITIES, 1, f"not valid JSON ({exc})")]
-    if not isinstance(value, dict):
-        return [], [Problem(ENTITIES, 1, "must be a JSON object of entity -> details")]
-    rows = []
-    for name, info in sorted(value.items()):
-        info = info if isinstance(info, dict) else {}
-        rows.append((str(name), _int(info.get("count")), _text(info.get("lastSeenAt"))))
-    return rows, []
