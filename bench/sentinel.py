@@ -121,7 +121,7 @@ def main() -> None:
     print(f"orient (build_packet)        {orient:8.2f} ms   baseline")
     print(f"gauntlet (evaluate, pure)    {gauntlet:8.2f} ms   {gauntlet / orient:5.2f}x orient")
     print(f"sentinel refresh (writes)    {full:8.2f} ms   {full / orient:5.2f}x orient")
-    print(f"git status signal (a repo)   {git:8.2f} ms   (extra, only in git bundles)")
+    print(f"sync signal (state/sync)     {git:8.2f} ms   (reads files, no git process)")
     verdict = "met" if full <= 3 * orient else "NOT met"
     print(f"target: refresh <= 3x orient: {verdict}")
 

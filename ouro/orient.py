@@ -32,7 +32,11 @@ from ouro.bundle import Bundle
 from ouro.orient_types import OrientItem
 
 DEFAULT_BUDGET = 2500
-PROVIDERS: tuple[str, ...] = ("ouro.orient:arc_items", "ouro.desk.orientation:desk_items")
+PROVIDERS: tuple[str, ...] = (
+    "ouro.orient:arc_items",
+    "ouro.sync.orientation:sync_items",
+    "ouro.desk.orientation:desk_items",
+)
 CUT_MARKER = "\n… (cut to the budget)\n"
 
 Provider = Callable[[Bundle], list[OrientItem]]

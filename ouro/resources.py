@@ -32,9 +32,9 @@ def migrations_dir() -> Path:
 
 
 #: Template files kept under another name in the repository: a file named
-#: ``.gitignore`` inside ``templates/`` would apply to this repository itself
+#: ``.gitignore`` (or ``.gitattributes``) inside ``templates/`` would apply to this repository itself
 #: (and hide the template's own ``state/index/`` placeholder from git).
-_RENAMED = {"gitignore": ".gitignore"}
+_RENAMED = {"gitignore": ".gitignore", "gitattributes": ".gitattributes"}
 
 
 def bundle_template() -> list[tuple[Path, str]]:

@@ -40,6 +40,7 @@ EXPECTED_DIRS = {
 EXPECTED_FILES = {
     "bundle.json",
     ".gitignore",
+    ".gitattributes",
     "desk/_meta/featured.md",
     "desk/_record/diary/facts.jsonl",
     "desk/_record/diary/entities.json",

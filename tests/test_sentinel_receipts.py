@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
@@ -14,6 +12,7 @@ from ouro.arc.recorder import record_event
 from ouro.arc.resume import read_resume
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
+from ouro.models.clock import parse_time
 from ouro.sentinel import paths
 from ouro.sentinel.receipts import refresh
 from ouro.sentinel.signals import git_signals, parse_caller_signal, parse_caller_signals
@@ -51,7 +50,7 @@ def test_ready_receipt_becomes_latest_ready_with_snapshot(bundle: Bundle) -> Non
     assert r["resume"]["canContinue"] is True
     assert r["resume"]["currentAsk"]["value"] == "ship the sentinel"
     assert r["resume"]["nextSafeAction"]["value"] == "write the tests"
-    assert [s["status"] for s in r["signals"] if s["kind"] == "bundle"] == ["git-unavailable"]
+    assert [s["status"] for s in r["signals"] if s["kind"] == "bundle"] == ["not-configured"]
     assert r["sources"] and all(isinstance(x, str) for x in r["sources"])
     assert load(paths.latest_ready_path(bundle)) == load(paths.latest_path(bundle))
     assert load(paths.latest_path(bundle)) == load(paths.receipts_dir(bundle) / f"{r['id']}.json")
@@ -218,47 +217,62 @@ def test_a_blocked_receipt_does_not_poison_the_next_refresh(bundle: Bundle) -> N
     assert after["verdict"] == "ready" and after["ready"]
 
 
-def _git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+def _configure_sync(bundle: Bundle, interval: str = "30m", **status: object) -> None:
+    from ouro.sync import state
+
+    state.write_config(
+        bundle,
+        {
+            "remote": "origin",
+            "branch": "main",
+            "interval": interval,
+            "configuredAt": "2026-11-30T10:00:00.000Z",
+        },
+    )
+    if status:
+        state.write_status(bundle, dict(status))
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-def test_git_signals_clean_dirty_and_own_output(bundle: Bundle) -> None:
+def test_without_sync_git_is_not_consulted_and_dirt_is_no_concern(bundle: Bundle) -> None:
     make_ready(bundle)
-    _git(bundle.root, "init", "-q")
-    _git(bundle.root, "-c", "user.email=t@t", "-c", "user.name=t", "add", "-A")
-    _git(bundle.root, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "start")
-    first = refresh(bundle)["receipt"]
-    assert [s["status"] for s in first["signals"] if s["kind"] == "bundle"] == ["clean"]
-    assert first["ready"]
-    # The receipts the first refresh wrote do not make the next one dirty.
-    second = refresh(bundle)["receipt"]
-    assert second["ready"], second["signals"]
+    subprocess.run(["git", "-C", str(bundle.root), "init", "-q"], check=True, capture_output=True)
+    (bundle.root / "desk" / "_meta" / "featured.md").write_text("edited, never committed\n")
+    r = refresh(bundle)["receipt"]
+    [sig] = [s for s in r["signals"] if s["kind"] == "bundle"]
+    assert sig["status"] == "not-configured" and sig["verdictImpact"] == "none"
+    assert r["ready"], r["signals"]
+
+
+def test_with_sync_uncommitted_changes_between_syncs_are_normal(bundle: Bundle) -> None:
+    make_ready(bundle)
+    now = parse_time("2026-11-30T10:20:00Z")
+    _configure_sync(bundle, lastResult="ok", lastSuccessAt="2026-11-30T10:10:00.000Z")
     (bundle.root / "desk" / "_meta" / "featured.md").write_text("edited\n")
-    dirty = refresh(bundle)["receipt"]
-    [sig] = [s for s in dirty["signals"] if s["kind"] == "bundle"]
-    assert sig["status"] == "uncommitted" and sig["verdictImpact"] == "watch"
-    assert "desk/_meta/featured.md" in sig["detail"] and sig["repairActor"] == "agent-runnable"
-    assert dirty["verdict"] == "watch"
-    assert dirty["recoveryAnchor"] == {
-        **dirty["recoveryAnchor"],
-        "use": "latest-ready",
-        "receiptId": second["id"],
-    }
+    [sig] = git_signals(bundle, now=now)
+    assert (sig.status, sig.verdict_impact) == ("synced", "none")
 
 
-def test_git_missing_is_a_signal_not_a_crash(
-    bundle: Bundle, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    (bundle.root / ".git").mkdir()  # looks like a repository, but git cannot be found
-    empty = tmp_path / "no-git-here"
-    empty.mkdir()
-    monkeypatch.setenv("PATH", str(empty))
+def test_with_sync_overdue_and_failed_are_watch(bundle: Bundle) -> None:
+    _configure_sync(bundle, interval="30m", lastResult="ok", lastSuccessAt="2026-11-30T10:00:00Z")
+    [late] = git_signals(bundle, now=parse_time("2026-11-30T11:00:00Z"))
+    assert (late.status, late.verdict_impact) == ("sync-overdue", "watch")
+    assert late.repair_command and late.repair_command.endswith("sync")
+    _configure_sync(
+        bundle,
+        lastResult="failed",
+        lastError="git push failed: remote unreachable",
+        lastAttemptAt="2026-11-30T10:05:00Z",
+        lastSuccessAt="2026-11-30T10:00:00Z",
+    )
+    [failed] = git_signals(bundle, now=parse_time("2026-11-30T10:06:00Z"))
+    assert (failed.status, failed.verdict_impact) == ("sync-failed", "watch")
+    assert "remote unreachable" in (failed.detail or "")
+    r = refresh(bundle)["receipt"]
+    assert r["verdict"] != "ready"
+
+
+def test_unreadable_sync_state_is_unknown_not_clear(bundle: Bundle) -> None:
+    _configure_sync(bundle)
+    (bundle.state / "sync" / "status.json").write_text("{not json")
     [sig] = git_signals(bundle)
-    assert sig.status == "git-unavailable" and "not installed" in (sig.detail or "")
-    assert sig.verdict_impact == "none" and sig.repair_actor == "human-choice"
-
-
-def test_a_bundle_outside_any_repository_needs_no_git(bundle: Bundle) -> None:
-    [sig] = git_signals(bundle)
-    assert sig.status == "git-unavailable" and "not inside a git repository" in (sig.detail or "")
+    assert (sig.status, sig.verdict_impact) == ("unknown", "watch")

@@ -26,6 +26,7 @@ EventKind = Literal[
     "session_ended",
     "sync_pushed",
     "sync_failed",
+    "sync_conflict",
     "habit_run",
     "agent_note",
 ]

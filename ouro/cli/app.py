@@ -43,6 +43,7 @@ COMMANDS: dict[tuple[str, ...], str] = {
     ("habits", "last"): "ouro.cli.habits:last_cmd",
     ("habits", "tick"): "ouro.cli.habits:tick_cmd",
     ("habits", "install"): "ouro.cli.habits:install_cmd",
+    ("sync",): "ouro.cli.sync:sync_cmd",
 }
 
 #: One-line help for command groups.

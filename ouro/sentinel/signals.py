@@ -5,39 +5,36 @@ repairCommand, detail}``:
 
 - ``provider_lane`` and ``sense`` signals come from the caller (a harness that
   knows its model provider is down or a sensor is silent), as JSON;
-- ``bundle`` signals ouro produces itself from git: ``uncommitted`` when the
-  bundle's files have changes git has not committed, ``git-unavailable`` when
-  the bundle is not in a git repository or git is missing;
+- ``bundle`` signals ouro produces itself about ``ouro sync`` (read from
+  ``state/sync/``, no git process): ``not-configured`` (no impact: a bundle
+  that does not sync is not nagged about git), ``synced``, and — watch —
+  ``sync-failed`` (the last sync failed), ``sync-overdue`` (no successful
+  sync within the configured interval), ``sync-conflict`` (a merge kept both
+  versions of a file; ``ouro sync status``) or ``unknown``. Uncommitted
+  changes between syncs are normal and not a signal;
 - ``gauntlet`` signals restate each check that did not pass, with its repair.
 
 ``verdictImpact`` is none | watch | blocked. A caller that leaves it out gets
 one derived from the status: ``ok`` → none, ``unknown`` → watch, anything
 else → blocked (a lane that is down blocks until someone says otherwise).
-
-Git is run without a shell, with a timeout and ``GIT_OPTIONAL_LOCKS=0`` so
-``git status`` never rewrites git's index file while the sentinel looks.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from datetime import datetime
 from typing import Any, Literal
 
 import orjson
 
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
-from ouro.sentinel.paths import SENTINEL_DIR
 
 SignalKind = Literal["provider_lane", "sense", "bundle", "gauntlet"]
 Impact = Literal["none", "watch", "blocked"]
 RepairActor = Literal["agent-runnable", "human-required", "human-choice"]
 CALLER_KINDS = ("provider_lane", "sense")
-GIT_TIMEOUT = 5.0
 _IMPACT_RANK = {"none": 0, "watch": 1, "blocked": 2}
 
 
@@ -137,107 +134,99 @@ def parse_caller_signals(values: Sequence[str | dict[str, Any]]) -> list[Signal]
     return [parse_caller_signal(v, index=i) for i, v in enumerate(values)]
 
 
-def _porcelain_paths(out: bytes) -> list[str]:
-    """Paths named by ``git status --porcelain -z`` (rename sources skipped)."""
-    paths: list[str] = []
-    entries = out.split(b"\0")
-    i = 0
-    while i < len(entries):
-        entry = entries[i]
-        i += 1
-        if len(entry) < 4:
-            continue
-        paths.append(entry[3:].decode("utf-8", "replace"))
-        if entry[:1] in (b"R", b"C"):
-            i += 1  # -z puts the rename's source path in the next entry
-    return paths
-
-
-def _unavailable(root: str, why: str) -> Signal:
+def _sync_signal(status: str, impact: Impact, detail: str, command: str | None = None) -> Signal:
     return Signal(
         kind="bundle",
-        source="git",
-        status="git-unavailable",
-        verdict_impact="none",
-        repair_actor="human-choice",
-        repair_command=f"git -C {root} init",
-        detail=f"{why}; the bundle's history is not versioned or shared",
+        source="sync",
+        status=status,
+        verdict_impact=impact,
+        repair_actor="agent-runnable" if command else None,
+        repair_command=command,
+        detail=detail,
     )
 
 
-def _inside_repo(root: Path) -> bool:
-    return any((folder / ".git").exists() for folder in (root, *root.parents))
+def git_signals(bundle: Bundle, *, now: datetime | None = None) -> list[Signal]:
+    """The bundle's sync state as signals, from ``state/sync/`` (no git process).
 
+    Without sync configured there is nothing to watch: uncommitted files are
+    not a concern of a bundle that does not travel. With sync configured,
+    uncommitted changes between syncs are normal; what matters is a last sync
+    that failed, no successful sync within the interval, or kept conflicts.
+    """
+    from ouro.desk.names import parse_duration
+    from ouro.errors import OuroError
+    from ouro.models.clock import parse_time, utc_now
+    from ouro.sync import state
 
-def git_signals(bundle: Bundle, *, timeout: float = GIT_TIMEOUT) -> list[Signal]:
-    """The bundle's git state as signals (never raises for git problems)."""
     root = str(bundle.root)
-    if not os.environ.get("GIT_DIR") and not _inside_repo(bundle.root):
-        # No .git from here up: not a repository, and no need to spawn git to say so.
-        return [_unavailable(root, "the bundle is not inside a git repository")]
-    argv = [
-        "git",
-        "-C",
-        root,
-        "status",
-        "--porcelain",
-        "-z",
-        "--untracked-files=normal",
-        "--",
-        ".",
-        # The sentinel's own output must not make the next refresh "dirty".
-        f":(exclude){SENTINEL_DIR}",
-    ]
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"}
+    sync_cmd = f"ouro --bundle {root} sync"
     try:
-        proc = subprocess.run(argv, capture_output=True, timeout=timeout, env=env, check=False)
-    except FileNotFoundError:
-        return [_unavailable(root, "git is not installed (not found on PATH)")]
-    except subprocess.TimeoutExpired:
+        config = state.read_config(bundle)
+        status = state.read_status(bundle) if config is not None else None
+    except OuroError as exc:
+        return [_sync_signal("unknown", "watch", f"sync state unreadable: {exc.message}", sync_cmd)]
+    if config is None:
         return [
             Signal(
                 kind="bundle",
-                source="git",
-                status="unknown",
-                verdict_impact="watch",
-                repair_actor="agent-runnable",
-                repair_command=f"git -C {root} status",
-                detail=f"git status did not answer within {timeout:g}s; bundle state unknown",
+                source="sync",
+                status="not-configured",
+                verdict_impact="none",
+                repair_actor="human-choice",
+                repair_command=f"ouro --bundle {root} sync init --remote URL",
+                detail="sync is not configured; git is not consulted (nothing to watch)",
             )
         ]
-    except OSError as exc:
-        return [_unavailable(root, f"git could not run ({exc.strerror or exc})")]
-    if proc.returncode != 0:
-        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        first = err[0] if err else f"exit status {proc.returncode}"
-        if "not a git repository" in first:
-            return [_unavailable(root, "the bundle is not inside a git repository")]
-        return [
-            Signal(
-                kind="bundle",
-                source="git",
-                status="unknown",
-                verdict_impact="watch",
-                repair_actor="human-required",
-                repair_command=f"git -C {root} status",
-                detail=f"git status failed: {first}",
+    signals: list[Signal] = []
+    now = now or utc_now()
+    interval = str(config.get("interval") or state.DEFAULT_INTERVAL)
+    try:
+        seconds = parse_duration(interval, field="interval")
+    except OuroError:
+        seconds = parse_duration(state.DEFAULT_INTERVAL, field="interval")
+    if status is not None and status.get("lastResult") == "failed":
+        signals.append(
+            _sync_signal(
+                "sync-failed",
+                "watch",
+                f"the last sync ({status.get('lastAttemptAt')}) failed: {status.get('lastError')}",
+                sync_cmd,
             )
-        ]
-    paths = _porcelain_paths(proc.stdout)
-    if not paths:
-        return [Signal(kind="bundle", source="git", status="clean", verdict_impact="none")]
-    shown = ", ".join(paths[:3]) + (f" (+{len(paths) - 3} more)" if len(paths) > 3 else "")
-    return [
-        Signal(
-            kind="bundle",
-            source="git",
-            status="uncommitted",
-            verdict_impact="watch",
-            repair_actor="agent-runnable",
-            repair_command=f"git -C {root} add -A && git -C {root} commit -m 'ouro: bundle checkpoint'",
-            detail=f"{len(paths)} uncommitted change(s) in the bundle: {shown}",
         )
-    ]
+    since = (status or {}).get("lastSuccessAt") or config.get("configuredAt")
+    try:
+        age = (now - parse_time(str(since))).total_seconds() if since else None
+    except ValueError:
+        age = None
+    if age is None:
+        signals.append(
+            _sync_signal("unknown", "watch", "no readable time of a last sync", sync_cmd)
+        )
+    elif age > seconds:
+        never = not (status or {}).get("lastSuccessAt")
+        what = "never synced since sync was configured" if never else "not synced"
+        signals.append(
+            _sync_signal(
+                "sync-overdue",
+                "watch",
+                f"{what} {since}: {int(age // 60)} min ago, longer than the interval {interval}",
+                sync_cmd,
+            )
+        )
+    conflicts, problems = state.open_conflicts(bundle)
+    if conflicts or problems:
+        shown = ", ".join(f"{c.get('path')} ({c.get('kind')})" for c in conflicts[:3])
+        signals.append(
+            _sync_signal(
+                "sync-conflict",
+                "watch",
+                f"{len(conflicts)} sync conflict(s) kept both versions: {shown}"
+                + (f"; {'; '.join(problems)}" if problems else ""),
+                f"ouro --bundle {root} sync status",
+            )
+        )
+    return signals or [_sync_signal("synced", "none", f"last sync {since}")]
 
 
 def worst_impact(signals: Iterable[Signal]) -> Impact:

@@ -1,0 +1,100 @@
+"""``ouro sync [--pull-only|--push-only]``, ``ouro sync init|status|resolve|habit``.
+
+Each command makes one call into ``ouro.sync`` and prints its result. Progress
+lines go to stderr, and only when stderr is a terminal.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+import click
+
+from ouro.cli.common import bundle_from, wants_json, with_json
+from ouro.cli.output import emit
+
+
+def _progress() -> Callable[[str], None]:
+    if not sys.stderr.isatty():
+        return lambda _step: None
+
+    def show(step: str) -> None:
+        sys.stderr.write(f"sync: {step} …\n")
+        sys.stderr.flush()
+
+    return show
+
+
+@click.group("sync", invoke_without_command=True)
+@click.option(
+    "--pull-only", is_flag=True, help="Commit and merge the remote's changes; do not push."
+)
+@click.option("--push-only", is_flag=True, help="Commit and push; do not fetch or merge.")
+@with_json
+@click.pass_context
+def sync_cmd(ctx: click.Context, pull_only: bool, push_only: bool, json_mode: bool) -> None:
+    """Commit what changed, fetch, merge (losing nothing), regenerate, push."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if pull_only and push_only:
+        raise click.UsageError("--pull-only and --push-only exclude each other")
+    from ouro.sync.api import render_sync, sync
+    from ouro.sync.run import Mode
+
+    mode: Mode = "pull" if pull_only else "push" if push_only else "both"
+    result = sync(bundle_from(ctx), mode=mode, progress=_progress())
+    emit(result, json_mode=wants_json(ctx, json_mode), render=render_sync)
+
+
+@sync_cmd.command("init")
+@click.option("--remote", "remote", help="Remote URL (a path, file://, ssh or https).")
+@click.option("--interval", default="30m", show_default=True, help="How often sync should run.")
+@click.option("--branch", default=None, help="Branch for a new repository (default main).")
+@with_json
+@click.pass_context
+def init_cmd(
+    ctx: click.Context, remote: str | None, interval: str, branch: str | None, json_mode: bool
+) -> None:
+    """Make the bundle a git repository (or adopt the one around it) ready to sync."""
+    from ouro.sync.setup import render_init, sync_init
+
+    result = sync_init(bundle_from(ctx), remote=remote, interval=interval, branch=branch)
+    emit(result, json_mode=wants_json(ctx, json_mode), render=render_init)
+
+
+@sync_cmd.command("status")
+@with_json
+@click.pass_context
+def status_cmd(ctx: click.Context, json_mode: bool) -> None:
+    """Say whether sync is configured, how the last one went, and open conflicts."""
+    from ouro.sync.api import render_status, sync_status
+
+    emit(sync_status(bundle_from(ctx)), json_mode=wants_json(ctx, json_mode), render=render_status)
+
+
+@sync_cmd.command("resolve")
+@click.argument("conflict_id")
+@with_json
+@click.pass_context
+def resolve_cmd(ctx: click.Context, conflict_id: str, json_mode: bool) -> None:
+    """Mark a kept sync conflict resolved (after reading both versions)."""
+    from ouro.sync.api import render_resolved, resolve
+
+    emit(
+        resolve(bundle_from(ctx), conflict_id),
+        json_mode=wants_json(ctx, json_mode),
+        render=render_resolved,
+    )
+
+
+@sync_cmd.command("habit")
+@click.option("--cadence", default=None, help="How often (default: the sync interval).")
+@with_json
+@click.pass_context
+def habit_cmd(ctx: click.Context, cadence: str | None, json_mode: bool) -> None:
+    """Write the built-in sync habit (habits/sync.yaml) so 'ouro habits' runs it."""
+    from ouro.sync.api import add_sync_habit, render_habit
+
+    result = add_sync_habit(bundle_from(ctx), cadence=cadence)
+    emit(result, json_mode=wants_json(ctx, json_mode), render=render_habit)

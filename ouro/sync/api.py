@@ -1,0 +1,142 @@
+"""The sync verbs behind the CLI: sync, status, resolve a conflict, the sync habit.
+
+``sync_status`` is a pure read (config, last outcome, open conflicts). The
+built-in sync habit is ``habits/sync.yaml`` running ``ouro sync`` on the
+configured interval; ``ouro habits list|due|tick|run`` treat it like any other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ouro.bundle import Bundle
+from ouro.errors import Conflict, InvalidInput, NotFound
+from ouro.models.clock import utc_now_iso
+from ouro.store.atomic import atomic_write_json, atomic_write_text
+from ouro.sync import state
+from ouro.sync.run import sync
+from ouro.sync.state import CONFLICTS_DIR, conflicts_dir, open_conflicts
+
+__all__ = ["add_sync_habit", "resolve", "sync", "sync_status"]
+
+SYNC_HABIT = "sync"
+SYNC_HABIT_TEMPLATE = """\
+# Built-in habit written by 'ouro sync habit': keeps this bundle in step with
+# its git remote. Safe to run from any machine that has run 'ouro sync init'.
+title: sync the bundle with its git remote
+cadence: {cadence}
+run: ouro sync
+timeout: 10m
+"""
+
+
+def render_sync(result: dict[str, Any]) -> str:
+    from ouro.sync.summary import describe
+
+    lines = []
+    committed = result.get("committed") or {}
+    lines.append(f"committed: {describe(committed)}" if committed else "committed: nothing new")
+    if result.get("remote"):
+        lines.append(
+            f"pulled: {result['pulledCommits']} commit(s) from {result['remote']}/{result['branch']}"
+        )
+        lines.append("pushed: " + ("yes" if result["pushed"] else "nothing to push"))
+    else:
+        lines.append(
+            "remote: none (local history only; add one with 'ouro sync init --remote URL')"
+        )
+    for conflict in result.get("conflicts") or []:
+        lines.append(
+            f"conflict kept: {conflict['path']} ({conflict['kind']}; kept {conflict['kept']}) "
+            f"-> {conflict['recordPath']}"
+        )
+    lines += [f"malformed line {m}" for m in result.get("malformed") or []]
+    lines += [f"note: {n}" for n in result.get("notes") or []]
+    return "\n".join(lines)
+
+
+def sync_status(bundle: Bundle) -> dict[str, Any]:
+    config = state.read_config(bundle)
+    conflicts, problems = open_conflicts(bundle)
+    return {
+        "configured": config is not None,
+        "config": config,
+        "last": state.read_status(bundle),
+        "openConflicts": [
+            {k: c.get(k) for k in ("id", "path", "kind", "kept", "detectedAt", "recordPath")}
+            for c in conflicts
+        ],
+        "problems": problems,
+    }
+
+
+def render_status(result: dict[str, Any]) -> str:
+    if not result["configured"]:
+        return "sync: not configured (run 'ouro sync init --remote URL')"
+    config, last = result["config"], result["last"]
+    lines = [
+        f"sync: {config.get('remote') or 'no remote'}/{config.get('branch')} "
+        f"every {config.get('interval')}"
+    ]
+    if not last:
+        lines.append("last sync: never")
+    else:
+        lines.append(f"last sync: {last.get('lastResult')} at {last.get('lastAttemptAt')}")
+        if last.get("lastResult") == "failed":
+            lines.append(f"error: {last.get('lastError')}")
+        lines.append(f"last success: {last.get('lastSuccessAt') or 'never'}")
+    for c in result["openConflicts"]:
+        lines.append(f"open conflict {c['id']}: {c['path']} ({c['kind']}) -> {c['recordPath']}")
+    lines += [f"problem: {p}" for p in result["problems"]]
+    return "\n".join(lines)
+
+
+def resolve(bundle: Bundle, conflict_id: str) -> dict[str, Any]:
+    if not conflict_id.startswith("cf-") or "/" in conflict_id:
+        raise InvalidInput(
+            f"conflict id {conflict_id!r} is not a sync conflict id (cf-…)",
+            hint="list open conflicts with 'ouro sync status'",
+        )
+    path = conflicts_dir(bundle) / f"{conflict_id}.json"
+    try:
+        record = orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise NotFound(
+            f"no sync conflict {conflict_id} in {CONFLICTS_DIR}/",
+            hint="list open conflicts with 'ouro sync status'",
+        ) from None
+    if record.get("resolved"):
+        raise Conflict(f"sync conflict {conflict_id} is already resolved", hint="nothing to do")
+    record["resolved"] = True
+    record["resolvedAt"] = utc_now_iso()
+    atomic_write_json(path, record)
+    return {"id": conflict_id, "path": record.get("path"), "resolved": True}
+
+
+def render_resolved(result: dict[str, Any]) -> str:
+    return f"resolved {result['id']} ({result['path']})"
+
+
+def add_sync_habit(bundle: Bundle, *, cadence: str | None = None) -> dict[str, Any]:
+    config = state.require_config(bundle)
+    chosen = cadence or str(config.get("interval") or state.DEFAULT_INTERVAL)
+    from ouro.habits.cadence import parse_cadence
+
+    parse_cadence(chosen)
+    path = bundle.habits / f"{SYNC_HABIT}.yaml"
+    if path.exists():
+        raise Conflict(
+            f"habits/{SYNC_HABIT}.yaml already exists",
+            hint="edit it by hand, or delete it and run 'ouro sync habit' again",
+        )
+    atomic_write_text(path, SYNC_HABIT_TEMPLATE.format(cadence=chosen))
+    return {"habit": SYNC_HABIT, "locator": f"habits/{SYNC_HABIT}.yaml", "cadence": chosen}
+
+
+def render_habit(result: dict[str, Any]) -> str:
+    return (
+        f"wrote {result['locator']} (every {result['cadence']}); "
+        "run it with 'ouro habits run sync', schedule it with 'ouro habits install'"
+    )
