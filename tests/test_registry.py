@@ -20,13 +20,14 @@ TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
 def cli_leaves(
     group: click.Group, prefix: tuple[str, ...] = ()
 ) -> dict[tuple[str, ...], click.Command]:
-    """Every runnable command of the click tree, by path."""
+    """Every runnable command of the click tree, by path. A group that runs on
+    its own (``ouro sync``) is one declared command together with its subcommands."""
     ctx = click.Context(group)
     leaves: dict[tuple[str, ...], click.Command] = {}
     for name in group.list_commands(ctx):
         command = group.get_command(ctx, name)
         assert command is not None, f"listed but not loadable: {(*prefix, name)}"
-        if isinstance(command, click.Group):
+        if isinstance(command, click.Group) and not command.invoke_without_command:
             leaves.update(cli_leaves(command, (*prefix, name)))
         else:
             leaves[(*prefix, name)] = command
