@@ -44,6 +44,7 @@ COMMANDS: dict[tuple[str, ...], str] = {
     ("habits", "tick"): "ouro.cli.habits:tick_cmd",
     ("habits", "install"): "ouro.cli.habits:install_cmd",
     ("sync",): "ouro.cli.sync:sync_cmd",
+    ("workbench",): "ouro.cli.workbench:workbench_cmd",
 }
 
 #: One-line help for command groups.

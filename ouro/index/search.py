@@ -286,6 +286,36 @@ def search(root: str | os.PathLike[str], req: Request) -> dict[str, Any]:
     return {"query": req.query, "total": total, "results": results, "index": state}
 
 
+def search_readonly(root: str | os.PathLike[str], req: Request) -> dict[str, Any]:
+    """``search`` for viewers that must write nothing, not even ``state/index/``.
+
+    The index is opened immutable (no lock files, no sync). A missing index
+    answers nothing with ``index.state = "missing"``; one that the cheap check
+    finds behind the files answers as it is, with ``state = "stale"`` and the
+    reason, so the viewer can say "run 'ouro index sync'".
+    """
+    _check(req)
+    match = "" if req.query is None else to_match(req.query)
+    top = os.fspath(root)
+    path = db.db_file(top)
+    if not os.path.isfile(path):
+        return {"query": req.query, "total": 0, "results": [], "index": {"state": "missing"}}
+    from pathlib import Path
+
+    conn = sqlite3.connect(f"{Path(path).as_uri()}?mode=ro&immutable=1", uri=True)
+    try:
+        reason = db.stale_reason(top) or quick_check(conn, top)
+        total, results = _matching(conn, req, match) if match else _newest(conn, req)
+    except sqlite3.DatabaseError as exc:
+        raise IndexUnavailable(
+            f"the index {path} cannot be read ({exc})", hint="run 'ouro index rebuild'"
+        ) from None
+    finally:
+        conn.close()
+    state = {"state": "fresh"} if reason is None else {"state": "stale", "reason": reason}
+    return {"query": req.query, "total": total, "results": results, "index": state}
+
+
 # --- the four tools, as plain functions of the bundle root ---------------------
 
 

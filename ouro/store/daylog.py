@@ -1,0 +1,85 @@
+"""Reading a folder of day-named JSONL logs newest first, one page at a time.
+
+The flight recorder (``events/YYYY-MM-DD.jsonl``) and the sentinel ledger
+(``history/YYYY-MM-DD.jsonl``) are append-only day files. A viewer wants the
+newest lines first and only a page of them, so this reads the newest day file,
+walks its lines backwards, and opens an older file only when the page is not
+full yet: the first page costs one file, however long the history.
+
+Pure: it opens files for reading only. A line that is not a JSON object is
+counted in ``bad`` (the writers' own readers name and quarantine it) and
+skipped; a missing folder reads as an empty log with ``missing`` set.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+DAY_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}\.jsonl$")
+
+
+@dataclass
+class DayPage:
+    #: (record, day file name), newest first
+    rows: list[tuple[dict[str, Any], str]] = field(default_factory=list)
+    #: at least one more matching line exists beyond this page
+    more: bool = False
+    #: lines skipped because they are not JSON objects (in the files read)
+    bad: int = 0
+    missing: bool = False
+
+
+def day_files(folder: Path) -> list[str]:
+    """Day file names, oldest first. Raises OSError when the folder cannot be listed."""
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        return []
+    return sorted(n for n in names if DAY_FILE.match(n))
+
+
+def newest_first(
+    folder: Path,
+    *,
+    skip: int = 0,
+    limit: int = 50,
+    keep: Callable[[dict[str, Any]], bool] | None = None,
+) -> DayPage:
+    """Matching records ``skip .. skip+limit`` counted from the newest line.
+
+    Raises OSError when the folder exists but cannot be listed or read.
+    """
+    page = DayPage()
+    if not folder.exists():
+        page.missing = True
+        return page
+    seen = 0
+    for name in reversed(day_files(folder)):
+        data = (folder / name).read_bytes()
+        for raw in reversed(data.split(b"\n")):
+            if not raw.strip():
+                continue
+            try:
+                record = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                page.bad += 1
+                continue
+            if not isinstance(record, dict):
+                page.bad += 1
+                continue
+            if keep is not None and not keep(record):
+                continue
+            if seen >= skip + limit:
+                page.more = True
+                return page
+            if seen >= skip:
+                page.rows.append((record, name))
+            seen += 1
+    return page

@@ -1,0 +1,161 @@
+"""One bundle's workbench: parse a page request, call the page's reads, render.
+
+Used by both the server and the static build, so both show the same pages.
+Query parameters are validated here (numbers, kinds, lengths) and locators
+through ``ouro.store.locator.Locator``; anything else is refused with
+``InvalidInput`` / ``InvalidLocator`` (the server answers 400).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ouro.arc.redact import bundle_literals
+from ouro.bundle import Bundle
+from ouro.errors import InvalidInput, NotFound
+from ouro.store.locator import Locator
+from ouro.workbench.pages import PAGES, Query
+from ouro.workbench.render import Site, environment, render_page
+
+MAX_PAGE = 1_000_000
+MAX_TEXT = 200
+LOCATOR_LIMIT = 200_000
+
+
+def _one(params: Mapping[str, Sequence[str]], key: str) -> str | None:
+    values = params.get(key) or []
+    value = values[-1].strip() if values else ""
+    if len(value) > MAX_TEXT:
+        raise InvalidInput(f"{key}: longer than {MAX_TEXT} characters")
+    return value or None
+
+
+def _page(text: str | None, key: str) -> int:
+    if text is None:
+        return 1
+    if not text.isdigit() or not 1 <= int(text) <= MAX_PAGE:
+        raise InvalidInput(f"{key}: must be a page number, got {text!r}")
+    return int(text)
+
+
+def parse_query(name: str, params: Mapping[str, Sequence[str]]) -> Query:
+    from ouro.arc.kinds import EVENT_KINDS
+
+    query = Query(page=_page(_one(params, "page"), "page"))
+    if name == "timeline":
+        query.kind = _one(params, "kind")
+        if query.kind is not None and query.kind not in EVENT_KINDS:
+            raise InvalidInput(f"kind: unknown event kind {query.kind!r}")
+        query.session = _one(params, "session")
+    elif name == "record":
+        query.entity = _one(params, "entity")
+    elif name == "search":
+        from ouro.index.search import KINDS
+
+        query.q = _one(params, "q")
+        query.kinds = [k for k in params.get("kind", []) if k]
+        unknown = [k for k in query.kinds if k not in KINDS]
+        if unknown:
+            raise InvalidInput(f"kind: unknown kind {unknown[0]!r}")
+    elif name == "desk":
+        from ouro.desk.tasks import STATUSES
+
+        for status in STATUSES:
+            value = _one(params, f"col_{status}")
+            if value is not None:
+                query.column_pages[status] = _page(value, f"col_{status}")
+    return query
+
+
+class Workbench:
+    """Renders the pages of one bundle, served (live links) or static."""
+
+    def __init__(self, bundle: Bundle, *, served: bool) -> None:
+        self.bundle = bundle
+        self.served = served
+
+    def _env_site(self) -> tuple[Any, Site]:
+        # Literals are read per render: bundle.json may gain one while serving.
+        site = Site(served=self.served, literals=tuple(bundle_literals(self.bundle)))
+        return environment(site), site
+
+    def _agent(self) -> str | None:
+        from ouro.orient import agent_name
+
+        return agent_name(self.bundle)
+
+    def render(self, name: str, query: Query | None = None) -> str:
+        return self.render_with_context(name, query)[0]
+
+    def render_with_context(
+        self, name: str, query: Query | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        """The page's HTML and the context it was rendered from."""
+        if name not in PAGES:
+            raise NotFound(f"no page {name!r}", hint="pages: " + ", ".join(PAGES))
+        title, build = PAGES[name]
+        query = query or Query()
+        env, _site = self._env_site()
+        context = build(self.bundle, query)
+        context["query"] = query
+        return render_page(env, name, context, title=title, agent=self._agent()), context
+
+    def render_locator(self, text: str) -> str:
+        """One file (or one JSONL record) of the bundle, redacted and escaped."""
+        locator = Locator.parse(text)
+        path = locator.resolve(self.bundle.root)
+        context: dict[str, Any] = {"locator": str(locator), "markdown": None, "text": None,
+                                   "front": None, "error": None, "truncated": None}  # fmt: skip
+        if not path.is_file():
+            context["error"] = f"{locator.path} is not a file in the bundle"
+        else:
+            data = path.read_bytes()[:LOCATOR_LIMIT]
+            if len(data) == LOCATOR_LIMIT:
+                context["truncated"] = LOCATOR_LIMIT
+            body = data.decode("utf-8", errors="replace")
+            if locator.fragment is not None:
+                context["text"] = _record(body, locator.fragment) or None
+                if context["text"] is None:
+                    context["error"] = f"no record {locator.fragment} in {locator.path}"
+            elif path.suffix == ".md":
+                front, _, rest = _split_front(body)
+                context["front"], context["markdown"] = front, rest
+            elif path.suffix == ".json":
+                context["text"] = _pretty(body)
+            else:
+                context["text"] = body
+        env, _site = self._env_site()
+        return render_page(env, "locator", context, title="Locator", agent=self._agent())
+
+
+def _pretty(body: str) -> str:
+    import orjson
+
+    try:
+        return orjson.dumps(orjson.loads(body), option=orjson.OPT_INDENT_2).decode()
+    except orjson.JSONDecodeError:
+        return body
+
+
+def _record(body: str, record_id: str) -> str:
+    import orjson
+
+    for line in body.splitlines():
+        if record_id not in line:
+            continue
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(value, dict) and value.get("id") == record_id:
+            return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    return ""
+
+
+def _split_front(body: str) -> tuple[str | None, str, str]:
+    if body.startswith("---\n"):
+        end = body.find("\n---", 3)
+        if end > 0:
+            return body[4:end], "", body[end + 4 :].lstrip("\n")
+    return None, "", body

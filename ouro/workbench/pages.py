@@ -1,0 +1,348 @@
+"""What each workbench page shows: one function per page, each a few calls to
+the domains' own read functions, returning the template's context.
+
+No domain logic lives here: statuses, verdicts, due dates and chains come from
+the domains (``ouro.orient``, ``ouro.arc``, ``ouro.desk``, ``ouro.sentinel``,
+``ouro.habits``, ``ouro.index``). A source that cannot be read is passed on as
+an ``error`` string that the page shows (unknown, never empty).
+
+Every function is pure: it reads files and writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from ouro.bundle import Bundle
+from ouro.errors import OuroError
+
+PAGE_SIZE = {"timeline": 50, "facts": 20, "entities": 40, "notes": 10, "history": 25, "tasks": 25}
+
+
+@dataclass
+class Query:
+    """The validated query of one page view (the server parses the URL into it)."""
+
+    page: int = 1
+    kind: str | None = None
+    session: str | None = None
+    entity: str | None = None
+    q: str | None = None
+    kinds: list[str] = field(default_factory=list)
+    column_pages: dict[str, int] = field(default_factory=dict)
+
+    def skip(self, size: int) -> int:
+        return (self.page - 1) * size
+
+
+def _guard(fn: Callable[[], Any]) -> tuple[Any, str | None]:
+    """Run one read; an ``OuroError`` or ``OSError`` becomes the page's error line."""
+    try:
+        return fn(), None
+    except OuroError as exc:
+        return None, exc.message
+    except OSError as exc:
+        return None, f"cannot read ({exc})"
+
+
+# --- Now ------------------------------------------------------------------------
+
+
+def now_page(bundle: Bundle, query: Query) -> dict[str, Any]:
+    from ouro.arc.resume import read_resume_full
+    from ouro.arc.timeline import event_page
+    from ouro.desk.orientation import desk_items
+    from ouro.sentinel.status import sentinel_status
+
+    resume = read_resume_full(bundle)
+    handoff = event_page(bundle, limit=1, kinds=["handoff"])
+    desk, desk_error = _guard(lambda: desk_items(bundle))
+    return {
+        "resume": resume,
+        "obligations": _obligations(resume["stores"]["obligations"]),
+        "claims": _claims_by_status(resume["stores"]["claims"]),
+        "handoff": handoff["events"][0] if handoff["events"] else None,
+        "handoffError": handoff["error"],
+        "sentinel": sentinel_status(bundle),
+        "desk": desk or [],
+        "deskError": desk_error,
+    }
+
+
+def _obligations(summary: dict[str, Any]) -> dict[str, Any]:
+    from ouro.arc.paths import obligation_locator
+
+    if summary.get("error"):
+        return {"error": summary["error"], "items": []}
+    items = summary["items"]
+    # The packet's order: earliest due first, undated after, then by id.
+    ordered = sorted(items, key=lambda k: (items[k].get("due") or "9999", k))
+    rows = [
+        {"id": k, **items[k], "locator": obligation_locator(k, inner=items[k]["inner"])}
+        for k in ordered
+    ]
+    return {"error": None, "items": rows, "errors": summary.get("errors", {})}
+
+
+def _claims_by_status(summary: dict[str, Any]) -> dict[str, Any]:
+    from ouro.arc.claim_status import STATUSES
+    from ouro.arc.paths import claim_locator
+
+    if summary.get("error"):
+        return {"error": summary["error"], "groups": []}
+    groups: dict[str, list[dict[str, Any]]] = {s: [] for s in STATUSES}
+    for claim_id in sorted(summary["items"], reverse=True):
+        entry = summary["items"][claim_id]
+        row = {"id": claim_id, **entry, "locator": claim_locator(claim_id)}
+        groups.setdefault(entry["status"], []).append(row)
+    return {
+        "error": None,
+        "groups": [(s, rows) for s, rows in groups.items() if rows],
+        "errors": summary.get("errors", {}),
+    }
+
+
+# --- Timeline ---------------------------------------------------------------------
+
+
+def timeline_page(bundle: Bundle, query: Query) -> dict[str, Any]:
+    from ouro.arc.kinds import EVENT_KINDS
+    from ouro.arc.timeline import event_page
+
+    size = PAGE_SIZE["timeline"]
+    page = event_page(
+        bundle,
+        skip=query.skip(size),
+        limit=size,
+        kinds=[query.kind] if query.kind else [],
+        session=query.session,
+    )
+    rows = page["events"]
+    for above, event in zip([None, *rows], rows, strict=False):
+        # Newest first: a session header goes above the first (newest) event of each session.
+        event["newSession"] = above is None or above["sessionRef"] != event["sessionRef"]
+    return {**page, "events": rows, "kinds": EVENT_KINDS, "size": size}
+
+
+# --- Claims -----------------------------------------------------------------------
+
+
+def claims_page(bundle: Bundle, query: Query) -> dict[str, Any]:
+    from ouro.arc.claims import list_claims
+
+    listed = list_claims(bundle)
+    if listed["claims"] is None:
+        return {"claims": [], "error": listed.get("unknown"), "more": False, "unreadable": []}
+    size = PAGE_SIZE["tasks"]
+    ids = [c["id"] for c in sorted(listed["claims"], key=lambda c: c["id"], reverse=True)]
+    shown = ids[query.skip(size) : query.skip(size) + size]
+    claims = []
+    for claim_id in shown:
+        described, error = _guard(partial(_describe, bundle, claim_id))
+        claims.append(described or {"id": claim_id, "error": error})
+    return {
+        "claims": claims,
+        "error": None,
+        "more": len(ids) > query.skip(size) + size,
+        "total": len(ids),
+        "unreadable": listed["unreadable"],
+        "sourceChanges": {c["id"]: _changed_sources(bundle, c) for c in claims if "text" in c},
+    }
+
+
+def _describe(bundle: Bundle, claim_id: str) -> dict[str, Any]:
+    from ouro.arc.claims import describe, get_claim
+
+    return describe(bundle, get_claim(bundle, claim_id))
+
+
+def _changed_sources(bundle: Bundle, claim: dict[str, Any]) -> dict[str, str]:
+    """ref -> current content hash, for each evidence source (the claim's own hasher)."""
+    from ouro.arc.claim_status import Unresolvable, hash_ref
+
+    out: dict[str, str] = {}
+    for evidence in claim.get("evidence") or []:
+        for source in evidence.get("sources") or []:
+            ref = source.get("ref") or source.get("locator")
+            if not isinstance(ref, str) or ref in out:
+                continue
+            try:
+                out[ref] = hash_ref(bundle, ref)
+            except (Unresolvable, OuroError, OSError) as exc:
+                out[ref] = f"unknown ({exc})"
+    return out
+
+
+# --- Recovery ---------------------------------------------------------------------
+
+
+def recovery_page(bundle: Bundle, query: Query) -> dict[str, Any]:
+    from ouro.sentinel.history import history_page
+    from ouro.sentinel.status import sentinel_status
+    from ouro.workbench.chart import history_chart
+
+    size = PAGE_SIZE["history"]
+    chart_points = history_page(bundle, limit=200)
+    page = history_page(bundle, skip=query.skip(size), limit=size)
+    return {
+        "status": sentinel_status(bundle),
+        "history": page,
+        "chart": history_chart(list(reversed(chart_points["lines"]))),
+        "chartCount": len(chart_points["lines"]),
+        "chartMore": chart_points["more"],
+    }
+
+
+# --- Desk -------------------------------------------------------------------------
+
+
+def desk_page(bundle: Bundle, query: Query) -> dict[str, Any]:
+    from ouro.desk import friction, tips
+    from ouro.desk.iterations import iteration_numbers
+    from ouro.desk.tasks import STATUSES, load_task, scan_heads
+
+    heads, problems = scan_heads(bundle)
+    size = PAGE_SIZE["tasks"]
+    columns = []
+    for status in STATUSES:
+        members = sorted(
+            (h for h in heads if h.status == status), key=lambda h: (h.priority, h.created, h.id)
+        )
+        page = query.column_pages.get(status, 1)
+        start = (page - 1) * size
+        tasks = []
+        for head in members[start : start + size]:
+            task, error = _guard(partial(load_task, bundle, head.path))
+            if task is None:
+                problems.append(error or f"{head.path}: unreadable")
+                continue
+            tasks.append(
+                {
+                    **task.summary(),
+                    "iterations": len(iteration_numbers(task.folder / "iterations")),
+                }
+            )
+        columns.append(
+            {
+                "status": status,
+                "tasks": tasks,
+                "total": len(members),
+                "page": page,
+                "more": len(members) > start + size,
+            }
+        )
+    frictions, friction_problems = friction.list_friction(bundle, limit=20)
+    tip_rows, tip_problems = tips.list_tips(bundle)
+    return {
+        "columns": columns,
+        "problems": problems + friction_problems + tip_problems,
+        "friction": frictions,
+        "tips": tip_rows[:50],
+        "tipsMore": len(tip_rows) > 50,
+    }
+
+
+# --- Record -----------------------------------------------------------------------
+
+
+def record_page(bundle: Bundle, query: Query) -> dict[str, Any]:
+    from ouro.desk.notes import read_manifest
+    from ouro.desk.record_view import entity_page, fact_page
+
+    facts, facts_error = _guard(
+        lambda: fact_page(
+            bundle,
+            skip=query.skip(PAGE_SIZE["facts"]),
+            limit=PAGE_SIZE["facts"],
+            entity=query.entity,
+        )
+    )
+    entities, entities_error = _guard(lambda: entity_page(bundle, limit=PAGE_SIZE["entities"]))
+    manifest = read_manifest(bundle)
+    notes = sorted(manifest or [], key=lambda n: str(n.get("updated") or ""), reverse=True)
+    return {
+        "facts": facts,
+        "factsError": facts_error,
+        "entities": entities,
+        "entitiesError": entities_error,
+        "notes": [_note(bundle, n) for n in notes[: PAGE_SIZE["notes"]]],
+        "notesTotal": len(notes),
+        "notesError": None if manifest is not None else "notes/.index.json missing or unreadable",
+        "daily": _daily(bundle),
+    }
+
+
+def _note(bundle: Bundle, entry: dict[str, Any]) -> dict[str, Any]:
+    from ouro.desk.docs import read_doc
+    from ouro.desk.notes import notes_dir
+
+    path = notes_dir(bundle) / f"{entry['slug']}.md"
+    locator = bundle.locator(path)
+    read, error = _guard(lambda: read_doc(path, source=locator))
+    body = read[1] if read else None
+    return {**entry, "locator": locator, "body": body, "error": error}
+
+
+def _daily(bundle: Bundle, limit: int = 3) -> list[dict[str, Any]]:
+    folder = bundle.record / "diary" / "daily"
+    try:
+        names = sorted((p.name for p in folder.glob("*.md")), reverse=True)[:limit]
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        text, error = _guard(partial((folder / name).read_text, encoding="utf-8"))
+        out.append(
+            {
+                "day": name[:-3],
+                "text": text,
+                "error": error,
+                "locator": f"desk/_record/diary/daily/{name}",
+            }
+        )
+    return out
+
+
+# --- Habits -----------------------------------------------------------------------
+
+
+def habits_page(bundle: Bundle, query: Query) -> dict[str, Any]:
+    from ouro.habits.api import habit_last, habit_show
+    from ouro.habits.definition import load_habits
+
+    habits = load_habits(bundle)
+    rows = []
+    for habit in habits.habits:
+        shown, show_error = _guard(partial(habit_show, bundle, habit.name))
+        last, last_error = _guard(partial(habit_last, bundle, habit.name))
+        rows.append({"name": habit.name, "show": shown, "showError": show_error,
+                     "last": last, "lastError": last_error})  # fmt: skip
+    return {"habits": rows, "problems": [p.to_json() for p in habits.problems]}
+
+
+# --- Search -----------------------------------------------------------------------
+
+
+def search_page(bundle: Bundle, query: Query) -> dict[str, Any]:
+    from ouro.index.search import KINDS, Request, search_readonly
+
+    if not query.q:
+        return {"result": None, "error": None, "kinds": KINDS}
+    request = Request(query.q, query.kinds, limit=50)
+    result, error = _guard(lambda: search_readonly(bundle.root, request))
+    return {"result": result, "error": error, "kinds": KINDS}
+
+
+PAGES: dict[str, tuple[str, Callable[[Bundle, Query], dict[str, Any]]]] = {
+    "now": ("Now", now_page),
+    "timeline": ("Timeline", timeline_page),
+    "claims": ("Claims", claims_page),
+    "recovery": ("Recovery", recovery_page),
+    "desk": ("Desk", desk_page),
+    "record": ("Record", record_page),
+    "habits": ("Habits", habits_page),
+    "search": ("Search", search_page),
+}

@@ -1,0 +1,161 @@
+"""Rendering pages: Jinja2 templates shipped in this package, safe by construction.
+
+- Every value a template prints passes ``finalize``: it is redacted
+  (``ouro.arc.redact.redact`` with the bundle's literals) and then
+  HTML-escaped by autoescaping. Templates never use ``|safe``; the only
+  ``Markup`` they receive is built here from values that were redacted first
+  (Markdown, search highlights).
+- Markdown is rendered by markdown-it-py with raw HTML disabled; its link
+  validation refuses ``javascript:``/``vbscript:``/``file:``/``data:`` links.
+- Styles are inline in one ``<style>`` element whose hash is in the
+  Content-Security-Policy; the only script is the served ``/static/live.js``
+  (``script-src 'self'``); the static site ships none (``script-src 'none'``).
+
+``Site`` says how links are written: served (``/timeline?page=2``, locator
+views at ``/locator?l=…``) or static (``timeline-2.html``, locators as text).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, urlencode
+
+from ouro.arc.redact import redact
+
+if TYPE_CHECKING:
+    import jinja2
+    from markdown_it import MarkdownIt
+
+NAV = ("now", "timeline", "claims", "recovery", "desk", "record", "habits", "search")
+
+
+@cache
+def stylesheet() -> str:
+    return resources.files("ouro.workbench").joinpath("static/style.css").read_text("utf-8")
+
+
+def style_hash() -> str:
+    digest = hashlib.sha256(stylesheet().encode("utf-8")).digest()
+    return "sha256-" + base64.b64encode(digest).decode("ascii")
+
+
+def csp(*, served: bool) -> str:
+    script = "'self'" if served else "'none'"
+    parts = [
+        "default-src 'none'",
+        f"script-src {script}",
+        f"style-src '{style_hash()}'",
+        "img-src 'self' data:" if served else "img-src data:",
+        "connect-src 'self'" if served else "connect-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'" if served else "form-action 'none'",
+    ]
+    if served:
+        parts.append("frame-ancestors 'none'")  # ignored in a <meta>, so only when served
+    return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class Site:
+    served: bool
+    literals: tuple[str, ...] = ()
+
+    def clean(self, text: str) -> str:
+        return redact(text, self.literals)
+
+    def page_url(self, name: str, page: int = 1, **params: Any) -> str:
+        args = {k: self.clean(str(v)) for k, v in params.items() if v not in (None, "", [])}
+        if self.served:
+            path = "/" if name == "now" else f"/{name}"
+            if page > 1:
+                args["page"] = str(page)
+            return path + (f"?{urlencode(args)}" if args else "")
+        base = "index" if name == "now" else name
+        return f"{base}.html" if page <= 1 else f"{base}-{page}.html"
+
+    def locator_url(self, locator: str | None) -> str | None:
+        if not self.served or not locator:
+            return None
+        return "/locator?l=" + quote(self.clean(locator), safe="/#-_.~")
+
+
+@cache
+def _markdown() -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+
+
+def environment(site: Site) -> jinja2.Environment:
+    import jinja2
+    from markupsafe import Markup, escape
+
+    def finalize(value: Any) -> Any:
+        if value is None:
+            return ""
+        if isinstance(value, Markup):
+            return value  # built below from redacted text only
+        if isinstance(value, bool | int | float):
+            return value
+        return site.clean(str(value))
+
+    def markdown(text: str | None) -> Markup:
+        if not text:
+            return Markup("")
+        return Markup(_markdown().render(site.clean(text)))
+
+    def highlight(snippet: str | None) -> Markup:
+        """Search snippets mark hits with ``**``; each part is redacted and escaped."""
+        parts = site.clean(snippet or "").split("**")
+        out = [
+            f"<mark>{escape(p)}</mark>" if i % 2 else str(escape(p)) for i, p in enumerate(parts)
+        ]
+        return Markup("".join(out))
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("ouro.workbench", "templates"),
+        autoescape=True,
+        finalize=finalize,
+        undefined=jinja2.ChainableUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["markdown"] = markdown
+    env.filters["highlight"] = highlight
+    env.filters["short"] = lambda t, n=16: str(t)[:n] if t else ""
+    env.filters["when"] = _when
+    env.globals.update(
+        site=site,
+        nav=NAV,
+        page_url=site.page_url,
+        locator_url=site.locator_url,
+        stylesheet=Markup(stylesheet()),
+    )
+    return env
+
+
+_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}(?::\d{2})?)")
+
+
+def _when(value: Any) -> str:
+    """``2026-11-30T11:41:57.636Z`` → ``2026-11-30 11:41:57`` (UTC); others as they are."""
+    text = str(value or "")
+    match = _TIME.match(text)
+    return f"{match.group(1)} {match.group(2)}" if match else text
+
+
+def render_page(
+    env: jinja2.Environment, name: str, context: dict[str, Any], *, title: str, agent: str | None
+) -> str:
+    template = env.get_template(f"{name}.html")
+    site = env.globals["site"]
+    assert isinstance(site, Site)
+    return template.render(
+        page=name, title=title, agent=agent, csp=csp(served=site.served), **context
+    )
