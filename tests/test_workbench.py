@@ -112,7 +112,7 @@ def test_record_shows_the_supersede_chain_and_renders_notes_without_raw_html(mad
     assert old and "tokens live in the auth_tokens table" in old.group(0)
     assert "superseded by" in old.group(0) and "tokens moved to the tokens_v2 table" in old.group(0)
     assert "supersedes" in html
-    assert "<h1>Token migration runbook</h1>" in html  # Markdown rendered
+    assert "<h3>Token migration runbook</h3>" in html  # Markdown rendered
     assert "<table>" in html and "<strong>tokens_v2</strong>" in html
     assert "<script>alert" not in html and "&lt;script&gt;alert" in html  # raw HTML escaped
     assert 'href="javascript:' not in html

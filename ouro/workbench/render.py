@@ -82,7 +82,7 @@ class Site:
     def locator_url(self, locator: str | None) -> str | None:
         if not self.served or not locator:
             return None
-        return "/locator?l=" + quote(self.clean(locator), safe="/#-_.~")
+        return "/locator?l=" + quote(self.clean(locator), safe="/-_.~")
 
 
 @cache
@@ -92,7 +92,9 @@ def _markdown() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
 
 
+@cache
 def environment(site: Site) -> jinja2.Environment:
+    """One environment per site (compiled templates are reused; ``Site`` is hashable)."""
     import jinja2
     from markupsafe import Markup, escape
 
@@ -108,7 +110,12 @@ def environment(site: Site) -> jinja2.Environment:
     def markdown(text: str | None) -> Markup:
         if not text:
             return Markup("")
-        return Markup(_markdown().render(site.clean(text)))
+        md = _markdown()
+        tokens = md.parse(site.clean(text))
+        for token in tokens:  # the page owns h1 and h2: a note's headings start at h3
+            if token.type in ("heading_open", "heading_close"):
+                token.tag = f"h{min(6, int(token.tag[1]) + 2)}"
+        return Markup(md.renderer.render(tokens, md.options, {}))
 
     def highlight(snippet: str | None) -> Markup:
         """Search snippets mark hits with ``**``; each part is redacted and escaped."""
