@@ -114,31 +114,42 @@ class Workbench:
             if len(data) == LOCATOR_LIMIT:
                 context["truncated"] = LOCATOR_LIMIT
             body = data.decode("utf-8", errors="replace")
+            literals = bundle_literals(self.bundle)
             if locator.fragment is not None:
-                context["text"] = _record(body, locator.fragment) or None
+                context["text"] = _record(body, locator.fragment, literals) or None
                 if context["text"] is None:
                     context["error"] = f"no record {locator.fragment} in {locator.path}"
             elif path.suffix == ".md":
                 front, _, rest = _split_front(body)
                 context["front"], context["markdown"] = front, rest
-            elif path.suffix == ".json":
-                context["text"] = _pretty(body)
+            elif path.suffix in (".json", ".jsonl"):
+                # Values are redacted one by one (as parsed JSON) before the page's own pass.
+                context["text"] = "\n".join(
+                    _pretty(part, literals) for part in _parts(body, path.suffix)
+                )
             else:
                 context["text"] = body
         env, _site = self._env_site()
         return render_page(env, "locator", context, title="Locator", agent=self._agent())
 
 
-def _pretty(body: str) -> str:
+def _parts(body: str, suffix: str) -> list[str]:
+    return [body] if suffix == ".json" else [line for line in body.splitlines() if line.strip()]
+
+
+def _pretty(body: str, literals: Sequence[str]) -> str:
     import orjson
 
+    from ouro.arc.redact import redact_obj
+
     try:
-        return orjson.dumps(orjson.loads(body), option=orjson.OPT_INDENT_2).decode()
+        value = orjson.loads(body)
     except orjson.JSONDecodeError:
         return body
+    return orjson.dumps(redact_obj(value, literals), option=orjson.OPT_INDENT_2).decode()
 
 
-def _record(body: str, record_id: str) -> str:
+def _record(body: str, record_id: str, literals: Sequence[str]) -> str:
     import orjson
 
     for line in body.splitlines():
@@ -149,7 +160,7 @@ def _record(body: str, record_id: str) -> str:
         except orjson.JSONDecodeError:
             continue
         if isinstance(value, dict) and value.get("id") == record_id:
-            return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+            return _pretty(line, literals)
     return ""
 
 
