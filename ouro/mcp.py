@@ -3,8 +3,9 @@
 Contract:
 - Every tool in ``ouro.tools.TOOLS`` is listed, and nothing else: its name,
   description, the JSON schema of its pydantic input model, and its
-  read-only / destructive / idempotent hints (never open-world: a tool touches
-  only its bundle). No tool is wired here by hand.
+  read-only / destructive / idempotent / open-world hints (open-world only
+  where a tool runs a shell command: ``claim_verify``, ``desk_task_verify``,
+  ``habit_run``). No tool is wired here by hand.
 - A call goes through ``ouro.tools.invoke`` -- the function the CLI calls -- so
   a result is the object ``ouro ... --json`` prints: JSON text content plus the
   same dict as structured content.
@@ -65,7 +66,7 @@ def tool_definition(tool: registry.Tool) -> types.Tool:
             read_only_hint=tool.read_only,
             destructive_hint=tool.destructive,
             idempotent_hint=tool.idempotent,
-            open_world_hint=False,
+            open_world_hint=tool.open_world,
         ),
     )
 

@@ -48,6 +48,8 @@ class Tool:
     read_only: bool
     destructive: bool = False
     idempotent: bool = False
+    #: runs a shell command (a check, a habit body): it can reach anything
+    open_world: bool = False
     #: input fields taken as positional CLI arguments, in order
     args: tuple[str, ...] = ()
     #: CLI option name overrides: field -> "--flag"
@@ -193,8 +195,9 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_claims:render_claim",
     ),
     Tool(
-        description="Attach an evidence receipt to a claim: the command that ran, its exit "
-        "status, a digest of its output, and the content hash of each source now.",
+        description="Assert an evidence receipt for a claim: the command that ran, its exit "
+        "status, a digest of its output, and the content hash of each source now. Typed-in "
+        "evidence is recorded as asserted (with who asserted it) and never verifies a claim.",
         input_model="ouro.arc.tools_claims:EvidenceInput",
         function="ouro.arc.tools_claims:claim_evidence",
         cli=("claim", "evidence"),
@@ -205,14 +208,19 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_claims:render_claim",
     ),
     Tool(
-        description="Run a claim's declared check command in the repository folder and record "
-        "the result as evidence.",
+        description="Run a claim's declared check (a shell command) like a CI step: in the "
+        "repository root, with a timeout and secrets scrubbed from the environment; records an "
+        "observed-by-ouro receipt (exit status, duration, output digest, redacted tail). Exits "
+        "1 when the check fails. A check not written through ouro here needs yes.",
         input_model="ouro.arc.tools_claims:VerifyInput",
         function="ouro.arc.tools_claims:claim_verify",
         cli=("claim", "verify"),
         read_only=False,
+        destructive=True,  # the check is an arbitrary shell command
+        open_world=True,
         args=("claim_id",),
         render="ouro.arc.tools_claims:render_claim",
+        exit_status="ouro.arc.tools_claims:verify_exit",
     ),
     Tool(
         description="Mark a claim as superseded by a replacement claim.",
@@ -511,6 +519,8 @@ TOOLS: tuple[Tool, ...] = (
         function="ouro.habits.api:habit_run",
         cli=("habits", "run"),
         read_only=False,
+        destructive=True,  # the habit body is an arbitrary command
+        open_world=True,
         args=("name",),
         render="ouro.habits.api:render_receipt",
     ),

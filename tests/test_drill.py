@@ -140,7 +140,7 @@ def _break_evidence_freshness(mp: pytest.MonkeyPatch) -> None:
     import ouro.arc.claim_status as claim_status
     import ouro.arc.claims as claims
 
-    def by_name(bundle: Bundle, ref: str) -> str:
+    def by_name(bundle: Bundle, ref: str, repo: str | None = None) -> str:
         return "sha256:" + ref.encode().hex()  # ignores the content
 
     mp.setattr(claim_status, "hash_ref", by_name)

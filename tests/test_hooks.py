@@ -164,7 +164,7 @@ def test_session_end_records_and_prints_nothing(host: str, bundle: Bundle) -> No
 
 
 def _debt(bundle: Bundle) -> tuple[str, str]:
-    claim = add_claim(bundle, "the login test passes")
+    claim = add_claim(bundle, "the login test passes", check="pytest -q tests/test_login.py")
     ob = add_obligation(
         bundle, "tell Ari the fix shipped", owed_to="ari", due=date.today().isoformat()
     )

@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ouro.arc.claims import add_claim, add_evidence
+from ouro.arc.claims import add_claim, verify_claim
 from ouro.arc.eventline import plain_line
 from ouro.arc.events import Event
 from ouro.arc.kinds import EVENT_KINDS
@@ -93,9 +93,9 @@ def click_run(argv: list[str], stdin: str) -> subprocess.CompletedProcess[str]:
 def busy(bundle: Bundle) -> None:
     """Claims (one verified, watching a file), obligations, an ask: a real packet."""
     (bundle.root.parent / "src.txt").write_text("v1\n")
-    verified = add_claim(bundle, "tests pass", about=["src.txt"])
-    add_evidence(bundle, verified["id"], command="pytest", exit_code=0, output="ok")
-    add_claim(bundle, "the cache is warm")
+    verified = add_claim(bundle, "tests pass", about=["src.txt"], check="true")
+    verify_claim(bundle, verified["id"])
+    add_claim(bundle, "the cache is warm", check="test -f cache.db")
     add_obligation(bundle, "send the report", owed_to="ana", due="2020-01-01")
     record_event(bundle, "turn_accepted", "ask", current_ask="ship it", next_safe_action="test")
 

@@ -166,10 +166,15 @@ def test_changed_context_is_none_for_an_unchanged_bundle(bundle: Bundle) -> None
 
 def test_debt_message_lists_due_obligations_and_names_unknown_stores() -> None:
     full = {
-        "unverifiedClaimIds": [f"cl-{i}" for i in range(7)],
+        "unverifiedClaimIds": [f"cl-{i}" for i in range(9)],
         "stores": {
             "claims": {
-                "items": {f"cl-{i}": {"status": "asserted", "text": f"c{i}"} for i in range(7)}
+                "items": {
+                    **{f"cl-{i}": {"status": "failed", "text": f"c{i}"} for i in range(7)},
+                    # no check: asserted, and nothing the agent runs changes that
+                    "cl-7": {"status": "asserted", "text": "c7"},
+                    "cl-8": {"status": "asserted", "text": "c8"},
+                }
             },
             "obligations": {
                 "items": {
@@ -184,7 +189,7 @@ def test_debt_message_lists_due_obligations_and_names_unknown_stores() -> None:
     text = debt_message(full, now="2026-02-03T10:00:00.000Z")
     assert text is not None
     assert "ouro: 7 claim(s) not verified:" in text
-    assert "- cl-4 [asserted] c4" in text and "cl-5 [" not in text
+    assert "- cl-4 [failed] c4" in text and "cl-5 [" not in text and "cl-7" not in text
     assert "- … 2 more ('ouro claim list')" in text
     assert (
         "ouro: 2 obligation(s) due:\n- ob-a due 2026-01-01: late\n- ob-b due 2026-02-03: today"

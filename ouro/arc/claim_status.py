@@ -1,30 +1,44 @@
 """Claim schema, source resolution and the derived claim status.
 
-Status is never stored; it is derived on every read from the claim file and
-the current content of what the claim is about:
+Every evidence receipt says how it was obtained (``provenance``):
+
+- ``observed-by-ouro``: ouro ran the declared check itself (``claim verify``);
+- ``observed-by-host``: a host hook (Claude Code / Codex ``PostToolUse``) saw
+  the declared check run and reported its exit status;
+- ``asserted``: typed in by someone (``claim evidence``), with ``by`` naming
+  who. Receipts written before provenance existed carry no ``provenance``
+  field; they keep every recorded field and read as asserted (nothing on disk
+  shows ouro or a host observed them).
+
+Only observed evidence can make a claim ``verified``. Status is never stored;
+it is derived on every read from the claim file and the current content of
+what the claim is about:
 
 1. ``superseded`` when ``supersededBy`` is set;
 2. ``unverifiable`` when an ``about`` source cannot be resolved now;
-3. evidence that counts: its command equals the declared ``check`` (when one
-   is declared), and it is a failure, or a success of non-``agent`` authority
-   (an agent saying "it passed" is never verification);
-4. no counting evidence → ``evidence_required`` if a check is declared, else
-   ``asserted``;
-5. the latest counting evidence failed (exit ≠ 0) → ``failed``;
-6. it succeeded and every source it hashed still hashes the same → ``verified``;
+3. a claim without a declared check can never be observed: it reads
+   ``asserted`` (or ``failed`` when someone reported it failing);
+4. evidence that counts has the declared check as its command and is either
+   observed, or an asserted failure (anyone may report a failure);
+5. no counting evidence → ``evidence_required``;
+6. the latest counting evidence failed (exit ≠ 0) → ``failed``;
+7. it passed and every source it hashed still hashes the same → ``verified``;
    a source changed or vanished → ``stale_risky``.
 
 Sources (``about`` entries and evidence sources) are resolved like this: a ref
 whose first segment is a bundle area (``arc``, ``desk``, ``habits``, ``state``,
 ``bundle.json``) is a bundle locator; any other ref is a path relative to the
-folder that contains the bundle (the repository the agent works in). Both
-refuse absolute paths, ``..``, NUL, backslashes and symlink escapes. A
-``#id`` fragment on a ``.jsonl`` file names one record, and only that record is
-hashed; other fragments hash the whole file.
+repository root: the claim's own ``repo`` when set, else ``bundle.json`` →
+``repoRoot``, else the folder that contains the bundle
+(``ouro.arc.checkrun.repo_root``). Both refuse absolute paths, ``..``, NUL,
+backslashes and symlink escapes. A ``#id`` fragment on a ``.jsonl`` file names
+one record, and only that record is hashed; other fragments hash the whole
+file.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -33,6 +47,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
+from ouro.arc.checkrun import repo_root
 from ouro.arc.refs import BUNDLE_AREAS
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, InvalidInput, InvalidLocator
@@ -42,6 +57,8 @@ from ouro.store.jsonl import read_jsonl
 from ouro.store.locator import Locator
 
 Authority = Literal["runtime", "command", "test", "git", "ci", "human", "agent"]
+Provenance = Literal["observed-by-ouro", "observed-by-host", "asserted"]
+OBSERVED: frozenset[str] = frozenset({"observed-by-ouro", "observed-by-host"})
 Status = Literal[
     "asserted",
     "evidence_required",
@@ -85,6 +102,22 @@ class Evidence(Part):
     authority: Authority
     sources: list[EvidenceSource] = Field(default_factory=list)
     note: str | None = None
+    #: how the receipt was obtained; None = written before provenance existed
+    provenance: Provenance | None = None
+    #: who asserted it, or which host observed it
+    by: str | None = None
+    duration_ms: int | None = None
+    #: the last lines of the output, redacted (never the whole output)
+    tail: str | None = None
+    cwd: str | None = None
+
+    @property
+    def observed(self) -> bool:
+        return self.provenance in OBSERVED
+
+    @property
+    def how(self) -> str:
+        return self.provenance or "asserted"
 
 
 class Claim(Record):
@@ -93,6 +126,8 @@ class Claim(Record):
     about: list[str] = Field(default_factory=list)
     authority: Authority = "agent"
     check: str | None = None
+    #: the repository root for this claim's paths and check (absolute)
+    repo: str | None = None
     created_at: str
     evidence: list[Evidence] = Field(default_factory=list)
     superseded_by: str | None = None
@@ -114,18 +149,21 @@ def check_ref(ref: str, *, field: str) -> str:
     return ref
 
 
-def ref_path(bundle: Bundle, ref: str) -> tuple[Path, str | None]:
+def ref_path(bundle: Bundle, ref: str, repo: str | None = None) -> tuple[Path, str | None]:
     """The file a ref names (may not exist) and its fragment. Raises Unresolvable."""
     try:
         loc = Locator.parse(ref)
-        root = bundle.root if loc.path.split("/", 1)[0] in BUNDLE_AREAS else bundle.root.parent
+        if loc.path.split("/", 1)[0] in BUNDLE_AREAS:
+            root = bundle.root
+        else:
+            root = Path(repo) if repo else repo_root(bundle)
         return loc.resolve(root), loc.fragment
     except InvalidLocator as exc:
         raise Unresolvable(exc.message) from None
 
 
-def hash_ref(bundle: Bundle, ref: str) -> str:
-    path, fragment = ref_path(bundle, ref)
+def hash_ref(bundle: Bundle, ref: str, repo: str | None = None) -> str:
+    path, fragment = ref_path(bundle, ref, repo)
     if fragment is not None and path.suffix == ".jsonl":
         found = [r for r in read_jsonl(path).records if r.get("id") == fragment]
         if not found:
@@ -141,19 +179,21 @@ def hash_ref(bundle: Bundle, ref: str) -> str:
         raise Unresolvable(f"cannot read ({exc.strerror})") from None
 
 
-Hasher = Callable[[str], str]
+Hasher = Callable[..., str]
 
 
 def memo_hasher(bundle: Bundle) -> Hasher:
-    cache: dict[str, str | Unresolvable] = {}
+    """``hasher(ref, repo=None)``: ``hash_ref`` memoised for one read."""
+    cache: dict[tuple[str, str | None], str | Unresolvable] = {}
 
-    def hasher(ref: str) -> str:
-        if ref not in cache:
+    def hasher(ref: str, repo: str | None = None) -> str:
+        key = (ref, repo)
+        if key not in cache:
             try:
-                cache[ref] = hash_ref(bundle, ref)
+                cache[key] = hash_ref(bundle, ref, repo)
             except Unresolvable as exc:
-                cache[ref] = exc
-        value = cache[ref]
+                cache[key] = exc
+        value = cache[key]
         if isinstance(value, Unresolvable):
             raise value
         return value
@@ -162,44 +202,79 @@ def memo_hasher(bundle: Bundle) -> Hasher:
 
 
 def derive_status(claim: Claim, hasher: Hasher) -> tuple[str, str]:
-    """(status, reason) for a claim as of now."""
+    """(status, reason) for a claim as of now (rules in the module doc)."""
     if claim.superseded_by:
         return "superseded", f"superseded by {claim.superseded_by}"
     for ref in claim.about:
         try:
-            hasher(ref)
+            hasher(ref, claim.repo)
         except Unresolvable as exc:
             return "unverifiable", f"{ref}: {exc}"
-    counting = [
-        e
-        for e in claim.evidence
-        if (claim.check is None or e.command == claim.check)
-        and (e.exit_code != 0 or e.authority != "agent")
-    ]
-    if not counting:
-        if claim.check is not None:
-            return "evidence_required", f"needs a receipt of the check: {claim.check}"
+    if claim.check is None:
+        failures = [e for e in claim.evidence if e.exit_code != 0]
+        if claim.evidence and claim.evidence[-1].exit_code != 0:
+            latest = failures[-1]
+            return "failed", f"{_said(latest)} {latest.command!r} exited {latest.exit_code}"
         if claim.evidence:
-            return "asserted", "only agent-reported evidence, which never verifies"
-        return "asserted", "no evidence yet"
+            latest = claim.evidence[-1]
+            return "asserted", (
+                f"no check declared; {_said(latest)} {latest.command!r} exited 0 "
+                f"at {latest.recorded_at}"
+            )
+        return "asserted", "no check declared, so nothing can observe it"
+    matching = [e for e in claim.evidence if e.command == claim.check]
+    counting = [e for e in matching if e.observed or e.exit_code != 0]
+    if not counting:
+        if matching:
+            latest = matching[-1]
+            return "evidence_required", (
+                f"only asserted evidence ({_said(latest)} it exited 0), which never verifies; "
+                f"run the check: {claim.check}"
+            )
+        return "evidence_required", f"needs an observed run of the check: {claim.check}"
     latest = counting[-1]
     if latest.exit_code != 0:
-        return "failed", f"{latest.command!r} exited {latest.exit_code} at {latest.recorded_at}"
+        return "failed", (
+            f"{latest.command!r} exited {latest.exit_code} at {latest.recorded_at} "
+            f"({_said(latest)})"
+        )
     for source in latest.sources:
         try:
-            now = hasher(source.ref)
+            now = hasher(source.ref, claim.repo)
         except Unresolvable as exc:
             return "stale_risky", f"{source.ref} changed since the evidence: {exc}"
         if now != source.hash:
             return "stale_risky", f"{source.ref} changed since the evidence"
-    return "verified", f"{latest.command!r} exited 0 at {latest.recorded_at} ({latest.authority})"
+    return "verified", f"{latest.command!r} exited 0 at {latest.recorded_at} ({_said(latest)})"
+
+
+def _said(evidence: Evidence) -> str:
+    """Who vouches for a receipt, in words."""
+    if evidence.provenance == "observed-by-ouro":
+        return "observed by ouro"
+    if evidence.provenance == "observed-by-host":
+        return f"observed by host {evidence.by or '?'}"
+    who = evidence.by or evidence.authority
+    legacy = "" if evidence.provenance else ", recorded before provenance"
+    return f"asserted by {who}{legacy}"
 
 
 def watched_refs(claim: Claim) -> list[str]:
-    """Every ref whose change can change a claim's derived status."""
+    """Every ref whose change can change a claim's derived status.
+
+    For a claim with its own ``repo``, repository refs come back absolute so
+    a stat of them (``ouro.arc.refs.stat_ref``) looks in the right folder.
+    """
     refs = list(claim.about)
     for evidence in claim.evidence:
         refs.extend(s.ref for s in evidence.sources)
+    if claim.repo:
+        refs = [
+            r
+            if r.split("/", 1)[0].partition("#")[0] in BUNDLE_AREAS
+            else os.path.join(claim.repo, r)
+            for r in refs
+        ]
     return sorted(set(refs))
 
 

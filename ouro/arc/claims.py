@@ -1,18 +1,25 @@
 """The claim store: ``arc/claims/<id>.json``, one claim with its evidence.
 
-Writes (add, evidence, verify, supersede) take the Arc lock, redact every
-string, replace the claim file atomically, then record a ``claim_recorded`` or
-``evidence_recorded`` event (which rewrites the checkpoint). Evidence keeps a
-digest of the command's output, never the output. Status is derived on read
+Writes (add, evidence, verify, supersede, host observation) take the Arc
+lock, redact every string, replace the claim file atomically, then record a
+``claim_recorded`` or ``evidence_recorded`` event (which rewrites the
+checkpoint). Evidence keeps a digest of the command's output and a redacted
+tail, never the output. Status is derived on read
 (``ouro.arc.claim_status``); it is never written.
+
+Provenance is set here, never taken from the caller: ``add_evidence`` (what
+anyone can type) always writes ``asserted``; ``verify_claim`` (ouro ran the
+check, ``ouro.arc.checkrun``) writes ``observed-by-ouro``;
+``observe_host_run`` (a host hook reported the run) writes
+``observed-by-host``.
 """
 
 from __future__ import annotations
 
-import subprocess
+from pathlib import Path
 from typing import Any
 
-from ouro.arc import paths
+from ouro.arc import checkrun, paths
 from ouro.arc.claim_status import (
     STATUSES,
     Claim,
@@ -28,7 +35,7 @@ from ouro.arc.claim_status import (
 from ouro.arc.recorder import append_locked, build_event
 from ouro.arc.redact import bundle_literals, redact, redact_obj
 from ouro.bundle import Bundle
-from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound
+from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound, OuroError
 from ouro.models.base import validate_input
 from ouro.models.clock import utc_now_iso
 from ouro.models.hashing import content_hash
@@ -54,12 +61,15 @@ def get_claim(bundle: Bundle, claim_id: str) -> Claim:
 
 def describe(bundle: Bundle, claim: Claim) -> dict[str, Any]:
     status, reason = derive_status(claim, memo_hasher(bundle))
-    return {
+    out = {
         **claim.to_json(),
         "status": status,
         "statusReason": reason,
         "locator": paths.claim_locator(claim.id),
     }
+    for item, evidence in zip(out.get("evidence") or [], claim.evidence, strict=False):
+        item["provenance"] = evidence.how  # legacy receipts read as asserted
+    return out
 
 
 def _save(bundle: Bundle, claim: Claim, kind: str, summary: str, meta: dict[str, Any]) -> None:
@@ -84,6 +94,7 @@ def add_claim(
     about: list[str] | None = None,
     authority: str = "agent",
     check: str | None = None,
+    repo: str | None = None,
 ) -> dict[str, Any]:
     if not text.strip():
         raise InvalidInput("text: a claim needs text", hint="say what you claim is true")
@@ -94,21 +105,26 @@ def add_claim(
             "text": text,
             "about": refs,
             "authority": authority,
-            "check": check or None,
+            "check": check.strip() if check and check.strip() else None,
+            "repo": checkrun.resolve_repo(bundle, repo) if repo else None,
             "createdAt": utc_now_iso(),
         },
         source="claim",
     )
     with paths.arc_lock(bundle, "claim add"):
         _save(bundle, claim, "claim_recorded", f"claim recorded: {text[:120]}", {"action": "add"})
-        return describe(bundle, get_claim(bundle, claim.id))
+        saved = get_claim(bundle, claim.id)
+    if saved.check:
+        # Written through ouro here: this bundle may run it without asking.
+        checkrun.trust(bundle, saved.check, how=f"claim add {saved.id}")
+    return describe(bundle, saved)
 
 
-def _hash_sources(bundle: Bundle, refs: list[str]) -> list[EvidenceSource]:
+def _hash_sources(bundle: Bundle, refs: list[str], repo: str | None) -> list[EvidenceSource]:
     out = []
     for ref in refs:
         try:
-            out.append(EvidenceSource(ref=ref, hash=hash_ref(bundle, ref)))
+            out.append(EvidenceSource(ref=ref, hash=hash_ref(bundle, ref, repo)))
         except Unresolvable as exc:
             raise InvalidInput(
                 f"source {ref!r} cannot be resolved ({exc})",
@@ -127,29 +143,62 @@ def add_evidence(
     sources: list[str] | None = None,
     authority: str = "command",
     note: str | None = None,
+    by: str | None = None,
 ) -> dict[str, Any]:
-    """Attach an evidence receipt. Sources default to the claim's ``about``."""
+    """Attach an asserted receipt (typed in: it never verifies). Sources
+    default to the claim's ``about``."""
     if not command.strip():
         raise InvalidInput("command: evidence names the command that ran", hint="pass --command")
+    fields = {
+        "exitCode": exit_code,
+        "outputDigest": None if output is None else content_hash(output),
+        "authority": authority,
+        "note": note,
+        "provenance": "asserted",
+        "by": by or _agent(bundle),
+    }
+    return _attach(bundle, claim_id, command, fields, sources, action="claim evidence")
+
+
+def _attach(
+    bundle: Bundle,
+    claim_id: str,
+    command: str,
+    fields: dict[str, Any],
+    sources: list[str] | None,
+    *,
+    action: str,
+    sources_first: list[EvidenceSource] | None = None,
+    expect_check: str | None = None,
+) -> dict[str, Any]:
+    """Validate and append one receipt under the Arc lock."""
     refs = [check_ref(ref, field="source") for ref in sources or []]
-    with paths.arc_lock(bundle, "claim evidence"):
+    with paths.arc_lock(bundle, action):
         claim = get_claim(bundle, claim_id)
         if claim.superseded_by:
             raise Conflict(
                 f"claim {claim_id} is superseded by {claim.superseded_by}",
                 hint=f"attach evidence to {claim.superseded_by}",
             )
-        resolved = _hash_sources(bundle, refs) if refs else _about_sources(bundle, claim)
+        if expect_check is not None and claim.check != expect_check:
+            raise Conflict(
+                f"claim {claim_id}'s check changed while it ran "
+                f"(ran {expect_check!r}, now {claim.check!r}); the receipt was not recorded",
+                hint=f"run 'ouro claim verify {claim_id}' again",
+            )
+        if sources_first is not None:
+            resolved = sources_first
+        elif refs:
+            resolved = _hash_sources(bundle, refs, claim.repo)
+        else:
+            resolved = _about_sources(bundle, claim)
         evidence = validate_input(
             Evidence,
             {
                 "command": redact(command, bundle_literals(bundle)),
-                "exitCode": exit_code,
-                "outputDigest": None if output is None else content_hash(output),
                 "recordedAt": utc_now_iso(),
-                "authority": authority,
                 "sources": [s.to_json() for s in resolved],
-                "note": note,
+                **{k: v for k, v in fields.items() if v is not None},
             },
             source="evidence",
             hint="see 'ouro claim evidence --help' for the fields",
@@ -159,55 +208,113 @@ def add_evidence(
             bundle,
             claim,
             "evidence_recorded",
-            f"evidence for {claim_id}: {command[:80]} exited {exit_code}",
-            {"exitCode": exit_code, "authority": authority},
+            f"evidence for {claim_id} ({evidence.how}): {command[:80]} exited {evidence.exit_code}",
+            {"exitCode": evidence.exit_code, "provenance": evidence.how, "by": evidence.by},
         )
         return describe(bundle, get_claim(bundle, claim_id))
+
+
+def _agent(bundle: Bundle) -> str | None:
+    try:
+        agent = bundle.read_meta().get("agent")
+    except OuroError:
+        return None
+    return agent if isinstance(agent, str) and agent else None
 
 
 def _about_sources(bundle: Bundle, claim: Claim) -> list[EvidenceSource]:
     out = []
     for ref in claim.about:
         try:
-            out.append(EvidenceSource(ref=ref, hash=hash_ref(bundle, ref)))
+            out.append(EvidenceSource(ref=ref, hash=hash_ref(bundle, ref, claim.repo)))
         except Unresolvable:
             continue  # the claim reads as unverifiable until its about resolves
     return out
 
 
-def verify_claim(bundle: Bundle, claim_id: str, *, timeout: float = 300.0) -> dict[str, Any]:
-    """Run the claim's declared check in the repo folder and record the receipt."""
+def claim_repo(bundle: Bundle, claim: Claim) -> Path:
+    """The folder the claim's check runs in."""
+    return Path(claim.repo) if claim.repo else checkrun.repo_root(bundle)
+
+
+def verify_claim(
+    bundle: Bundle, claim_id: str, *, timeout: float = checkrun.DEFAULT_TIMEOUT, yes: bool = False
+) -> dict[str, Any]:
+    """Run the claim's declared check like a CI step and record what ouro saw."""
     claim = get_claim(bundle, claim_id)
     if not claim.check:
         raise InvalidInput(
-            f"claim {claim_id} declares no check command",
-            hint="record evidence with 'ouro claim evidence ID --command CMD --exit N'",
+            f"claim {claim_id} declares no check command, so ouro has nothing to run",
+            hint="it stays asserted; to make it verifiable, add a claim with --check",
         )
+    checkrun.require_trust(bundle, claim.check, owner=f"claim {claim_id}", yes=yes)
     # Hash before running: the receipt vouches for the content the check saw.
-    sources = [s.ref for s in _about_sources(bundle, claim)]
-    note = None
-    try:
-        proc = subprocess.run(
-            claim.check,
-            shell=True,
-            cwd=bundle.root.parent,
-            capture_output=True,
-            timeout=timeout,
-            check=False,
-        )
-        code, output = proc.returncode, proc.stdout + proc.stderr
-    except subprocess.TimeoutExpired as exc:
-        code, note = 124, f"timed out after {timeout:g}s"
-        output = (exc.stdout or b"") + (exc.stderr or b"")
-    return add_evidence(
+    sources = _about_sources(bundle, claim)
+    run = checkrun.run_check(bundle, claim.check, cwd=claim_repo(bundle, claim), timeout=timeout)
+    result = _attach(
         bundle,
         claim_id,
-        command=claim.check,
-        exit_code=code,
-        output=output,
-        sources=sources,
-        authority="command",
-        note=note,
+        claim.check,
+        _run_fields(run, timeout, provenance="observed-by-ouro", by="ouro"),
+        None,
+        action="claim verify",
+        sources_first=sources,
+        expect_check=claim.check,
+    )
+    result["run"] = _run_json(run)
+    return result
+
+
+def _run_fields(
+    run: checkrun.CheckRun, timeout: float, *, provenance: str, by: str
+) -> dict[str, Any]:
+    return {
+        "exitCode": run.exit_code,
+        "outputDigest": run.digest,
+        "authority": "command",
+        "note": run.note(timeout),
+        "provenance": provenance,
+        "by": by,
+        "durationMs": run.duration_ms,
+        "tail": run.tail,
+        "cwd": run.cwd,
+    }
+
+
+def _run_json(run: checkrun.CheckRun) -> dict[str, Any]:
+    return {
+        "command": run.command,
+        "cwd": run.cwd,
+        "exitCode": run.exit_code,
+        "durationMs": run.duration_ms,
+        "outputDigest": run.digest,
+        "tail": run.tail,
+        "timedOut": run.timed_out,
+        "envScrubbed": run.scrubbed,
+    }
+
+
+def observe_host_run(
+    bundle: Bundle,
+    claim_id: str,
+    *,
+    command: str,
+    exit_code: int,
+    host: str,
+    digest: str | None,
+    tail: str | None,
+) -> dict[str, Any]:
+    """Record that a host saw the claim's declared check run (``observed-by-host``)."""
+    fields = {
+        "exitCode": exit_code,
+        "outputDigest": digest,
+        "authority": "runtime",
+        "provenance": "observed-by-host",
+        "by": host,
+        "tail": tail,
+    }
+    return _attach(
+        bundle, claim_id, command, fields, None, action="host observation", expect_check=command
     )
 
 
@@ -267,6 +374,7 @@ def list_claims(bundle: Bundle, status: str | None = None) -> dict[str, Any]:
                     "statusReason": reason,
                     "authority": claim.authority,
                     "check": claim.check,
+                    "repo": claim.repo,
                     "about": claim.about,
                     "evidenceCount": len(claim.evidence),
                     "locator": paths.claim_locator(claim.id),

@@ -10,11 +10,40 @@ from __future__ import annotations
 
 import os
 
+import orjson
+
 from ouro.bundle import Bundle
 
 #: A ref whose first segment is one of these is a bundle locator; any other is
-#: a path relative to the folder that contains the bundle.
+#: a path relative to the repository root (``repo_root``).
 BUNDLE_AREAS = frozenset({"arc", "desk", "habits", "state", "bundle.json"})
+
+_ROOTS: dict[str, tuple[int, str]] = {}
+
+
+def repo_root(bundle: Bundle) -> str:
+    """The repository root: ``bundle.json`` → ``repoRoot`` (relative to the
+    bundle folder, or absolute), else the folder that contains the bundle.
+    Cached per process until bundle.json changes (one stat per call)."""
+    meta = str(bundle.meta_path)
+    try:
+        mtime = os.stat(meta).st_mtime_ns
+    except OSError:
+        return str(bundle.root.parent)
+    cached = _ROOTS.get(meta)
+    if cached is not None and cached[0] == mtime:
+        return cached[1]
+    root = str(bundle.root.parent)
+    try:
+        with open(meta, "rb") as handle:
+            data = orjson.loads(handle.read())
+        raw = data.get("repoRoot") if isinstance(data, dict) else None
+        if isinstance(raw, str) and raw.strip():
+            root = os.path.normpath(os.path.join(bundle.root, raw))
+    except (OSError, orjson.JSONDecodeError):
+        pass  # an unreadable bundle.json is reported by whoever opens the bundle
+    _ROOTS[meta] = (mtime, root)
+    return root
 
 
 def stat_ref(bundle: Bundle, ref: str) -> list[int] | None:
@@ -25,7 +54,7 @@ def stat_ref(bundle: Bundle, ref: str) -> list[int] | None:
     derivation, which resolves strictly.
     """
     path = ref.partition("#")[0]
-    root = bundle.root if path.split("/", 1)[0] in BUNDLE_AREAS else bundle.root.parent
+    root = bundle.root if path.split("/", 1)[0] in BUNDLE_AREAS else repo_root(bundle)
     try:
         st = os.stat(os.path.join(root, path))
     except (OSError, ValueError):

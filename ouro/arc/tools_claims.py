@@ -23,7 +23,16 @@ class ClaimAddInput(ToolInput):
         description="a file the claim is about: a bundle locator or a repo-relative path",
     )
     authority: Authority = Field("agent", description="who asserts it")
-    check: str | None = Field(None, description="the command that proves it (exact match)")
+    check: str | None = Field(
+        None,
+        description="the command that proves it; only an observed run of exactly this command "
+        "(ouro claim verify, or the host seeing it run) can verify the claim",
+    )
+    repo: str | None = Field(
+        None,
+        description="repository folder for this claim's paths and check (default: bundle.json "
+        "repoRoot, else the bundle's parent folder); relative to the bundle folder",
+    )
 
 
 class EvidenceInput(ToolInput):
@@ -34,14 +43,17 @@ class EvidenceInput(ToolInput):
     source: list[str] = Field(
         default_factory=list, description="a file the evidence is about (default: the claim's)"
     )
-    authority: Authority = Field(
-        "command", description="who observed the result ('agent' never verifies)"
-    )
+    authority: Authority = Field("command", description="what kind of source reported it")
+    by: str | None = Field(None, description="who asserts it (default: the bundle's agent)")
 
 
 class VerifyInput(ToolInput):
     claim_id: str = Field(description="the claim (cl-…)")
     timeout: float = Field(300.0, gt=0, description="seconds before the check is stopped")
+    yes: bool = Field(
+        False,
+        description="run a check that was not written through ouro here (read it first)",
+    )
 
 
 class SupersedeInput(ToolInput):
@@ -72,7 +84,7 @@ class ObligationListInput(ToolInput):
 
 def claim_add(bundle: Bundle, inp: ClaimAddInput) -> dict[str, Any]:
     return claims.add_claim(
-        bundle, inp.text, about=inp.about, authority=inp.authority, check=inp.check
+        bundle, inp.text, about=inp.about, authority=inp.authority, check=inp.check, repo=inp.repo
     )
 
 
@@ -85,11 +97,12 @@ def claim_evidence(bundle: Bundle, inp: EvidenceInput) -> dict[str, Any]:
         output=inp.output,
         sources=inp.source,
         authority=inp.authority,
+        by=inp.by,
     )
 
 
 def claim_verify(bundle: Bundle, inp: VerifyInput) -> dict[str, Any]:
-    return claims.verify_claim(bundle, inp.claim_id, timeout=inp.timeout)
+    return claims.verify_claim(bundle, inp.claim_id, timeout=inp.timeout, yes=inp.yes)
 
 
 def claim_supersede(bundle: Bundle, inp: SupersedeInput) -> dict[str, Any]:
@@ -121,8 +134,32 @@ def render_claim(c: dict[str, Any]) -> str:
     lines = [f"{c['id']} [{c['status']}] {c['text']}", f"  why: {c['statusReason']}"]
     if c.get("check"):
         lines.append(f"  check: {c['check']}")
+    evidence = c.get("evidence") or []
+    if evidence:
+        e = evidence[-1]
+        who = f" by {e['by']}" if e.get("by") else ""
+        lines.append(
+            f"  latest evidence: {e.get('provenance', 'asserted')}{who}: "
+            f"{e['command']!r} exited {e['exitCode']} at {e['recordedAt']}"
+        )
+    run = c.get("run")
+    if run:
+        timed = " (timed out)" if run.get("timedOut") else ""
+        lines.append(
+            f"  ran in {run['cwd']}: exit {run['exitCode']}{timed}, {run['durationMs']} ms, "
+            f"output {run['outputDigest']}"
+        )
+        if run.get("tail"):
+            lines.append("  output tail (redacted):")
+            lines.extend("    " + line for line in run["tail"].splitlines())
     lines.append(f"  at: {c['locator']}")
     return "\n".join(lines)
+
+
+def verify_exit(c: dict[str, Any]) -> int:
+    """``claim verify`` exits 1 when the check it ran failed."""
+    run = c.get("run") or {}
+    return 0 if run.get("exitCode") == 0 else 1
 
 
 def render_claims(r: dict[str, Any]) -> str:

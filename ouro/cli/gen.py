@@ -19,7 +19,7 @@ import click
 
 from ouro.cli.common import bundle_from, json_option, wants_json
 from ouro.cli.output import emit
-from ouro.errors import InvalidInput
+from ouro.errors import InvalidInput, OuroError
 from ouro.tools import Tool, invoke, load
 
 
@@ -111,7 +111,19 @@ def tool_command(tool: Tool) -> click.Command:
             ):
                 arguments[key] = _read_file(option, "-")
         bundle = bundle_from(ctx)
-        result = invoke(tool.name, bundle, arguments)
+        try:
+            result = invoke(tool.name, bundle, arguments)
+        except OuroError as exc:
+            # A tool that needs the user's go-ahead (e.g. a check written
+            # elsewhere) names the confirming field; ask on a terminal only.
+            field_name = getattr(exc, "confirm_field", None)
+            if not field_name or json_mode or not sys.stdin.isatty():
+                raise
+            click.echo(f"{exc.message}", err=True)
+            if not click.confirm("Run it?", default=False, err=True):
+                raise
+            arguments[field_name] = True
+            result = invoke(tool.name, bundle, arguments)
         emit(result, json_mode=json_mode, render=load(tool.render) if tool.render else None)
         if tool.exit_status:
             status: int = load(tool.exit_status)(result)

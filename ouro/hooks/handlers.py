@@ -27,6 +27,8 @@ from ouro.models.clock import utc_now_iso
 PRECOMPACT_KIND = "post_turn_persisted"
 #: Sentinel trigger for a refresh just before the host compacts context.
 PRECOMPACT_TRIGGER = "post_turn"
+#: Claim statuses the Stop hook counts as debt: each has a check to run.
+DEBT_STATUSES = frozenset({"evidence_required", "failed", "stale_risky"})
 #: How many claim / obligation lines the Stop message lists before summing up.
 LIST_LIMIT = 5
 
@@ -168,12 +170,19 @@ def stop(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
     # stop_hook_active: the host is already continuing because of a Stop block;
     # blocking again could loop forever, so surface only.
     if options.block_on_debt and not inp.stop_hook_active:
-        reply.block_reason = (
-            message + "\nBefore stopping: back these claims with evidence ('ouro claim "
-            "verify' or 'ouro claim evidence'), close what is done ('ouro obligation close'), "
-            "or say why they stay open."
-        )
+        reply.block_reason = message + "\n" + debt_actions(message)
     return reply
+
+
+def debt_actions(message: str) -> str:
+    """What the agent can do about the listed debt, and nothing it cannot."""
+    steps = []
+    if "claim(s) not verified" in message:
+        steps.append("run each claim's check ('ouro claim verify ID', or run it yourself)")
+    if "obligation(s) due" in message:
+        steps.append("close what is done ('ouro obligation close ID')")
+    steps.append("or say why they stay open")
+    return "Before stopping: " + ", ".join(steps) + "."
 
 
 def session_end(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
@@ -206,7 +215,13 @@ def debt_message(full: dict[str, Any], *, now: str) -> str | None:
     ob_store = stores.get("obligations") or {}
     claims = claim_store.get("items") or {}
     obligations = ob_store.get("items") or {}
-    unverified = [cid for cid in full.get("unverifiedClaimIds") or [] if cid in claims]
+    # Debt is only what can be verified and is not: a claim without a check
+    # reads "asserted" and nothing the agent runs can change that.
+    unverified = [
+        cid
+        for cid in full.get("unverifiedClaimIds") or []
+        if cid in claims and claims[cid].get("status") in DEBT_STATUSES
+    ]
     due = sorted(oid for oid, entry in obligations.items() if _due(entry, now))
     lines: list[str] = []
     # Unknown stays unknown: an unreadable store is named, never read as "no debt".

@@ -1,7 +1,8 @@
 """Drill ``evidence-freshness``: changing an evidenced source un-verifies a claim.
 
-A source file is written, a claim about it gets passing ``test`` evidence that
-matches its declared check (so it reads verified), then the source changes.
+A source file is written, a claim about it is verified by ouro running its
+declared check (``true``: only an observed run verifies), then the source
+changes.
 The claim must read stale_risky (not verified) in the claim list, be listed
 as unverified by the resume, and show as ``[stale_risky]`` in the packet.
 """
@@ -22,20 +23,12 @@ def run(bundle: Bundle, probe: Probe) -> None:
     source = bundle.path(locator)
     source.parent.mkdir(parents=True, exist_ok=True)
     source.write_text(f"version 1 of {token}\n", encoding="utf-8")
-    check = "python -m pytest tests/test_drill_subject.py"
+    check = "true"
     claim = claims.add_claim(
         bundle, f"drill claim {token} holds", about=[locator], authority="test", check=check
     )
     cid = claim["id"]
-    claims.add_evidence(
-        bundle,
-        cid,
-        command=check,
-        exit_code=0,
-        output="1 passed",
-        sources=[locator],
-        authority="test",
-    )
+    claims.verify_claim(bundle, cid, timeout=30, yes=True)
 
     def status() -> str:
         listed = claims.list_claims(bundle)
@@ -45,7 +38,9 @@ def run(bundle: Bundle, probe: Probe) -> None:
 
     where = f"ouro claim list  # {cid}"
     first = status()
-    probe.expect(first == "verified", "matching evidence verifies the claim", first, look_at=where)
+    probe.expect(
+        first == "verified", "an observed run of the check verifies the claim", first, look_at=where
+    )
     source.write_text(f"version 2 of {token}: changed after the evidence\n", encoding="utf-8")
     after = status()
     probe.expect(
