@@ -57,10 +57,10 @@ def test_lists_every_registry_tool_with_schema_and_hints(bundle: Bundle, tmp_pat
         )
     # Honest hints: a tool that runs a shell command says so.
     hints = {t.name: t.annotations for t in listed}
-    for name in ("claim_verify", "habit_run"):
+    for name in ("claim_verify", "habits_run"):
         assert hints[name] is not None
         assert hints[name].destructive_hint is True and hints[name].open_world_hint is True
-    assert {t.name for t in registry.TOOLS if t.open_world} >= {"claim_verify", "habit_run"}
+    assert {t.name for t in registry.TOOLS if t.open_world} >= {"claim_verify", "habits_run"}
 
 
 def test_every_registered_tool_has_a_sample() -> None:
