@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -217,3 +218,31 @@ def test_jsonl_union_is_symmetric_dedupes_and_keeps_malformed() -> None:
         (4, "not a JSON object"),
         (5, "not valid JSON"),
     ]
+
+
+def test_a_merge_left_stopped_with_markers_is_finished_not_aborted(tmp_path: Path) -> None:
+    _, a, b = remote_and_clones(tmp_path)
+    ouro(a, "diary", "write", "fact from a")
+    ouro(a, "desk", "task", "claim", "work/ship-it", "--agent", "agent-a")
+    ouro(a, "sync")
+    ouro(b, "diary", "write", "fact from b")
+    ouro(b, "desk", "task", "claim", "work/ship-it", "--agent", "agent-b")
+    # What a sync killed inside its merge leaves: local work committed, the
+    # merge stopped with git's conflict markers in task.md.
+    git(b.root, "add", "-A")
+    git(b.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "local")
+    git(b.root, "fetch", "-q", "origin")
+    subprocess.run(
+        ["git", "-C", str(b.root), "merge", "--no-commit", "origin/main"], capture_output=True
+    )
+    task = b.root / "desk/work/ship-it/task.md"
+    assert "<<<<<<<" in task.read_text()
+    ouro(b, "diary", "write", "written while the merge was stopped")
+    result = ouro(b, "sync")
+    assert "finished a merge an interrupted sync had left stopped" in result["notes"]
+    assert "<<<<<<<" not in task.read_text()
+    assert not (b.root / ".git" / "MERGE_HEAD").exists()
+    facts = (b.root / FACTS).read_text()
+    for text in ("fact from a", "fact from b", "written while the merge was stopped"):
+        assert facts.count(text) == 1, text
+    assert git(b.root, "status", "--porcelain") == ""

@@ -40,12 +40,19 @@ test fails when it drifts.
 def _walk(command: click.Command, ctx: click.Context, path: tuple[str, ...]) -> list[str]:
     out: list[str] = []
     if isinstance(command, click.Group):
+        if path and command.invoke_without_command:  # runs on its own too (ouro sync)
+            out.append(_entry(command, ctx, path))
         for name in command.list_commands(ctx):
             sub = command.get_command(ctx, name)
             if sub is None:
                 continue
             out.extend(_walk(sub, click.Context(sub, info_name=name, parent=ctx), (*path, name)))
         return out
+    out.append(_entry(command, ctx, path))
+    return out
+
+
+def _entry(command: click.Command, ctx: click.Context, path: tuple[str, ...]) -> str:
     tools = {tool.cli: tool for tool in TOOLS}
     usage = " ".join(command.collect_usage_pieces(ctx))
     lines = [f"## `ouro {' '.join(path)}`", "", f"    ouro {' '.join(path)} {usage}".rstrip(), ""]
@@ -74,8 +81,7 @@ def _walk(command: click.Command, ctx: click.Context, path: tuple[str, ...]) -> 
             rows.append(f"| `{', '.join(param.opts)}` | {(param.help or '').replace('|', '/')} |")
     if rows:
         lines += ["| option | meaning |", "|---|---|", *rows, ""]
-    out.append("\n".join(lines))
-    return out
+    return "\n".join(lines)
 
 
 def render_reference() -> str:

@@ -4,7 +4,9 @@ Called with the bundle's writer locks held and git's merge stopped before its
 commit (``MERGE_HEAD`` present). For every bundle path changed on both sides:
 
 - ``*.jsonl`` (append-only logs): rewritten as the canonical union of both
-  sides (``ouro.sync.jsonl``); malformed lines are kept and reported.
+  sides and of the working file (which, after an interrupted sync, holds lines
+  written since), see ``ouro.sync.jsonl``; malformed lines are kept and
+  reported; git conflict-marker lines are not records and are dropped.
 - ``*.json`` documents (claims, obligations, receipts): newest wins — the side
   whose newest timestamp (``recordedAt``, ``updatedAt``, ``createdAt``,
   ``closedAt``, ``at`` … anywhere in the document) is later; equal times are
@@ -124,6 +126,14 @@ def _front_matter(data: bytes, source: str) -> dict[str, Any] | None:
     return meta
 
 
+_MARKERS = (b"<<<<<<< ", b"=======", b">>>>>>> ", b"||||||| ")
+
+
+def _without_markers(data: bytes) -> bytes:
+    lines = data.split(b"\n")
+    return b"\n".join(ln for ln in lines if not ln.rstrip(b"\r").startswith(_MARKERS))
+
+
 def _md_time(data: bytes, path: str) -> str:
     meta = _front_matter(data, path) or {}
     return newest_time({"updated": meta.get("updated"), "history": meta.get("history")})
@@ -226,8 +236,11 @@ class Merger:
         if not present:
             self.git.run("rm", "-q", "--cached", "--ignore-unmatch", "--", path)
             return
-        merged, bad = merge_lines(present, path)
         target = self.bundle.root / path
+        # The working file too: after an interrupted sync, lines written since
+        # are only there (git's own conflict markers, if any, are not lines).
+        present.append(_without_markers(target.read_bytes() if target.exists() else b""))
+        merged, bad = merge_lines(present, path)
         if not target.exists() or target.read_bytes() != merged:
             atomic_write_bytes(target, merged)
         self.git.run("add", "--", path)
@@ -238,8 +251,17 @@ class Merger:
         ours = Side("ours", self.head, self._blob(self.head, path))
         theirs = Side("theirs", self.theirs, self._blob(self.theirs, path))
         base = Side("base", self.base, self._blob(self.base, path))
-        cid = conflict_id(path, ours.data, theirs.data)
         target = self.bundle.root / path
+        working = target.read_bytes() if target.is_file() else None
+        if (
+            working is not None
+            and working not in (ours.data, theirs.data)
+            and _without_markers(working) == working
+        ):
+            # Written here after an interrupted sync stopped the merge: the newest
+            # local version, so it stands in for ours.
+            ours = Side("ours", "working tree", working)
+        cid = conflict_id(path, ours.data, theirs.data)
         kind = "document"
         if ours.data is None or theirs.data is None:
             kept = "theirs" if ours.data is None else "ours"
