@@ -127,6 +127,20 @@ def test_every_page_renders_served_and_static(made: Bundle) -> None:
             assert ("/static/live.js" in html) is served
 
 
+def test_recovery_desk_habits_claims_show_their_receipts(made: Bundle) -> None:
+    bench = Workbench(made, served=True)
+    recovery = bench.render("recovery")
+    assert "<svg" in recovery and "drills: 7/7 passed" in recovery
+    assert 'class="pt p-blocked"' in recovery and 'class="pt p-ready"' in recovery
+    desk = bench.render("desk")
+    assert "held by <strong>demo</strong>" in desk and "1 iteration(s)" in desk
+    assert "the copy script has no dry-run flag" in desk
+    habits = bench.render("habits")
+    assert "Recent runs" in habits and "surfaced" in habits and "queued" in habits
+    claims = bench.render("claims")
+    assert "unchanged" in claims and "ouro claim verify" in claims
+
+
 def test_timeline_pages_and_filters(copy: Bundle) -> None:
     for n in range(120):
         ouro(copy.root, "arc", "note", f"step {n} done", "--session", "s-many")

@@ -71,6 +71,18 @@ def realistic_bundle(root: Path) -> Bundle:
     note.write_text(NOTE_BODY.format(anthropic="[seeded later]", literal="[seeded later]"))
     ouro(root, "notes", "write", "Token migration runbook", "--body-file", str(note),
          "--tag", "auth")  # fmt: skip
+    ouro(root, "desk", "track", "add", "auth migration")
+    task = ouro(root, "desk", "task", "add", "auth-migration", "Copy the tokens table",
+                "--priority", "1", "--acceptance", "row counts match")  # fmt: skip
+    task_id = task.get("task", task)["id"]
+    ouro(root, "desk", "task", "update", task_id, "--status", "active")
+    ouro(root, "desk", "iteration", "add", task_id, "copied 1.2M rows in 4 batches")
+    ouro(root, "desk", "task", "add", "auth-migration", "Switch production reads",
+         "--priority", "2")  # fmt: skip
+    ouro(root, "desk", "friction", "add", "the copy script has no dry-run flag",
+         "--severity", "medium", "--track", "auth-migration")  # fmt: skip
+    ouro(root, "desk", "tip", "add", "compare row counts before switching reads",
+         "--tag", "migration")  # fmt: skip
     ouro(root, "arc", "handoff", "auth migration half done: tokens copied, reads not switched",
          "--session", s)  # fmt: skip
     ouro(root, "arc", "blocker", "waiting for a DBA to grant ALTER on auth_tokens", "--session", s)

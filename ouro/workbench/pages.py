@@ -320,7 +320,32 @@ def habits_page(bundle: Bundle, query: Query) -> dict[str, Any]:
         last, last_error = _guard(partial(habit_last, bundle, habit.name))
         rows.append({"name": habit.name, "show": shown, "showError": show_error,
                      "last": last, "lastError": last_error})  # fmt: skip
-    return {"habits": rows, "problems": [p.to_json() for p in habits.problems]}
+    recent, recent_problems = _recent_runs(bundle)
+    return {
+        "habits": rows,
+        "problems": [p.to_json() for p in habits.problems],
+        "recent": recent,
+        "recentProblems": recent_problems,
+    }
+
+
+def _recent_runs(bundle: Bundle, limit: int = 15) -> tuple[list[dict[str, Any]], list[str]]:
+    """The newest run receipts of any habit (run ids sort by time)."""
+    from ouro.errors import CorruptFile, NotFound
+    from ouro.habits.receipt import RECEIPTS_DIR, read_receipt, receipts_dir
+
+    folder = receipts_dir(bundle)
+    try:
+        names = sorted((p.name for p in folder.glob("*.json")), reverse=True)[:limit]
+    except OSError as exc:
+        return [], [f"cannot list {RECEIPTS_DIR}/ ({exc})"]
+    runs, problems = [], []
+    for name in names:
+        try:
+            runs.append(read_receipt(bundle, f"{RECEIPTS_DIR}/{name}").to_json())
+        except (CorruptFile, NotFound) as exc:
+            problems.append(exc.message)
+    return runs, problems
 
 
 # --- Search -----------------------------------------------------------------------

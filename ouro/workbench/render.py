@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     import jinja2
     from markdown_it import MarkdownIt
 
+#: pages of each paged list that a static build writes
+STATIC_PAGES = 20
 NAV = ("now", "timeline", "claims", "recovery", "desk", "record", "habits", "search")
 
 
@@ -76,6 +78,8 @@ class Site:
             if page > 1:
                 args["page"] = str(page)
             return path + (f"?{urlencode(args)}" if args else "")
+        if page > STATIC_PAGES:
+            return ""  # not in the static site: the pager shows the link as off
         base = "index" if name == "now" else name
         return f"{base}.html" if page <= 1 else f"{base}-{page}.html"
 

@@ -22,9 +22,9 @@ from ouro.errors import InvalidInput
 from ouro.store.atomic import atomic_write_text
 from ouro.workbench.app import Workbench
 from ouro.workbench.pages import PAGES, Query
+from ouro.workbench.render import STATIC_PAGES
 
 MARKER = ".ouro-workbench"
-STATIC_PAGES = 20
 #: pages whose context says whether an older page exists, and where
 PAGED = {
     "timeline": lambda c: bool(c["more"]),
