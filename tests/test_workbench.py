@@ -169,6 +169,20 @@ def test_unknown_stays_unknown(copy: Bundle) -> None:
     assert "None recorded" not in section.group(0)
 
 
+def test_broken_sources_read_as_unknown_or_degraded(copy: Bundle) -> None:
+    sentinel = copy.root / "arc" / "flight-recorder" / "context-loss-sentinel"
+    (sentinel / "latest.json").write_text("{not json")
+    shutil.rmtree(copy.root / "arc" / "flight-recorder" / "events")
+    bench = Workbench(copy, served=True)
+    now = bench.render("now")
+    assert "degraded" in now and "latest.json" in now
+    timeline = bench.render("timeline")
+    assert "unknown:" in timeline and "events/ is missing" in timeline
+    assert "No events" not in timeline
+    recovery = bench.render("recovery")
+    assert "degraded" in recovery and "<svg" in recovery  # the ledger still charts
+
+
 # --- safe by construction -----------------------------------------------------------
 
 

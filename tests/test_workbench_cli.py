@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +65,47 @@ def test_cli_start_stays_lean() -> None:
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.slow
+def test_pages_answer_while_another_process_writes(bundle: Bundle) -> None:
+    """A writer process appends events while the server renders the Timeline and Now."""
+    proc, url, _ = _start(bundle, "--port", "0")
+    writer = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys\nfrom ouro.cli.app import run\n"
+         "for n in range(40):\n"
+         f"    run(['--bundle', {str(bundle.root)!r}, 'arc', 'note', f'step {{n}}'])\n"],
+        stdout=subprocess.DEVNULL, env={k: v for k, v in os.environ.items() if k != "OURO_BUNDLE"},
+    )  # fmt: skip
+    try:
+        seen = 0
+        while writer.poll() is None or seen < 5:
+            for page in ("timeline", ""):
+                with urllib.request.urlopen(url + page, timeout=30) as resp:
+                    html = resp.read().decode()
+                assert resp.status == 200 and "unreadable line" not in html
+            seen += 1
+        assert writer.wait(timeout=60) == 0
+        with urllib.request.urlopen(url + "timeline", timeout=30) as resp:
+            assert "step 39" in resp.read().decode()
+    finally:
+        writer.kill()
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_templates_and_assets(tmp_path: Path) -> None:
+    import zipfile
+
+    from tests.conftest import REPO
+
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "-q", "-w", str(tmp_path)],
+        check=True,
+    )
+    names = zipfile.ZipFile(next(tmp_path.glob("*.whl"))).namelist()
+    for name in ("now", "timeline", "claims", "recovery", "desk", "record", "habits", "search"):
+        assert f"ouro/workbench/templates/{name}.html" in names
+    assert "ouro/workbench/static/live.js" in names and "ouro/workbench/static/style.css" in names

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import orjson
+
 from ouro.arc import paths
 from ouro.arc.kinds import is_boundary
 from ouro.bundle import Bundle
@@ -68,7 +70,16 @@ def event_page(
         return session is None or event.get("sessionRef") == session
 
     try:
-        page = newest_first(paths.events_dir(bundle), skip=skip, limit=limit, keep=keep)
+        # Lines that cannot match are skipped unparsed: a kind or session must appear in the line.
+        if wanted:
+            needles = tuple(k.encode() for k in wanted)
+        elif session is not None:
+            needles = (orjson.dumps(session)[1:-1],)
+        else:
+            needles = ()
+        page = newest_first(
+            paths.events_dir(bundle), skip=skip, limit=limit, keep=keep, needles=needles
+        )
     except OSError as exc:
         return {"events": [], "more": False, "badLines": 0, "error": f"cannot read events ({exc})"}
     events = []

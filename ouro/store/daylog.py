@@ -51,9 +51,12 @@ def newest_first(
     skip: int = 0,
     limit: int = 50,
     keep: Callable[[dict[str, Any]], bool] | None = None,
+    needles: tuple[bytes, ...] = (),
 ) -> DayPage:
     """Matching records ``skip .. skip+limit`` counted from the newest line.
 
+    ``needles``: a cheap prefilter for ``keep`` — a line that contains none of
+    these bytes is skipped unparsed (so they must be implied by ``keep``).
     Raises OSError when the folder exists but cannot be listed or read.
     """
     page = DayPage()
@@ -63,8 +66,12 @@ def newest_first(
     seen = 0
     for name in reversed(day_files(folder)):
         data = (folder / name).read_bytes()
-        for raw in reversed(data.split(b"\n")):
+        # A tail without its newline is an append still being written: not a bad line.
+        cut = data.rfind(b"\n") + 1
+        for raw in reversed(data[:cut].split(b"\n")):
             if not raw.strip():
+                continue
+            if needles and not any(n in raw for n in needles):
                 continue
             try:
                 record = orjson.loads(raw)
