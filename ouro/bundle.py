@@ -2,8 +2,10 @@
 
 Contract:
 - ``bundle.json`` at the root marks a bundle (layout version, agent, created-at).
-- ``ouro init`` copies ``templates/bundle/`` and writes ``bundle.json``; it never
-  overwrites an existing bundle.
+- ``ouro init`` resolves PATH (symlinks, ``..``) before it checks it, copies
+  ``templates/bundle/`` (each file written atomically, confined to the new
+  bundle) and writes ``bundle.json`` last; it never overwrites an existing
+  bundle or a non-empty folder.
 - Every command except ``ouro migrate`` refuses a bundle that still has a
   top-level ``journal/``, ``diary/`` or ``notes/`` (the legacy layout).
 - Discovery: ``--bundle PATH``, else ``$OURO_BUNDLE``, else walk up from the
@@ -13,7 +15,6 @@ Contract:
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,8 @@ import orjson
 from ouro.errors import BundleExists, BundleNotFound, CorruptFile, LegacyLayout
 from ouro.models.clock import utc_now_iso
 from ouro.resources import bundle_template
-from ouro.store.atomic import atomic_write_json
+from ouro.store.atomic import atomic_write_bytes, atomic_write_json
+from ouro.store.guard import make_dirs
 from ouro.store.locator import Locator
 
 LAYOUT_VERSION = 2
@@ -149,7 +151,9 @@ class Bundle:
 
     @classmethod
     def init(cls, path: Path | str, *, agent: str | None = None) -> Bundle:
-        root = Path(path).expanduser().absolute()
+        # Resolve first ('zz/../x' with no zz, symlinks), then check: checking the
+        # spelt path and writing the resolved one re-initialised existing bundles.
+        root = Path(os.path.realpath(Path(path).expanduser()))
         if (root / "bundle.json").exists():
             raise BundleExists(
                 f"{root} is already an ouro bundle",
@@ -161,11 +165,10 @@ class Bundle:
                 hint="choose a new or empty folder",
             )
         agent_name = agent or _default_agent_name(root)
-        root.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(root)
         for source, rel in bundle_template():
-            (root / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, root / rel)
-        atomic_write_json(
+            atomic_write_bytes(root / rel, source.read_bytes(), root=root)
+        atomic_write_json(  # last: a bundle.json means the bundle is complete
             root / "bundle.json",
             {
                 "schemaVersion": 1,
@@ -173,6 +176,7 @@ class Bundle:
                 "agent": agent_name,
                 "createdAt": utc_now_iso(),
             },
+            root=root,
         )
         return cls(root)
 

@@ -41,6 +41,21 @@ class InvalidLocator(OuroError):
     kind = "invalid_locator"
 
 
+class OutsideBundle(InvalidLocator):
+    """A write whose path resolves (through a symlink) outside its bundle."""
+
+    kind = "outside_bundle"
+
+
+class StorageError(OuroError):
+    """The operating system refused a read or write (disk full, permission, I/O).
+
+    The message names the path and says whether anything was written.
+    """
+
+    kind = "storage"
+
+
 class InvalidInput(OuroError):
     """Bad input: the message names the field, file and line where known."""
 

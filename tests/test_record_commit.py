@@ -23,7 +23,7 @@ from ouro.bundle import Bundle
 from ouro.desk import derived, entities, factnorm, record
 from ouro.desk.factstate import DiaryState, state_for
 from ouro.desk.record import FactDraft
-from ouro.errors import Conflict
+from ouro.errors import Conflict, StorageError
 from ouro.store.jsonl import append_jsonl, fsync_path
 from ouro.store.lock import FileLock
 
@@ -203,7 +203,7 @@ def test_append_without_sync_then_fsync_path(
     assert len(calls) == 1 and target.read_bytes() == b'{"n":1}\n{"n":2}\n'
     fsync_path(target)
     assert len(calls) == 2
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(StorageError):  # an OS error is an OuroError naming the path
         fsync_path(tmp_path / "missing.jsonl")
 
 
@@ -216,7 +216,7 @@ def test_replace_derived_swaps_in_whole_fsynced_files(
     target = folder / "entities.json"
     synced: list[int] = []
     real_fsync = os.fsync
-    monkeypatch.setattr(derived.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
     derived.replace_derived(target, [b"{", b"}", b"\n"])
     assert target.read_bytes() == b"{}\n"
     old_ino = target.stat().st_ino

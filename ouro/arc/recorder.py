@@ -19,6 +19,7 @@ from ouro.arc import paths
 from ouro.arc.eventline import plain_line
 from ouro.arc.redact import bundle_literals, redact_obj
 from ouro.bundle import Bundle
+from ouro.errors import OuroError
 from ouro.models.clock import utc_now_iso
 from ouro.models.ids import new_id
 from ouro.store.atomic import atomic_write_json
@@ -87,10 +88,23 @@ def write_checkpoint(bundle: Bundle) -> dict[str, Any]:
     return fresh
 
 
-def append_locked(bundle: Bundle, line: dict[str, Any]) -> None:
-    """Append one built event and rewrite the checkpoint. Needs the Arc lock."""
+def append_locked(bundle: Bundle, line: dict[str, Any]) -> list[str]:
+    """Append one built event and rewrite the checkpoint. Needs the Arc lock.
+
+    Returns warnings: once the event is durable the write has happened, so a
+    checkpoint that cannot be rewritten (disk full, a folder in its place) is
+    a warning, not an error -- latest.json then lags the log, which readers
+    detect and fold in process, and the next write rewrites it.
+    """
     append_jsonl(paths.events_dir(bundle) / paths.day_file_name(line["recordedAt"]), [line])
-    write_checkpoint(bundle)
+    try:
+        write_checkpoint(bundle)
+    except OuroError as exc:
+        return [
+            f"event {line['id']} recorded; {paths.CHECKPOINT} is stale ({exc.message}) -- "
+            "it is folded from the log on read and rewritten by the next write"
+        ]
+    return []
 
 
 def record_event(
@@ -106,8 +120,13 @@ def record_event(
     blocked_because: str | None = None,
     produced_refs: list[dict[str, str]] | None = None,
     meta: dict[str, Any] | None = None,
+    warnings: list[str] | None = None,
 ) -> dict[str, Any]:
-    """Append one event (redacted) and rewrite the checkpoint; returns the event."""
+    """Append one event (redacted) and rewrite the checkpoint; returns the event.
+
+    A checkpoint that could not be rewritten after the append is reported in
+    ``warnings`` (when given), never raised.
+    """
     with paths.arc_lock(bundle, f"record {kind}"):
         line = build_event(
             bundle,
@@ -122,5 +141,7 @@ def record_event(
             produced_refs=produced_refs,
             meta=meta,
         )
-        append_locked(bundle, line)
+        problems = append_locked(bundle, line)
+    if warnings is not None:
+        warnings.extend(problems)
     return line

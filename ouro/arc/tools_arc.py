@@ -57,13 +57,16 @@ class CheckpointInput(ToolInput):
     pass
 
 
-def _written(bundle: Bundle, event: dict[str, Any]) -> dict[str, Any]:
+def _written(
+    bundle: Bundle, event: dict[str, Any], warnings: list[str] | None = None
+) -> dict[str, Any]:
     resume = read_resume(bundle)
     return {
         "event": event,
         "canContinue": resume["canContinue"],
         "missing": resume["missing"],
         "blockedBecause": resume["blockedBecause"],
+        "warnings": warnings or [],
     }
 
 
@@ -80,13 +83,20 @@ def arc_query(bundle: Bundle, inp: QueryInput) -> dict[str, Any]:
 
 
 def record_ask(bundle: Bundle, inp: TextInput) -> dict[str, Any]:
+    warnings: list[str] = []
     event = record_event(
-        bundle, "turn_accepted", f"ask: {inp.text}", current_ask=inp.text, **_session(inp)
+        bundle,
+        "turn_accepted",
+        f"ask: {inp.text}",
+        current_ask=inp.text,
+        **_session(inp),
+        warnings=warnings,
     )
-    return _written(bundle, event)
+    return _written(bundle, event, warnings)
 
 
 def record_next(bundle: Bundle, inp: NextInput) -> dict[str, Any]:
+    warnings: list[str] = []
     event = record_event(
         bundle,
         "agent_note",
@@ -94,19 +104,22 @@ def record_next(bundle: Bundle, inp: NextInput) -> dict[str, Any]:
         next_safe_action=inp.text,
         stop_before=inp.stop_before,
         **_session(inp),
+        warnings=warnings,
     )
-    return _written(bundle, event)
+    return _written(bundle, event, warnings)
 
 
 def record_blocker(bundle: Bundle, inp: TextInput) -> dict[str, Any]:
+    warnings: list[str] = []
     event = record_event(
         bundle,
         "blocker_detected",
         f"blocked: {inp.text}",
         blocked_because=inp.text,
         **_session(inp),
+        warnings=warnings,
     )
-    return _written(bundle, event)
+    return _written(bundle, event, warnings)
 
 
 def clear_blocker(bundle: Bundle, inp: UnblockInput) -> dict[str, Any]:
@@ -127,16 +140,20 @@ def clear_blocker(bundle: Bundle, inp: UnblockInput) -> dict[str, Any]:
             meta={"blockerId": inp.blocker_id} if inp.blocker_id else None,
             **_session(inp),
         )
-        append_locked(bundle, line)
-    return {**_written(bundle, line), "cleared": cleared}
+        warnings = append_locked(bundle, line)
+    return {**_written(bundle, line, warnings), "cleared": cleared}
 
 
 def record_handoff(bundle: Bundle, inp: TextInput) -> dict[str, Any]:
-    return _written(bundle, record_event(bundle, "handoff", inp.text, **_session(inp)))
+    warnings: list[str] = []
+    event = record_event(bundle, "handoff", inp.text, **_session(inp), warnings=warnings)
+    return _written(bundle, event, warnings)
 
 
 def record_note(bundle: Bundle, inp: TextInput) -> dict[str, Any]:
-    return _written(bundle, record_event(bundle, "agent_note", inp.text, **_session(inp)))
+    warnings: list[str] = []
+    event = record_event(bundle, "agent_note", inp.text, **_session(inp), warnings=warnings)
+    return _written(bundle, event, warnings)
 
 
 def checkpoint(bundle: Bundle, inp: CheckpointInput) -> dict[str, Any]:
@@ -148,8 +165,8 @@ def checkpoint(bundle: Bundle, inp: CheckpointInput) -> dict[str, Any]:
         stores = {"claims": scan_claims(bundle), "obligations": scan_obligations(bundle)}
         atomic_write_json(paths.checkpoint_path(bundle), view(bundle, state, stores, []))
         line = build_event(bundle, "post_turn_persisted", "checkpoint rebuilt from the log")
-        append_locked(bundle, line)
-    return _written(bundle, line)
+        warnings = append_locked(bundle, line)
+    return _written(bundle, line, warnings)
 
 
 # --- renderings -------------------------------------------------------------
@@ -164,6 +181,7 @@ def render_written(result: dict[str, Any]) -> str:
     if result.get("blockedBecause"):
         lines.append(f"blocked because: {result['blockedBecause']}")
     lines.extend(f"missing: {m}" for m in result.get("missing", []))
+    lines.extend(f"warning: {w}" for w in result.get("warnings", []))
     return "\n".join(lines)
 
 

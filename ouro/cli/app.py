@@ -153,6 +153,20 @@ def run(argv: list[str]) -> int:
         else:
             exc.show()
         return 2
+    except OSError as exc:  # an OS error no store primitive converted: say it plainly
+        if debug:
+            raise
+        from ouro.store.guard import storage_error
+
+        emit_error(
+            storage_error(
+                exc,
+                exc.filename or "(unknown path)",
+                outcome="the command stopped; what it had finished writing stays written",
+            ),
+            json_mode=json_mode,
+        )
+        return 1
     except click.exceptions.Abort:
         sys.stderr.write("aborted\n")
         return 1

@@ -2,17 +2,19 @@
 
 The first entry of a day creates the file with a ``# YYYY-MM-DD`` heading;
 every entry is appended as a ``## HH:MM:SSZ`` section. Appends happen under the
-diary lock as one ``write`` + fsync, so concurrent reflections never interleave.
+diary lock as one ``write`` + fsync (``ouro.store.append``), so concurrent
+reflections never interleave, and a failed append (disk full, short write)
+leaves the file byte-identical and reports the error.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.models.clock import format_time, utc_now
+from ouro.store.append import append_bytes
 from ouro.store.lock import FileLock
 
 
@@ -30,20 +32,16 @@ def reflect(bundle: Bundle, text: str) -> tuple[Path, str]:
     now = utc_now()
     day, clock = now.strftime("%Y-%m-%d"), now.strftime("%H:%M:%SZ")
     path = daily_path(bundle, day)
-    path.parent.mkdir(parents=True, exist_ok=True)
+
+    def entry(size: int, ends_nl: bool) -> bytes:
+        if size == 0:
+            prefix = f"# {day}\n\n"
+        elif not ends_nl:
+            prefix = "\n\n"
+        else:
+            prefix = "\n"
+        return f"{prefix}## {clock}\n\n{body}\n".encode()
+
     with FileLock(bundle.lock_path("diary"), purpose="diary reflect"):
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            size = os.fstat(fd).st_size
-            if size == 0:
-                prefix = f"# {day}\n\n"
-            elif os.pread(fd, 1, size - 1) != b"\n":
-                prefix = "\n\n"
-            else:
-                prefix = "\n"
-            payload = f"{prefix}## {clock}\n\n{body}\n".encode()
-            os.write(fd, payload)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        append_bytes(path, entry)
     return path, format_time(now)

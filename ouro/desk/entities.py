@@ -15,16 +15,22 @@ Contract:
   nothing to do; otherwise it rewrites the file from the whole log. So the file
   always reflects a prefix of the log that includes every completed write, and
   concurrent writers share one rewrite (2.4 MB at 100k facts) instead of one each.
+- A rewrite never silently replaces a hand-edited file that does not parse: it is
+  copied to ``entities.json.corrupt-<time>`` first (``keep_unreadable``).
 """
 
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import orjson
+
 from ouro.desk.derived import replace_derived
 from ouro.desk.factstate import DiaryState
+from ouro.store.atomic import atomic_write_bytes
 
 STAMP_TAIL = 32
 
@@ -83,8 +89,39 @@ def _write_stamp(state: DiaryState, entities: Path, stamp: Path) -> None:
         os.close(fd)
 
 
+def keep_unreadable(entities: Path, stamp: Path) -> Path | None:
+    """Copy entities.json aside (``.corrupt-<time>``) if someone else left it unreadable.
+
+    Derived, but a user may have edited it by hand: before a rewrite replaces a
+    file ouro did not write last (the stamp does not match it) and that does
+    not parse, its bytes are kept, as habit state does. Returns the copy.
+    """
+    fields = _read_stamp(stamp)
+    try:
+        st = os.stat(entities)
+        if fields is not None and fields[3:] == [
+            str(st.st_ino),
+            str(st.st_size),
+            str(st.st_mtime_ns),
+        ]:
+            return None  # the file ouro wrote last, untouched since
+        data = entities.read_bytes()
+    except (FileNotFoundError, IsADirectoryError):
+        return None
+    try:
+        if isinstance(orjson.loads(data), dict):
+            return None
+    except orjson.JSONDecodeError:
+        pass
+    stamp_text = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    copy = entities.with_name(f"{entities.name}.corrupt-{stamp_text}")
+    atomic_write_bytes(copy, data)
+    return copy
+
+
 def rewrite_entities(state: DiaryState, entities: Path, stamp: Path) -> None:
     """Rewrite entities.json from ``state`` (already synced) and stamp it."""
+    keep_unreadable(entities, stamp)
     write_entities(entities, state.entities_chunks())
     _write_stamp(state, entities, stamp)
 

@@ -25,6 +25,7 @@ Contract (``docs/record.md`` has the line format):
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +45,7 @@ from ouro.desk.factnorm import (
 )
 from ouro.desk.factnorm import tokens as text_tokens
 from ouro.desk.factstate import DiaryState, state_for
-from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound
+from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound, OuroError
 from ouro.models.clock import parse_time, utc_now_iso
 from ouro.models.ids import is_id, new_id
 from ouro.store.jsonl import BadLine, append_jsonl, fsync_path, read_jsonl
@@ -290,9 +291,21 @@ def append_facts_batch(
         # Meanwhile other writers may have appended and one of them may have
         # rewritten entities.json already; then there is nothing left to do.
         entities = entities_path(bundle)
-        with FileLock(lock, purpose="entities update"), state.mutex:
-            ensure_entities(state, entities, entities_stamp_path(bundle), upto)
-        result.paths = [path, entities]
+        stamp = entities_stamp_path(bundle)
+        try:
+            with FileLock(lock, purpose="entities update"), state.mutex:
+                ensure_entities(state, entities, stamp, upto)
+            result.paths = [path, entities]
+        except OuroError as exc:
+            # The facts are durable: report success, say what is stale, never
+            # make the caller retry (and duplicate) a write that happened.
+            with contextlib.suppress(OSError):  # "not known current": the next write rewrites it
+                stamp.unlink()
+            result.warnings.append(
+                f"{FACTS_LOCATOR}: written; entities.json is stale ({exc.message})"
+                " -- run 'ouro diary rebuild-entities' once the cause is fixed"
+            )
+            result.paths = [path]
     result.written = len(to_write)
     return result
 

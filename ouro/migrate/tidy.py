@@ -23,8 +23,8 @@ from pathlib import Path
 
 from ouro.store.atomic import atomic_write_bytes
 
-# mkstemp's random part (8 of [a-z0-9_]), replace_derived's pid, _write_new's tag
-_MIDDLE = re.compile(r"[a-z0-9_]{8}|\d+|migrate")
+# mkstemp's random part (8 of [a-z0-9_]), the store's <pid>-<n>, _write_new's tag
+_MIDDLE = re.compile(r"[a-z0-9_]{8}|\d+(?:-\d+)?|migrate")
 
 
 def is_temp_of(name: str, target: str) -> bool:

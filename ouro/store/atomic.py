@@ -1,54 +1,104 @@
 """Atomic replacement of whole files.
 
 Contract: a reader sees either the whole old file or the whole new file, never
-a mix, even if the writer is killed at any instruction. The bytes go to a temp
-file in the same folder, are fsynced, ``os.replace``d over the target, and the
-folder is fsynced so the rename itself survives a power cut.
+a mix, even if the writer is killed at any instruction. The target is first
+confined to its bundle (``guard.confine``: resolved through symlinks, refused
+if it leaves the bundle); the bytes go to a temp file
+``.<name>.<pid>-<n>.tmp`` in the same folder, are fsynced, ``os.replace``d
+over the target, and the folder is fsynced so the rename itself survives a
+power cut. On any failure the temp file is removed and the target is left
+byte-identical; OS errors become ``StorageError`` (``disk full: free space on
+/x; nothing was written``). A writer killed between temp and rename leaves its
+temp file; the next atomic write into that folder removes temp files whose
+writer process is gone (``guard.sweep_temps``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import os
-import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from ouro.store.guard import confine, fsync_dir, make_dirs, storage_error, sweep_temps
 
-def fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
+__all__ = [
+    "atomic_write_bytes",
+    "atomic_write_chunks",
+    "atomic_write_json",
+    "atomic_write_text",
+    "dump_json",
+    "fsync_dir",
+]
+
+_serial = itertools.count(1)
+
+
+def atomic_write_bytes(
+    path: Path, data: bytes, *, mode: int = 0o644, root: Path | None = None
+) -> None:
+    atomic_write_chunks(path, [data], mode=mode, root=root)
+
+
+def atomic_write_chunks(
+    path: Path, chunks: Sequence[bytes], *, mode: int = 0o644, root: Path | None = None
+) -> None:
+    """Replace ``path`` with the concatenated ``chunks`` (all or nothing).
+
+    ``root``: the bundle to confine the write to, when ``path`` is not yet in
+    one (``Bundle.init``); by default the nearest folder holding bundle.json.
+    """
+    target = confine(path, root)
+    make_dirs(target.parent)
+    sweep_temps(target.parent)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}-{next(_serial)}.tmp")
     try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+    except OSError as exc:
+        raise storage_error(exc, target) from None
     try:
-        view = memoryview(data)
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
-        os.fchmod(fd, mode)
-        os.fsync(fd)
-    except BaseException:
-        os.close(fd)
-        os.unlink(tmp)
+        try:
+            _write_all(fd, chunks)
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):  # already renamed, or gone
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise storage_error(exc, target) from None
         raise
-    os.close(fd)
     try:
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-    fsync_dir(path.parent)
+        fsync_dir(target.parent)
+    except OSError as exc:
+        raise storage_error(
+            exc, target.parent, outcome="the file was replaced but the folder could not be flushed"
+        ) from None
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+def _write_all(fd: int, chunks: Sequence[bytes]) -> None:
+    """Write every chunk; a short write resumes where it stopped (ENOSPC raises)."""
+    pending = [memoryview(c) for c in chunks if c]
+    while pending:
+        done = os.writev(fd, pending[:1024])  # IOV_MAX
+        if done == 0:
+            raise OSError(28, os.strerror(28))  # no progress: treat as disk full
+        while done:
+            if done >= len(pending[0]):
+                done -= len(pending.pop(0))
+            else:
+                pending[0] = pending[0][done:]
+                done = 0
+
+
+def atomic_write_text(path: Path, text: str, *, root: Path | None = None) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), root=root)
 
 
 def dump_json(obj: Any) -> bytes:
@@ -56,5 +106,5 @@ def dump_json(obj: Any) -> bytes:
     return orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
 
 
-def atomic_write_json(path: Path, obj: Any) -> None:
-    atomic_write_bytes(path, dump_json(obj))
+def atomic_write_json(path: Path, obj: Any, *, root: Path | None = None) -> None:
+    atomic_write_bytes(path, dump_json(obj), root=root)

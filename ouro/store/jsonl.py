@@ -1,13 +1,15 @@
 """Append-only JSONL files.
 
-Appends: the file is opened ``O_APPEND``, locked with ``flock``, and each batch
-of records goes down in exactly one ``write()`` followed by ``fsync``, so lines
+Appends (``ouro.store.append``): the file is confined to its bundle, opened
+``O_APPEND``, locked with ``flock``, and each batch of records goes down in
+exactly one ``write()`` followed by ``fsync``, so lines
 from concurrent processes never interleave or tear. With ``sync=False`` the
 caller takes over the fsync (``fsync_path``) and must not report success before
 it: that lets a writer fsync after releasing its own domain lock, so the fsyncs
 of concurrent writers share journal commits. If an earlier writer died
 mid-line (the file does not end in a newline) the new batch starts on a fresh
-line instead of gluing itself to the torn one.
+line instead of gluing itself to the torn one. A failed append (disk full, short
+write, I/O error) is truncated away: the file is left byte-identical.
 
 Reads are tolerant and pure: good records are returned, each bad line is
 reported with its file and 1-based line number, and nothing is rewritten.
@@ -15,8 +17,6 @@ reported with its file and 1-based line number, and nothing is rewritten.
 
 from __future__ import annotations
 
-import fcntl
-import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,8 +24,9 @@ from typing import Any
 
 import orjson
 
-from ouro.errors import OuroError
-from ouro.store.lock import lock_fd
+from ouro.store.append import append_bytes, fsync_path
+
+__all__ = ["BadLine", "JsonlRead", "append_jsonl", "fsync_path", "parse_lines", "read_jsonl"]
 
 
 @dataclass(frozen=True)
@@ -57,43 +58,17 @@ def append_jsonl(
     """Append records as JSON lines in one locked write. Returns bytes written.
 
     ``sync=False`` skips the fsync; the caller must ``fsync_path(path)`` before
-    it treats the records as written.
+    it treats the records as written. Any failure leaves the file as it was
+    (``ouro.store.append``).
     """
     payload = b"".join(encode_line(r) for r in records)
     if not payload:
         return 0
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        lock_fd(fd, path, timeout)
-        try:
-            size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
-                payload = b"\n" + payload
-            written = os.write(fd, payload)
-            if written != len(payload):
-                # A short write would leave a torn line; take it back.
-                os.ftruncate(fd, size)
-                raise OuroError(
-                    f"short write to {path} ({written} of {len(payload)} bytes); nothing appended",
-                    hint="check free disk space and retry",
-                )
-            if sync:
-                os.fsync(fd)
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
-    return len(payload)
 
+    def build(size: int, ends_nl: bool) -> bytes:
+        return payload if ends_nl else b"\n" + payload
 
-def fsync_path(path: Path) -> None:
-    """Flush everything written to ``path`` so far (by any process) to disk."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    return append_bytes(path, build, timeout=timeout, sync=sync)
 
 
 def parse_lines(path: Path, data: bytes) -> JsonlRead:

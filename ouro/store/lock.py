@@ -1,6 +1,7 @@
 """Advisory exclusive locks between processes (``fcntl.flock``).
 
-The lock file holds the holder's pid and purpose so a timeout can name who
+The lock file is confined to its bundle like every write (``guard.confine``)
+and holds the holder's pid and purpose so a timeout can name who
 holds it. The file is never deleted: deleting a flock'd file would let two
 processes lock two different inodes under one name.
 
@@ -22,6 +23,7 @@ from pathlib import Path
 from types import TracebackType
 
 from ouro.errors import LockTimeout
+from ouro.store.guard import confine, make_dirs, storage_error
 
 
 class FileLock:
@@ -34,8 +36,12 @@ class FileLock:
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        target = confine(self.path)  # a lock file is a write too: never outside the bundle
+        make_dirs(target.parent)
+        try:
+            fd = os.open(target, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise storage_error(exc, target, action="creating the lock file") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -48,9 +54,13 @@ class FileLock:
                 ) from None
         stamp = f"pid={os.getpid()} purpose={self.purpose}\n".encode()
         # Write, then cut to length: truncating to zero first makes ext4
-        # (auto_da_alloc) flush the file on close, ~3 ms per lock.
-        os.pwrite(fd, stamp, 0)
-        os.ftruncate(fd, len(stamp))
+        # (auto_da_alloc) flush the file on close, ~3 ms per lock. The stamp is
+        # only a courtesy for timeout messages: a full disk must not block the lock.
+        try:
+            os.pwrite(fd, stamp, 0)
+            os.ftruncate(fd, len(stamp))
+        except OSError:
+            pass
         self._fd = fd
 
     def release(self) -> None:

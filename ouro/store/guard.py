@@ -1,0 +1,228 @@
+"""The write discipline's checks: confinement, folder creation, OS errors, stale temps.
+
+Every write primitive in ``ouro.store`` (atomic replace, JSONL and text
+appends, lock files) calls these before it writes a byte:
+
+- ``confine(path)``: the path is resolved (every symlink followed) and must
+  stay inside its bundle, else ``OutsideBundle`` and nothing is written. The
+  bundle of a path is the nearest folder above it (by name, as the caller
+  spelt it) that holds ``bundle.json`` -- the rule bundle discovery uses -- or
+  the ``root`` the caller passes (``Bundle.init`` before ``bundle.json``
+  exists). A path in no bundle is not confined. The write then goes to the
+  resolved path, so a symlink that stays inside the bundle still works.
+- ``make_dirs(folder)``: creates missing folders one at a time and fsyncs each
+  new folder's parent, so a new file's folder survives a power cut too.
+- ``storage_error(exc, path)``: turns an ``OSError`` into a ``StorageError``
+  naming the path, what happened (``disk full: free space on /mnt``) and
+  whether anything was written.
+- ``sweep_temps(folder)``: removes the temp files (``.<name>.<pid>-<n>.tmp``)
+  that writers killed mid-replace left in ``folder``; only those whose pid is
+  gone (or a zombie), never a live writer's.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+from pathlib import Path
+
+from ouro.errors import OutsideBundle, StorageError
+
+MARKER = "bundle.json"
+#: temp names written by ouro's atomic replaces: ``.<target>.<pid>[-<n>|.link].tmp``
+TEMP_NAME = re.compile(r"^\.(?P<target>.+)\.(?P<pid>\d+)(?:-\d+|\.link)?\.tmp$")
+
+_roots: dict[str, str] = {}  # folder -> its bundle root (positive answers only)
+
+
+def bundle_root_of(path: str | Path) -> str | None:
+    """The nearest folder above ``path`` (lexically) that holds ``bundle.json``."""
+    folder = os.path.dirname(os.path.abspath(path))
+    cached = _roots.get(folder)
+    if cached is not None:
+        return cached
+    here = folder
+    while True:
+        if os.path.isfile(os.path.join(here, MARKER)):
+            _roots[folder] = here
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def confine(path: Path, root: Path | str | None = None) -> Path:
+    """The resolved ``path``; ``OutsideBundle`` if it leaves its bundle."""
+    text = os.path.abspath(path)
+    base = os.fspath(root) if root is not None else bundle_root_of(text)
+    if base is None:
+        return Path(text)
+    real_base = os.path.realpath(base)
+    real = os.path.realpath(text)
+    if real != real_base and not real.startswith(real_base.rstrip(os.sep) + os.sep):
+        link = _first_symlink(os.path.abspath(base), text)
+        via = f" through the symlink {link}" if link else ""
+        raise OutsideBundle(
+            f"refusing to write {text}: it resolves to {real}, outside the bundle "
+            f"{base}{via}; nothing was written",
+            hint="replace the symlink with a real folder or file inside the bundle "
+            "(ouro writes only inside its bundle)",
+        )
+    return Path(real)
+
+
+def _first_symlink(base: str, text: str) -> str | None:
+    rel = os.path.relpath(text, base)
+    here = base
+    for part in rel.split(os.sep):
+        here = os.path.join(here, part)
+        if os.path.islink(here):
+            return here
+    return None
+
+
+def fsync_dir(folder: Path | str) -> None:
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def make_dirs(folder: Path) -> None:
+    """Create ``folder`` and missing parents, fsyncing each new folder's parent."""
+    if os.path.isdir(folder):
+        return
+    missing: list[Path] = []
+    here = folder
+    while not os.path.isdir(here):
+        missing.append(here)
+        if here.parent == here:
+            break
+        here = here.parent
+    for new in reversed(missing):
+        try:
+            os.mkdir(new)
+        except FileExistsError:
+            if not os.path.isdir(new):
+                raise StorageError(
+                    f"{new} is a file where a folder is expected; nothing was written",
+                    hint=f"move {new} aside, then retry",
+                ) from None
+            continue
+        except OSError as exc:
+            raise storage_error(exc, new, action="creating the folder") from None
+        fsync_dir(new.parent)
+
+
+def mount_point(path: Path | str) -> str:
+    """The mount point of the file system holding ``path`` (or its nearest existing parent)."""
+    here = os.path.abspath(path)
+    while not os.path.exists(here) and os.path.dirname(here) != here:
+        here = os.path.dirname(here)
+    try:
+        dev = os.stat(here).st_dev
+        while True:
+            parent = os.path.dirname(here)
+            if parent == here or os.stat(parent).st_dev != dev:
+                return here
+            here = parent
+    except OSError:
+        return here
+
+
+def storage_error(
+    exc: OSError, path: Path | str, *, action: str = "writing", outcome: str = "nothing was written"
+) -> StorageError:
+    """An ``OSError`` as a ``StorageError`` that names the path and the next step."""
+    code = exc.errno
+    where = os.fspath(path)
+    if code in (errno.ENOSPC, errno.EDQUOT):
+        mount = mount_point(where)
+        return StorageError(
+            f"disk full: no space left on {mount} while {action} {where}; {outcome}",
+            hint=f"free space on {mount}, then retry",
+        )
+    if code == errno.EFBIG:
+        return StorageError(
+            f"file too large: {where} hit the file size limit while {action}; {outcome}",
+            hint="raise the file size limit (ulimit -f) or free space, then retry",
+        )
+    if code == errno.EROFS:
+        return StorageError(
+            f"read-only file system: cannot write {where}; {outcome}",
+            hint="remount it read-write or use a bundle on a writable disk",
+        )
+    if code in (errno.EACCES, errno.EPERM):
+        return StorageError(
+            f"permission denied while {action} {where}; {outcome}",
+            hint=f"check the owner and permissions of {where} and its folder "
+            "(and 'lsattr' for an immutable flag)",
+        )
+    if code == errno.EISDIR:
+        return StorageError(
+            f"{where} is a folder where a file is expected; {outcome}",
+            hint=f"move the folder {where} aside, then retry",
+        )
+    if code == errno.ENOTDIR:
+        return StorageError(
+            f"a file is in the way of the folder for {where}; {outcome}",
+            hint="move that file aside, then retry",
+        )
+    if code == errno.ELOOP:
+        return StorageError(
+            f"{where} is a symlink; ouro does not write through it; {outcome}",
+            hint="replace the symlink with a real file",
+        )
+    if code == errno.EIO:
+        return StorageError(
+            f"I/O error while {action} {where}; {outcome}",
+            hint="check the disk (dmesg) and retry",
+        )
+    return StorageError(
+        f"{exc.strerror or exc} while {action} {where}; {outcome}",
+        hint="fix the cause named above, then retry",
+    )
+
+
+def _pid_gone(pid: int) -> bool:
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    try:  # a killed child not yet reaped is a zombie: its writes are over
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+        return stat[stat.rindex(b")") + 2 : stat.rindex(b")") + 3] == b"Z"
+    except (OSError, ValueError):
+        return False
+
+
+def sweep_temps(folder: Path | str) -> list[str]:
+    """Remove temp files in ``folder`` whose writer process is gone; returns their names."""
+    removed: list[str] = []
+    try:
+        entries = os.scandir(folder)
+    except OSError:
+        return removed
+    with entries:
+        for entry in entries:
+            name = entry.name
+            if name[0] != "." or not name.endswith(".tmp"):
+                continue
+            match = TEMP_NAME.match(name)
+            if match is None or not _pid_gone(int(match["pid"])):
+                continue
+            try:
+                if entry.is_file(follow_symlinks=False):
+                    os.unlink(entry.path)
+                    removed.append(name)
+            except OSError:
+                continue  # swept by a later write; never fail the write for it
+    return removed
