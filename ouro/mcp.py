@@ -28,6 +28,7 @@ errors. This module imports the ``mcp`` SDK (heavy); only ``ouro mcp`` loads it.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, version
@@ -40,6 +41,8 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
 
 from ouro import tools as registry
 from ouro.bundle import Bundle
@@ -156,10 +159,54 @@ def _ouro_version() -> str:
         return "0"
 
 
+def refusal_for(problem: Exception) -> SessionMessage | None:
+    """The error reply to a request line the SDK could not parse, if it has an id.
+
+    A lone surrogate escape (``"\\ud800"``) is valid JSON but not UTF-8 text:
+    the SDK's parser rejects the line and, having no id, answers nothing -- the
+    client would wait forever. Python's own parser reads such a line, so the
+    request's id is known and it gets an ``INVALID_PARAMS`` reply instead.
+    """
+    errors = problem.errors() if isinstance(problem, ValidationError) else []
+    raw = errors[0].get("input") if errors else None
+    if not isinstance(raw, str | bytes):
+        return None
+    try:
+        request = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(request, dict) or not isinstance(request.get("id"), int | str):
+        return None
+    error = types.JSONRPCError(
+        jsonrpc="2.0",
+        id=request["id"],
+        error=types.ErrorData(
+            code=types.INVALID_PARAMS,
+            message="the request is not valid UTF-8 text (a lone surrogate escape such as "
+            "\\ud800 in a name or argument); nothing was run -- send UTF-8 text",
+        ),
+    )
+    return SessionMessage(error)
+
+
 async def serve_stdio(bundle: Bundle) -> None:
     server = build_server(bundle)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    async with stdio_server() as (sdk_read, write_stream):
+        send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+        async def relay() -> None:
+            async with send:
+                async for item in sdk_read:
+                    reply = refusal_for(item) if isinstance(item, Exception) else None
+                    if reply is not None:
+                        await write_stream.send(reply)
+                        continue
+                    await send.send(item)
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(relay)
+            await server.run(receive, write_stream, server.create_initialization_options())
+            tasks.cancel_scope.cancel()
 
 
 def serve(bundle: Bundle) -> None:

@@ -549,9 +549,11 @@ def get(name: str) -> Tool:
 
 def invoke(name: str, bundle: Bundle, arguments: Mapping[str, Any]) -> dict[str, Any]:
     """Validate ``arguments`` against the tool's model and call its function."""
+    from ouro.edge import check_arguments
     from ouro.models.base import validate_input
 
     tool = get(name)
+    check_arguments(name, arguments)  # UTF-8 text, no NUL, within each field's limit
     if "OURO_DENIED_TOOLS" in os.environ or "OURO_GRANTED_TOOLS" in os.environ:
         # inside a habit session: the session's tool policy decides (ouro.habits.policy)
         from ouro.habits.policy import enforce

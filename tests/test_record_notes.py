@@ -41,7 +41,7 @@ def test_note_write_and_update(bundle: Bundle) -> None:
         }
     ]
     tools.invoke("notes_write", bundle, {"title": "A first", "body": "x"})
-    again = tools.invoke("notes_write", bundle, {"title": "How releases work!", "body": "Two."})
+    again = tools.invoke("notes_write", bundle, {"title": "How releases work", "body": "Two."})
     assert again["created"] is False and again["note"]["created"] == meta["created"]
     assert [e["slug"] for e in manifest(bundle)] == ["a-first", "how-releases-work"]
     assert manifest(bundle)[1]["hash"] == hash_file(path) and manifest(bundle)[1]["tags"] == []

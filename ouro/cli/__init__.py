@@ -8,6 +8,10 @@ import sys
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
+    try:
+        "".join(args).encode("utf-8")
+    except UnicodeEncodeError:  # invalid bytes in argv arrive as lone surrogates
+        sys.exit(_refuse_argv(args))
     # Host hooks and the search verbs have stdlib-only fast paths (no click,
     # no pydantic); hooks first, since hosts kill slow ones.
     from ouro.cli.fasthook import try_run as try_hook
@@ -22,3 +26,16 @@ def main(argv: list[str] | None = None) -> None:
 
         code = run(args)
     sys.exit(code)
+
+
+def _refuse_argv(args: list[str]) -> int:
+    """Say which argument is not UTF-8 text (never echoing it); exit status 1."""
+    from ouro.cli.output import emit_error
+    from ouro.edge import check_argv
+    from ouro.errors import OuroError
+
+    try:
+        check_argv(args)
+    except OuroError as exc:
+        emit_error(exc, json_mode="--json" in args)
+    return 1

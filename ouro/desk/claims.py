@@ -20,7 +20,7 @@ from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.desk.names import parse_duration
-from ouro.desk.tasks import Task, find_task, save_task, task_lock
+from ouro.desk.tasks import Task, find_task, history_list, save_task, task_lock
 from ouro.errors import Conflict, InvalidInput
 from ouro.models.clock import format_time, parse_time, utc_now
 
@@ -71,7 +71,7 @@ def claim_task(bundle: Bundle, ref: str, *, agent: str, lease: str = DEFAULT_LEA
         holder = meta.get("claimedBy")
         end = lease_end(meta)
         until = format_time(now + timedelta(seconds=seconds))
-        history = list(meta.get("history") or [])
+        history = history_list(meta.get("history"))
         previous = None
         if holder and holder == agent:
             outcome = "renewed"
@@ -125,7 +125,7 @@ def release_task(bundle: Bundle, ref: str, *, agent: str) -> Task:
                 hint="only the holder releases; after its lease ends you can claim it",
             )
         now = format_time(utc_now())
-        history = list(meta.get("history") or [])
+        history = history_list(meta.get("history"))
         history.append({"at": now, "event": "released", "agent": agent})
         meta.update(claimedBy=None, leaseUntil=None, history=history, updated=now)
         if meta.get("status") == "active":

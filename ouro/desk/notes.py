@@ -1,9 +1,11 @@
 """Notes: ``desk/_record/notes/<slug>.md`` and the manifest ``notes/.index.json``.
 
 Contract:
-- Front matter: title, tags, created, updated (``docs/record.md``). The slug
-  comes from the title; writing a note whose title slugs to an existing note
-  replaces its body and tags and keeps ``created``.
+- Front matter: title, tags, created, updated (``docs/record.md``). The title
+  is kept as written; the slug comes from its NFKC form. Writing a note with
+  the title of an existing note (same NFKC text) replaces its body and tags
+  and keeps ``created``; a different title that slugs alike ("C++ tips" and
+  "C tips") gets the next free file (``c-tips-2.md``), never the other's.
 - The manifest ``{"notes": [{slug, title, tags, updated, hash}]}`` lists every
   note under ``notes/`` (a note in a subfolder such as ``journal/`` has the
   slug ``journal/<name>``), sorted by slug, ``hash`` = ``hash_file`` of the note. It is rewritten atomically under
@@ -13,6 +15,7 @@ Contract:
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +23,7 @@ import orjson
 
 from ouro.bundle import Bundle
 from ouro.desk.docs import read_doc, refreshed_meta, write_doc
-from ouro.desk.names import require_slug
+from ouro.desk.names import MAX_SLUG, require_slug
 from ouro.desk.tasks import check_title
 from ouro.desk.tips import clean_tags
 from ouro.errors import CorruptFile, InvalidInput
@@ -91,21 +94,54 @@ def read_manifest(bundle: Bundle) -> list[dict[str, Any]] | None:
     return notes
 
 
+def title_key(title: str) -> str:
+    """What makes two titles the same note: NFKC, one space between words."""
+    return " ".join(unicodedata.normalize("NFKC", title).split())
+
+
+def _note_file(bundle: Bundle, title: str) -> Path:
+    """The file of the note titled ``title``: its existing file, else a free one.
+
+    The slug is made from the NFKC form (so ``ＲＥＬＥＡＳＥ`` slugs as ``release``).
+    ``slug.md``, ``slug-2.md``, ... are tried in turn: the first whose title is
+    the same note is it; the first that does not exist is where a new note
+    goes. So "C++ tips" never overwrites "C tips" although both slug to
+    ``c-tips``. Caller holds the notes lock.
+    """
+    key = title_key(title)
+    base = require_slug(key, field="title")
+    folder = notes_dir(bundle)
+    n = 1
+    while True:
+        slug = base if n == 1 else f"{base[: MAX_SLUG - len(str(n)) - 1].rstrip('-')}-{n}"
+        path = folder / f"{slug}.md"
+        if not path.exists():
+            return path
+        meta, _ = read_doc(path, source=bundle.locator(path))
+        existing = meta.get("title")
+        if isinstance(existing, str) and title_key(existing) == key:
+            return path
+        n += 1
+
+
 def write_note(
     bundle: Bundle, title: str, body: str, *, tags: list[str] | None = None
 ) -> tuple[Path, dict[str, Any], bool]:
     """Create or update the note for ``title``; returns (path, front matter, created)."""
     clean = check_title(title)
+    if "\x00" in clean:
+        raise InvalidInput("title: contains NUL", hint="write the title as plain text")
     if not body.strip() or "\x00" in body:
         raise InvalidInput(
             "body: the note is empty or contains NUL",
             hint="pass the body with --body-file FILE or on stdin",
         )
     tag_list = clean_tags(tags or [])
-    slug = require_slug(clean, field="title")
-    path = notes_dir(bundle) / f"{slug}.md"
+    require_slug(title_key(clean), field="title")  # refuse before the lock file exists
     now = utc_now_iso()
     with FileLock(bundle.lock_path("notes"), purpose="notes write"):
+        path = _note_file(bundle, clean)
+        slug = path.stem
         fields = {"title": clean, "tags": tag_list}
         meta, created = refreshed_meta(path, bundle.locator(path), fields, NOTE_KEYS, now)
         write_doc(path, meta, body)

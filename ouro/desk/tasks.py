@@ -22,7 +22,7 @@ from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.desk.docs import ordered, read_doc, write_doc
-from ouro.desk.names import require_slug, unique_slug
+from ouro.desk.names import require_slug, slugify, unique_slug
 from ouro.desk.tracks import require_track
 from ouro.errors import CorruptFile, InvalidInput, NotFound
 from ouro.models.clock import utc_now_iso
@@ -230,12 +230,27 @@ def scan_heads(bundle: Bundle) -> tuple[list[TaskHead], list[str]]:
     return heads, problems
 
 
+def history_list(value: Any) -> list[Any]:
+    """The task's history as a list to append to; a hand-written non-list value
+    (a string, a mapping) is kept whole as the first entry, never split apart."""
+    if isinstance(value, list):
+        return list(value)
+    return [] if value is None or value == "" else [value]
+
+
 def find_task(bundle: Bundle, ref: str) -> Task:
     """A task by id (``t-…``) or by ``<track>/<task-slug>``."""
     ref = ref.strip()
     if "/" in ref:
         track, _, slug = ref.partition("/")
-        path = require_track(bundle, track) / require_slug(slug, field="task") / "task.md"
+        if slugify(track) != track or slugify(slug) != slug:
+            # 'ops/fix\login' must not find ops/fix-login: a reference names one task exactly
+            raise InvalidInput(
+                f"task: {ref!r} is not a task reference: expected a task id (t-…) or "
+                "<track>/<task-slug> in lowercase letters, digits and dashes",
+                hint="list tasks and their references with 'ouro desk task list'",
+            )
+        path = require_track(bundle, track) / slug / "task.md"
         if path.is_file():
             return load_task(bundle, path)
     else:
@@ -345,7 +360,7 @@ def update_task(
                 task.meta[key] = value
                 changed.append(key)
         if status is not None and task.meta.get("status") != status:
-            history = list(task.meta.get("history") or [])
+            history = history_list(task.meta.get("history"))
             history.append(
                 {
                     "at": now,

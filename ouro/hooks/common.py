@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 from ouro.bundle import Bundle
+from ouro.edge import SHORT, check_text
 from ouro.errors import InvalidInput, OuroError
 
 #: The events ouro handles, by their host names (both hosts use the same ones).
@@ -75,6 +76,7 @@ class Outcome:
     stderr: list[str] = field(default_factory=list)
 
 
+PATH_LIMIT = 4096  # PATH_MAX: the host's cwd
 _STRING_FIELDS = {
     "hook_event_name": "event",
     "session_id": "session_id",
@@ -104,6 +106,8 @@ def parse_input(text: str) -> HookInput:
         value = data.get(key)
         if value is not None and not isinstance(value, str):
             raise InvalidInput(f"hook stdin field {key!r} must be a string, got {value!r:.40}")
+        if value is not None:
+            check_text(value, f"hook stdin field {key!r}", PATH_LIMIT if key == "cwd" else SHORT)
         values[attr] = value or None
     active = data.get("stop_hook_active", False)
     if not isinstance(active, bool):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import _thread
 import os
+import re
 import sqlite3
 
 from ouro.errors import IndexUnavailable, InvalidInput, OuroError
@@ -179,7 +180,34 @@ def _filters(req: Request, doc_id: str = "d.id") -> tuple[list[str], list[Any], 
     return where, params, needs_docs
 
 
+_SINCE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?Z?)?$")
+
+
+def check_since(since: str) -> str:
+    """A date (``2026-11-30``) or UTC time (``2026-11-30T09:00Z``); else ``InvalidInput``.
+
+    A value that is neither used to match nothing, silently.
+    """
+    match = _SINCE.match(since.strip())
+    valid = match is not None
+    if match is not None:
+        import datetime
+
+        try:
+            datetime.date(int(match[1]), int(match[2]), int(match[3]))
+        except ValueError:
+            valid = False
+    if not valid:
+        raise InvalidInput(
+            f"since: {since!r} is not a date",
+            hint="write a date such as 2026-11-30 or a UTC time such as 2026-11-30T09:00Z",
+        )
+    return since.strip().rstrip("Z")  # a prefix of the stored times compares right
+
+
 def _check(req: Request) -> None:
+    if req.since is not None:
+        req.since = check_since(req.since)
     unknown = [k for k in req.kinds if k not in KINDS]
     if unknown:
         raise InvalidInput(

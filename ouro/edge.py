@@ -1,0 +1,131 @@
+"""Text at the edges: what every argument must be before a tool runs.
+
+Contract (``docs/concepts.md``, "Limits"): every text value that reaches ouro
+from outside -- CLI arguments (``ouro.cli``), MCP tool arguments and CLI tool
+options (both through ``ouro.tools.invoke``), host hook stdin
+(``ouro.hooks.common``) -- is UTF-8 text without NUL characters or lone
+surrogates (the form invalid bytes in argv take), and no longer than its
+field's limit. A value that is not is refused with ``InvalidInput`` naming the
+field, before anything is read or written; the message never echoes the bad
+characters themselves (they could not be printed or sent back).
+
+Limits are in characters, per field (``limit_for``):
+
+- Arc text (an ask, a next action, a blocker, a handoff, a note, a claim, an
+  obligation, a check command): 2,000 -- Arc is re-read at every session start;
+- a diary fact: 4,000; a surfaced message: 4,000; evidence output: 20,000;
+- task, friction and tip bodies, iterations, acceptance text, reflections: 100,000;
+- a note body: 1,000,000 (large, but bounded);
+- every other string (names, titles, ids, tags, refs, queries): 500;
+- a list: at most 200 items.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ouro.errors import InvalidInput
+
+SHORT = 500
+ARC_TEXT = 2_000
+FACT_TEXT = 4_000
+MESSAGE = 4_000
+EVIDENCE_OUTPUT = 20_000
+BODY = 100_000
+NOTE_BODY = 1_000_000
+MAX_ITEMS = 200
+
+_ARC_TEXT_TOOLS = (
+    "arc_record_ask",
+    "arc_record_next_action",
+    "arc_record_blocker",
+    "arc_record_handoff",
+    "arc_record_note",
+    "arc_record_claim",
+)
+
+#: (tool, field) -> limit in characters; anything not listed is SHORT
+LIMITS: dict[tuple[str, str], int] = {
+    **{(tool, "text"): ARC_TEXT for tool in _ARC_TEXT_TOOLS},
+    ("arc_record_next_action", "stop_before"): ARC_TEXT,
+    ("arc_record_claim", "check"): ARC_TEXT,
+    ("arc_record_evidence", "command"): ARC_TEXT,
+    ("arc_record_evidence", "output"): EVIDENCE_OUTPUT,
+    ("obligation_add", "what"): ARC_TEXT,
+    ("obligation_add", "route"): ARC_TEXT,
+    ("diary_write", "text"): FACT_TEXT,
+    ("surface", "text"): MESSAGE,
+    ("diary_reflect", "text"): BODY,
+    ("desk_track_add", "description"): BODY,
+    ("desk_task_add", "body"): BODY,
+    ("desk_task_add", "acceptance"): BODY,
+    ("desk_task_add", "check"): ARC_TEXT,
+    ("desk_task_update", "body"): BODY,
+    ("desk_task_update", "acceptance"): BODY,
+    ("desk_task_update", "check"): ARC_TEXT,
+    ("desk_iteration_add", "text"): BODY,
+    ("desk_friction_add", "body"): BODY,
+    ("desk_tip_add", "body"): BODY,
+    ("notes_write", "body"): NOTE_BODY,
+}
+
+
+def limit_for(tool: str, field: str) -> int:
+    return LIMITS.get((tool, field), SHORT)
+
+
+def check_text(value: str, field: str, limit: int = SHORT) -> str:
+    """``value`` if it is UTF-8 text without NUL within ``limit`` characters."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInput(
+            f"{field}: not valid UTF-8 text (a lone surrogate at character {exc.start + 1}; "
+            "this is how invalid bytes in an argument arrive)",
+            hint=f"pass {field} as UTF-8 text",
+        ) from None
+    nul = value.find("\x00")
+    if nul != -1:
+        raise InvalidInput(
+            f"{field}: contains a NUL character (at character {nul + 1})",
+            hint=f"remove the NUL from {field}",
+        )
+    if len(value) > limit:
+        raise InvalidInput(
+            f"{field}: {len(value):,} characters, more than the limit of {limit:,}",
+            hint=f"shorten {field} (limits: docs/concepts.md#limits); "
+            "put long material in a note and point at it by locator",
+        )
+    return value
+
+
+def check_value(value: Any, field: str, limit: int = SHORT) -> None:
+    """Check every string inside ``value`` (lists and objects walked; keys too)."""
+    if isinstance(value, str):
+        check_text(value, field, limit)
+    elif isinstance(value, list | tuple):
+        if len(value) > MAX_ITEMS:
+            raise InvalidInput(
+                f"{field}: {len(value)} items, more than the limit of {MAX_ITEMS}",
+                hint=f"pass at most {MAX_ITEMS} values",
+            )
+        for i, item in enumerate(value):
+            check_value(item, f"{field}[{i}]", limit)
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            name = check_text(str(key), f"{field} key", SHORT)
+            check_value(item, f"{field}.{name}", limit)
+
+
+def check_arguments(tool: str, arguments: Mapping[str, Any]) -> None:
+    """Refuse bad text in any argument of ``tool``, naming the field."""
+    for name, value in arguments.items():
+        field = check_text(str(name), "argument name", SHORT)
+        check_value(value, field, limit_for(tool, field))
+
+
+def check_argv(argv: list[str]) -> None:
+    """Refuse a command-line argument that is not valid UTF-8 text (or holds NUL)."""
+    for i, arg in enumerate(argv, start=1):
+        check_text(arg, f"command-line argument {i}", limit=max(len(arg), 1))
