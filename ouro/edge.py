@@ -37,21 +37,21 @@ NOTE_BODY = 1_000_000
 MAX_ITEMS = 200
 
 _ARC_TEXT_TOOLS = (
-    "arc_record_ask",
-    "arc_record_next_action",
-    "arc_record_blocker",
-    "arc_record_handoff",
-    "arc_record_note",
-    "arc_record_claim",
+    "arc_ask",
+    "arc_next",
+    "arc_blocker",
+    "arc_handoff",
+    "arc_note",
+    "claim_add",
 )
 
 #: (tool, field) -> limit in characters; anything not listed is SHORT
 LIMITS: dict[tuple[str, str], int] = {
     **{(tool, "text"): ARC_TEXT for tool in _ARC_TEXT_TOOLS},
-    ("arc_record_next_action", "stop_before"): ARC_TEXT,
-    ("arc_record_claim", "check"): ARC_TEXT,
-    ("arc_record_evidence", "command"): ARC_TEXT,
-    ("arc_record_evidence", "output"): EVIDENCE_OUTPUT,
+    ("arc_next", "stop_before"): ARC_TEXT,
+    ("claim_add", "check"): ARC_TEXT,
+    ("claim_evidence", "command"): ARC_TEXT,
+    ("claim_evidence", "output"): EVIDENCE_OUTPUT,
     ("obligation_add", "what"): ARC_TEXT,
     ("obligation_add", "route"): ARC_TEXT,
     ("diary_write", "text"): FACT_TEXT,

@@ -23,12 +23,12 @@ from tests.conftest import snapshot
 @pytest.mark.parametrize(
     ("tool", "args", "field"),
     [
-        ("arc_record_ask", {"text": "fix \ud800 it"}, "text"),
-        ("arc_record_note", {"text": "a\x00b"}, "text"),
+        ("arc_ask", {"text": "fix \ud800 it"}, "text"),
+        ("arc_note", {"text": "a\x00b"}, "text"),
         ("notes_write", {"title": "a\x00b", "body": "x"}, "title"),
         ("desk_task_show", {"task": "ops/a\x00b"}, "task"),
         ("diary_write", {"text": "ok", "about": ["x\udcff"]}, "about[0]"),
-        ("arc_record_ask", {"text": "a" * (edge.ARC_TEXT + 1)}, "text"),
+        ("arc_ask", {"text": "a" * (edge.ARC_TEXT + 1)}, "text"),
         ("obligation_add", {"what": "w" * 10_000_000, "to": "ari"}, "what"),
         ("notes_write", {"title": "big", "body": "b" * (edge.NOTE_BODY + 1)}, "body"),
         ("desk_tip_add", {"title": "t", "tags": ["x"] * 1000}, "tags"),
@@ -110,10 +110,10 @@ def test_a_full_width_title_is_normalised_and_kept(bundle: Bundle) -> None:
 
 def test_a_since_that_is_not_a_date_is_refused(bundle: Bundle) -> None:
     with pytest.raises(InvalidInput, match="since: 'garbage' is not a date"):
-        invoke("consult_diary", bundle, {"since": "garbage"})
+        invoke("diary_search", bundle, {"since": "garbage"})
     with pytest.raises(InvalidInput, match="since"):
-        invoke("consult_diary", bundle, {"since": "2026-02-30"})
-    invoke("consult_diary", bundle, {"since": "2026-02-28"})
+        invoke("diary_search", bundle, {"since": "2026-02-30"})
+    invoke("diary_search", bundle, {"since": "2026-02-28"})
 
 
 def test_task_references_name_one_task_exactly(bundle: Bundle) -> None:
@@ -180,13 +180,20 @@ def test_an_mcp_request_with_a_lone_surrogate_gets_an_error_reply(bundle: Bundle
         proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
         before = snapshot(bundle.root)
         reply = ask(
-            b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"arc_record_ask",'
+            b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"arc_ask",'
             b'"arguments":{"text":"fix \\ud800 it"}}}'
         )
         assert reply["id"] == 7 and "lone surrogate" in str(reply["error"])
         assert snapshot(bundle.root) == before
-        ok = ask(b'{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"bundle_info"}}')
+        ok = ask(b'{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"info"}}')
         assert ok["id"] == 8 and "result" in ok  # and the server keeps serving
     finally:
         proc.stdin.close()
         proc.wait(30)
+
+
+def test_every_limit_names_a_real_tool_field() -> None:
+    from ouro.tools import TOOLS
+
+    fields = {(t.name, f) for t in TOOLS for f in t.model().model_fields}
+    assert set(edge.LIMITS) <= fields

@@ -45,9 +45,9 @@ def _move_out(bundle: Bundle, rel: str, outside: Path) -> None:
     [
         ("desk", "diary_write", {"text": "the build uses make", "about": ["build"]}),
         ("desk/_record", "diary_reflect", {"text": "a quiet day"}),
-        ("arc/flight-recorder/events", "arc_record_note", {"text": "looked at the logs"}),
-        ("arc/flight-recorder", "arc_record_ask", {"text": "fix the login page"}),
-        ("arc/claims", "arc_record_claim", {"text": "tests pass", "authority": "agent"}),
+        ("arc/flight-recorder/events", "arc_note", {"text": "looked at the logs"}),
+        ("arc/flight-recorder", "arc_ask", {"text": "fix the login page"}),
+        ("arc/claims", "claim_add", {"text": "tests pass", "authority": "agent"}),
         ("desk/_record/notes", "notes_write", {"title": "Build", "body": "use make\n"}),
     ],
 )
@@ -134,7 +134,7 @@ def test_the_next_write_sweeps_temps_of_dead_writers(bundle: Bundle) -> None:
         p.write_bytes(b"half")
     live = folder / f".latest.json.{os.getppid()}-1.tmp"  # a live writer's: kept
     live.write_bytes(b"busy")
-    invoke("arc_record_note", bundle, {"text": "after the crash"})
+    invoke("arc_note", bundle, {"text": "after the crash"})
     assert not any(p.exists() for p in leftovers)
     assert live.exists()
 
@@ -217,8 +217,8 @@ def _fill(mnt: Path, leave: int = 0) -> None:
     [
         ("diary_write", {"text": "disks fill up", "about": ["disk"]}),
         ("diary_reflect", {"text": "a day of full disks " * 20}),
-        ("arc_record_note", {"text": "the disk is full " * 10}),
-        ("arc_record_ask", {"text": "free some space " * 10}),
+        ("arc_note", {"text": "the disk is full " * 10}),
+        ("arc_ask", {"text": "free some space " * 10}),
         ("notes_write", {"title": "Disk", "body": "full\n" * 100}),
         ("desk_task_add", {"track": "ops", "title": "clean the disk"}),
     ],
@@ -229,7 +229,7 @@ def test_a_full_disk_gives_a_clear_error_and_changes_nothing(
     bundle = Bundle.init(small_disk / "b.ouro", agent="tester")
     invoke("desk_track_add", bundle, {"name": "ops"})
     invoke("diary_write", bundle, {"text": "first fact", "about": ["disk"]})
-    invoke("arc_record_note", bundle, {"text": "first note"})
+    invoke("arc_note", bundle, {"text": "first note"})
     _fill(small_disk)
     before = {k: v[0] for k, v in snapshot(bundle.root).items() if not k.startswith("state/")}
     try:
@@ -277,7 +277,7 @@ def test_a_folder_in_place_of_latest_json_warns_but_records_the_note(bundle: Bun
     latest = bundle.arc / "flight-recorder" / "latest.json"
     latest.unlink(missing_ok=True)
     latest.mkdir()
-    result = invoke("arc_record_note", bundle, {"text": "still recording"})
+    result = invoke("arc_note", bundle, {"text": "still recording"})
     assert any("latest.json is stale" in w for w in result["warnings"])
     events = [
         r
@@ -285,7 +285,7 @@ def test_a_folder_in_place_of_latest_json_warns_but_records_the_note(bundle: Bun
         for r in read_jsonl(f).records
     ]
     assert [e["summary"] for e in events][-1:] == ["still recording"]
-    ask = invoke("arc_record_ask", bundle, {"text": "ship it"})
+    ask = invoke("arc_ask", bundle, {"text": "ship it"})
     assert ask["warnings"]
     assert invoke("arc_resume", bundle, {})["currentAsk"]["value"] == "ship it"
 
