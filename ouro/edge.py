@@ -16,7 +16,7 @@ Limits are in characters, per field (``limit_for``):
 - a diary fact: 4,000; a surfaced message: 4,000; evidence output: 20,000;
 - task, friction and tip bodies, iterations, acceptance text, reflections: 100,000;
 - a note body: 1,000,000 (large, but bounded);
-- every other string (names, titles, ids, tags, refs, queries): 500;
+- every other string (names, titles, ids, tags, refs, queries): 1,000;
 - a list: at most 200 items.
 """
 
@@ -27,7 +27,7 @@ from typing import Any
 
 from ouro.errors import InvalidInput
 
-SHORT = 500
+SHORT = 1_000
 ARC_TEXT = 2_000
 FACT_TEXT = 4_000
 MESSAGE = 4_000

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
@@ -10,7 +11,7 @@ from ouro.bundle import Bundle
 from ouro.errors import IndexUnavailable
 from ouro.index import db
 from ouro.index.search import desk_search
-from ouro.index.sync import rebuild, status, sync, touch_paths
+from ouro.index.sync import status, sync, touch_paths
 from tests.conftest import ouro_json, run_ouro, snapshot
 from tests.index_support import write_note
 
@@ -54,18 +55,20 @@ def test_foreign_or_newer_database_is_refused_and_kept(
     bundle: Bundle, app_id: int, version: int, words: str
 ) -> None:
     before = _foreign(bundle, app_id, version)
-    for action in (sync, rebuild):
-        with pytest.raises(IndexUnavailable, match=words):
-            action(bundle)
+    with pytest.raises(IndexUnavailable, match=words):
+        sync(bundle)
     with pytest.raises(IndexUnavailable, match=words):
         desk_search(bundle.root, "anything")
     touch_paths(bundle, [bundle.record / "notes" / "x.md"])  # never raises: marks stale
     assert db.db_path(bundle.root).read_bytes() == before
     assert status(bundle)["state"] == "unavailable"
     assert db.stale_marker(bundle.root).exists()
+    # rebuild never overwrites it: it moves the whole folder aside, then builds anew
     proc = run_ouro("index", "rebuild", "--json", bundle=bundle)
-    assert proc.returncode == 1 and "index_unavailable" in proc.stdout
-    assert db.db_path(bundle.root).read_bytes() == before
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    moved = bundle.root / json.loads(proc.stdout)["movedAside"]
+    assert (moved / db.DB_NAME).read_bytes() == before
+    assert status(bundle)["state"] in ("fresh", "stale")
 
 
 def test_garbage_file_is_refused_and_kept(bundle: Bundle) -> None:

@@ -255,7 +255,7 @@ def test_a_nearly_full_disk_never_appends_part_of_a_reflection(small_disk: Path)
     before = path.read_bytes()
     _fill(small_disk, leave=6000)
     with pytest.raises(StorageError):
-        invoke("diary_reflect", bundle, {"text": "z" * 200_000})
+        invoke("diary_reflect", bundle, {"text": "z" * 90_000})
     assert path.read_bytes() == before
 
 

@@ -61,6 +61,8 @@ class SyncReport:
     facts_added: int = 0
     problems: list[Problem] = field(default_factory=list)
     seconds: float = 0.0
+    #: where ``rebuild`` moved a damaged index (bundle-relative), if it had to
+    moved_aside: str | None = None
     #: while ``sync`` writes a batch of files: their docs, inserted together by
     #: ``flush_docs`` at the end of the batch (None: insert each file's at once)
     pending: list[Doc] | None = field(default=None, repr=False, compare=False)
@@ -77,6 +79,7 @@ class SyncReport:
                 {"locator": p.file, "line": p.line, "reason": p.reason} for p in self.problems
             ],
             "seconds": round(self.seconds, 3),
+            **({"movedAside": self.moved_aside} if self.moved_aside else {}),
         }
 
 

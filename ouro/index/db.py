@@ -41,7 +41,10 @@ SCHEMA_VERSION = 1
 DB_NAME = "ouro.sqlite3"
 STALE_MARKER = "STALE"
 BUSY_TIMEOUT_S = 30.0
-_REBUILD_HINT = "move it aside (it is not ouro's), then run 'ouro index rebuild'"
+REBUILD_HINT = (
+    "run 'ouro index rebuild': it moves the damaged index aside (kept, as "
+    "state/index.damaged-<time>/) and builds a new one from the files"
+)
 
 
 def db_file(root: Root) -> str:
@@ -95,19 +98,19 @@ def _check_identity(conn: sqlite3.Connection, path: Root, *, latest: int) -> int
     except sqlite3.DatabaseError as exc:
         raise IndexUnavailable(
             f"{path} is not a readable SQLite database ({exc}); ouro left it untouched",
-            hint=_REBUILD_HINT,
+            hint=REBUILD_HINT,
         ) from None
     if app_id != APPLICATION_ID and (app_id != 0 or tables):
         raise IndexUnavailable(
             f"{path} belongs to another application (application_id {app_id:#x}); "
             "ouro will not use or overwrite it",
-            hint=_REBUILD_HINT,
+            hint=REBUILD_HINT,
         )
     if version > latest:
         raise IndexUnavailable(
             f"{path} has index schema {version}, newer than this ouro understands ({latest}); "
             "ouro will not use or overwrite it",
-            hint="upgrade ouro, or move the file aside and run 'ouro index rebuild'",
+            hint="upgrade ouro, or " + REBUILD_HINT,
         )
     return int(version)
 
@@ -164,9 +167,29 @@ def open_db(root: Root, *, create: bool = True) -> sqlite3.Connection:
     """Open (and if needed create and migrate) the index of the bundle at ``root``.
 
     With ``create=False`` a missing database raises ``IndexUnavailable`` and
-    nothing is created; an existing one is opened read-only.
+    nothing is created; an existing one is opened read-only. Any damage (not a
+    database, malformed, a folder in its place, unwritable) is an
+    ``IndexUnavailable`` whose hint names ``ouro index rebuild``.
     """
     path = db_file(root)
+    try:
+        return _open(root, path, create)
+    except sqlite3.Error as exc:
+        raise damaged(path, exc) from None
+    except OSError as exc:
+        raise damaged(path, exc) from None
+
+
+def damaged(path: str, exc: BaseException) -> IndexUnavailable:
+    """The error for an index that cannot be used as it is."""
+    if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+        return IndexUnavailable(
+            f"the index {path} is busy ({exc})", hint="retry; another process is writing it"
+        )
+    return IndexUnavailable(f"the index {path} cannot be used ({exc})", hint=REBUILD_HINT)
+
+
+def _open(root: Root, path: str, create: bool) -> sqlite3.Connection:
     if not create:
         if not os.path.isfile(path):
             raise IndexUnavailable(
@@ -199,6 +222,33 @@ def open_db(root: Root, *, create: bool = True) -> sqlite3.Connection:
     return conn
 
 
+def move_aside(root: Root) -> str | None:
+    """Rename ``state/index/`` to ``state/index.damaged-<UTC time>/`` (kept, never
+    deleted) so a new index can be built; returns its bundle-relative path.
+
+    The whole folder moves: that works even when the folder is read-only or
+    the database file immutable, where nothing inside could be renamed.
+    """
+    folder = os.path.dirname(db_file(root))
+    if not os.path.lexists(folder):
+        return None
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    name, n = f"index.damaged-{stamp}", 1
+    while os.path.lexists(os.path.join(os.path.dirname(folder), name)):
+        n += 1
+        name = f"index.damaged-{stamp}-{n}"
+    target = os.path.join(os.path.dirname(folder), name)
+    try:
+        os.rename(folder, target)
+    except OSError as exc:
+        from ouro.store.guard import storage_error
+
+        raise storage_error(
+            exc, folder, action="moving the damaged index aside", outcome="nothing was changed"
+        ) from None
+    return f"state/{name}"
+
+
 @contextmanager
 def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """``BEGIN IMMEDIATE`` ... ``COMMIT``; rolls back on any error."""
@@ -222,12 +272,17 @@ def stale_marker(root: Root) -> Path:
 
 
 def stale_reason(root: Root) -> str | None:
-    """The last reason written to the STALE marker, or None when there is none."""
+    """The last reason written to the STALE marker, or None when there is none.
+
+    A marker that cannot be read (a folder in its place) counts as stale.
+    """
     try:
         with open(stale_file(root), encoding="utf-8", errors="replace") as handle:
             text = handle.read()
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        return f"the STALE marker cannot be read ({exc.strerror}); run 'ouro index rebuild'"
     lines = [line for line in text.splitlines() if line.strip()]
     return lines[-1] if lines else "marked stale"
 
@@ -244,5 +299,7 @@ def mark_stale(root: Root, reason: str) -> None:
 
 
 def clear_stale(root: Root) -> None:
-    with suppress(FileNotFoundError):
+    """Remove the STALE marker; one that cannot be removed (a folder) stays, and
+    the index keeps reading as stale until 'ouro index rebuild' moves it aside."""
+    with suppress(OSError):
         os.unlink(stale_file(root))

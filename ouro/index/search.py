@@ -304,9 +304,15 @@ def search(root: str | os.PathLike[str], req: Request) -> dict[str, Any]:
     # No query = newest first; any query text must contain words (else InvalidInput).
     match = "" if req.query is None else to_match(req.query)
     top = os.fspath(root)
-    conn, state = ready_index(top)
+    try:
+        conn, state = ready_index(top)
+    except sqlite3.DatabaseError as exc:  # malformed pages found while checking freshness
+        raise db.damaged(db.db_file(top), exc) from None
     try:
         total, results = _matching(conn, req, match) if match else _newest(conn, req)
+    except sqlite3.DatabaseError as exc:
+        _forget(conn)
+        raise db.damaged(db.db_file(top), exc) from None
     except BaseException:
         _forget(conn)
         raise

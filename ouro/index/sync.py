@@ -55,6 +55,8 @@ def _read_marker(root: Path) -> bytes | None:
         return db.stale_marker(root).read_bytes()
     except FileNotFoundError:
         return None
+    except OSError:  # a folder in its place: it stays, and the index reads as stale
+        return b"unreadable"
 
 
 def _sync(
@@ -147,19 +149,45 @@ def sync(bundle: Bundle, progress: Progress | None = None) -> SyncReport:
     conn = db.open_db(bundle.root)
     try:
         return _sync(conn, bundle.root, progress, SyncReport())
+    except sqlite3.Error as exc:
+        raise db.damaged(db.db_file(bundle.root), exc) from None
     finally:
         conn.close()
 
 
 def rebuild(bundle: Bundle, progress: Progress | None = None) -> SyncReport:
     """Empty the index and index every file again, in one transaction (readers
-    see the old index until the new one is complete). A foreign or newer
-    database is refused (``IndexUnavailable``), never overwritten."""
+    see the old index until the new one is complete).
+
+    Always succeeds unless ``state/`` itself cannot be written: an index that
+    cannot be opened or rewritten (damaged, foreign, newer, read-only,
+    immutable, a folder in the way) is moved aside whole, kept as
+    ``state/index.damaged-<time>/`` (never overwritten or deleted), and a new
+    one is built from the files. The report names where it went (``movedAside``).
+    """
+    try:
+        return _rebuild(bundle, progress)
+    except IndexUnavailable as exc:
+        if "is busy" in exc.message:
+            raise
+    except (OSError, sqlite3.Error) as exc:
+        if "locked" in str(exc):
+            raise db.damaged(db.db_file(bundle.root), exc) from None
+    moved = db.move_aside(bundle.root)
+    report = _rebuild(bundle, progress)
+    report.moved_aside = moved
+    return report
+
+
+def _rebuild(bundle: Bundle, progress: Progress | None) -> SyncReport:
     conn = db.open_db(bundle.root)
     try:
         # A bigger page cache for the bulk load (the default is 2 MB).
         conn.execute("PRAGMA cache_size = -65536")
-        return _sync(conn, bundle.root, progress, SyncReport(), empty_first=True)
+        report = _sync(conn, bundle.root, progress, SyncReport(), empty_first=True)
+        if db.stale_reason(bundle.root) is not None:  # a marker that cannot be cleared
+            raise IndexUnavailable(f"{db.stale_file(bundle.root)} cannot be cleared")
+        return report
     finally:
         conn.close()
 
