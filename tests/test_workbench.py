@@ -139,6 +139,7 @@ def test_recovery_desk_habits_claims_show_their_receipts(made: Bundle) -> None:
     assert "Recent runs" in habits and "surfaced" in habits and "queued" in habits
     claims = bench.render("claims")
     assert "unchanged" in claims and "ouro claim verify" in claims
+    assert "observed-by-ouro" in claims  # how the receipt was obtained
 
 
 def test_timeline_pages_and_filters(copy: Bundle) -> None:
@@ -205,6 +206,22 @@ def test_no_seeded_secret_in_any_page(made: Bundle, served: Served, tmp_path: Pa
             assert secret not in body
     assert any("[redacted:literal]" in b for b in bodies)
     assert any("[redacted:github_token]" in b for b in bodies)
+
+
+def test_hostile_text_is_escaped_everywhere(copy: Bundle) -> None:
+    hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
+    ouro(copy.root, "arc", "ask", f"look at {hostile}")
+    ouro(copy.root, "diary", "write", f"fact {hostile}", "--about", hostile)
+    ouro(copy.root, "desk", "task", "add", "auth-migration", f"task {hostile}")
+    for served in (True, False):
+        bench = Workbench(copy, served=served)
+        for name in PAGES:
+            html = bench.render(name)
+            assert "<img src=x" not in html and "<script>alert(2)" not in html, name
+    html = Workbench(copy, served=True).render(
+        "record", parse_query("record", {"entity": [hostile]})
+    )
+    assert "<img src=x" not in html and "&lt;img src=x" in html
 
 
 def test_server_is_read_only_and_validates_input(served: Served) -> None:

@@ -193,6 +193,8 @@ def recovery_page(bundle: Bundle, query: Query) -> dict[str, Any]:
         "chart": history_chart(list(reversed(chart_points["lines"]))),
         "chartCount": len(chart_points["lines"]),
         "chartMore": chart_points["more"],
+        # The newest receipt that ran drills (``ouro drill``), from the ledger.
+        "drillLine": next((line for line in chart_points["lines"] if line.get("drills")), None),
     }
 
 
