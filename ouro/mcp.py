@@ -4,7 +4,8 @@ Contract:
 - Every tool in ``ouro.tools.TOOLS`` is listed, and nothing else: its name,
   description, the JSON schema of its pydantic input model, and its
   read-only / destructive / idempotent / open-world hints (open-world only
-  where a tool runs a shell command: ``claim_verify``, ``habits_run``). No tool is wired here by hand.
+  where a tool runs a shell command: ``claim_verify``,
+  ``desk_task_verify``, ``habits_run``). No tool is wired here by hand.
 - A call goes through ``ouro.tools.invoke`` -- the function the CLI calls -- so
   a result is the object ``ouro ... --json`` prints: JSON text content plus the
   same dict as structured content.

@@ -77,7 +77,7 @@ def write_task(bundle: Bundle, track: str, slug: str, title: str, body: str,
     path.write_text(
         f"---\nid: t-{slug}\ntitle: {title}\nstatus: {status}\npriority: 2\ntrack: {track}\n"
         "created: 2026-01-01T00:00:00.000Z\nupdated: 2026-01-02T00:00:00.000Z\n"
-        f"claimedBy: null\nleaseUntil: null\nacceptance: null\ncheck: null\n---\n{body}\n"
+        f"heldBy: null\nleaseUntil: null\nacceptance: null\ncheck: null\n---\n{body}\n"
     )
     return path
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ouro.bundle import Bundle
-from ouro.desk import claims, featured, friction, tasks, tracks
+from ouro.desk import featured, friction, leases, tasks, tracks
 from ouro.desk.orientation import desk_items
 from ouro.orient import PROVIDERS
 from tests.conftest import snapshot
@@ -15,8 +15,8 @@ def test_desk_items(bundle: Bundle) -> None:
     a = tasks.add_task(bundle, "web", "Alpha", priority=3)
     b = tasks.add_task(bundle, "web", "Beta", priority=1)
     c = tasks.add_task(bundle, "web", "Gamma")
-    claims.claim_task(bundle, a.id, agent="ari")
-    claims.claim_task(bundle, b.id, agent="bo")
+    leases.take_task(bundle, a.id, agent="ari")
+    leases.take_task(bundle, b.id, agent="bo")
     tasks.update_task(bundle, c.id, status="blocked")
     featured.feature(bundle, tracks=["web"], tasks=[a.id])
     friction.add_friction(bundle, "slow disk")
@@ -33,7 +33,7 @@ def test_desk_items(bundle: Bundle) -> None:
         ("Desk: recent friction", items[-1].text.split(" ")[0]),
     ]
     assert items[0].text == "track web: 2 active, 1 blocked"
-    assert items[1].locator == "desk/web/alpha/task.md" and "claimed by ari until" in items[1].text
+    assert items[1].locator == "desk/web/alpha/task.md" and "held by ari until" in items[1].text
     assert items[-1].text.endswith("slow disk")
 
 

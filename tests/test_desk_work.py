@@ -69,7 +69,7 @@ def test_task_add_writes_the_documented_front_matter(bundle: Bundle) -> None:
     meta, body = frontmatter.parse(path.read_text())
     assert list(meta) == list(tasks.TASK_KEYS)
     assert meta["id"].startswith("t-") and meta["status"] == "open" and meta["priority"] == 1
-    assert meta["claimedBy"] is None and meta["leaseUntil"] is None and meta["history"] == []
+    assert meta["heldBy"] is None and meta["leaseUntil"] is None and meta["history"] == []
     assert meta["acceptance"] == "users log in" and meta["check"] == "pytest -k login"
     assert body == "Details.\n"
     # the same title again gets a suffixed folder, never the same one
@@ -216,6 +216,6 @@ def test_cli_round_trip(bundle: Bundle, tmp_path) -> None:
     text = run_ouro("desk", "task", "list", bundle=bundle, check=True).stdout
     assert f"{tid}  [open] p4  web/do-it  Do it" in text
     missing = ouro_json(
-        "desk", "task", "claim", "t-0000000000000000zz", "--agent", "a", bundle=bundle
+        "desk", "task", "take", "t-0000000000000000zz", "--agent", "a", bundle=bundle
     )
     assert missing["error"]["type"] == "not_found"

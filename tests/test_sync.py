@@ -111,8 +111,8 @@ def _events(bundle: Bundle) -> list[dict[str, object]]:
 
 def test_double_task_claim_is_flagged_and_in_the_packet(tmp_path: Path) -> None:
     _, a, b = remote_and_clones(tmp_path)
-    ouro(a, "desk", "task", "claim", "work/ship-it", "--agent", "laptop-agent")
-    ouro(b, "desk", "task", "claim", "work/ship-it", "--agent", "server-agent")
+    ouro(a, "desk", "task", "take", "work/ship-it", "--agent", "laptop-agent")
+    ouro(b, "desk", "task", "take", "work/ship-it", "--agent", "server-agent")
     ouro(a, "sync")
     result = ouro(b, "sync")
     [conflict] = result["conflicts"]

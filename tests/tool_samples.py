@@ -51,7 +51,8 @@ SAMPLES: dict[str, Sample] = {
     "desk_task_update": {"task": lambda ctx: ctx["desk_task"], "status": "blocked"},
     "desk_task_list": {"track": "samples"},
     "desk_task_show": {"task": lambda ctx: ctx["desk_task"]},
-    "desk_task_claim": {"task": lambda ctx: ctx["desk_task_claim"], "agent": "sampler"},
+    "desk_task_take": {"task": lambda ctx: ctx["desk_task_take"], "agent": "sampler"},
+    "desk_task_verify": {"task": lambda ctx: ctx["desk_task_checked"]},
     "desk_task_release": {"task": lambda ctx: ctx["desk_task_held"], "agent": "holder"},
     "desk_iteration_add": {"task": lambda ctx: ctx["desk_task"], "text": "tried the sample"},
     "desk_friction_add": {"title": "sample friction", "severity": "low"},
@@ -94,15 +95,18 @@ def prepare_samples(bundle: Bundle) -> dict[str, Any]:
     (bundle.habits / "sample.yaml").write_text(
         f"title: sample\ncadence: 1d\nrun: {shlex.quote(sys.executable)} -c pass\n"
     )
-    from ouro.desk import claims as desk_claims
+    from ouro.desk import leases as desk_leases
     from ouro.desk import tasks as desk_tasks
     from ouro.desk import tracks as desk_tracks
 
     desk_tracks.add_track(bundle, "samples")
     ctx["desk_task"] = desk_tasks.add_task(bundle, "samples", "sample task").id
-    ctx["desk_task_claim"] = desk_tasks.add_task(bundle, "samples", "claim me").id
+    ctx["desk_task_take"] = desk_tasks.add_task(bundle, "samples", "take me").id
     ctx["desk_task_held"] = desk_tasks.add_task(bundle, "samples", "held task").id
-    desk_claims.claim_task(bundle, ctx["desk_task_held"], agent="holder")
+    ctx["desk_task_checked"] = desk_tasks.add_task(
+        bundle, "samples", "checked task", check="true"
+    ).id
+    desk_leases.take_task(bundle, ctx["desk_task_held"], agent="holder")
     return ctx
 
 

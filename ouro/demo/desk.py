@@ -1,4 +1,4 @@
-"""Demo section: Desk work (track, task, claim) and the record (facts, a note)."""
+"""Demo section: Desk work (track, task, lease) and the record (facts, a note)."""
 
 from __future__ import annotations
 
@@ -26,15 +26,15 @@ def run(bundle: Bundle, step: Step) -> None:
         f"{task['id']} -> {task['locator']}\n" + (bundle.root / task["locator"]).read_text(),
     )
     won = tools.invoke(
-        "desk_task_claim", bundle, {"task": task["id"], "agent": "demo", "lease": "30m"}
+        "desk_task_take", bundle, {"task": task["id"], "agent": "demo", "lease": "30m"}
     )
     try:
-        tools.invoke("desk_task_claim", bundle, {"task": task["id"], "agent": "other"})
-        lost = "other agent: claimed too (unexpected)"
+        tools.invoke("desk_task_take", bundle, {"task": task["id"], "agent": "other"})
+        lost = "other agent: took it too (unexpected)"
     except Conflict as exc:
         lost = f"other agent: refused: {exc.message}"
     step(
-        "claiming: exactly one agent holds a task's lease",
+        "taking: exactly one agent holds a task's lease",
         f"demo: {won['outcome']} until {won['leaseUntil']}\n{lost}",
     )
     first = tools.invoke(

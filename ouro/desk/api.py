@@ -12,7 +12,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ouro.bundle import Bundle
-from ouro.desk import claims, featured, friction, iterations, tasks, tips, tracks
+from ouro.desk import featured, friction, iterations, leases, tasks, tips, tracks
 from ouro.desk.hooks import after_write
 from ouro.models.base import ToolInput
 
@@ -43,7 +43,16 @@ class TaskAddInput(ToolInput):
     body: str | None = Field(None, description="task body (Markdown)")
     priority: int = Field(tasks.DEFAULT_PRIORITY, description="0 (most urgent) .. 9")
     acceptance: str | None = Field(None, description="what done means")
-    check: str | None = Field(None, description="shell command that verifies it")
+    check: str | None = Field(
+        None,
+        description="shell command that verifies it; done then needs a passing observed run "
+        "(ouro desk task verify, or the host seeing it run)",
+    )
+    about: list[str] = Field(
+        default_factory=list,
+        description="a file the task changes (repo-relative path or bundle locator); a change "
+        "after the check passed means it must pass again",
+    )
 
 
 def task_add(bundle: Bundle, inp: TaskAddInput) -> dict[str, Any]:
@@ -55,6 +64,7 @@ def task_add(bundle: Bundle, inp: TaskAddInput) -> dict[str, Any]:
         priority=inp.priority,
         acceptance=inp.acceptance,
         check=inp.check,
+        about=inp.about,
     )
     after_write(bundle, [task.path])
     return {"task": task.summary()}
@@ -67,8 +77,19 @@ class TaskUpdateInput(ToolInput):
     title: str | None = None
     acceptance: str | None = Field(None, description="new acceptance text ('' clears it)")
     check: str | None = Field(None, description="new check command ('' clears it)")
+    about: list[str] | None = Field(None, description="the files the task changes (replaces)")
     body: str | None = Field(None, description="new body (replaces the old one)")
-    agent: str | None = Field(None, description="who is making the change")
+    agent: str | None = Field(
+        None, description="who is making the change (default: the bundle's agent)"
+    )
+    take_over: bool = Field(
+        False, description="take a live lease held by another agent (recorded in the history)"
+    )
+    unverified: str | None = Field(
+        None,
+        description="with status done: complete without a passing check, for this reason "
+        "(recorded and shown as unverified)",
+    )
 
 
 def task_update(bundle: Bundle, inp: TaskUpdateInput) -> dict[str, Any]:
@@ -80,8 +101,11 @@ def task_update(bundle: Bundle, inp: TaskUpdateInput) -> dict[str, Any]:
         title=inp.title,
         acceptance=inp.acceptance,
         check=inp.check,
+        about=inp.about,
         body=inp.body,
         agent=inp.agent,
+        take_over=inp.take_over,
+        unverified=inp.unverified,
     )
     if changed:
         after_write(bundle, [task.path])
@@ -123,14 +147,19 @@ def task_show(bundle: Bundle, inp: TaskShowInput) -> dict[str, Any]:
     }
 
 
-class TaskClaimInput(ToolInput):
+class TaskTakeInput(ToolInput):
     task: str = Field(description="task id (t-…) or <track>/<slug>")
-    agent: str = Field(description="who claims it")
-    lease: str = Field(claims.DEFAULT_LEASE, description="lease length: 90s, 30m, 2h, 1d")
+    agent: str | None = Field(None, description="who takes it (default: the bundle's agent)")
+    lease: str = Field(leases.DEFAULT_LEASE, description="lease length: 90s, 30m, 2h, 1d")
+    take_over: bool = Field(
+        False, description="take a live lease held by another agent (recorded in the history)"
+    )
 
 
-def task_claim(bundle: Bundle, inp: TaskClaimInput) -> dict[str, Any]:
-    result = claims.claim_task(bundle, inp.task, agent=inp.agent, lease=inp.lease)
+def task_take(bundle: Bundle, inp: TaskTakeInput) -> dict[str, Any]:
+    result = leases.take_task(
+        bundle, inp.task, agent=inp.agent, lease=inp.lease, take_over=inp.take_over
+    )
     after_write(bundle, [result.task.path])
     return {
         "task": result.task.summary(),
@@ -142,13 +171,45 @@ def task_claim(bundle: Bundle, inp: TaskClaimInput) -> dict[str, Any]:
 
 class TaskReleaseInput(ToolInput):
     task: str = Field(description="task id (t-…) or <track>/<slug>")
-    agent: str = Field(description="the agent holding the lease")
+    agent: str | None = Field(
+        None, description="the agent holding the lease (default: the bundle's agent)"
+    )
 
 
 def task_release(bundle: Bundle, inp: TaskReleaseInput) -> dict[str, Any]:
-    task = claims.release_task(bundle, inp.task, agent=inp.agent)
+    task = leases.release_task(bundle, inp.task, agent=inp.agent)
     after_write(bundle, [task.path])
     return {"task": task.summary(), "released": True}
+
+
+class TaskVerifyInput(ToolInput):
+    task: str = Field(description="task id (t-…) or <track>/<slug>")
+    timeout: float = Field(300.0, gt=0, description="seconds before the check is stopped")
+    yes: bool = Field(
+        False, description="run a check that was not written through ouro here (read it first)"
+    )
+    agent: str | None = Field(None, description="who runs it (default: the bundle's agent)")
+
+
+def task_verify(bundle: Bundle, inp: TaskVerifyInput) -> dict[str, Any]:
+    task, run = tasks.verify_task(
+        bundle, inp.task, timeout=inp.timeout, yes=inp.yes, agent=inp.agent
+    )
+    after_write(bundle, [task.path])
+    return {
+        "task": task.summary(),
+        "doneBlockedBy": tasks.completion_gate(bundle, task.meta),
+        "run": {
+            "command": run.command,
+            "cwd": run.cwd,
+            "exitCode": run.exit_code,
+            "durationMs": run.duration_ms,
+            "outputDigest": run.digest,
+            "tail": run.tail,
+            "timedOut": run.timed_out,
+            "envScrubbed": run.scrubbed,
+        },
+    }
 
 
 class IterationAddInput(ToolInput):

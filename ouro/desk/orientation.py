@@ -2,7 +2,8 @@
 
 Pure and deterministic: reads Desk files directly (never the search index),
 uses no clock, orders everything by stable keys. Featured tracks and tasks
-come first, then active and blocked tasks, then the newest friction. An
+come first, then active and blocked tasks, then tasks completed without a
+passing check (``unverified``), then the newest friction. An
 unreadable file becomes an item saying so (unknown stays unknown).
 """
 
@@ -13,13 +14,14 @@ from collections import Counter
 from ouro.bundle import Bundle
 from ouro.desk.featured import featured_path, read_featured
 from ouro.desk.friction import list_friction
-from ouro.desk.tasks import Task, TaskHead, load_task, scan_heads
+from ouro.desk.tasks import Task, TaskHead, holder_of, load_task, scan_heads
 from ouro.errors import CorruptFile
 from ouro.orient_types import OrientItem
 
 SECTION_FEATURED = "Desk: featured"
 SECTION_ACTIVE = "Desk: active tasks"
 SECTION_BLOCKED = "Desk: blocked tasks"
+SECTION_UNVERIFIED = "Desk: done unverified"
 SECTION_FRICTION = "Desk: recent friction"
 MAX_PER_SECTION = 20
 FRICTION_SHOWN = 5
@@ -28,8 +30,11 @@ FRICTION_SHOWN = 5
 def _task_text(task: Task) -> str:
     meta = task.meta
     text = f"{task.id} [{meta.get('status')}] p{meta.get('priority')} {meta.get('title')}"
-    if meta.get("claimedBy"):
-        text += f" (claimed by {meta.get('claimedBy')} until {meta.get('leaseUntil')})"
+    holder = holder_of(meta)
+    if holder:
+        text += f" (held by {holder} until {meta.get('leaseUntil')})"
+    if meta.get("unverified"):
+        text += f" (done unverified: {meta.get('unverified')})"
     return text
 
 
@@ -106,6 +111,23 @@ def desk_items(bundle: Bundle) -> list[OrientItem]:
                 items.append(
                     OrientItem(section, priority, _task_text(task), task.locator, more=more)
                 )
+    # Completed without a passing check: shown until reopened or verified.
+    unverified = sorted(
+        (h for h in heads if h.status == "done" and h.unverified and h.id not in shown),
+        key=_order,
+    )
+    for head in unverified[:MAX_PER_SECTION]:
+        task = _load(bundle, head, problems)
+        if task is not None:
+            items.append(
+                OrientItem(
+                    SECTION_UNVERIFIED,
+                    4,
+                    _task_text(task),
+                    task.locator,
+                    more="ouro desk task list --status done",
+                )
+            )
     for problem in problems[:MAX_PER_SECTION]:
         items.append(OrientItem(SECTION_ACTIVE, 3, f"unreadable task: {problem}", None))
     friction, problems = list_friction(bundle, limit=FRICTION_SHOWN)

@@ -9,10 +9,10 @@ def render_task_list(result: dict[str, Any]) -> str:
     lines = []
     for task in result["tasks"]:
         lease = (
-            f"  (claimed by {task['claimedBy']} until {task['leaseUntil']})"
-            if task.get("claimedBy")
-            else ""
+            f"  (held by {task['heldBy']} until {task['leaseUntil']})" if task.get("heldBy") else ""
         )
+        if task.get("unverified"):
+            lease += f"  (done unverified: {task['unverified']})"
         lines.append(
             f"{task['id']}  [{task['status']}] p{task['priority']}  "
             f"{task['track']}/{task['slug']}  {task['title']}{lease}"
@@ -23,3 +23,27 @@ def render_task_list(result: dict[str, Any]) -> str:
     )
     lines.extend(f"problem: {p}" for p in result.get("problems") or [])
     return "\n".join(lines)
+
+
+def render_task_verify(result: dict[str, Any]) -> str:
+    task, run = result["task"], result["run"]
+    timed = " (timed out)" if run.get("timedOut") else ""
+    lines = [
+        f"{task['id']} [{task['status']}] {task['title']}",
+        f"  check: {run['command']}",
+        f"  ran in {run['cwd']}: exit {run['exitCode']}{timed}, {run['durationMs']} ms, "
+        f"output {run['outputDigest']}",
+    ]
+    if run.get("tail"):
+        lines.append("  output tail (redacted):")
+        lines.extend("    " + line for line in run["tail"].splitlines())
+    blocked = result.get("doneBlockedBy")
+    lines.append(
+        f"  done: not yet ({blocked})" if blocked else "  done: allowed (the check passed)"
+    )
+    return "\n".join(lines)
+
+
+def task_verify_exit(result: dict[str, Any]) -> int:
+    """``desk task verify`` exits 1 when the check it ran failed."""
+    return 0 if result["run"]["exitCode"] == 0 else 1

@@ -5,7 +5,22 @@ Contract:
   creation and never changes (a retitled task keeps its folder).
 - Every change to a task happens under ``state/locks/task-<id>.lock`` and is
   an atomic replace of task.md: read, change, write, with the lock held, so
-  racing updates and claims serialize and none is lost.
+  racing updates, takes and verifications serialize and none is lost.
+- Leases hold: while ``heldBy`` is set and ``leaseUntil`` is in the future,
+  only the holder may update the task (``update_task``), release it or
+  complete it; anyone else gets ``Conflict`` naming the holder and the
+  expiry, unless they pass ``take_over`` (recorded as a ``takeover`` history
+  event naming the previous holder). Task files written before the rename
+  keep the holder in ``claimedBy``; it is read as ``heldBy`` and moved there
+  on the next write.
+- The acting agent defaults to the bundle's agent (``bundle.json`` →
+  ``agent``); inside a habit session it is always ``habit:<name>``.
+- Completion is gated by the check: ``status done`` on a task with a ``check``
+  needs a passing observed receipt of that exact command (``history`` event
+  ``check``, written by ``verify_task`` or a host hook) whose hashes of the
+  task's ``about`` files still match; or ``unverified`` (a reason), which is
+  recorded in the status event and kept in ``unverified`` until the task is
+  reopened.
 - Looking a task up by id scans ``desk/*/*/task.md`` (front matter text only,
   then one full parse); a task can also be named ``<track>/<task-slug>``.
 - Reads are pure; a task.md that cannot be parsed is reported, never rewritten.
@@ -17,6 +32,7 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +40,14 @@ from ouro.bundle import Bundle
 from ouro.desk.docs import ordered, read_doc, write_doc
 from ouro.desk.names import require_slug, slugify, unique_slug
 from ouro.desk.tracks import require_track
-from ouro.errors import CorruptFile, InvalidInput, NotFound
-from ouro.models.clock import utc_now_iso
+from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound, ToolDenied
+from ouro.models.clock import format_time, parse_time, utc_now, utc_now_iso
 from ouro.models.ids import new_id
 from ouro.store.lock import FileLock
 
 STATUSES = ("open", "active", "blocked", "done", "dropped")
+OBSERVED = frozenset({"observed-by-ouro", "observed-by-host"})
+DEFAULT_LEASE_MINUTES = 30
 TASK_KEYS = (
     "id",
     "title",
@@ -38,12 +56,15 @@ TASK_KEYS = (
     "track",
     "created",
     "updated",
-    "claimedBy",
+    "heldBy",
     "leaseUntil",
     "acceptance",
     "check",
+    "about",
+    "unverified",
     "history",
 )
+LEGACY_HOLDER = "claimedBy"  # the lease holder's key before leases were renamed
 DEFAULT_PRIORITY = 2
 _ID_LINE = re.compile(r"^id:\s*['\"]?(t-[0-9a-z]+)['\"]?\s*$", re.MULTILINE)
 
@@ -83,10 +104,13 @@ class Task:
             "locator": self.locator,
             "created": m.get("created"),
             "updated": m.get("updated"),
-            "claimedBy": m.get("claimedBy"),
+            "heldBy": holder_of(m),
             "leaseUntil": m.get("leaseUntil"),
             "acceptance": m.get("acceptance"),
             "check": m.get("check"),
+            "about": m.get("about") or [],
+            "unverified": m.get("unverified"),
+            "lastCheck": last_check(m),
         }
 
 
@@ -174,6 +198,8 @@ class TaskHead:
     status: str
     priority: int
     created: str
+    #: completed without a passing check (``unverified`` holds the reason)
+    unverified: bool = False
 
     @property
     def track(self) -> str:
@@ -181,7 +207,8 @@ class TaskHead:
 
 
 _HEAD_FIELD = re.compile(
-    r"^(id|status|priority|created):[ \t]*['\"]?([^'\"\n]*?)['\"]?[ \t]*$", re.MULTILINE
+    r"^(id|status|priority|created|unverified):[ \t]*['\"]?([^'\"\n]*?)['\"]?[ \t]*$",
+    re.MULTILINE,
 )
 
 
@@ -196,7 +223,12 @@ def _head(path: Path, text: str) -> TaskHead | None:
     if not {"id", "status", "priority"} <= found.keys() or not found["priority"].isdigit():
         return None
     return TaskHead(
-        path, found["id"], found["status"], int(found["priority"]), found.get("created", "")
+        path,
+        found["id"],
+        found["status"],
+        int(found["priority"]),
+        found.get("created", ""),
+        found.get("unverified", "null") not in ("null", "", "~"),
     )
 
 
@@ -225,6 +257,7 @@ def scan_heads(bundle: Bundle) -> tuple[list[TaskHead], list[str]]:
                 str(task.meta.get("status")),
                 priority if isinstance(priority, int) else 9,
                 str(task.meta.get("created") or ""),
+                bool(task.meta.get("unverified")),
             )
         heads.append(head)
     return heads, problems
@@ -293,7 +326,7 @@ def new_task_meta(
             "created": now,
             "updated": now,
             "acceptance": acceptance or None,
-            "check": check or None,
+            "check": check.strip() if check and check.strip() else None,
             "history": [],
         },
         TASK_KEYS,
@@ -309,21 +342,215 @@ def add_task(
     priority: int = DEFAULT_PRIORITY,
     acceptance: str | None = None,
     check: str | None = None,
+    about: list[str] | None = None,
 ) -> Task:
     folder = require_track(bundle, track)
     meta = new_task_meta(folder.name, title, priority=priority, acceptance=acceptance, check=check)
+    if about:
+        meta["about"] = check_about(about)
     base = require_slug(meta["title"], field="title")
     with FileLock(bundle.lock_path("desk"), purpose="task add"):
         slug = unique_slug(base, lambda s: (folder / s).exists())
         path = folder / slug / "task.md"
         write_doc(path, meta, body)
+    if meta.get("check"):
+        from ouro.arc.checkrun import trust
+
+        trust(bundle, meta["check"], how=f"desk task add {meta['id']}")
     return load_task(bundle, path)
 
 
 def save_task(task: Task) -> None:
     """Write a task back (caller holds the task lock and bumped ``updated``)."""
+    if LEGACY_HOLDER in task.meta:
+        legacy = task.meta.pop(LEGACY_HOLDER)
+        task.meta.setdefault("heldBy", legacy)
     task.meta = ordered(task.meta, TASK_KEYS)
     write_doc(task.path, task.meta, task.body)
+
+
+# --- who acts, and the lease -------------------------------------------------
+
+
+def holder_of(meta: dict[str, Any]) -> str | None:
+    value = meta.get("heldBy") or meta.get(LEGACY_HOLDER)
+    return str(value) if value else None
+
+
+def check_agent(agent: str) -> str:
+    clean = agent.strip()
+    if not clean or "\n" in clean or len(clean) > 100:
+        raise InvalidInput(
+            "agent: must be one non-empty line of at most 100 characters", hint="pass --agent NAME"
+        )
+    return clean
+
+
+def acting_agent(bundle: Bundle, agent: str | None) -> str:
+    """Who is acting: ``agent``, else the bundle's agent; inside a habit session
+    always ``habit:<name>`` (a habit body cannot act as someone else)."""
+    habit = os.environ.get("OURO_HABIT")
+    if habit and os.environ.get("OURO_SESSION_ID"):
+        own = f"habit:{habit}"
+        if agent is not None and agent.strip() != own:
+            raise ToolDenied(
+                f"inside habit session {os.environ['OURO_SESSION_ID']} the agent is {own}, "
+                f"not {agent!r}",
+                hint="a habit acts on tasks as itself; drop --agent",
+            )
+        return own
+    if agent is not None:
+        return check_agent(agent)
+    name = bundle.read_meta().get("agent")
+    if not isinstance(name, str) or not name.strip():
+        raise InvalidInput(
+            "agent: none given and bundle.json names no agent", hint="pass --agent NAME"
+        )
+    return check_agent(name)
+
+
+def lease_end(meta: dict[str, Any]) -> Any:
+    """The lease end as a datetime, or None when there is no readable lease."""
+    value = meta.get("leaseUntil")
+    if not holder_of(meta) or not isinstance(value, str):
+        return None
+    try:
+        return parse_time(value)
+    except ValueError:
+        return None  # an unreadable lease cannot block anyone; a takeover records it
+
+
+def live_holder(meta: dict[str, Any], now: Any) -> str | None:
+    """The agent holding a live lease on the task, if any."""
+    end = lease_end(meta)
+    holder = holder_of(meta)
+    return holder if holder and end is not None and end > now else None
+
+
+def lease_conflict(task_id: str, meta: dict[str, Any], agent: str, what: str) -> Conflict:
+    return Conflict(
+        f"task {task_id} is held by {holder_of(meta)} until {meta.get('leaseUntil')}; "
+        f"{agent} cannot {what} it",
+        hint=f"wait until {meta.get('leaseUntil')} when the lease ends, ask "
+        f"{holder_of(meta)} to release it, or take it over explicitly with --take-over "
+        "(recorded in the task's history)",
+    )
+
+
+def guard_lease(
+    task: Task, agent: str, *, take_over: bool, what: str, now: Any, until: str | None = None
+) -> dict[str, Any] | None:
+    """Refuse a non-holder while the lease is live, or record the takeover.
+
+    Returns the takeover history event (already appended) or None. Caller holds
+    the task lock and saves the task.
+    """
+    meta = task.meta
+    holder = live_holder(meta, now)
+    if holder is None or holder == agent:
+        return None
+    if not take_over:
+        raise lease_conflict(task.id, meta, agent, what)
+    event = {
+        "at": format_time(now),
+        "event": "takeover",
+        "agent": agent,
+        "previous": holder,
+        "previousLeaseUntil": meta.get("leaseUntil"),
+        "leaseUntil": until,
+    }
+    meta["history"] = [*history_list(meta.get("history")), event]
+    meta.pop(LEGACY_HOLDER, None)
+    meta["heldBy"] = agent if until else None
+    meta["leaseUntil"] = until
+    return event
+
+
+# --- check receipts and the completion gate ----------------------------------
+
+
+def last_check(meta: dict[str, Any]) -> dict[str, Any] | None:
+    for event in reversed(history_list(meta.get("history"))):
+        if isinstance(event, dict) and event.get("event") == "check":
+            return {
+                k: event.get(k)
+                for k in ("at", "command", "exitCode", "provenance", "by", "agent")
+                if event.get(k) is not None
+            }
+    return None
+
+
+def about_hashes(bundle: Bundle, about: list[str]) -> dict[str, str | None]:
+    """The content hash of each ``about`` file now (None when it cannot be read)."""
+    from ouro.arc.claim_status import Unresolvable, hash_ref
+
+    out: dict[str, str | None] = {}
+    for ref in about:
+        try:
+            out[ref] = hash_ref(bundle, ref)
+        except Unresolvable:
+            out[ref] = None
+    return out
+
+
+def completion_gate(bundle: Bundle, meta: dict[str, Any]) -> str | None:
+    """None when the task may be completed; else why not (its check is not backed)."""
+    check = meta.get("check")
+    if not check:
+        return None
+    receipts = [
+        e
+        for e in history_list(meta.get("history"))
+        if isinstance(e, dict) and e.get("event") == "check" and e.get("command") == check
+    ]
+    observed = [e for e in receipts if e.get("provenance") in OBSERVED]
+    if not observed:
+        return f"no observed run of its check yet ({check})"
+    latest = observed[-1]
+    if latest.get("exitCode") != 0:
+        return f"its check last exited {latest.get('exitCode')} at {latest.get('at')}"
+    seen = latest.get("sources") or {}
+    now = about_hashes(bundle, list(meta.get("about") or []))
+    for ref, digest in now.items():
+        if digest is None:
+            return f"{ref} cannot be read now"
+        if seen.get(ref) != digest:
+            return f"{ref} changed since the check passed at {latest.get('at')}"
+    return None
+
+
+def append_check(
+    bundle: Bundle,
+    ref: str,
+    *,
+    command: str,
+    fields: dict[str, Any],
+    sources: dict[str, str | None],
+    agent: str,
+) -> Task:
+    """Append a check receipt to the task's history (under the task lock)."""
+    task_id = find_task(bundle, ref).id
+    with task_lock(bundle, task_id):
+        task = find_task(bundle, task_id)
+        if task.meta.get("check") != command:
+            raise Conflict(
+                f"task {task_id}'s check changed while it ran (ran {command!r}, now "
+                f"{task.meta.get('check')!r}); the receipt was not recorded",
+                hint=f"run 'ouro desk task verify {task_id}' again",
+            )
+        now = utc_now_iso()
+        event = {
+            "at": now,
+            "event": "check",
+            "agent": agent,
+            "command": command,
+            **{k: v for k, v in fields.items() if v is not None},
+            "sources": {k: v for k, v in sources.items() if v is not None},
+        }
+        task.meta["history"] = [*history_list(task.meta.get("history")), event]
+        task.meta["updated"] = now
+        save_task(task)
+    return task
 
 
 def update_task(
@@ -335,42 +562,74 @@ def update_task(
     title: str | None = None,
     acceptance: str | None = None,
     check: str | None = None,
+    about: list[str] | None = None,
     body: str | None = None,
     agent: str | None = None,
+    take_over: bool = False,
+    unverified: str | None = None,
 ) -> tuple[Task, list[str]]:
     """Apply the given changes; returns the task and the names of changed fields."""
     if status is not None:
         check_status(status)
     if priority is not None:
         check_priority(priority)
+    if unverified is not None and (status != "done" or not unverified.strip()):
+        raise InvalidInput(
+            "unverified: give a reason, and only with --status done",
+            hint="--status done --unverified 'why the check cannot be run'",
+        )
     new_title = check_title(title) if title is not None else None
+    refs = check_about(about) if about is not None else None
+    who = acting_agent(bundle, agent)
     task_id = find_task(bundle, ref).id
     with task_lock(bundle, task_id):
         task = find_task(bundle, task_id)  # re-read under the lock
         changed: list[str] = []
-        now = utc_now_iso()
+        now_dt = utc_now()
+        now = format_time(now_dt)
+        what = "complete" if status == "done" else "update"
+        # A takeover through update holds the task for the default lease.
+        until = format_time(now_dt + timedelta(minutes=DEFAULT_LEASE_MINUTES))
+        taken = guard_lease(task, who, take_over=take_over, what=what, now=now_dt, until=until)
+        if taken is not None:
+            changed.append("lease")
         fields = {
             "title": (title, new_title),
             "priority": (priority, priority),
             "acceptance": (acceptance, acceptance or None),
-            "check": (check, check or None),
+            "check": (check, check.strip() if check and check.strip() else None),
+            "about": (refs, refs),
         }
         for key, (given, value) in fields.items():
             if given is not None and task.meta.get(key) != value:
                 task.meta[key] = value
                 changed.append(key)
         if status is not None and task.meta.get("status") != status:
-            history = history_list(task.meta.get("history"))
-            history.append(
-                {
-                    "at": now,
-                    "event": "status",
-                    "from": task.meta.get("status"),
-                    "to": status,
-                    "agent": agent,
-                }
-            )
-            task.meta["history"] = history
+            entry: dict[str, Any] = {
+                "at": now,
+                "event": "status",
+                "from": task.meta.get("status"),
+                "to": status,
+                "agent": who,
+            }
+            if status == "done":
+                blocked = completion_gate(bundle, task.meta)
+                if blocked is not None and unverified is None:
+                    raise Conflict(
+                        f"task {task_id} cannot be done: {blocked}",
+                        hint=f"run 'ouro desk task verify {task_id}' (or run the check through "
+                        "your host), or complete it with --unverified 'reason'",
+                    )
+                if blocked is not None:
+                    entry["unverified"] = unverified
+                    task.meta["unverified"] = unverified
+                if holder_of(task.meta):  # completing ends the lease
+                    task.meta.pop(LEGACY_HOLDER, None)
+                    task.meta["heldBy"] = None
+                    task.meta["leaseUntil"] = None
+            else:
+                task.meta["unverified"] = None
+            task.meta["history"] = [*history_list(task.meta.get("history")), entry]
             task.meta["status"] = status
             changed.append("status")
         if body is not None and body != task.body:
@@ -379,4 +638,51 @@ def update_task(
         if changed:
             task.meta["updated"] = now
             save_task(task)
+    if "check" in changed and task.meta.get("check"):
+        from ouro.arc.checkrun import trust
+
+        trust(bundle, task.meta["check"], how=f"desk task update {task_id}")
     return task, changed
+
+
+def check_about(about: list[str]) -> list[str]:
+    from ouro.arc.claim_status import check_ref
+
+    return [check_ref(ref, field="about") for ref in about]
+
+
+def verify_task(
+    bundle: Bundle,
+    ref: str,
+    *,
+    timeout: float = 300.0,
+    yes: bool = False,
+    agent: str | None = None,
+) -> tuple[Task, Any]:
+    """Run the task's check like a CI step and record an observed receipt."""
+    from ouro.arc import checkrun
+
+    who = acting_agent(bundle, agent)
+    task = find_task(bundle, ref)
+    command = task.meta.get("check")
+    if not command:
+        raise InvalidInput(
+            f"task {task.id} declares no check, so there is nothing to run",
+            hint=f"give it one: 'ouro desk task update {task.id} --check CMD'",
+        )
+    checkrun.require_trust(bundle, command, owner=f"task {task.id}", yes=yes)
+    sources = about_hashes(bundle, list(task.meta.get("about") or []))
+    run = checkrun.run_check(bundle, command, cwd=checkrun.repo_root(bundle), timeout=timeout)
+    fields = {
+        "exitCode": run.exit_code,
+        "provenance": "observed-by-ouro",
+        "by": "ouro",
+        "durationMs": run.duration_ms,
+        "outputDigest": run.digest,
+        "tail": run.tail,
+        "note": run.note(timeout),
+    }
+    saved = append_check(
+        bundle, task.id, command=command, fields=fields, sources=sources, agent=who
+    )
+    return saved, run

@@ -180,7 +180,7 @@ def _task(locator: str, parts: list[str], meta: dict[str, Any], body: str) -> Do
             "priority": _int(meta.get("priority")),
             "created": _text(meta.get("created")),
             "updated": _text(meta.get("updated")),
-            "claimed_by": _text(meta.get("claimedBy")),
+            "claimed_by": _text(meta.get("heldBy") or meta.get("claimedBy")),
             "lease_until": _text(meta.get("leaseUntil")),
         },
     )

@@ -157,10 +157,11 @@ def _pick(path: str, ours: bytes, theirs: bytes) -> tuple[str, str]:
 
 def _holders(data: bytes | None, path: str) -> tuple[str | None, str | None]:
     meta = _front_matter(data, path) if data is not None else None
-    if not meta or not meta.get("claimedBy"):
+    holder = (meta.get("heldBy") or meta.get("claimedBy")) if meta else None
+    if not meta or not holder:
         return None, None
     until = meta.get("leaseUntil")
-    return str(meta["claimedBy"]), str(until) if until else None
+    return str(holder), str(until) if until else None
 
 
 def double_claim(path: str, ours: bytes | None, theirs: bytes | None) -> dict[str, Any] | None:

@@ -1,4 +1,4 @@
-"""Claiming: exactly one winner among racing processes; renew, expiry, takeover."""
+"""Taking a task: exactly one winner among racing processes; renew, expiry, takeover."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ouro.bundle import Bundle
-from ouro.desk import claims, tasks, tracks
+from ouro.desk import leases, tasks, tracks
 from ouro.errors import Conflict
 from ouro.models.clock import format_time, utc_now
 from ouro.store import frontmatter
@@ -25,7 +25,7 @@ def _race(root: str, task_id: str, agent: str, start: object, out: object) -> No
     bundle = Bundle(Path(root))
     start.wait()  # type: ignore[attr-defined]
     try:
-        claims.claim_task(bundle, task_id, agent=agent, lease="10m")
+        leases.take_task(bundle, task_id, agent=agent, lease="10m")
         out.put((agent, "won", ""))  # type: ignore[attr-defined]
     except Conflict as exc:
         out.put((agent, "lost", exc.message))  # type: ignore[attr-defined]
@@ -50,10 +50,10 @@ def test_sixteen_processes_race_exactly_one_wins(bundle: Bundle) -> None:
     assert len(winners) == 1
     losers = [msg for _, outcome, msg in results if outcome == "lost"]
     assert len(losers) == 15
-    assert all(f"claimed by {winners[0]} until" in msg for msg in losers)
+    assert all(f"held by {winners[0]} until" in msg for msg in losers)
     meta, _ = frontmatter.parse(tasks.find_task(bundle, task_id).path.read_text())
-    assert meta["claimedBy"] == winners[0] and meta["status"] == "active"
-    assert [h["event"] for h in meta["history"]] == ["claimed"]
+    assert meta["heldBy"] == winners[0] and meta["status"] == "active"
+    assert [h["event"] for h in meta["history"]] == ["taken"]
 
 
 def _expire(bundle: Bundle, task_id: str) -> str:
@@ -67,50 +67,52 @@ def _expire(bundle: Bundle, task_id: str) -> str:
 
 def test_renew_conflict_expiry_takeover_release(bundle: Bundle) -> None:
     task_id = _task(bundle)
-    first = claims.claim_task(bundle, task_id, agent="ari", lease="1m")
-    assert first.outcome == "claimed" and first.previous is None
-    renewed = claims.claim_task(bundle, task_id, agent="ari", lease="2h")
+    first = leases.take_task(bundle, task_id, agent="ari", lease="1m")
+    assert first.outcome == "taken" and first.previous is None
+    renewed = leases.take_task(bundle, task_id, agent="ari", lease="2h")
     assert renewed.outcome == "renewed" and renewed.lease_until > first.lease_until
     with pytest.raises(Conflict) as err:
-        claims.claim_task(bundle, task_id, agent="bo")
-    assert err.value.message == f"task {task_id} is claimed by ari until {renewed.lease_until}"
-    assert "retry after" in (err.value.hint or "")
+        leases.take_task(bundle, task_id, agent="bo")
+    assert err.value.message == (
+        f"task {task_id} is held by ari until {renewed.lease_until}; bo cannot take it"
+    )
+    assert "--take-over" in (err.value.hint or "")
     past = _expire(bundle, task_id)
-    taken = claims.claim_task(bundle, task_id, agent="bo")
+    taken = leases.take_task(bundle, task_id, agent="bo")
     assert taken.outcome == "takeover"
     assert taken.previous == {"agent": "ari", "leaseUntil": past}
     history = tasks.find_task(bundle, task_id).meta["history"]
-    assert [h["event"] for h in history] == ["claimed", "takeover"]
+    assert [h["event"] for h in history] == ["taken", "takeover"]
     assert history[1]["previous"] == "ari" and history[1]["previousLeaseUntil"] == past
-    with pytest.raises(Conflict, match="not ari"):
-        claims.release_task(bundle, task_id, agent="ari")
-    released = claims.release_task(bundle, task_id, agent="bo")
-    assert released.meta["claimedBy"] is None and released.meta["leaseUntil"] is None
+    with pytest.raises(Conflict, match="held by bo"):
+        leases.release_task(bundle, task_id, agent="ari")
+    released = leases.release_task(bundle, task_id, agent="bo")
+    assert released.meta["heldBy"] is None and released.meta["leaseUntil"] is None
     assert released.meta["status"] == "open"
-    with pytest.raises(Conflict, match="not claimed"):
-        claims.release_task(bundle, task_id, agent="bo")
+    with pytest.raises(Conflict, match="not held"):
+        leases.release_task(bundle, task_id, agent="bo")
 
 
 def test_real_short_lease_expires(bundle: Bundle) -> None:
     import time
 
     task_id = _task(bundle)
-    claims.claim_task(bundle, task_id, agent="ari", lease="1s")
+    leases.take_task(bundle, task_id, agent="ari", lease="1s")
     with pytest.raises(Conflict):
-        claims.claim_task(bundle, task_id, agent="bo")
+        leases.take_task(bundle, task_id, agent="bo")
     time.sleep(1.1)
-    assert claims.claim_task(bundle, task_id, agent="bo").outcome == "takeover"
+    assert leases.take_task(bundle, task_id, agent="bo").outcome == "takeover"
 
 
-def test_done_task_cannot_be_claimed_and_cli_conflict(bundle: Bundle) -> None:
+def test_done_task_cannot_be_taken_and_cli_conflict(bundle: Bundle) -> None:
     task_id = _task(bundle)
     tasks.update_task(bundle, task_id, status="done")
     with pytest.raises(Conflict, match="is done"):
-        claims.claim_task(bundle, task_id, agent="ari")
+        leases.take_task(bundle, task_id, agent="ari")
     tasks.update_task(bundle, task_id, status="open")
     assert (
-        ouro_json("desk", "task", "claim", task_id, "--agent", "ari", bundle=bundle)["outcome"]
-        == "claimed"
+        ouro_json("desk", "task", "take", task_id, "--agent", "ari", bundle=bundle)["outcome"]
+        == "taken"
     )
-    lost = ouro_json("desk", "task", "claim", task_id, "--agent", "bo", bundle=bundle)
-    assert lost["error"]["type"] == "conflict" and "claimed by ari" in lost["error"]["message"]
+    lost = ouro_json("desk", "task", "take", task_id, "--agent", "bo", bundle=bundle)
+    assert lost["error"]["type"] == "conflict" and "held by ari" in lost["error"]["message"]
