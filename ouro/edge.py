@@ -64,6 +64,7 @@ LIMITS: dict[tuple[str, str], int] = {
     ("desk_task_update", "body"): BODY,
     ("desk_task_update", "acceptance"): BODY,
     ("desk_task_update", "check"): ARC_TEXT,
+    ("desk_task_update", "unverified"): ARC_TEXT,
     ("desk_iteration_add", "text"): BODY,
     ("desk_friction_add", "body"): BODY,
     ("desk_tip_add", "body"): BODY,

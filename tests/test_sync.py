@@ -223,10 +223,10 @@ def test_jsonl_union_is_symmetric_dedupes_and_keeps_malformed() -> None:
 def test_a_merge_left_stopped_with_markers_is_finished_not_aborted(tmp_path: Path) -> None:
     _, a, b = remote_and_clones(tmp_path)
     ouro(a, "diary", "write", "fact from a")
-    ouro(a, "desk", "task", "claim", "work/ship-it", "--agent", "agent-a")
+    ouro(a, "desk", "task", "take", "work/ship-it", "--agent", "agent-a")
     ouro(a, "sync")
     ouro(b, "diary", "write", "fact from b")
-    ouro(b, "desk", "task", "claim", "work/ship-it", "--agent", "agent-b")
+    ouro(b, "desk", "task", "take", "work/ship-it", "--agent", "agent-b")
     # What a sync killed inside its merge leaves: local work committed, the
     # merge stopped with git's conflict markers in task.md.
     git(b.root, "add", "-A")

@@ -77,7 +77,7 @@ def test_a_killed_sync_is_completed_by_the_next(tmp_path: Path, delay: float) ->
         for i in range(4):
             ouro(side, "diary", "write", f"{tag} fact {i}")
         ouro(side, "claim", "evidence", claim, "--command", "make", "--exit", code)
-        ouro(side, "desk", "task", "claim", "work/ship-it", "--agent", f"agent-{tag}")
+        ouro(side, "desk", "task", "take", "work/ship-it", "--agent", f"agent-{tag}")
     ouro(a, "sync")
     proc = subprocess.Popen(
         [sys.executable, "-m", "ouro.cli", "--bundle", str(b.root), "sync"],
