@@ -22,6 +22,7 @@ from ouro.workbench.app import Workbench, parse_query
 from ouro.workbench.pages import PAGES
 from ouro.workbench.server import make_server
 from ouro.workbench.site import build_site
+from tests.conftest import REPO
 from tests.workbench_support import SECRETS, ouro, realistic_bundle
 
 PAGE_PATHS = ["/", *(f"/{name}" for name in PAGES if name != "now")]
@@ -161,6 +162,36 @@ def test_timeline_pages_and_filters(copy: Bundle) -> None:
         parse_query("timeline", {"page": ["-1"]})
 
 
+def test_cached_derived_files_follow_writes(copy: Bundle) -> None:
+    bench = Workbench(copy, served=True)
+    assert "zebra-crossing" not in bench.render("record")
+    ouro(
+        copy.root, "diary", "write", "the zebra crossing is on Main St", "--about", "zebra-crossing"
+    )
+    body = copy.root.parent / "zebra.md"
+    body.write_text("Cross at the stripes.\n")
+    ouro(copy.root, "notes", "write", "Zebra crossings", "--body-file", str(body))
+    html = bench.render("record")
+    assert html.count("zebra-crossing") >= 2 and "Zebra crossings" in html  # entity + note
+
+
+def test_timeline_marks_a_compaction(copy: Bundle) -> None:
+    """The host's own payloads: PreCompact, then SessionStart with source compact."""
+    import json
+
+    folder = REPO / "tests" / "fixtures" / "hooks" / "claude"
+    for event, extra in (("PreCompact", {}), ("SessionStart", {"source": "compact"})):
+        payload = {**json.loads((folder / f"{event}.json").read_text()), **extra}
+        payload["cwd"] = str(copy.root)
+        result = CliRunner().invoke(
+            cli, ["hook", "claude", event], input=json.dumps(payload),
+            env={"OURO_BUNDLE": str(copy.root)},
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+    html = Workbench(copy, served=True).render("timeline")
+    assert html.count("context compacted here") == 2
+
+
 def test_unknown_stays_unknown(copy: Bundle) -> None:
     shutil.rmtree(copy.root / "arc" / "claims")
     html = Workbench(copy, served=True).render("now")
@@ -182,6 +213,9 @@ def test_broken_sources_read_as_unknown_or_degraded(copy: Bundle) -> None:
     assert "No events" not in timeline
     recovery = bench.render("recovery")
     assert "degraded" in recovery and "<svg" in recovery  # the ledger still charts
+    (copy.root / "arc" / "claims" / "cl-01m8zzzzzzzzzzzzzz.json").write_text("{broken")
+    claims = bench.render("claims")
+    assert "unreadable" in claims and "cl-01m8zzzzzzzzzzzzzz.json" in claims
 
 
 # --- safe by construction -----------------------------------------------------------
@@ -238,6 +272,7 @@ def test_server_is_read_only_and_validates_input(served: Served) -> None:
     assert served.request("/locator?l=../../etc/passwd")[0] == 400
     assert served.request("/locator?l=/etc/passwd")[0] == 400
     assert served.request("/nope")[0] == 404
+    assert served.request("/timeline?" + "&".join(f"x{n}=1" for n in range(60)))[0] == 400
     assert served.request("/", host="evil.example:80")[0] == 421
     status, headers, body = served.request("/api/stamp")
     assert status == 200 and '"stamp"' in body

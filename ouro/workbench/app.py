@@ -21,6 +21,20 @@ from ouro.workbench.render import Site, environment, render_page
 MAX_PAGE = 1_000_000
 MAX_TEXT = 200
 LOCATOR_LIMIT = 200_000
+#: what the pages import on first use (see ``Workbench.warm``)
+WARM_MODULES = (
+    "ouro.arc.resume",
+    "ouro.arc.timeline",
+    "ouro.arc.claims",
+    "ouro.desk.orientation",
+    "ouro.desk.record_view",
+    "ouro.desk.notes",
+    "ouro.desk.tasks",
+    "ouro.sentinel.status",
+    "ouro.sentinel.history",
+    "ouro.habits.api",
+    "ouro.index.search",
+)
 
 
 def _one(params: Mapping[str, Sequence[str]], key: str) -> str | None:
@@ -74,6 +88,20 @@ class Workbench:
     def __init__(self, bundle: Bundle, *, served: bool) -> None:
         self.bundle = bundle
         self.served = served
+
+    def warm(self) -> None:
+        """Import the readers and compile the templates now, so that the first
+        request does not pay for them (the server calls this before serving)."""
+        import importlib
+
+        from ouro.workbench.render import markdown_engine
+
+        for module in WARM_MODULES:
+            importlib.import_module(module)
+        markdown_engine()
+        env, _site = self._env_site()
+        for name in (*PAGES, "locator"):
+            env.get_template(f"{name}.html")
 
     def _env_site(self) -> tuple[Any, Site]:
         # Literals are read per render: bundle.json may gain one while serving.

@@ -19,7 +19,15 @@ from typing import Any
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
 
-PAGE_SIZE = {"timeline": 50, "facts": 20, "entities": 40, "notes": 10, "history": 25, "tasks": 25}
+PAGE_SIZE = {
+    "timeline": 50,
+    "facts": 20,
+    "entities": 40,
+    "notes": 10,
+    "history": 25,
+    "tasks": 25,
+    "claims": 25,
+}
 
 
 @dataclass
@@ -136,7 +144,7 @@ def claims_page(bundle: Bundle, query: Query) -> dict[str, Any]:
     listed = list_claims(bundle)
     if listed["claims"] is None:
         return {"claims": [], "error": listed.get("unknown"), "more": False, "unreadable": []}
-    size = PAGE_SIZE["tasks"]
+    size = PAGE_SIZE["claims"]
     ids = [c["id"] for c in sorted(listed["claims"], key=lambda c: c["id"], reverse=True)]
     shown = ids[query.skip(size) : query.skip(size) + size]
     claims = []
@@ -262,8 +270,18 @@ def record_page(bundle: Bundle, query: Query) -> dict[str, Any]:
             entity=query.entity,
         )
     )
-    entities, entities_error = _guard(lambda: entity_page(bundle, limit=PAGE_SIZE["entities"]))
-    manifest = read_manifest(bundle)
+    from ouro.desk.notes import manifest_path
+    from ouro.desk.record import entities_path
+    from ouro.workbench.cache import stat_cached
+
+    # Both are derived files of megabytes at scale: parsed once per change.
+    entities, entities_error = _guard(
+        lambda: stat_cached(
+            entities_path(bundle), "entity_page",
+            partial(entity_page, bundle, limit=PAGE_SIZE["entities"]),
+        )
+    )  # fmt: skip
+    manifest = stat_cached(manifest_path(bundle), "manifest", partial(read_manifest, bundle))
     notes = sorted(manifest or [], key=lambda n: str(n.get("updated") or ""), reverse=True)
     return {
         "facts": facts,

@@ -90,7 +90,7 @@ class Site:
 
 
 @cache
-def _markdown() -> MarkdownIt:
+def markdown_engine() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
@@ -114,7 +114,7 @@ def environment(site: Site) -> jinja2.Environment:
     def markdown(text: str | None) -> Markup:
         if not text:
             return Markup("")
-        md = _markdown()
+        md = markdown_engine()
         tokens = md.parse(site.clean(text))
         for token in tokens:  # the page owns h1 and h2: a note's headings start at h3
             if token.type in ("heading_open", "heading_close"):

@@ -29,7 +29,7 @@ import orjson
 
 from ouro.arc.redact import bundle_literals, redact
 from ouro.bundle import Bundle
-from ouro.errors import InvalidLocator, NotFound, OuroError
+from ouro.errors import InvalidInput, InvalidLocator, NotFound, OuroError
 from ouro.workbench.app import Workbench, parse_query
 from ouro.workbench.pages import PAGES
 from ouro.workbench.render import csp
@@ -69,8 +69,11 @@ class Handler(BaseHTTPRequestHandler):
             self._send(421, "text/plain; charset=utf-8", b"unexpected Host header\n", head=head)
             return
         url = urlsplit(self.path)
-        params = parse_qs(url.query, keep_blank_values=False, max_num_fields=50)
         try:
+            try:
+                params = parse_qs(url.query, keep_blank_values=False, max_num_fields=50)
+            except ValueError as exc:  # too many fields, or a malformed query
+                raise InvalidInput(f"query: {exc}", hint="at most 50 query parameters") from None
             status, kind, body = self._route(url.path, params)
         except (InvalidLocator, OuroError) as exc:
             status = 404 if isinstance(exc, NotFound) else 400
@@ -131,6 +134,7 @@ class Handler(BaseHTTPRequestHandler):
 def make_server(bundle: Bundle, host: str = LOOPBACK, port: int = 0) -> ThreadingHTTPServer:
     """A bound (not yet serving) server for ``bundle``; port 0 picks a free one."""
     bench = Workbench(bundle, served=True)
+    bench.warm()
     server = ThreadingHTTPServer((host, port), partial(Handler, bench=bench, hosts=frozenset()))
     server.daemon_threads = True
     bound = server.server_address[1]
