@@ -27,7 +27,7 @@ from typing import Any
 
 from ouro import tools
 from ouro.bundle import Bundle
-from ouro.desk.record import FactDraft, build_fact, facts_path, write_fact
+from ouro.desk.record import FactDraft, build_fact, facts_path
 from ouro.store.jsonl import append_jsonl, read_jsonl
 
 PROCS = 8
@@ -47,7 +47,7 @@ def in_process(bundle: Bundle, writes: int) -> dict[str, float]:
     read_jsonl(facts_path(bundle))
     parse = time.perf_counter() - start
     start = time.perf_counter()
-    tools.invoke("diary_write", bundle, {"text": _text("warm", 0), "about": ["bench"]})
+    tools.invoke("diary_write", bundle, {"text": _text("warm", 0), "about": ["bench"], "force": True})
     cold = time.perf_counter() - start
     tool, bare = [], []
     scratch = facts_path(bundle).with_name("bench-bare.jsonl")
@@ -78,10 +78,14 @@ def _writer(root: str, p: int, writes: int, start: Any, bare: bool) -> None:
         for line in lines:
             append_jsonl(scratch, [line])
         return
-    write_fact(bundle, FactDraft(_text(f"warm{p}", 0), about=["bench"]), force=True)  # load log
+    # the tool path (what CLI and MCP call): validation, the write, the index update
+    tools.invoke(
+        "diary_write", bundle, {"text": _text(f"warm{p}", 0), "about": ["bench"], "force": True}
+    )
     start.wait()
     for n in range(writes):
-        write_fact(bundle, FactDraft(_text(f"p{p}", n), about=["bench", f"p{p}"]), force=True)
+        args = {"text": _text(f"p{p}", n), "about": ["bench", f"p{p}"], "force": True}
+        tools.invoke("diary_write", bundle, args)
 
 
 def multi_process(bundle: Bundle, writes: int, *, bare: bool = False) -> float:
