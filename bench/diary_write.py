@@ -47,7 +47,9 @@ def in_process(bundle: Bundle, writes: int) -> dict[str, float]:
     read_jsonl(facts_path(bundle))
     parse = time.perf_counter() - start
     start = time.perf_counter()
-    tools.invoke("diary_write", bundle, {"text": _text("warm", 0), "about": ["bench"], "force": True})
+    tools.invoke(
+        "diary_write", bundle, {"text": _text("warm", 0), "about": ["bench"], "force": True}
+    )
     cold = time.perf_counter() - start
     tool, bare = [], []
     scratch = facts_path(bundle).with_name("bench-bare.jsonl")

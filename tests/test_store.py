@@ -154,6 +154,69 @@ def test_frontmatter_round_trip_property(meta: dict[str, object], body: str) -> 
         assert frontmatter.render(parsed_meta, parsed_body) == text
 
 
+KEYS = st.from_regex(r"[A-Za-z_][A-Za-z0-9_]{0,8}", fullmatch=True)
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**6), 10**6)
+    | st.text(max_size=30)
+    | st.sampled_from(["yes", "No", "on", "null", "~", "1.5", "1:20", "0x1f", "a: b", "x #y"])
+    | st.sampled_from(["2026-03-01", "2026-03-01T10:05:00.000Z", "-", "[]", "{}", "'q'", "e5"])
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(meta=st.dictionaries(KEYS, SCALARS | st.lists(SCALARS, max_size=2), max_size=6))
+def test_fast_front_matter_equals_yaml_for_what_ouro_writes(meta: dict[str, object]) -> None:
+    block = frontmatter.dump_yaml(meta)
+    fast = frontmatter.fast_meta(block)
+    if fast is not None:
+        assert fast == frontmatter.load_yaml(block)
+        assert [type(v) for v in fast.values()] == [
+            type(v) for v in frontmatter.load_yaml(block).values()
+        ]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    lines=st.lists(
+        st.tuples(KEYS, st.text(max_size=24) | SCALARS.map(str)), min_size=1, max_size=5
+    ),
+    sep=st.sampled_from([": ", ":", ":  "]),
+)
+def test_fast_front_matter_equals_yaml_on_hand_written_lines(
+    lines: list[tuple[str, str]], sep: str
+) -> None:
+    """Hand-written front matter: the fast reader answers exactly as YAML or steps aside."""
+    block = "".join(f"{k}{sep}{v}\n" for k, v in lines)
+    fast = frontmatter.fast_meta(block)
+    if fast is None:
+        return
+    try:
+        slow = frontmatter.load_yaml(block)
+    except CorruptFile:
+        raise AssertionError(f"fast reader accepted what YAML refuses: {block!r}") from None
+    assert fast == slow
+    assert [type(v) for v in fast.values()] == [type(v) for v in slow.values()]
+
+
+def test_fast_front_matter_reads_the_task_shape_ouro_writes() -> None:
+    meta = {
+        "id": "t-01abc",
+        "title": "Fix it, then ship: it's done",
+        "status": "open",
+        "priority": 2,
+        "track": "ops",
+        "created": "2026-03-01T10:05:00.000Z",
+        "claimedBy": None,
+        "acceptance": 'says "yes"',
+        "history": [],
+    }
+    block = frontmatter.dump_yaml(meta)
+    assert frontmatter.fast_meta(block) == meta == frontmatter.load_yaml(block)
+    assert frontmatter.fast_meta(block + "history:\n- at: x\n") is None  # nested: YAML reads it
+
+
 def test_frontmatter_errors_name_the_line() -> None:
     with pytest.raises(CorruptFile, match=r"task\.md:1"):
         frontmatter.parse("---\ntitle: x\n", source="task.md")

@@ -4,7 +4,9 @@ Pure and deterministic: reads Desk files directly (never the search index),
 uses no clock, orders everything by stable keys. Featured tracks and tasks
 come first, then active and blocked tasks, then tasks completed without a
 passing check (``unverified``), then the newest friction. An
-unreadable file becomes an item saying so (unknown stays unknown).
+unreadable file becomes an item saying so (unknown stays unknown). Tasks
+come from the desk heads (``ouro.desk.heads``: a per-file-validated summary,
+so only changed task files are read).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections import Counter
 from ouro.bundle import Bundle
 from ouro.desk.featured import featured_path, read_featured
 from ouro.desk.friction import list_friction
-from ouro.desk.tasks import Task, TaskHead, holder_of, load_task, scan_heads
+from ouro.desk.heads import Head, read_heads
 from ouro.errors import CorruptFile
 from ouro.orient_types import OrientItem
 
@@ -27,33 +29,22 @@ MAX_PER_SECTION = 20
 FRICTION_SHOWN = 5
 
 
-def _task_text(task: Task) -> str:
-    meta = task.meta
-    text = f"{task.id} [{meta.get('status')}] p{meta.get('priority')} {meta.get('title')}"
-    holder = holder_of(meta)
-    if holder:
-        text += f" (held by {holder} until {meta.get('leaseUntil')})"
-    if meta.get("unverified"):
-        text += f" (done unverified: {meta.get('unverified')})"
+def _task_text(head: Head) -> str:
+    text = f"{head.id} [{head.status}] p{head.priority} {head.title}"
+    if head.held_by:
+        text += f" (held by {head.held_by} until {head.lease_until})"
+    if head.unverified:
+        text += f" (done unverified: {head.unverified})"
     return text
 
 
-def _order(head: TaskHead) -> tuple[int, str, str]:
+def _order(head: Head) -> tuple[int, str, str]:
     return (head.priority, head.created, head.id)
-
-
-def _load(bundle: Bundle, head: TaskHead, problems: list[str]) -> Task | None:
-    try:
-        return load_task(bundle, head.path)
-    except CorruptFile as exc:
-        problems.append(exc.message)
-        return None
 
 
 def desk_items(bundle: Bundle) -> list[OrientItem]:
     items: list[OrientItem] = []
-    # Only the heads of all tasks are read; full documents only for tasks shown.
-    heads, problems = scan_heads(bundle)
+    heads, problems = read_heads(bundle)
     by_id = {h.id: h for h in heads}
     try:
         featured = read_featured(bundle)
@@ -82,8 +73,7 @@ def desk_items(bundle: Bundle) -> list[OrientItem]:
     shown: set[str] = set()
     for task_id in featured["tasks"]:
         head = by_id.get(task_id)
-        task = _load(bundle, head, problems) if head is not None else None
-        if task is None:
+        if head is None:
             items.append(
                 OrientItem(
                     SECTION_FEATURED, 3, f"{task_id}: featured but no task.md has this id", None
@@ -93,7 +83,7 @@ def desk_items(bundle: Bundle) -> list[OrientItem]:
         shown.add(task_id)
         items.append(
             OrientItem(
-                SECTION_FEATURED, 3, _task_text(task), task.locator, more="ouro desk task list"
+                SECTION_FEATURED, 3, _task_text(head), head.locator, more="ouro desk task list"
             )
         )
     for status, section, priority in (
@@ -106,28 +96,22 @@ def desk_items(bundle: Bundle) -> list[OrientItem]:
         )
         more = f"ouro desk task list --status {status}"
         for head in picked[:MAX_PER_SECTION]:
-            task = _load(bundle, head, problems)
-            if task is not None:
-                items.append(
-                    OrientItem(section, priority, _task_text(task), task.locator, more=more)
-                )
+            items.append(OrientItem(section, priority, _task_text(head), head.locator, more=more))
     # Completed without a passing check: shown until reopened or verified.
     unverified = sorted(
         (h for h in heads if h.status == "done" and h.unverified and h.id not in shown),
         key=_order,
     )
     for head in unverified[:MAX_PER_SECTION]:
-        task = _load(bundle, head, problems)
-        if task is not None:
-            items.append(
-                OrientItem(
-                    SECTION_UNVERIFIED,
-                    4,
-                    _task_text(task),
-                    task.locator,
-                    more="ouro desk task list --status done",
-                )
+        items.append(
+            OrientItem(
+                SECTION_UNVERIFIED,
+                4,
+                _task_text(head),
+                head.locator,
+                more="ouro desk task list --status done",
             )
+        )
     for problem in problems[:MAX_PER_SECTION]:
         items.append(OrientItem(SECTION_ACTIVE, 3, f"unreadable task: {problem}", None))
     friction, problems = list_friction(bundle, limit=FRICTION_SHOWN)

@@ -145,14 +145,23 @@ def _apply_changes(
 
 
 def sync(bundle: Bundle, progress: Progress | None = None) -> SyncReport:
-    """Apply every change under desk/ since the last sync (see module docstring)."""
+    """Apply every change under desk/ since the last sync (see module docstring).
+    The desk heads cache (``ouro.desk.heads``) is refreshed as well."""
     conn = db.open_db(bundle.root)
     try:
-        return _sync(conn, bundle.root, progress, SyncReport())
+        report = _sync(conn, bundle.root, progress, SyncReport())
     except sqlite3.Error as exc:
         raise db.damaged(db.db_file(bundle.root), exc) from None
     finally:
         conn.close()
+    _refresh_heads(bundle)
+    return report
+
+
+def _refresh_heads(bundle: Bundle) -> None:
+    from ouro.desk.heads import refresh_quietly
+
+    refresh_quietly(bundle)
 
 
 def rebuild(bundle: Bundle, progress: Progress | None = None) -> SyncReport:
@@ -165,6 +174,7 @@ def rebuild(bundle: Bundle, progress: Progress | None = None) -> SyncReport:
     ``state/index.damaged-<time>/`` (never overwritten or deleted), and a new
     one is built from the files. The report names where it went (``movedAside``).
     """
+    _refresh_heads(bundle)  # a cache like the index; refreshed from the files too
     try:
         return _rebuild(bundle, progress)
     except IndexUnavailable as exc:

@@ -10,34 +10,126 @@ Format::
 ``render(parse(text))`` returns ``text`` for anything ``render`` produced.
 YAML timestamps stay strings (``2026-11-30`` is not turned into a date) so a
 round trip never changes a value's type.
+
+Reading is fast for the shape ouro writes: ``fast_meta`` reads a front matter
+of flat ``key: value`` lines whose values are plain words, integers, ``null``,
+``true``/``false``, single-quoted or simple double-quoted strings, ``[]`` or
+``{}`` without YAML, and answers None for anything else (nesting, lists,
+block scalars, anything a YAML resolver could read differently), which then
+goes through PyYAML. Same answers either way (a property test checks it);
+PyYAML is imported only when a document needs it or when writing.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
-
-import yaml
 
 from ouro.errors import CorruptFile
 
-_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_BaseDumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_LOADER: Any = None
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc]
-    pass
+def _loader() -> Any:
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+        class _Loader(base):  # type: ignore[misc]
+            pass
+
+        # Drop the implicit timestamp resolver: dates stay the strings we wrote.
+        _Loader.yaml_implicit_resolvers = {
+            first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+            for first, resolvers in base.yaml_implicit_resolvers.items()
+        }
+        _LOADER = _Loader
+    return _LOADER
 
 
-# Drop the implicit timestamp resolver: dates stay the strings we wrote.
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+#: ``key: value`` (or ``key:``) on one line, the key a plain identifier
+_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):(?: (.*))?")
+#: characters YAML treats as breaks or refuses: leave such values to YAML
+_ODD = "\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029\\ufeff"
+#: a plain scalar that YAML 1.1 reads as this very string: starts with a
+#: letter, no ``:`` or ``#`` anywhere, no odd character, no trailing blank
+_PLAIN = re.compile(f"[A-Za-z][^:#{_ODD}]*(?<! )")
+_ODD_CHAR = re.compile(f"[{_ODD}]")
+_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_WORDS: dict[str, Any] = {
+    "null": None,
+    "Null": None,
+    "NULL": None,
+    "~": None,
+    "true": True,
+    "True": True,
+    "TRUE": True,
+    "false": False,
+    "False": False,
+    "FALSE": False,
+    "[]": [],
+    "{}": {},
 }
+#: plain words other YAML 1.1 resolvers claim (booleans, floats): leave to YAML
+_RESERVED = frozenset({"yes", "no", "on", "off", "y", "n", "nan", "inf"})
+
+
+def _scalar(raw: str) -> tuple[bool, Any]:
+    """(True, value) when ``raw`` is a value the fast reader is sure of."""
+    if raw in _WORDS:
+        value = _WORDS[raw]
+        if isinstance(value, list | dict):
+            value = type(value)()  # a fresh [] or {} each time
+        return True, value
+    first = raw[:1]
+    if first in ("'", '"'):
+        inner = raw[1:-1]
+        if len(raw) < 2 or raw[-1] != first or _ODD_CHAR.search(inner):
+            return False, None
+        if first == "'" and "'" not in inner.replace("''", ""):
+            return True, inner.replace("''", "'")
+        if first == '"' and '"' not in inner and "\\" not in inner:
+            return True, inner
+        return False, None
+    if _INT.fullmatch(raw):
+        return True, int(raw)
+    if _PLAIN.fullmatch(raw) and raw.lower() not in _RESERVED:
+        return True, raw
+    return False, None
+
+
+def fast_meta(block: str) -> dict[str, Any] | None:
+    """The front matter block (between the ``---`` lines) read without YAML,
+    or None when it is not in the plain shape described in the module doc."""
+    meta: dict[str, Any] = {}
+    for line in block.split("\n"):
+        if not line:
+            continue
+        match = _LINE.fullmatch(line)
+        if match is None:
+            return None
+        key, raw = match.group(1), match.group(2)
+        if key in meta or key in _WORDS or key.lower() in _RESERVED:
+            return None  # a repeated key, or a key YAML would not read as a string
+        if raw is None or raw == "":
+            if raw is None and line.endswith(":"):
+                meta[key] = None
+                continue
+            return None
+        ok, value = _scalar(raw)
+        if not ok:
+            return None
+        meta[key] = value
+    return meta
 
 
 def load_yaml(text: str, *, source: str = "<yaml>") -> Any:
+    import yaml
+
     try:
-        return yaml.load(text, Loader=_Loader)
+        return yaml.load(text, Loader=_loader())
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{source}:{mark.line + 1}" if mark is not None else source
@@ -48,10 +140,12 @@ def load_yaml(text: str, *, source: str = "<yaml>") -> Any:
 
 
 def dump_yaml(data: Any) -> str:
+    import yaml
+
     return str(
         yaml.dump(
             data,
-            Dumper=_BaseDumper,
+            Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
             sort_keys=False,
             allow_unicode=True,
             default_flow_style=False,
@@ -73,7 +167,10 @@ def parse(text: str, *, source: str = "<markdown>") -> tuple[dict[str, Any], str
                 f"{source}:1: front matter opened with '---' but never closed",
                 hint="add a closing '---' line after the front matter",
             )
-    meta = load_yaml(text[4 : end + 1], source=source) if end > 3 else {}
+    block = text[4 : end + 1] if end > 3 else ""
+    meta = fast_meta(block)
+    if meta is None:
+        meta = load_yaml(block, source=source)
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):

@@ -1,0 +1,115 @@
+"""Desk heads: the per-file-validated task summary orient reads (ouro.desk.heads)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from ouro import tools
+from ouro.bundle import Bundle
+from ouro.desk import heads, tasks, tracks
+from ouro.desk.orientation import desk_items
+from tests.conftest import snapshot
+
+
+def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    read: list[str] = []
+    real = heads._read_task
+
+    def spy(key: str, path: str) -> dict[str, Any]:
+        read.append(path)
+        return real(key, path)
+
+    monkeypatch.setattr(heads, "_read_task", spy)
+    return read
+
+
+def _settle(bundle: Bundle) -> None:
+    """Refresh once the racy window has passed, so every entry can be trusted."""
+    time.sleep(heads.RACY_NS / 1e9 + 0.02)
+    heads.refresh_heads(bundle)
+
+
+def test_orient_reads_only_changed_task_files(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tracks.add_track(bundle, "web")
+    made = [tasks.add_task(bundle, "web", f"Task {n}", priority=n % 4) for n in range(12)]
+    tasks.update_task(bundle, made[3].id, status="active")
+    plain = desk_items(bundle)  # no cache yet: every task is read from its file
+    _settle(bundle)
+    read = _counting(monkeypatch)
+    before = snapshot(bundle.root)
+    assert desk_items(bundle) == plain
+    assert read == []  # every head came from the validated cache
+    # an edit outside ouro (same folder, new size): only that file is read again
+    path = made[5].path
+    path.write_text(path.read_text().replace("status: open", "status: blocked"))
+    before = snapshot(bundle.root)
+    items = desk_items(bundle)
+    assert read == [str(path)]
+    assert snapshot(bundle.root) == before  # reading wrote nothing, not even the cache
+    assert any(i.section == "Desk: blocked tasks" and made[5].id in i.text for i in items)
+    heads.refresh_heads(bundle)  # a writer absorbs the outside edit
+    assert tasks.find_task(bundle, made[5].id).meta["status"] == "blocked"
+
+
+def test_a_cache_that_does_not_match_the_files_is_not_trusted(bundle: Bundle) -> None:
+    tracks.add_track(bundle, "web")
+    task = tasks.add_task(bundle, "web", "Alpha")
+    _settle(bundle)
+    cache = heads.heads_path(bundle)
+    data = orjson.loads(cache.read_bytes())
+    (key,) = data["tasks"]
+    # a forged entry whose stat no longer matches the file
+    data["tasks"][key][3]["title"] = "forged"
+    data["tasks"][key][0] += 1
+    cache.write_bytes(orjson.dumps(data))
+    (head,), problems = heads.read_heads(bundle)
+    assert head.title == "Alpha" and problems == []
+    # an entry with the right stat but ill-typed fields is not used either
+    data["tasks"][key][0] -= 1
+    data["tasks"][key][3]["priority"] = "high"
+    cache.write_bytes(orjson.dumps(data))
+    (head,), _ = heads.read_heads(bundle)
+    assert head.priority == task.meta["priority"]
+    for garbage in (b"", b"{not json", b'{"schema": 99, "tasks": {}}', b"[]"):
+        cache.write_bytes(garbage)
+        (head,), problems = heads.read_heads(bundle)
+        assert (head.id, head.title, problems) == (task.id, "Alpha", [])
+
+
+def test_writes_through_the_tool_path_keep_the_cache_current(bundle: Bundle) -> None:
+    tools.invoke("desk_track_add", bundle, {"name": "web"})
+    added = tools.invoke("desk_task_add", bundle, {"track": "web", "title": "Alpha"})
+    task_id = added["task"]["id"]
+    cache = orjson.loads(heads.heads_path(bundle).read_bytes())
+    assert [entry[3]["id"] for entry in cache["tasks"].values()] == [task_id]
+    tools.invoke("desk_task_update", bundle, {"task": task_id, "status": "blocked"})
+    cache = orjson.loads(heads.heads_path(bundle).read_bytes())
+    assert [entry[3]["status"] for entry in cache["tasks"].values()] == ["blocked"]
+    # a deleted task folder drops out; an unreadable task is a problem, not a head
+    tasks.add_task(bundle, "web", "Beta")
+    broken = bundle.desk / "web" / "alpha" / "task.md"
+    broken.write_text("---\nid: [unclosed\n---\n")
+    found, problems = heads.read_heads(bundle)
+    assert [h.title for h in found] == ["Beta"]
+    assert len(problems) == 1 and "desk/web/alpha/task.md" in problems[0]
+
+
+def test_reads_without_a_cache_folder_write_nothing(bundle: Bundle) -> None:
+    tracks.add_track(bundle, "web")
+    tasks.add_task(bundle, "web", "Alpha")
+    heads.heads_path(bundle).unlink(missing_ok=True)  # domain calls do not refresh it
+    before = snapshot(bundle.root)
+    (head,), _ = heads.read_heads(bundle)
+    desk_items(bundle)
+    assert snapshot(bundle.root) == before
+    assert not heads.heads_path(bundle).exists()
+    assert head.locator == "desk/web/alpha/task.md"
+    assert Path(os.fspath(head.path)).name == "task.md"
