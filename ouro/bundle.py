@@ -8,8 +8,25 @@ Contract:
   bundle or a non-empty folder.
 - Every command except ``ouro migrate`` refuses a bundle that still has a
   top-level ``journal/``, ``diary/`` or ``notes/`` (the legacy layout).
-- Discovery: ``--bundle PATH``, else ``$OURO_BUNDLE``, else walk up from the
-  current directory to the nearest ``bundle.json``.
+- Discovery (``Bundle.discover``), first match wins:
+
+  1. ``--bundle PATH``;
+  2. ``$OURO_BUNDLE``;
+  3. a project pointer file, the nearest walking up from the current
+     directory: ``.ouro`` (one line: the bundle's path) or ``ouro.toml``
+     (``bundle = "PATH"``), the path relative to the pointer's own folder, so a
+     pointer committed with the project works on every checkout;
+  4. the nearest ``bundle.json`` walking up (the current directory is inside
+     the bundle);
+  5. exactly one ``*.ouro`` bundle folder directly inside the current directory
+     (the layout ``ouro init agent.ouro`` makes at a project root).
+
+  A pointer that names no bundle is an error naming the pointer file, never a
+  silent fall-through to a different bundle; two ``*.ouro`` children are an
+  error that lists them.
+- ``write_pointer(folder, bundle)`` writes ``<folder>/.ouro`` atomically with
+  the bundle's path relative to ``folder``; it refuses to replace a pointer
+  that names another bundle.
 """
 
 from __future__ import annotations
@@ -25,16 +42,19 @@ import orjson
 from ouro.errors import BundleExists, BundleNotFound, CorruptFile, LegacyLayout
 from ouro.models.clock import utc_now_iso
 from ouro.resources import bundle_template
-from ouro.store.atomic import atomic_write_bytes, atomic_write_json
+from ouro.store.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 from ouro.store.guard import make_dirs
 from ouro.store.locator import Locator
 
 LAYOUT_VERSION = 2
 LEGACY_ROOTS = ("journal", "diary", "notes")
 ENV_VAR = "OURO_BUNDLE"
+#: project pointer files, in the order they are looked for in each folder
+POINTER_FILES = (".ouro", "ouro.toml")
+BUNDLE_SUFFIX = ".ouro"
 _NOT_FOUND_HINT = (
-    "create one with 'ouro init PATH', or point at one with '--bundle PATH' "
-    f"or the {ENV_VAR} environment variable"
+    "run 'ouro init agent.ouro --link' at the project root, or point at a bundle with "
+    f"a .ouro pointer file, '--bundle PATH' or ${ENV_VAR}"
 )
 
 
@@ -135,17 +155,55 @@ class Bundle:
         cwd: Path | None = None,
         allow_legacy: bool = False,
     ) -> Bundle:
+        return cls.discover(explicit, env=env, cwd=cwd, allow_legacy=allow_legacy).bundle
+
+    @classmethod
+    def discover(
+        cls,
+        explicit: Path | str | None = None,
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+        allow_legacy: bool = False,
+    ) -> Found:
+        """The bundle and how it was found (see the module docstring for the order).
+
+        A relative ``explicit`` or ``$OURO_BUNDLE`` path is taken from ``cwd``.
+        """
         env = os.environ if env is None else env
-        if explicit:
-            return cls.open(explicit, allow_legacy=allow_legacy)
-        if env.get(ENV_VAR):
-            return cls.open(env[ENV_VAR], allow_legacy=allow_legacy)
         here = (cwd or Path.cwd()).absolute()
+        if explicit:
+            return Found(cls.open(_joined(here, explicit), allow_legacy=allow_legacy), "--bundle")
+        if env.get(ENV_VAR):
+            chosen = _joined(here, env[ENV_VAR])
+            return Found(cls.open(chosen, allow_legacy=allow_legacy), f"${ENV_VAR}")
+        pointer = find_pointer(here)
+        if pointer is not None:
+            target = read_pointer(pointer)
+            try:
+                bundle = cls.open(target, allow_legacy=allow_legacy)
+            except BundleNotFound as exc:
+                raise BundleNotFound(
+                    f"the pointer {pointer} names {target}, which is not an ouro bundle "
+                    f"({exc.message})",
+                    hint=f"fix or remove {pointer}, or create the bundle with 'ouro init {target}'",
+                ) from None
+            return Found(bundle, f"pointer {pointer}")
         for folder in (here, *here.parents):
             if (folder / "bundle.json").is_file():
-                return cls.open(folder, allow_legacy=allow_legacy)
+                return Found(cls.open(folder, allow_legacy=allow_legacy), "bundle.json above")
+        children = bundle_children(here)
+        if len(children) == 1:
+            return Found(cls.open(children[0], allow_legacy=allow_legacy), "the *.ouro folder here")
+        if len(children) > 1:
+            names = ", ".join(c.name for c in children)
+            raise BundleNotFound(
+                f"{here} holds several bundles ({names}); ouro will not guess",
+                hint=f"pick one: 'ouro init {children[0].name} --link' writes a .ouro pointer "
+                "here, or pass '--bundle PATH'",
+            )
         raise BundleNotFound(
-            f"no ouro bundle found (looked for bundle.json from {here} upwards)",
+            f"no ouro bundle found from {here}",
             hint=_NOT_FOUND_HINT,
         )
 
@@ -179,6 +237,104 @@ class Bundle:
             root=root,
         )
         return cls(root)
+
+
+@dataclass(frozen=True)
+class Found:
+    """A located bundle and, for people, how discovery reached it."""
+
+    bundle: Bundle
+    how: str  # "--bundle" | "$OURO_BUNDLE" | "pointer <file>" | "bundle.json above" | …
+
+
+def _joined(base: Path, path: Path | str) -> Path:
+    """``path`` taken from ``base`` when relative, with ``..`` folded."""
+    return Path(os.path.normpath(base / Path(path).expanduser()))
+
+
+def find_pointer(start: Path) -> Path | None:
+    """The nearest pointer file from ``start`` upwards, or None."""
+    for folder in (start, *start.parents):
+        for name in POINTER_FILES:
+            candidate = folder / name
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def read_pointer(pointer: Path) -> Path:
+    """The bundle path a pointer file names, resolved from the pointer's folder."""
+    try:
+        text = pointer.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BundleNotFound(
+            f"cannot read the bundle pointer {pointer} ({exc})", hint=f"fix or remove {pointer}"
+        ) from None
+    if pointer.name == "ouro.toml":
+        value = _toml_bundle(pointer, text)
+    else:
+        lines = [ln.strip() for ln in text.splitlines()]
+        names = [ln for ln in lines if ln and not ln.startswith("#")]
+        if len(names) != 1:
+            raise BundleNotFound(
+                f"the bundle pointer {pointer} must hold exactly one line: the bundle's path "
+                "relative to the pointer's folder",
+                hint=f"write it with 'ouro init PATH --link' from {pointer.parent}",
+            )
+        value = names[0]
+    return Path(os.path.normpath(pointer.parent / Path(value).expanduser()))
+
+
+def _toml_bundle(pointer: Path, text: str) -> str:
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise BundleNotFound(
+            f"{pointer}: not valid TOML ({exc})", hint=f"fix {pointer}; ouro left it untouched"
+        ) from None
+    value = data.get("bundle")
+    if not isinstance(value, str) or not value.strip():
+        raise BundleNotFound(
+            f'{pointer}: needs a string key bundle = "PATH" (the bundle\'s path relative '
+            "to this file)",
+            hint=f"add it to {pointer}",
+        )
+    return value.strip()
+
+
+def bundle_children(folder: Path) -> list[Path]:
+    """``*.ouro`` folders directly inside ``folder`` that hold a ``bundle.json``."""
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError:
+        return []
+    return [
+        p
+        for p in entries
+        if p.name.endswith(BUNDLE_SUFFIX)
+        and len(p.name) > len(BUNDLE_SUFFIX)
+        and (p / "bundle.json").is_file()
+    ]
+
+
+def pointer_text(folder: Path, bundle_root: Path) -> str:
+    return os.path.relpath(bundle_root.absolute(), folder.absolute()).replace(os.sep, "/") + "\n"
+
+
+def write_pointer(folder: Path, bundle_root: Path) -> tuple[Path, bool]:
+    """Write ``<folder>/.ouro`` naming ``bundle_root``; (path, whether it was written)."""
+    pointer = folder.absolute() / POINTER_FILES[0]
+    if pointer.exists():
+        if pointer.is_file() and read_pointer(pointer).resolve() == bundle_root.resolve():
+            return pointer, False
+        raise BundleExists(
+            f"{pointer} already exists and does not point at {bundle_root}",
+            hint=f"edit or remove {pointer} yourself; ouro will not replace it",
+        )
+    atomic_write_text(pointer, pointer_text(folder, bundle_root))
+    return pointer, True
 
 
 def _default_agent_name(root: Path) -> str:

@@ -22,6 +22,8 @@ REPO = Path(__file__).resolve().parent.parent
 def _isolate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.delenv("OURO_BUNDLE", raising=False)
     monkeypatch.delenv("OURO_DEBUG", raising=False)
+    # hook failure notices keep per-session markers under $XDG_STATE_HOME
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
     work = tmp_path / "cwd"
     work.mkdir()
     monkeypatch.chdir(work)

@@ -63,7 +63,14 @@ def _tree(root: Path) -> tuple[set[str], set[str]]:
 def test_init_creates_exactly_the_design_layout(tmp_path: Path) -> None:
     target = tmp_path / "ari.ouro"
     out = ouro_json("init", str(target))
-    assert out == {"bundle": str(target), "agent": "ari", "layoutVersion": 2}
+    assert out == {
+        "bundle": str(target),
+        "created": True,
+        "agent": "ari",
+        "layoutVersion": 2,
+        "pointer": None,
+        "pointerWritten": False,
+    }
     dirs, files = _tree(target)
     assert dirs == EXPECTED_DIRS
     assert files == EXPECTED_FILES

@@ -230,6 +230,23 @@ def _assert_fail_open(proc: subprocess.CompletedProcess[str], *needles: str) -> 
         assert needle in proc.stderr
 
 
+def _assert_fails_visibly(proc: subprocess.CompletedProcess[str], event: str, *needles: str) -> str:
+    """Exit 0, one stderr line, and the one-line notice for the user and the model."""
+    assert proc.returncode == 0
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    out = json.loads(proc.stdout)
+    notice = out["systemMessage"]
+    assert "\n" not in notice and len(notice) <= 400
+    assert notice.startswith("ouro: ") and "ouro hook doctor" in notice
+    if event in ("SessionStart", "UserPromptSubmit"):
+        assert out["hookSpecificOutput"] == {"hookEventName": event, "additionalContext": notice}
+    else:
+        assert set(out) == {"systemMessage"}
+    for needle in needles:
+        assert needle in proc.stderr and needle in notice
+    return notice
+
+
 @pytest.mark.parametrize("host", HOSTS)
 def test_fail_open_without_a_bundle(host: str, tmp_path: Path) -> None:
     proc = hook(
@@ -238,13 +255,16 @@ def test_fail_open_without_a_bundle(host: str, tmp_path: Path) -> None:
         None,
         stdin=json.dumps(fixture(host, "SessionStart", cwd=str(tmp_path))),
     )
-    _assert_fail_open(proc, f"ouro hook {host} SessionStart: nothing injected", "no ouro bundle")
+    assert proc.stderr.startswith(f"ouro hook {host} SessionStart: nothing injected")
+    _assert_fails_visibly(proc, "SessionStart", "no ouro bundle")
 
 
 def test_fail_open_on_a_legacy_bundle(bundle: Bundle) -> None:
     (bundle.root / "journal").mkdir()
     before = snapshot(bundle.root)
-    _assert_fail_open(hook("claude", "SessionStart", bundle), "old layout", "ouro migrate")
+    _assert_fails_visibly(
+        hook("claude", "SessionStart", bundle), "SessionStart", "old layout", "ouro migrate"
+    )
     assert snapshot(bundle.root) == before
 
 
@@ -260,7 +280,9 @@ def test_fail_open_on_a_legacy_bundle(bundle: Bundle) -> None:
 def test_fail_open_on_bad_stdin(bundle: Bundle, stdin: str, needle: str) -> None:
     before = snapshot(bundle.root)
     out = run_hook(CODEX, "SessionStart", stdin, bundle_path=str(bundle.root), handlers=HANDLERS)
-    assert out.stdout == "" and len(out.stderr) == 1
+    assert len(out.stderr) == 1
+    notice = json.loads(out.stdout)["systemMessage"]
+    assert needle in notice
     assert out.stderr[0].startswith("ouro hook codex SessionStart: nothing injected: ")
     assert needle in out.stderr[0]
     assert snapshot(bundle.root) == before
@@ -269,7 +291,7 @@ def test_fail_open_on_bad_stdin(bundle: Bundle, stdin: str, needle: str) -> None
 def test_fail_open_on_stdin_that_is_not_json_through_the_cli(bundle: Bundle) -> None:
     before = snapshot(bundle.root)
     proc = hook("codex", "SessionStart", None, "--bundle", str(bundle.root), stdin="{not json")
-    _assert_fail_open(proc, "not JSON")
+    _assert_fails_visibly(proc, "SessionStart", "not JSON")
     assert snapshot(bundle.root) == before
 
 

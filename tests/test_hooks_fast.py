@@ -244,7 +244,9 @@ def test_fast_path_and_click_path_say_the_same(bundle: Bundle, tmp_path: Path) -
     )
     assert json.loads(fast.stdout)["decision"] == "block"
     # Fail-open: no bundle anywhere, same one-line reason on both paths.
-    data["cwd"] = str(tmp_path)
+    nowhere = tmp_path / "nowhere"
+    nowhere.mkdir()
+    data["cwd"] = str(nowhere)
     fast = subprocess.run(
         [sys.executable, "-m", "ouro.cli", "hook", "codex", "SessionEnd"],
         input=json.dumps(data | {"hook_event_name": "SessionEnd"}),

@@ -211,8 +211,10 @@ def test_run_hook_fails_open_on_an_internal_error_and_reraises_under_debug(
 
     handlers = {**HANDLERS, "Stop": broken}
     stdin = json.dumps({"session_id": "s", "cwd": str(bundle.root)})
-    out = run_hook(CLAUDE, "Stop", stdin, bundle_path=None, env={}, handlers=handlers)
-    assert out.stdout == ""
+    env = {"XDG_STATE_HOME": str(bundle.root.parent / "xdg")}
+    out = run_hook(CLAUDE, "Stop", stdin, bundle_path=None, env=env, handlers=handlers)
+    notice = json.loads(out.stdout)["systemMessage"]
+    assert "internal error RuntimeError: boom" in notice
     assert out.stderr == [
         "ouro hook claude Stop: nothing injected: internal error RuntimeError: boom "
         "(rerun with OURO_DEBUG=1 for the traceback)"

@@ -116,7 +116,7 @@ class LazyGroup(click.Group):
     "--bundle",
     "bundle",
     type=click.Path(file_okay=False),
-    help="Bundle folder (default: $OURO_BUNDLE, else the nearest bundle.json upwards).",
+    help="Bundle folder (default: $OURO_BUNDLE, a .ouro/ouro.toml pointer upwards, bundle.json upwards, else the one *.ouro folder here).",
 )
 @click.option("--json", "json_mode", is_flag=True, help="Print one JSON object (machines).")
 @click.version_option(package_name="ouro", prog_name="ouro")

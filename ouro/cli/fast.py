@@ -44,6 +44,8 @@ POLICY_ENV = ("OURO_GRANTED_TOOLS", "OURO_DENIED_TOOLS")
 #: what ``Bundle.locate`` reads and refuses (``ouro.bundle``)
 BUNDLE_ENV = "OURO_BUNDLE"
 LEGACY_ROOTS = ("journal", "diary", "notes")
+#: project pointer files (``ouro.bundle.POINTER_FILES``)
+POINTER_FILES = (".ouro", "ouro.toml")
 
 
 def _kinds(values: list[str]) -> list[str] | None:
@@ -174,8 +176,8 @@ def _refuse_constant(name: str) -> Any:
 def locate(explicit: str | None) -> str | None:
     """The bundle root when ``Bundle.locate(explicit)`` surely accepts it, else None.
 
-    Same discovery (``--bundle``, ``$OURO_BUNDLE``, nearest ``bundle.json``
-    upwards) and the same checks (a folder, no legacy top-level folders,
+    Same discovery (``--bundle``, ``$OURO_BUNDLE``, no pointer file upwards,
+    nearest ``bundle.json`` upwards) and the same checks (a folder, no legacy top-level folders,
     ``bundle.json`` a JSON object); on any doubt the full CLI decides.
     """
     import json
@@ -184,13 +186,22 @@ def locate(explicit: str | None) -> str | None:
     if chosen:
         root = os.path.join(os.getcwd(), os.path.expanduser(chosen))
     else:
-        root = folder = os.getcwd()
-        while not os.path.isfile(os.path.join(folder, "bundle.json")):
+        # A pointer file anywhere upwards comes first, and a *.ouro child of the
+        # cwd last: both are left to the full CLI (``Bundle.discover``).
+        found = None
+        folder = os.getcwd()
+        while True:
+            if any(os.path.isfile(os.path.join(folder, n)) for n in POINTER_FILES):
+                return None
+            if found is None and os.path.isfile(os.path.join(folder, "bundle.json")):
+                found = folder
             parent = os.path.dirname(folder)
             if parent == folder:
-                return None
+                break
             folder = parent
-        root = folder
+        if found is None:
+            return None
+        root = found
     if not os.path.isdir(root) or any(os.path.exists(os.path.join(root, n)) for n in LEGACY_ROOTS):
         return None
     try:

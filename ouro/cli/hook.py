@@ -21,8 +21,9 @@ from ouro.cli.common import bundle_option_value, wants_json, with_json
 from ouro.cli.output import emit
 
 _BUNDLE_HELP = (
-    "Bundle folder (default: the global --bundle, $OURO_BUNDLE, else the nearest "
-    "bundle.json upwards from the host's cwd)."
+    "Bundle folder, relative to the host's cwd (default: the global --bundle, "
+    "$OURO_BUNDLE, a .ouro/ouro.toml pointer, bundle.json upwards, else the one "
+    "*.ouro folder in the host's cwd)."
 )
 
 

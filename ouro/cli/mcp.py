@@ -21,8 +21,8 @@ from ouro.cli.common import bundle_option_value
     "--bundle",
     "bundle_path",
     type=click.Path(file_okay=False),
-    help="Bundle to serve (default: the global --bundle, $OURO_BUNDLE, else the "
-    "nearest bundle.json upwards).",
+    help="Bundle to serve (default: the global --bundle, $OURO_BUNDLE, a .ouro/ouro.toml "
+    "pointer upwards, bundle.json upwards, else the one *.ouro folder here).",
 )
 @click.pass_context
 def mcp_cmd(ctx: click.Context, bundle_path: str | None) -> None:

@@ -21,8 +21,9 @@ test fails when it drifts.
 
 - **Global options, anywhere on the line.** `--json` (one JSON object on
   stdout; errors as `{"error": {"type", "message", "hint"}}`) and
-  `--bundle PATH` (default: `$OURO_BUNDLE`, else the nearest `bundle.json`
-  upwards) mean the same before or after the subcommand:
+  `--bundle PATH` (default: `$OURO_BUNDLE`, else a `.ouro` / `ouro.toml`
+  pointer file upwards, else the nearest `bundle.json` upwards, else the one
+  `*.ouro` folder in the current directory) mean the same before or after the subcommand:
   `ouro --json desk search x` = `ouro desk search x --json`. Only a `--`
   separator stops them being read as options.
 - **One name for CLI and MCP.** Commands marked *agent tool* are also served by

@@ -12,6 +12,8 @@
   ``systemMessage`` (shown to the user). ``SessionEnd`` output is not shown to
   anyone, so ouro prints nothing there. Exit 2 is a blocking error; ouro never
   uses it.
+  Claude caps injected hook text at 10,000 characters; ouro keeps an injection
+  under 4,000 (the guide plus a 2,500-character packet).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ HOST = Host(
     title="Claude Code",
     context_events=frozenset({"SessionStart", "UserPromptSubmit"}),
     silent_events=frozenset({"SessionEnd"}),
-    context_limit=2500,
+    context_limit=4000,
     settings_file=".claude/settings.json",
     matchers={"SessionStart": "startup|resume|clear|compact", "PreCompact": "manual|auto"},
 )

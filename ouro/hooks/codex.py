@@ -14,9 +14,9 @@ published schemas under ``codex-rs/hooks/schema/generated/`` in openai/codex).
   ``systemMessage`` (no additional context; unknown keys fail the hook).
   ``Stop`` must print JSON if it prints anything: ``systemMessage``, or
   ``decision: "block"`` with a non-empty ``reason`` (which Codex feeds back as
-  a continuation prompt). Model-visible hook text is budgeted at 2,500 (Codex
-  spills the rest to a file), so ouro keeps its injections under 2,500
-  characters.
+  a continuation prompt). Model-visible hook text is budgeted at 2,500 *tokens*
+  (Codex spills the rest to a file), so ouro keeps an injection under 4,000
+  characters (the guide plus a 2,500-character packet).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ HOST = Host(
     title="Codex",
     context_events=frozenset({"SessionStart", "UserPromptSubmit"}),
     silent_events=frozenset({"SessionEnd"}),
-    context_limit=2500,
+    context_limit=4000,
     settings_file=".codex/hooks.json",
     matchers={"SessionStart": "startup|resume|clear|compact", "PreCompact": "manual|auto"},
 )

@@ -7,8 +7,15 @@
   for the user, a block reason); ``shape(host, event, reply)`` keeps only what
   the host accepts for that event and returns the JSON object (or ``None`` for
   silence: no stdout at all, which both hosts accept for every event).
-- ``run_hook`` never raises (unless ``OURO_DEBUG=1``): any failure becomes a
-  one-line reason on stderr and no stdout.
+- ``run_hook`` never raises (unless ``OURO_DEBUG=1``) and always lets the
+  host continue (fail open). A hook that cannot do its job (no bundle, an
+  unreadable or legacy bundle, bad stdin, an internal error) says so *visibly*,
+  once per host session: one line naming what is wrong and the command that
+  fixes it, as ``systemMessage`` (shown to the user) and, on the events that
+  take model context, as ``additionalContext`` (so the model can tell the
+  user). The same line always goes to stderr. Whether a session was already
+  told is kept in ``notices.py``'s marker files (outside any bundle: there may
+  be none).
 """
 
 from __future__ import annotations
@@ -127,7 +134,7 @@ def normalize_event(word: str) -> str | None:
 
 
 def locate_bundle(explicit: str | None, env: Mapping[str, str], inp: HookInput) -> Bundle:
-    """``--bundle``, else ``$OURO_BUNDLE``, else walk up from the host's ``cwd``."""
+    """Discovery (``Bundle.discover``) from the host's ``cwd``, not the process's."""
     cwd = Path(inp.cwd) if inp.cwd else None
     if cwd is not None and not cwd.is_absolute():
         cwd = Path.cwd() / cwd
@@ -171,6 +178,8 @@ Handler = Callable[[Bundle, Host, HookInput, "Options"], Reply]
 class Options:
     block_on_debt: bool = False
     budget: int = 2500
+    #: compute the reply but write nothing (``ouro hook doctor`` / install checks)
+    dry_run: bool = False
 
 
 def one_line(text: str) -> str:
@@ -200,6 +209,7 @@ def run_hook(
     if event is None:
         outcome.stderr.append(f"{prefix}: unknown event; ouro handles {', '.join(EVENTS)}")
         return outcome
+    inp: HookInput | None = None
     try:
         inp = parse_input(stdin_text)
         if inp.event is not None and inp.event != event:
@@ -210,21 +220,57 @@ def run_hook(
         bundle = locate_bundle(bundle_path, env, inp)
         reply = handlers[event](bundle, host, inp, options)
     except OuroError as exc:
-        outcome.stderr.append(f"{prefix}: nothing injected: {describe(exc)}")
-        return outcome
+        return _failed(host, event, inp, describe(exc), env, options, prefix)
     except OSError as exc:
-        outcome.stderr.append(f"{prefix}: nothing injected: {one_line(str(exc))}")
-        return outcome
+        return _failed(host, event, inp, one_line(str(exc)), env, options, prefix)
     except Exception as exc:  # fail open for the host, but say what broke
         if env.get("OURO_DEBUG") == "1":
             raise
-        outcome.stderr.append(
-            f"{prefix}: nothing injected: internal error {type(exc).__name__}: "
-            f"{one_line(str(exc))} (rerun with OURO_DEBUG=1 for the traceback)"
+        reason = (
+            f"internal error {type(exc).__name__}: {one_line(str(exc))} "
+            f"(rerun with OURO_DEBUG=1 for the traceback)"
         )
-        return outcome
+        return _failed(host, event, inp, reason, env, options, prefix)
     outcome.stderr.extend(f"{prefix}: {one_line(w)}" for w in reply.warnings)
     payload = shape(host, event, reply)
+    if payload is not None:
+        outcome.stdout = orjson.dumps(payload).decode() + "\n"
+    return outcome
+
+
+#: The most characters a failure notice takes (it is one line, for people and the model).
+NOTICE_LIMIT = 400
+
+
+def notice_text(host: Host, reason: str) -> str:
+    """The one line a session sees when ouro's hooks cannot do their job."""
+    text = (
+        f"ouro: {reason}. The ouro hooks recorded and injected nothing; check the install "
+        f"with 'ouro hook doctor {host.name}'."
+    )
+    return text if len(text) <= NOTICE_LIMIT else text[: NOTICE_LIMIT - 1] + "…"
+
+
+def _failed(
+    host: Host,
+    event: str,
+    inp: HookInput | None,
+    reason: str,
+    env: Mapping[str, str],
+    options: Options,
+    prefix: str,
+) -> Outcome:
+    """Fail open, visibly: stderr always; the notice once per host session."""
+    from ouro.hooks import notices
+
+    outcome = Outcome(stderr=[f"{prefix}: nothing injected: {reason}"])
+    if event in host.silent_events:
+        return outcome  # the host shows nothing from this event
+    session = inp.session_id if inp else None
+    if not options.dry_run and not notices.first_time(host.name, session, env):
+        return outcome
+    text = notice_text(host, reason)
+    payload = shape(host, event, Reply(context=text, system_message=text))
     if payload is not None:
         outcome.stdout = orjson.dumps(payload).decode() + "\n"
     return outcome

@@ -13,6 +13,7 @@ Heavy modules are imported inside the handler that needs them, so
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ouro.bundle import Bundle
@@ -94,21 +95,44 @@ def _save(
 def session_start(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
     reply = Reply()
     source = inp.source or "unknown"
-    _record(
-        reply,
-        bundle,
-        host,
-        inp,
-        "session_started",
-        f"{host.title} session started ({source})",
-        source=inp.source,
-        model=inp.model,
-    )
-    _refresh_sentinel(reply, bundle, "session_start")
-    text, hashes = packet_context(bundle, budget=min(options.budget, host.context_limit))
-    reply.context = text
-    _save(reply, bundle, host, inp, hashes, "SessionStart", injected=True, previous=None)
+    path = state.state_path(bundle, host.name, inp.session_id)
+    if not options.dry_run:
+        _record(
+            reply,
+            bundle,
+            host,
+            inp,
+            "session_started",
+            f"{host.title} session started ({source})",
+            source=inp.source,
+            model=inp.model,
+        )
+        _refresh_sentinel(reply, bundle, "session_start")
+    guide = guide_for(path, inp.source)
+    budget = min(options.budget, host.context_limit - len(guide) - 1)
+    text, hashes = packet_context(bundle, budget=budget)
+    reply.context = text + ("\n" + guide if guide else "")
+    if not options.dry_run:
+        _save(reply, bundle, host, inp, hashes, "SessionStart", injected=True, previous=None)
     return reply
+
+
+def guide_for(path: Path, source: str | None) -> str:
+    """The operating guide, unless this session already has this version of it.
+
+    A session is given the guide once; again only when its context was
+    replaced (``compact``, ``clear``) or the guide's version changed.
+    """
+    from ouro import guide
+
+    try:
+        previous = state.load(path)
+    except CorruptFile:
+        previous = None
+    given = previous is not None and previous.get("guideVersion") == guide.GUIDE_VERSION
+    if given and source not in ("compact", "clear"):
+        return ""
+    return guide.render()
 
 
 def user_prompt_submit(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:

@@ -4,7 +4,11 @@ One small JSON file per host session records what the model was last shown::
 
     {"schemaVersion": 1, "host": "claude", "sessionId": "…",
      "fingerprint": "sha256:…", "items": {"<item key>": "sha256:…"},
-     "injectedAt": "…Z", "updatedAt": "…Z", "lastEvent": "UserPromptSubmit"}
+     "injectedAt": "…Z", "updatedAt": "…Z", "lastEvent": "UserPromptSubmit",
+     "guideVersion": 1}
+
+``guideVersion`` is the operating guide version this session was given
+(``ouro.guide``); SessionStart gives it once per session.
 
 ``items`` maps each orientation-packet item key to the hash of its text; the
 ``fingerprint`` hashes that map. ``UserPromptSubmit`` compares the packet as
@@ -102,8 +106,19 @@ def save(
             "injectedAt": injected_at,
             "updatedAt": now,
             "lastEvent": event,
+            "guideVersion": guide_version(event, previous),
         },
     )
+
+
+def guide_version(event: str, previous: dict[str, Any] | None) -> int | None:
+    """The guide version this session holds: SessionStart gives the current one."""
+    if event == "SessionStart":
+        from ouro.guide import GUIDE_VERSION
+
+        return GUIDE_VERSION
+    value = (previous or {}).get("guideVersion")
+    return value if isinstance(value, int) else None
 
 
 def changed_keys(previous: dict[str, str], current: dict[str, str]) -> tuple[list[str], list[str]]:

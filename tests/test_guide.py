@@ -1,0 +1,80 @@
+"""The operating guide: short, versioned, free of banned words, delivered once
+per session with the SessionStart packet, and as a removable CLAUDE.md block."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ouro import guide
+from ouro.bundle import Bundle
+from ouro.hooks.claude import HOST as CLAUDE
+from ouro.hooks.common import run_hook
+from ouro.hooks.handlers import HANDLERS
+from ouro.tools import TOOLS
+
+
+def test_guide_is_short_versioned_and_names_real_tools() -> None:
+    for text in (guide.render(), guide.render(mcp=True), guide.render(both=False)):
+        assert len(text) <= guide.MAX_CHARS
+        assert f"v{guide.GUIDE_VERSION}" in text
+        assert "memor" not in text.lower()
+    names = {t.name for t in TOOLS}
+    mcp_text = guide.render(mcp=True)
+    for _moment, _what, tools in guide.STEPS:
+        assert tools[0] in names and tools[0] in mcp_text
+    for word in ("ask", "next safe action", "claim", "diary entry", "handoff", "confirm"):
+        assert word in mcp_text
+
+
+def _start(bundle: Bundle, source: str, session: str = "s-1") -> str:
+    stdin = json.dumps(
+        {
+            "session_id": session,
+            "cwd": str(bundle.root),
+            "hook_event_name": "SessionStart",
+            "source": source,
+        }
+    )
+    out = run_hook(CLAUDE, "SessionStart", stdin, bundle_path=None, env={}, handlers=HANDLERS)
+    context: str = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+    return context
+
+
+def test_session_start_gives_the_guide_once_per_session(bundle: Bundle) -> None:
+    first = _start(bundle, "startup")
+    assert first.startswith("# orient") and guide.render() in first
+    assert len(first) <= CLAUDE.context_limit
+    again = _start(bundle, "resume")
+    assert "# orient" in again and "operating guide" not in again
+    # The context was replaced: the guide comes back.
+    assert guide.render() in _start(bundle, "compact")
+    assert guide.render() in _start(bundle, "startup", session="s-2")
+
+
+def test_guide_block_is_idempotent_and_removable(tmp_path: Path) -> None:
+    path = tmp_path / "CLAUDE.md"
+    path.write_text("# Project\n\nOur rules.\n")
+    assert guide.write_block(path) is True
+    text = path.read_text()
+    assert text.startswith("# Project\n\nOur rules.\n\n" + guide.BEGIN_MARKER)
+    assert guide.write_block(path) is False and path.read_text() == text
+    # An older block is replaced in place, text around it kept.
+    path.write_text(text.replace("keep Arc current", "old words") + "\nAfter.\n")
+    assert guide.write_block(path) is True
+    assert path.read_text() == text + "\nAfter.\n"
+    assert guide.remove_block(path) is True
+    assert path.read_text() == "# Project\n\nOur rules.\n\nAfter.\n"
+    assert guide.remove_block(path) is False
+
+
+def test_two_guide_blocks_are_refused(tmp_path: Path) -> None:
+    from ouro.errors import CorruptFile
+
+    path = tmp_path / "AGENTS.md"
+    path.write_text(guide.block() + guide.block())
+    with pytest.raises(CorruptFile, match="more than one ouro guide block"):
+        guide.write_block(path)
+    assert path.read_text() == guide.block() + guide.block()
