@@ -31,6 +31,8 @@ COMMANDS: dict[tuple[str, ...], str] = {
     ("hook", "claude"): "ouro.cli.hook:claude_cmd",
     ("hook", "codex"): "ouro.cli.hook:codex_cmd",
     ("hook", "install"): "ouro.cli.hook:install_cmd",
+    ("hook", "doctor"): "ouro.cli.hook:doctor_cmd",
+    ("guide",): "ouro.cli.hook:guide_cmd",
     ("orient",): "ouro.cli.orient:orient_cmd",
     ("index", "sync"): "ouro.cli.index:sync_cmd",
     ("index", "rebuild"): "ouro.cli.index:rebuild_cmd",

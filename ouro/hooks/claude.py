@@ -10,7 +10,8 @@
   ``UserPromptSubmit`` accept ``hookSpecificOutput.additionalContext``;
   ``Stop`` accepts ``decision: "block"`` + ``reason``; every event accepts
   ``systemMessage`` (shown to the user). ``SessionEnd`` output is not shown to
-  anyone, so ouro prints nothing there. Exit 2 is a blocking error; ouro never
+  anyone, so ouro prints nothing there; all SessionEnd hooks share a 1.5 s
+  budget, so ouro installs SessionEnd with a 1 s timeout. Exit 2 is a blocking error; ouro never
   uses it.
   Claude caps injected hook text at 10,000 characters; ouro keeps an injection
   under 4,000 (the guide plus a 2,500-character packet).
@@ -28,4 +29,13 @@ HOST = Host(
     context_limit=4000,
     settings_file=".claude/settings.json",
     matchers={"SessionStart": "startup|resume|clear|compact", "PreCompact": "manual|auto"},
+    # SessionEnd hooks share a 1.5 s budget (CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS).
+    timeouts={
+        "SessionStart": 30,
+        "UserPromptSubmit": 10,
+        "PreCompact": 30,
+        "Stop": 10,
+        "SessionEnd": 1,
+    },
+    guide_file="CLAUDE.md",
 )

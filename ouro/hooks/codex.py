@@ -3,8 +3,13 @@ published schemas under ``codex-rs/hooks/schema/generated/`` in openai/codex).
 
 - Config: ``<project>/.codex/hooks.json`` (also ``~/.codex/hooks.json`` or
   ``[hooks]`` tables in ``config.toml``) → ``hooks.<Event>[].hooks[]`` with
-  ``{"type": "command", "command": …, "timeout": seconds}``. Project hooks run
-  only after the user trusts them (``/hooks`` in Codex).
+  ``{"type": "command", "command": …, "timeout": seconds}``; a SessionEnd
+  timeout above 3 s is clamped with a warning in every session.
+- Trust (three gates, see ``ouro.hooks.codex_trust``): the project must be
+  trusted, each hook entry must be trusted (``[hooks.state."<file>:<event>:
+  <group>:<handler>"] trusted_hash`` in ``$CODEX_HOME/config.toml``), and an
+  entry whose command or timeout changes loses its trust. The feature flag is
+  ``[features] hooks`` (on by default; ``codex_hooks`` is the old name).
 - Input: JSON on stdin with ``session_id``, ``turn_id`` (turn-scoped events),
   ``transcript_path``, ``cwd``, ``hook_event_name``, ``model`` and per-event
   fields (``source``, ``trigger``, ``stop_hook_active``, ``prompt``).
@@ -31,4 +36,13 @@ HOST = Host(
     context_limit=4000,
     settings_file=".codex/hooks.json",
     matchers={"SessionStart": "startup|resume|clear|compact", "PreCompact": "manual|auto"},
+    # Codex clamps SessionEnd to 3 s and warns in every session when it is larger.
+    timeouts={
+        "SessionStart": 30,
+        "UserPromptSubmit": 10,
+        "PreCompact": 30,
+        "Stop": 10,
+        "SessionEnd": 3,
+    },
+    guide_file="AGENTS.md",
 )

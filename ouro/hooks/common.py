@@ -28,12 +28,14 @@ from typing import Any
 
 import orjson
 
-from ouro.bundle import Bundle
+from ouro.bundle import Bundle, Found
 from ouro.edge import SHORT, check_text
 from ouro.errors import InvalidInput, OuroError
 
 #: The events ouro handles, by their host names (both hosts use the same ones).
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd")
+#: Events a dry run answers (their handlers write nothing when ``Options.dry_run``).
+DRY_EVENTS = frozenset({"SessionStart", "Stop"})
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,10 @@ class Host:
     settings_file: str
     #: matcher to install per event (events without one get no matcher key)
     matchers: Mapping[str, str]
+    #: seconds the host may wait for each event's hook (within the host's caps)
+    timeouts: Mapping[str, int]
+    #: project file the operating guide block goes into (``ouro hook install --guide``)
+    guide_file: str
 
 
 @dataclass(frozen=True)
@@ -133,12 +139,12 @@ def normalize_event(word: str) -> str | None:
     return None
 
 
-def locate_bundle(explicit: str | None, env: Mapping[str, str], inp: HookInput) -> Bundle:
+def locate_bundle(explicit: str | None, env: Mapping[str, str], inp: HookInput) -> Found:
     """Discovery (``Bundle.discover``) from the host's ``cwd``, not the process's."""
     cwd = Path(inp.cwd) if inp.cwd else None
     if cwd is not None and not cwd.is_absolute():
         cwd = Path.cwd() / cwd
-    return Bundle.locate(explicit, env=env, cwd=cwd)
+    return Bundle.discover(explicit, env=env, cwd=cwd)
 
 
 def shape(host: Host, event: str, reply: Reply) -> dict[str, Any] | None:
@@ -217,12 +223,17 @@ def run_hook(
                 f"stdin says hook_event_name={inp.event!r} but the command is for {event}",
                 hint=f"run 'ouro hook install {host.name}' to rewrite the hook config",
             )
-        bundle = locate_bundle(bundle_path, env, inp)
-        reply = handlers[event](bundle, host, inp, options)
+        found = locate_bundle(bundle_path, env, inp)
+        if options.dry_run:
+            outcome.stderr.append(f"{prefix}: bundle {found.bundle.root} (found by {found.how})")
+        if options.dry_run and event not in DRY_EVENTS:
+            reply = Reply(warnings=[f"dry run: {event} is not simulated (it only writes)"])
+        else:
+            reply = handlers[event](found.bundle, host, inp, options)
     except OuroError as exc:
-        return _failed(host, event, inp, describe(exc), env, options, prefix)
+        return _failed(outcome, host, event, inp, describe(exc), env, options, prefix)
     except OSError as exc:
-        return _failed(host, event, inp, one_line(str(exc)), env, options, prefix)
+        return _failed(outcome, host, event, inp, one_line(str(exc)), env, options, prefix)
     except Exception as exc:  # fail open for the host, but say what broke
         if env.get("OURO_DEBUG") == "1":
             raise
@@ -230,7 +241,7 @@ def run_hook(
             f"internal error {type(exc).__name__}: {one_line(str(exc))} "
             f"(rerun with OURO_DEBUG=1 for the traceback)"
         )
-        return _failed(host, event, inp, reason, env, options, prefix)
+        return _failed(outcome, host, event, inp, reason, env, options, prefix)
     outcome.stderr.extend(f"{prefix}: {one_line(w)}" for w in reply.warnings)
     payload = shape(host, event, reply)
     if payload is not None:
@@ -252,6 +263,7 @@ def notice_text(host: Host, reason: str) -> str:
 
 
 def _failed(
+    outcome: Outcome,
     host: Host,
     event: str,
     inp: HookInput | None,
@@ -263,7 +275,7 @@ def _failed(
     """Fail open, visibly: stderr always; the notice once per host session."""
     from ouro.hooks import notices
 
-    outcome = Outcome(stderr=[f"{prefix}: nothing injected: {reason}"])
+    outcome.stderr.append(f"{prefix}: nothing injected: {reason}")
     if event in host.silent_events:
         return outcome  # the host shows nothing from this event
     session = inp.session_id if inp else None

@@ -14,7 +14,16 @@ Rules:
   run is a no-op, even if the file's formatting differs);
 - before a write, the current file is copied to ``<file>.bak-<UTC time>``;
   the write itself is atomic; a file that is not a JSON object is refused and
-  left untouched.
+  left untouched;
+- commands are portable: ``ouro hook <host> <Event>`` with no bundle path in
+  them (the hook finds the bundle from the host's cwd; ``--bundle`` at install
+  time writes a relative ``.ouro`` pointer in the project instead), and each
+  event gets the host's timeout (``Host.timeouts``, within the host's caps);
+- ``reach(…)`` runs the installed SessionStart command the way the host will
+  (``sh -c`` in the project folder, without the installer's ``OURO_*``
+  variables) as a dry run that writes nothing, and reports what it found;
+- for Codex, ``trust_changes(…)`` names the entries that were trusted and that
+  this install changes (Codex then skips them until trusted again).
 """
 
 from __future__ import annotations
@@ -26,7 +35,8 @@ import re
 import shlex
 import shutil
 import sys
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,15 +44,6 @@ from ouro.errors import CorruptFile
 from ouro.hooks.common import EVENTS, Host
 from ouro.models.clock import utc_now
 from ouro.store.atomic import atomic_write_text
-
-#: Seconds the host waits before killing the hook (ouro aims far below these).
-TIMEOUTS = {
-    "SessionStart": 30,
-    "UserPromptSubmit": 10,
-    "PreCompact": 30,
-    "Stop": 10,
-    "SessionEnd": 10,
-}
 
 
 @dataclass
@@ -52,6 +53,8 @@ class Plan:
     before: str | None  # the file's text now (None: no file)
     after: str  # the text ouro would write
     changed: bool
+    old_doc: dict[str, Any] = field(default_factory=dict)
+    new_doc: dict[str, Any] = field(default_factory=dict)
 
     @property
     def diff(self) -> str:
@@ -73,12 +76,8 @@ def default_command() -> str:
     return f"{shlex.quote(sys.executable)} -m ouro.cli"
 
 
-def handler_command(
-    host: Host, event: str, *, base: str, bundle: str | None, block_on_debt: bool
-) -> str:
+def handler_command(host: Host, event: str, *, base: str, block_on_debt: bool) -> str:
     parts = [base, "hook", host.name, event]
-    if bundle:
-        parts += ["--bundle", shlex.quote(bundle)]
     if event == "Stop" and block_on_debt:
         parts.append("--block-on-debt")
     return " ".join(parts)
@@ -123,7 +122,7 @@ def merge(doc: dict[str, Any], host: Host, commands: dict[str, str], path: Path)
             f"{path}: 'hooks' must be an object", hint="fix the file; it was left untouched"
         )
     for event in EVENTS:
-        wanted = {"type": "command", "command": commands[event], "timeout": TIMEOUTS[event]}
+        wanted = {"type": "command", "command": commands[event], "timeout": host.timeouts[event]}
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
             raise CorruptFile(
@@ -161,20 +160,117 @@ def plan(
     project: Path,
     *,
     base: str | None = None,
-    bundle: str | None = None,
     block_on_debt: bool = False,
 ) -> Plan:
     path = project / host.settings_file
     before, doc = _load(path)
     base = base or default_command()
-    commands = {
-        e: handler_command(host, e, base=base, bundle=bundle, block_on_debt=block_on_debt)
-        for e in EVENTS
-    }
+    commands = {e: handler_command(host, e, base=base, block_on_debt=block_on_debt) for e in EVENTS}
     merged = merge(doc, host, commands, path)
     changed = merged != doc
     after = json.dumps(merged, indent=2, ensure_ascii=False) + "\n" if changed else before or ""
-    return Plan(host=host.name, path=path, before=before, after=after, changed=changed)
+    return Plan(
+        host=host.name,
+        path=path,
+        before=before,
+        after=after,
+        changed=changed,
+        old_doc=doc,
+        new_doc=merged,
+    )
+
+
+def installed_command(doc: dict[str, Any], host: Host, event: str) -> str | None:
+    """The command of ouro's handler for ``event`` in a host config document."""
+    for _e, _g, _h, _m, handler in _ours(doc, host):
+        if _e == event:
+            command = handler.get("command")
+            return command if isinstance(command, str) else None
+    return None
+
+
+def _ours(
+    doc: dict[str, Any], host: Host
+) -> list[tuple[str, int, int, str | None, dict[str, Any]]]:
+    from ouro.hooks.codex_trust import ouro_entries
+
+    return ouro_entries(doc, lambda handler, event: is_ours(handler, host, event))
+
+
+def trust_changes(p: Plan, host: Host, env: Mapping[str, str]) -> list[str]:
+    """Codex entries trusted now that this plan changes (they lose their trust)."""
+    from ouro.hooks import codex_trust
+
+    if host.name != "codex" or not p.changed:
+        return []
+    config = codex_trust.load_config(env)
+    new = {
+        codex_trust.entry_key(p.path, e, g, h): codex_trust.entry_hash(e, m, handler)
+        for e, g, h, m, handler in _ours(p.new_doc, host)
+    }
+    lost = []
+    for e, g, h, m, handler in _ours(p.old_doc, host):
+        key = codex_trust.entry_key(p.path, e, g, h)
+        old_hash = codex_trust.entry_hash(e, m, handler)
+        if config.trusted_hash(key) == old_hash and new.get(key) != old_hash:
+            lost.append(e)
+    return lost
+
+
+@dataclass
+class Reach:
+    ok: bool  # the command ran and a bundle answered with a packet
+    command: str
+    bundle: str | None
+    how: str | None
+    detail: str  # one line: what happened
+
+
+def host_env(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment a host gives its hooks, as far as ouro can know: the user's,
+    without the installer's own ouro variables."""
+    return {k: v for k, v in env.items() if not k.startswith("OURO_")}
+
+
+def reach(host: Host, project: Path, command: str, env: Mapping[str, str]) -> Reach:
+    """Run ``command --dry-run`` as the host would run SessionStart from ``project``."""
+    import subprocess
+
+    stdin = json.dumps(
+        {
+            "session_id": "ouro-install-check",
+            "cwd": str(project),
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+        }
+    )
+    try:
+        proc = subprocess.run(
+            ["/bin/sh", "-c", f"{command} --dry-run"],
+            cwd=project,
+            env=host_env(env),
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=host.timeouts["SessionStart"],
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return Reach(False, command, None, None, f"could not run it: {exc}")
+    found = re.search(r": bundle (.+) \(found by (.+)\)$", proc.stderr, re.MULTILINE)
+    bundle, how = (found.group(1), found.group(2)) if found else (None, None)
+    try:
+        out = json.loads(proc.stdout) if proc.stdout.strip() else {}
+    except json.JSONDecodeError:
+        out = {}
+    context = (out.get("hookSpecificOutput") or {}).get("additionalContext") or ""
+    if proc.returncode != 0 or not isinstance(context, str):
+        last = proc.stderr.strip().splitlines()[-1:] or [f"exit status {proc.returncode}"]
+        return Reach(False, command, bundle, how, f"the command failed: {last[0]}")
+    if bundle and context.startswith("# orient"):
+        first = context.splitlines()[0]
+        return Reach(True, command, bundle, how, f"a dry SessionStart gave the packet ({first!r})")
+    reason = out.get("systemMessage") or (proc.stderr.strip().splitlines() or ["no output"])[0]
+    return Reach(False, command, bundle, how, str(reason))
 
 
 def apply(p: Plan) -> Path | None:

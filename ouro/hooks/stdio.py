@@ -26,7 +26,9 @@ def host_named(name: str) -> Host:
     return HOST
 
 
-def run_stdio(host_name: str, event: str, *, bundle: str | None, block_on_debt: bool) -> None:
+def run_stdio(
+    host_name: str, event: str, *, bundle: str | None, block_on_debt: bool, dry_run: bool = False
+) -> None:
     host = host_named(host_name)
     try:
         stdin_text = sys.stdin.read()
@@ -38,7 +40,7 @@ def run_stdio(host_name: str, event: str, *, bundle: str | None, block_on_debt: 
         event,
         stdin_text,
         bundle_path=bundle,
-        options=Options(block_on_debt=block_on_debt),
+        options=Options(block_on_debt=block_on_debt, dry_run=dry_run),
         handlers=HANDLERS,
     )
     for line in outcome.stderr:

@@ -1,0 +1,200 @@
+"""``ouro hook doctor``: check one host's install end to end, from the project.
+
+Checks, each ``ok`` / ``problem`` / ``note`` with one line of detail and, for a
+problem, the command or step that fixes it:
+
+1. config: the host's project file exists, parses, and has ouro's handler for
+   every event, each within the host's timeout caps;
+2. command: the command's program resolves on the PATH the host will give it;
+3. bundle + packet: the installed SessionStart command, run the way the host
+   runs it (``install.reach``: ``sh -c`` in the project, without the
+   installer's ``OURO_*`` variables, ``--dry-run``), finds a bundle and
+   produces the packet;
+4. (Codex) trust: the project is trusted, each ouro entry carries a
+   ``trusted_hash`` matching the entry as it is now, and the ``hooks`` feature
+   is not switched off.
+
+Doctor reads only: it writes nothing in the project, the bundle or the host's
+configuration.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ouro.errors import CorruptFile
+from ouro.hooks import install
+from ouro.hooks.common import EVENTS, Host
+
+CAPS = {"codex": {"SessionEnd": 3}, "claude": {"SessionEnd": 1}}
+
+
+@dataclass
+class Check:
+    name: str
+    status: str  # "ok" | "problem" | "note"
+    detail: str
+    fix: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"check": self.name, "status": self.status, "detail": self.detail, "fix": self.fix}
+
+
+def diagnose(host: Host, project: Path, env: Mapping[str, str]) -> list[Check]:
+    checks: list[Check] = []
+    path = project / host.settings_file
+    reinstall = f"ouro hook install {host.name}"
+    try:
+        before, doc = install._load(path)
+    except CorruptFile as exc:
+        return [Check("config", "problem", exc.message, exc.hint)]
+    if before is None:
+        return [
+            Check("config", "problem", f"{path} does not exist", f"run '{reinstall}' in {project}")
+        ]
+    commands = {e: install.installed_command(doc, host, e) for e in EVENTS}
+    missing = [e for e, c in commands.items() if c is None]
+    if missing:
+        checks.append(
+            Check(
+                "config",
+                "problem",
+                f"{path}: no ouro hook for {', '.join(missing)}",
+                f"run '{reinstall}'",
+            )
+        )
+    else:
+        checks.append(Check("config", "ok", f"{path}: ouro hooks for all {len(EVENTS)} events"))
+    checks.extend(_timeouts(host, doc))
+    start = commands["SessionStart"]
+    if start is None:
+        return checks
+    checks.append(_resolvable(start, env))
+    result = install.reach(host, project, start, env)
+    if result.bundle:
+        checks.append(Check("bundle", "ok", f"{result.bundle} (found by {result.how})"))
+    else:
+        checks.append(
+            Check(
+                "bundle",
+                "problem",
+                f"no bundle reachable from {project} without OURO_BUNDLE",
+                f"run 'ouro init agent.ouro --link' in {project}, or 'ouro init PATH --link' "
+                "for an existing bundle",
+            )
+        )
+    checks.append(
+        Check(
+            "packet",
+            "ok" if result.ok else "problem",
+            result.detail,
+            None if result.ok else f"run '{start} --dry-run' in {project} to see the failure",
+        )
+    )
+    if host.name == "codex":
+        checks.extend(codex_checks(host, path, project, doc, env))
+    return checks
+
+
+def _timeouts(host: Host, doc: dict[str, Any]) -> list[Check]:
+    over = []
+    for event, _g, _h, _m, handler in install._ours(doc, host):
+        cap = CAPS.get(host.name, {}).get(event)
+        timeout = handler.get("timeout")
+        if cap is not None and isinstance(timeout, int | float) and timeout > cap:
+            over.append(f"{event} {timeout}s (cap {cap}s)")
+    if over:
+        return [
+            Check(
+                "timeouts",
+                "problem",
+                "over the host's cap: " + ", ".join(over),
+                f"run 'ouro hook install {host.name}'",
+            )
+        ]
+    return [Check("timeouts", "ok", "within the host's caps")]
+
+
+def _resolvable(command: str, env: Mapping[str, str]) -> Check:
+    try:
+        program = shlex.split(command)[0]
+    except (ValueError, IndexError):
+        return Check("command", "problem", f"cannot parse the command {command!r}", "reinstall")
+    found = shutil.which(program, path=env.get("PATH"))
+    if found:
+        return Check("command", "ok", f"{program!r} resolves to {found} on PATH")
+    return Check(
+        "command",
+        "problem",
+        f"{program!r} is not on the PATH the host gets",
+        "put ouro on PATH (pipx install / activate the venv before starting the host), or "
+        "reinstall with --command /full/path/to/ouro",
+    )
+
+
+def codex_checks(
+    host: Host, path: Path, project: Path, doc: dict[str, Any], env: Mapping[str, str]
+) -> list[Check]:
+    from ouro.hooks import codex_trust
+
+    try:
+        config = codex_trust.load_config(env)
+    except CorruptFile as exc:
+        return [Check("codex trust", "problem", exc.message, exc.hint)]
+    out: list[Check] = []
+    feature = config.hooks_feature()
+    if feature is False:
+        out.append(
+            Check(
+                "codex hooks feature",
+                "problem",
+                f"{config.path}: [features] hooks = false",
+                "set [features] hooks = true",
+            )
+        )
+    trusted = config.project_trusted(project.resolve())
+    if trusted:
+        out.append(Check("codex project trust", "ok", f"{trusted} is trusted in {config.path}"))
+    else:
+        out.append(
+            Check(
+                "codex project trust",
+                "problem",
+                f"{project} is not trusted in {config.path}; Codex ignores its .codex/hooks.json",
+                f"start codex in {project} and accept the trust prompt",
+            )
+        )
+    untrusted = []
+    for event, g, h, m, handler in install._ours(doc, host):
+        key = codex_trust.entry_key(path.resolve(), event, g, h)
+        if config.trusted_hash(key) != codex_trust.entry_hash(event, m, handler):
+            untrusted.append(event)
+    if untrusted:
+        out.append(
+            Check(
+                "codex hook trust",
+                "problem",
+                f"not trusted (or changed since trusted): {', '.join(untrusted)}; Codex skips them",
+                "open codex in the project, run /hooks and trust the ouro hooks",
+            )
+        )
+    else:
+        out.append(Check("codex hook trust", "ok", "every ouro hook entry is trusted as it is now"))
+    return out
+
+
+def render(host: Host, checks: list[Check]) -> str:
+    mark = {"ok": "ok     ", "problem": "PROBLEM", "note": "note   "}
+    lines = [f"ouro hook doctor {host.name}:"]
+    for c in checks:
+        lines.append(f"  {mark[c.status]} {c.name}: {c.detail}")
+        if c.fix:
+            lines.append(f"          fix: {c.fix}")
+    bad = sum(c.status == "problem" for c in checks)
+    lines.append("healthy" if not bad else f"{bad} problem(s)")
+    return "\n".join(lines)
