@@ -33,25 +33,25 @@ _BLOCK = re.compile(r"<!-- ouro:guide begin[^\n]*-->\n.*?<!-- ouro:guide end -->
 
 #: (moment, verb, tool names in order of preference: the first registered is used)
 STEPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("A new request or a change of direction", "record the ask", ("arc_record_ask",)),
+    ("A new request or a change of direction", "record the ask", ("arc_ask",)),
     (
         "Before acting",
         "record the next safe action and what to stop before",
-        ("arc_record_next_action",),
+        ("arc_next",),
     ),
-    ("You cannot go on", "record a blocker; clear it when solved", ("arc_record_blocker",)),
+    ("You cannot go on", "record a blocker; clear it when solved", ("arc_blocker",)),
     (
         "You say something is done or true",
         "record a claim with its check command, then verify it",
-        ("arc_record_claim",),
+        ("claim_add",),
     ),
     ("You learn a lasting fact", "write a diary entry", ("diary_write",)),
     ("You owe someone something", "add an obligation; close it when done", ("obligation_add",)),
-    ("Before you stop or hand over", "record a handoff", ("arc_record_handoff",)),
+    ("Before you stop or hand over", "record a handoff", ("arc_handoff",)),
 )
 #: after a wipe: read the packet, then confirm what it says
 ORIENT_TOOLS = ("orient",)
-CONFIRM_TOOLS = ("arc_confirm", "arc_record_ask")
+CONFIRM_TOOLS = ("arc_confirm", "arc_ask")
 
 
 def _name(candidates: tuple[str, ...], *, mcp: bool) -> str:

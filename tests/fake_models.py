@@ -194,7 +194,10 @@ class FakeModels:
                             "response.output_item.done",
                             {"type": "response.output_item.done", "output_index": 0, "item": item},
                         ),
-                        ("response.completed", {"type": "response.completed", "response": response}),
+                        (
+                            "response.completed",
+                            {"type": "response.completed", "response": response},
+                        ),
                     ]
                 )
 

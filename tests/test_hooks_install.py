@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,7 @@ from ouro.errors import CorruptFile
 from ouro.hooks import install
 from ouro.hooks.claude import HOST as CLAUDE
 from ouro.hooks.codex import HOST as CODEX
-from tests.conftest import run_ouro
+from tests.conftest import run_ouro, snapshot
 
 EVENTS = ["SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd"]
 
@@ -44,7 +45,7 @@ def test_fresh_install_writes_every_event_then_is_a_no_op(
         assert h == {
             "type": "command",
             "command": f"ouro hook {host} {event}",
-            "timeout": install.TIMEOUTS[event],
+            "timeout": (CLAUDE if host == "claude" else CODEX).timeouts[event],
         }
     assert doc["hooks"]["SessionStart"][0]["matcher"] == "startup|resume|clear|compact"
     assert "matcher" not in doc["hooks"]["Stop"][0]
@@ -126,17 +127,25 @@ def test_dry_run_shows_the_diff_and_writes_nothing(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert '+    "SessionStart": [' in proc.stdout
     assert "dry run:" in proc.stdout
-    assert "note: no bundle is reachable from this project" in proc.stdout
+    assert "warning: as the host will run it" in proc.stdout
+    assert "no ouro bundle found" in proc.stdout
     assert not (tmp_path / ".claude").exists()
 
 
-def test_pinned_bundle_is_quoted_into_every_command(tmp_path: Path) -> None:
-    bundle = tmp_path / "my bundle.ouro"
-    result = install_json("claude", "--project", str(tmp_path), "--bundle", str(bundle))
-    assert result["bundle"] == str(bundle)
-    doc = json.loads((tmp_path / ".claude/settings.json").read_text())
+def test_bundle_option_writes_a_relative_pointer_not_a_path_in_the_commands(
+    tmp_path: Path,
+) -> None:
+    from ouro.bundle import Bundle
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    bundle = Bundle.init(tmp_path / "shared" / "my bundle.ouro")
+    result = install_json("claude", "--project", str(project), "--bundle", str(bundle.root))
+    assert result["pointer"]["written"] is True
+    assert (project / ".ouro").read_text() == "../shared/my bundle.ouro\n"
+    doc = json.loads((project / ".claude/settings.json").read_text())
     for event in EVENTS:
-        assert handlers(doc, event)[0]["command"] == f"ouro hook claude {event} --bundle '{bundle}'"
+        assert handlers(doc, event)[0]["command"] == f"ouro hook claude {event}"
 
 
 @pytest.mark.parametrize(
@@ -186,12 +195,84 @@ def test_default_command_is_runnable(monkeypatch: pytest.MonkeyPatch) -> None:
     assert command.endswith("/ouro") or command.endswith("-m ouro.cli")
 
 
-def test_install_names_the_bundle_a_hook_would_find(tmp_path: Path) -> None:
+PY = f"{sys.executable} -m ouro.cli"
+
+
+def test_install_checks_the_hidden_layout_as_the_host_runs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """'ouro init agent.ouro' at the project root, install with no flags and no
+    environment: the check runs the hook from the project and finds the bundle."""
     from ouro.bundle import Bundle
 
-    found = Bundle.init(tmp_path / "agent.ouro")
-    project = found.root / "desk"
-    proc = run_ouro("hook", "install", "codex", "--project", str(project), "--command", "ouro")
+    project = tmp_path / "proj"
+    project.mkdir()
+    found = Bundle.init(project / "agent.ouro")
+    elsewhere = Bundle.init(tmp_path / "installer.ouro")
+    before = snapshot(found.root)
+    # The installer's own OURO_BUNDLE must not be what the check sees.
+    proc = run_ouro(
+        "hook",
+        "install",
+        "codex",
+        "--project",
+        str(project),
+        "--command",
+        PY,
+        env={"OURO_BUNDLE": str(elsewhere.root)},
+    )
     assert proc.returncode == 0, proc.stderr
-    assert f"hooks will use the bundle {found.root}" in proc.stdout
-    assert "Codex runs project hooks only after you review and trust them" in proc.stdout
+    assert f"bundle {found.root} (found by the *.ouro folder here)" in proc.stdout
+    assert str(elsewhere.root) not in proc.stdout
+    assert "trust the project" in proc.stdout and "/hooks" in proc.stdout
+    assert snapshot(found.root) == before  # the check is a dry run: it wrote nothing
+    doctor = run_ouro("hook", "doctor", "codex", "--project", str(project), "--json")
+    checks = {c["check"]: c["status"] for c in json.loads(doctor.stdout)["hosts"][0]["checks"]}
+    assert checks["bundle"] == checks["packet"] == checks["config"] == "ok"
+    assert checks["codex project trust"] == "problem" and doctor.returncode == 1
+
+
+def test_reinstall_warns_when_it_changes_a_trusted_codex_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ouro.hooks import codex_trust
+
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    install_json("codex", "--project", str(tmp_path))
+    hooks_file = tmp_path / ".codex/hooks.json"
+    doc = json.loads(hooks_file.read_text())
+    lines = []
+    for e, g, h, m, handler in install._ours(doc, CODEX):
+        key = codex_trust.entry_key(hooks_file, e, g, h)
+        lines += [
+            f'[hooks.state."{key}"]',
+            f'trusted_hash = "{codex_trust.entry_hash(e, m, handler)}"',
+        ]
+    (home / "config.toml").write_text("\n".join(lines) + "\n")
+    env = {"CODEX_HOME": str(home)}
+    same = run_ouro(
+        "hook",
+        "install",
+        "codex",
+        "--project",
+        str(tmp_path),
+        "--command",
+        "ouro",
+        "--json",
+        env=env,
+    )
+    assert json.loads(same.stdout)["trustLost"] == []
+    changed = run_ouro(
+        "hook",
+        "install",
+        "codex",
+        "--project",
+        str(tmp_path),
+        "--command",
+        "ouro",
+        "--block-on-debt",
+        env=env,
+    )
+    assert "warning: Codex had trusted the Stop entry" in changed.stdout
+    assert changed.stdout.count("had trusted") == 1
