@@ -1,11 +1,19 @@
 """``ouro mcp``: a stdio MCP server generated from the tool registry.
 
 Contract:
-- Every tool in ``ouro.tools.TOOLS`` is listed, and nothing else: its name,
-  description, the JSON schema of its pydantic input model, and its
-  read-only / destructive / idempotent / open-world hints (open-world only
-  where a tool runs a shell command: ``claim_verify``,
-  ``desk_task_verify``, ``habits_run``). No tool is wired here by hand.
+- The server serves a set of registry tools (``ouro.tools.TOOLS``), and
+  nothing else: ``lean`` (default, ``LEAN``: the verbs an agent uses while it
+  works: orient, resume, the Arc writes, claims, obligations, search, tasks,
+  diary and notes) or ``all`` (``ouro mcp --tools all``). Each is listed with
+  its name, description, the JSON schema of its pydantic input model made
+  compact by ``lean_schema`` (no titles, no ``default: null``, an optional
+  field as its plain type: the same fields, types, enums, bounds, required
+  list and ``additionalProperties: false``), and its hints: ``readOnlyHint``
+  / ``idempotentHint`` when true, ``destructiveHint`` for tools that write,
+  ``openWorldHint`` always (true only where a tool runs a shell command:
+  ``claim_verify``, ``desk_task_verify``, ``habits_run``; the rest touch only the bundle). No tool is
+  wired here by hand. A tool outside the served set is an unknown tool.
+- ``instructions`` is the operating guide (``ouro.guide``) naming MCP tools.
 - A call goes through ``ouro.tools.invoke`` -- the function the CLI calls -- so
   a result is the object ``ouro ... --json`` prints: JSON text content plus the
   same dict as structured content.
@@ -50,32 +58,109 @@ from ouro.bundle import Bundle
 from ouro.errors import OuroError
 
 SERVER_NAME = "ouro"
-INSTRUCTIONS = (
-    "ouro keeps this agent's bundle: Arc (what is live, owed and claimed) and Desk "
-    "(tracks, tasks and the record: diary facts, daily reflections, notes). Call "
-    "info to see where the bundle is; tool errors carry a hint naming the next step."
+#: The default tool set: what an agent needs while it works (``--tools all`` serves every tool).
+LEAN = frozenset(
+    {
+        "info",
+        "orient",
+        "arc_resume",
+        "arc_ask",
+        "arc_next",
+        "arc_blocker",
+        "arc_unblock",
+        "arc_handoff",
+        "arc_confirm",
+        "claim_add",
+        "claim_verify",
+        "claim_list",
+        "obligation_add",
+        "obligation_close",
+        "obligation_list",
+        "desk_search",
+        "diary_search",
+        "facts_search",
+        "notes_search",
+        "desk_task_add",
+        "desk_task_update",
+        "desk_task_list",
+        "diary_write",
+        "notes_write",
+    }
 )
+TOOL_SETS = ("lean", "all")
+
+
+def instructions() -> str:
+    from ouro.guide import render
+
+    return render(mcp=True) + (
+        "Arc holds what is live, owed and claimed; Desk holds tasks and the record "
+        "(diary facts, notes). More tools: 'ouro mcp --tools all'."
+    )
+
+
+def served(tool_set: str = "lean") -> tuple[registry.Tool, ...]:
+    if tool_set == "all":
+        return registry.TOOLS
+    return tuple(t for t in registry.TOOLS if t.name in LEAN)
+
+
+#: schema keywords whose object keys are names, not keywords
+_NAMED = frozenset({"properties", "$defs", "definitions", "patternProperties"})
+
+
+def lean_schema(schema: Any) -> Any:
+    """``schema`` without what does not constrain input: titles, ``default: null``,
+    and the ``null`` branch of an optional field (omitting it means null)."""
+    if isinstance(schema, list):
+        return [lean_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _NAMED and isinstance(value, dict):
+            # keys here are field / definition names (a field may be called "title")
+            out[key] = {name: lean_schema(sub) for name, sub in value.items()}
+        elif key != "title":
+            out[key] = lean_schema(value)
+    branches = out.get("anyOf")
+    if (
+        "default" in out
+        and out["default"] is None
+        and isinstance(branches, list)
+        and len(branches) == 2
+        and {"type": "null"} in branches
+    ):
+        other = next(b for b in branches if b != {"type": "null"})
+        del out["anyOf"]
+        out = {**other, **out}
+    if "default" in out and out["default"] is None:
+        del out["default"]
+    return out
+
 
 log = logging.getLogger(__name__)
 
 
 def tool_definition(tool: registry.Tool) -> types.Tool:
     """The MCP description of one registry tool."""
+    # Hints equal to the MCP defaults (readOnly false, idempotent false) are left out,
+    # and destructiveHint is given only where it means something (a tool that writes).
     return types.Tool(
         name=tool.name,
         description=tool.description,
-        input_schema=tool.model().model_json_schema(),
+        input_schema=lean_schema(tool.model().model_json_schema()),
         annotations=types.ToolAnnotations(
-            read_only_hint=tool.read_only,
-            destructive_hint=tool.destructive,
-            idempotent_hint=tool.idempotent,
+            read_only_hint=True if tool.read_only else None,
+            destructive_hint=None if tool.read_only else tool.destructive,
+            idempotent_hint=True if tool.idempotent else None,
             open_world_hint=tool.open_world,
         ),
     )
 
 
-def tool_definitions(tools: Iterable[registry.Tool] = registry.TOOLS) -> list[types.Tool]:
-    return [tool_definition(tool) for tool in tools]
+def tool_definitions(tools: Iterable[registry.Tool] | None = None) -> list[types.Tool]:
+    return [tool_definition(tool) for tool in (registry.TOOLS if tools is None else tools)]
 
 
 def _json_text(obj: Any) -> str:
@@ -95,15 +180,26 @@ def _error_result(payload: dict[str, Any]) -> types.CallToolResult:
     )
 
 
-def call_tool(bundle: Bundle, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+def call_tool(
+    bundle: Bundle,
+    name: str,
+    arguments: dict[str, Any] | None,
+    names: frozenset[str] | None = None,
+) -> types.CallToolResult:
     """Run one registry tool and turn its outcome into an MCP tool result.
 
-    Raises ``MCPError`` only for an unknown tool name (a protocol error).
+    Raises ``MCPError`` only for an unknown tool name (a protocol error): one
+    not in the registry, or not in ``names`` (the served set) when given.
     """
     try:
         registry.get(name)
     except OuroError as exc:
         raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+    if names is not None and name not in names:
+        raise MCPError(
+            types.INVALID_PARAMS,
+            f"tool {name!r} is not served by this server; start it with 'ouro mcp --tools all'",
+        )
     try:
         result = registry.invoke(name, bundle, arguments or {})
     except OuroError as exc:
@@ -126,9 +222,11 @@ def call_tool(bundle: Bundle, name: str, arguments: dict[str, Any] | None) -> ty
     )
 
 
-def build_server(bundle: Bundle) -> Server[Any]:
-    """A low-level MCP server exposing every registry tool on ``bundle``."""
-    definitions = types.ListToolsResult(tools=tool_definitions())
+def build_server(bundle: Bundle, tool_set: str = "lean") -> Server[Any]:
+    """A low-level MCP server exposing the ``tool_set`` registry tools on ``bundle``."""
+    tools = served(tool_set)
+    names = frozenset(t.name for t in tools)
+    definitions = types.ListToolsResult(tools=tool_definitions(tools))
     # One call at a time per process: tool functions are synchronous and may
     # share per-process state; other processes are fenced by file locks.
     serial = anyio.Lock()
@@ -142,12 +240,14 @@ def build_server(bundle: Bundle) -> Server[Any]:
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         async with serial:
-            return await anyio.to_thread.run_sync(call_tool, bundle, params.name, params.arguments)
+            return await anyio.to_thread.run_sync(
+                call_tool, bundle, params.name, params.arguments, names
+            )
 
     return Server(
         SERVER_NAME,
         version=_ouro_version(),
-        instructions=INSTRUCTIONS,
+        instructions=instructions(),
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
     )
@@ -190,8 +290,8 @@ def refusal_for(problem: Exception) -> SessionMessage | None:
     return SessionMessage(error)
 
 
-async def serve_stdio(bundle: Bundle) -> None:
-    server = build_server(bundle)
+async def serve_stdio(bundle: Bundle, tool_set: str = "lean") -> None:
+    server = build_server(bundle, tool_set)
     async with stdio_server() as (sdk_read, write_stream):
         send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
 
@@ -210,6 +310,6 @@ async def serve_stdio(bundle: Bundle) -> None:
             tasks.cancel_scope.cancel()
 
 
-def serve(bundle: Bundle) -> None:
+def serve(bundle: Bundle, tool_set: str = "lean") -> None:
     """Serve MCP over stdin/stdout until the client closes the connection."""
-    anyio.run(serve_stdio, bundle)
+    anyio.run(serve_stdio, bundle, tool_set)

@@ -87,6 +87,17 @@ TOOLS: tuple[Tool, ...] = (
         idempotent=True,
         render="ouro.info:render_info",
     ),
+    Tool(
+        description="The start-of-turn packet: ask, next safe action, blockers, gaps, "
+        "obligations, unverified claims and Desk work, each with its locator, within a "
+        "character budget. Writes nothing.",
+        input_model="ouro.orient_tool:OrientInput",
+        function="ouro.orient_tool:orient",
+        cli=("orient",),
+        read_only=True,
+        idempotent=True,
+        render="ouro.orient_tool:render_orient",
+    ),
     # --- arc ---------------------------------------------------------------
     Tool(
         description="Read the resume checkpoint: whether you can continue safely, the current "

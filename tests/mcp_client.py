@@ -19,21 +19,28 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
 
-def server_params(root: Path | str) -> StdioServerParameters:
+def server_params(root: Path | str, tools: str | None = "all") -> StdioServerParameters:
+    """``tools``: the server's ``--tools`` set ("all" by default, so tests reach every
+    tool); None starts it with no flag, as a user would (the lean set)."""
     # The SDK starts the server with a minimal environment; keep PYTHONPATH so
     # the server runs the same ouro as the test (a worktree, not the install).
     env = get_default_environment()
     if os.environ.get("PYTHONPATH"):
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return StdioServerParameters(
-        command=sys.executable, args=["-m", "ouro.cli", "mcp", "--bundle", str(root)], env=env
+        command=sys.executable,
+        args=["-m", "ouro.cli", "mcp", "--bundle", str(root)]
+        + (["--tools", tools] if tools else []),
+        env=env,
     )
 
 
 @asynccontextmanager
-async def session(root: Path | str, errlog: TextIO = sys.stderr) -> AsyncIterator[ClientSession]:
+async def session(
+    root: Path | str, errlog: TextIO = sys.stderr, tools: str | None = "all"
+) -> AsyncIterator[ClientSession]:
     async with (
-        stdio_client(server_params(root), errlog=errlog) as (read, write),
+        stdio_client(server_params(root, tools), errlog=errlog) as (read, write),
         ClientSession(read, write) as client,
     ):
         await client.initialize()

@@ -18,7 +18,7 @@ from mcp.shared.exceptions import MCPError
 
 from ouro import tools as registry
 from ouro.bundle import Bundle
-from ouro.mcp import build_server
+from ouro.mcp import LEAN, build_server, instructions, lean_schema
 from tests.conftest import ouro_json, run_ouro, snapshot
 from tests.mcp_client import json_of, session, text_of
 from tests.tool_samples import SAMPLES, prepare_samples, resolve_sample
@@ -26,12 +26,17 @@ from tests.tool_samples import SAMPLES, prepare_samples, resolve_sample
 TIMEOUT = 60
 
 
-def drive(root: Path, errlog: Path, body: Callable[[ClientSession], Awaitable[None]]) -> None:
-    """Run ``body`` against a fresh ``ouro mcp`` server on ``root``."""
+def drive(
+    root: Path,
+    errlog: Path,
+    body: Callable[[ClientSession], Awaitable[None]],
+    tools: str | None = "all",
+) -> None:
+    """Run ``body`` against a fresh ``ouro mcp --tools TOOLS`` server on ``root``."""
 
     async def main() -> None:
         with anyio.fail_after(TIMEOUT), errlog.open("a") as log:
-            async with session(root, errlog=log) as client:
+            async with session(root, errlog=log, tools=tools) as client:
                 await body(client)
 
     anyio.run(main)
@@ -47,20 +52,73 @@ def test_lists_every_registry_tool_with_schema_and_hints(bundle: Bundle, tmp_pat
     assert [t.name for t in listed] == [t.name for t in registry.TOOLS]
     for mcp_tool, tool in zip(listed, registry.TOOLS, strict=True):
         assert mcp_tool.description == tool.description
-        assert mcp_tool.input_schema == tool.model().model_json_schema()
+        assert mcp_tool.input_schema == lean_schema(tool.model().model_json_schema())
         assert mcp_tool.input_schema["type"] == "object"
-        assert mcp_tool.annotations == types.ToolAnnotations(
-            read_only_hint=tool.read_only,
-            destructive_hint=tool.destructive,
-            idempotent_hint=tool.idempotent,
-            open_world_hint=tool.open_world,
-        )
+        assert mcp_tool.input_schema["additionalProperties"] is False
+        hints = mcp_tool.annotations
+        assert hints is not None and hints.open_world_hint is tool.open_world
+        # Absent hints take the MCP defaults: readOnly false, destructive true, idempotent false.
+        assert bool(hints.read_only_hint) == tool.read_only
+        assert bool(hints.idempotent_hint) == tool.idempotent
+        if not tool.read_only:
+            assert hints.destructive_hint is tool.destructive
+
     # Honest hints: a tool that runs a shell command says so.
-    hints = {t.name: t.annotations for t in listed}
+    hints_by = {t.name: t.annotations for t in listed}
     for name in ("claim_verify", "habits_run"):
-        assert hints[name] is not None
-        assert hints[name].destructive_hint is True and hints[name].open_world_hint is True
+        assert hints_by[name] is not None
+        assert hints_by[name].destructive_hint is True and hints_by[name].open_world_hint is True
     assert {t.name for t in registry.TOOLS if t.open_world} >= {"claim_verify", "habits_run"}
+
+
+def test_lean_schema_keeps_every_constraint() -> None:
+    """Only titles, null defaults and the null branch of optional fields go."""
+    for tool in registry.TOOLS:
+        full = tool.model().model_json_schema()
+        lean = lean_schema(full)
+        assert lean["required" if "required" in full else "type"] == full.get(
+            "required", full["type"]
+        )
+        assert set(lean["properties"]) == set(full["properties"]), tool.name
+        for name, prop in full["properties"].items():
+            kept = lean["properties"][name]
+            for key in ("enum", "minimum", "maximum", "minLength", "maxLength", "items", "pattern"):
+                if key in prop:
+                    assert kept[key] == lean_schema(prop[key]), (tool.name, name, key)
+            types_ = {b.get("type") for b in prop.get("anyOf", [prop])} - {"null"}
+            assert kept.get("type") in types_ or "anyOf" in kept, (tool.name, name)
+
+
+def test_default_server_is_lean_and_small_and_teaches_the_guide(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    from ouro.guide import render
+
+    listed: list[types.Tool] = []
+    got: dict[str, Any] = {}
+
+    async def body(client: ClientSession) -> None:
+        result = await client.list_tools()
+        listed.extend(result.tools)
+        got["size"] = len(result.model_dump_json(by_alias=True, exclude_none=True))
+        with pytest.raises(MCPError, match="not served by this server"):
+            await client.call_tool("drill", {})
+        got["orient"] = json_of(await client.call_tool("orient", {"budget": 800}))
+
+    drive(bundle.root, tmp_path / "server.log", body, tools=None)
+    names = {t.name for t in listed}
+    assert names == {t.name for t in registry.TOOLS if t.name in LEAN}
+    assert {"orient", "arc_resume", "arc_ask", "arc_handoff", "claim_add", "info"} <= names
+    assert got["size"] <= 15_000, got["size"]
+    assert got["orient"]["budget"] == 800 and got["orient"]["text"].startswith("# orient")
+    assert len(got["orient"]["text"]) <= 800
+    assert render(mcp=True) in instructions()
+    assert build_server(bundle).instructions == instructions()
+
+
+def test_lean_names_are_registered() -> None:
+    # arc_confirm joins the registry with the continuity work; every other name must exist.
+    assert LEAN - {t.name for t in registry.TOOLS} <= {"arc_confirm"}
 
 
 def test_every_registered_tool_has_a_sample() -> None:

@@ -38,7 +38,7 @@ def test_cli_and_mcp_expose_the_same_tool_set() -> None:
     by_path = {tool.cli: tool.name for tool in registry.TOOLS}
     leaves = cli_leaves(cli)
     cli_tools = {by_path[path] for path in leaves if path in by_path}
-    mcp_tools = {t.name for t in tool_definitions()}
+    mcp_tools = {t.name for t in tool_definitions()}  # every tool: 'ouro mcp --tools all'
     registered = {tool.name for tool in registry.TOOLS}
     assert cli_tools == registered
     assert mcp_tools == registered

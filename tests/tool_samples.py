@@ -19,6 +19,7 @@ Sample = dict[str, Any | Callable[[dict[str, Any]], Any]]
 
 SAMPLES: dict[str, Sample] = {
     "info": {},
+    "orient": {"budget": 1200},
     # --- arc ---
     "arc_resume": {},
     "arc_query": {"what": "doing"},

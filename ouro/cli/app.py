@@ -33,7 +33,6 @@ COMMANDS: dict[tuple[str, ...], str] = {
     ("hook", "install"): "ouro.cli.hook:install_cmd",
     ("hook", "doctor"): "ouro.cli.hook:doctor_cmd",
     ("guide",): "ouro.cli.hook:guide_cmd",
-    ("orient",): "ouro.cli.orient:orient_cmd",
     ("index", "sync"): "ouro.cli.index:sync_cmd",
     ("index", "rebuild"): "ouro.cli.index:rebuild_cmd",
     ("index", "status"): "ouro.cli.index:status_cmd",

@@ -24,12 +24,20 @@ from ouro.cli.common import bundle_option_value
     help="Bundle to serve (default: the global --bundle, $OURO_BUNDLE, a .ouro/ouro.toml "
     "pointer upwards, bundle.json upwards, else the one *.ouro folder here).",
 )
+@click.option(
+    "--tools",
+    "tool_set",
+    type=click.Choice(["lean", "all"]),
+    default="lean",
+    show_default=True,
+    help="lean: the tools an agent uses while it works (a short tools/list); all: every tool.",
+)
 @click.pass_context
-def mcp_cmd(ctx: click.Context, bundle_path: str | None) -> None:
+def mcp_cmd(ctx: click.Context, bundle_path: str | None, tool_set: str) -> None:
     """Serve every ouro tool to an MCP client over stdin/stdout, bound to one bundle."""
     bundle = Bundle.locate(bundle_path or bundle_option_value(ctx))
     # Tracebacks of failing tools go to stderr, which MCP clients keep as a log.
     logging.basicConfig(level=logging.WARNING, format="ouro mcp: %(levelname)s %(message)s")
     from ouro.mcp import serve
 
-    serve(bundle)
+    serve(bundle, tool_set)

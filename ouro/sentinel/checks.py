@@ -392,7 +392,7 @@ def check_provenance(
             f"{len(broken)} locator(s) do not resolve: {_short('; '.join(broken), 200)}",
             locators,
             "human-required",
-            "ouro orient --format json  # find what points at the missing files",
+            "ouro orient --json  # find what points at the missing files",
         )
     recorder = resume.get("recorder") or {}
     degraded = [

@@ -83,14 +83,14 @@ def _covered(probe: Probe, label: str, expected: set[str], shown: set[str], drop
         len(missing) <= dropped,
         f"every open {label} is named or counted in '+N more'",
         f"{len(missing)} not shown, {dropped} counted: {', '.join(sorted(missing)[:5])}",
-        look_at="ouro orient --format json",
+        look_at="ouro orient --json",
     )
     extra = shown - expected
     probe.expect(
         not extra,
         f"the packet names no {label} that is not open",
         ", ".join(sorted(extra)[:5]),
-        look_at="ouro orient --format json",
+        look_at="ouro orient --json",
     )
 
 
