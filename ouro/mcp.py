@@ -3,7 +3,8 @@
 Contract:
 - The server serves a set of registry tools (``ouro.tools.TOOLS``), and
   nothing else: ``lean`` (default, ``LEAN``: the verbs an agent uses while it
-  works: orient, resume, the Arc writes, claims, obligations, search, tasks,
+  works: orient, resume, the Arc writes, claims, obligations, desk and diary
+  search, tasks,
   diary and notes) or ``all`` (``ouro mcp --tools all``). Each is listed with
   its name, description, the JSON schema of its pydantic input model made
   compact by ``lean_schema`` (no titles, no ``default: null``, an optional
@@ -59,6 +60,7 @@ from ouro.errors import OuroError
 
 SERVER_NAME = "ouro"
 #: The default tool set: what an agent needs while it works (``--tools all`` serves every tool).
+#: ``desk_search`` covers facts and notes by ``kinds``; ``diary_search`` the diary.
 LEAN = frozenset(
     {
         "info",
@@ -78,8 +80,6 @@ LEAN = frozenset(
         "obligation_list",
         "desk_search",
         "diary_search",
-        "facts_search",
-        "notes_search",
         "desk_task_add",
         "desk_task_update",
         "desk_task_list",
