@@ -380,6 +380,69 @@ def test_codex_readme_layout_startup_and_resume(
     _assert_no_codex_hook_warning(events, stderr)
 
 
+def test_codex_change_between_turns_arrives_as_a_delta(
+    hosts: dict[str, Path], world: World, models: FakeModels
+) -> None:
+    """Two turns in one Codex thread (``codex app-server``, its JSON-RPC on stdio)."""
+    world.readme_layout()
+    world.ouro("hook", "install", "codex")
+    codex = Codex(hosts["codex"], world, models)
+    proc = subprocess.Popen(
+        [str(codex.exe), "app-server"], cwd=world.project, env=codex.env,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    stdin, stdout = proc.stdin, proc.stdout
+    hooks: list[dict[str, Any]] = []
+
+    def call(ident: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        stdin.write(json.dumps({"id": ident, "method": method, "params": params}) + "\n")
+        stdin.flush()
+        return until(lambda m: m.get("id") == ident)
+
+    def until(done: Any) -> dict[str, Any]:
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            line = stdout.readline()
+            assert line, "codex app-server exited"
+            message: dict[str, Any] = json.loads(line)
+            if message.get("method") == "hook/completed":
+                hooks.append(message["params"])
+            if done(message):
+                return message
+        raise AssertionError("codex app-server did not answer in time")
+
+    try:
+        call(1, "initialize", {"clientInfo": {"name": "ouro-tests", "version": "1"}})
+        stdin.write(json.dumps({"method": "initialized"}) + "\n")
+        thread = call(2, "thread/start", {"cwd": str(world.project)})["result"]["thread"]["id"]
+        turns = []
+        for ident, prompt in ((10, "first turn"), (11, "second turn")):
+            before = len(models.model_requests("/responses"))
+            call(
+                ident,
+                "turn/start",
+                {"threadId": thread, "input": [{"type": "text", "text": prompt}]},
+            )
+            until(lambda m: m.get("method") == "turn/completed")
+            turns.append(models.model_requests("/responses")[before:])
+            if ident == 10:
+                world.ouro("arc", "next", NEXT2)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    [first], [second] = turns
+    _assert_packet(first)
+    assert "changed since this session's last orientation" not in _text(first)
+    assert "changed since this session's last orientation" in _text(second)
+    assert NEXT2 in _text(second)
+    # Every hook run completed, and none reported a warning or an error entry.
+    assert {h["run"]["eventName"] for h in hooks} >= {"sessionStart", "userPromptSubmit", "stop"}
+    for h in hooks:
+        assert h["run"]["status"] == "completed", h["run"]
+        assert {e["kind"] for e in h["run"]["entries"]} <= {"context"}, h["run"]["entries"]
+
+
 def test_codex_compact_brings_the_packet_back(
     hosts: dict[str, Path], world: World, models: FakeModels
 ) -> None:
