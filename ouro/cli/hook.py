@@ -160,7 +160,7 @@ def install_cmd(
             "detail": reached.detail,
         },
         "trustLost": lost,
-        "next": _next_steps(host, project, reached.ok),
+        "next": _next_steps(host, project, reached.ok, reached.how, reached.bundle),
     }
     emit(result, json_mode=wants_json(ctx, json_mode), render=_render_install)
 
@@ -186,10 +186,17 @@ def _pointer(project: Path, bundle: str | None, dry_run: bool) -> dict[str, obje
     }
 
 
-def _next_steps(host: str, project: Path, reached: bool) -> list[str]:
+def _next_steps(
+    host: str, project: Path, reached: bool, how: str | None, bundle: str | None
+) -> list[str]:
     steps = []
     if not reached:
         steps.append(f"fix what the check says, then run 'ouro hook doctor {host}'")
+    elif how == "the *.ouro folder here" and bundle:
+        steps.append(
+            f"optional: 'ouro init {Path(bundle).name} --link' writes a .ouro pointer, so hooks "
+            "and ouro commands also find the bundle when started from a subfolder"
+        )
     if host == "codex":
         steps += [
             f"trust the project: start 'codex' in {project} and accept the trust prompt "
