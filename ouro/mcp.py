@@ -60,7 +60,8 @@ from ouro.errors import OuroError
 
 SERVER_NAME = "ouro"
 #: The default tool set: what an agent needs while it works (``--tools all`` serves every tool).
-#: ``desk_search`` covers facts and notes by ``kinds``; ``diary_search`` the diary.
+#: ``desk_search`` covers facts and notes by ``kinds``; ``diary_search`` the diary;
+#: ``orient`` and ``arc_resume`` list open obligations and unverified claims.
 LEAN = frozenset(
     {
         "info",
@@ -74,10 +75,8 @@ LEAN = frozenset(
         "arc_confirm",
         "claim_add",
         "claim_verify",
-        "claim_list",
         "obligation_add",
         "obligation_close",
-        "obligation_list",
         "desk_search",
         "diary_search",
         "desk_task_add",
