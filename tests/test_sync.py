@@ -246,3 +246,20 @@ def test_a_merge_left_stopped_with_markers_is_finished_not_aborted(tmp_path: Pat
     for text in ("fact from a", "fact from b", "written while the merge was stopped"):
         assert facts.count(text) == 1, text
     assert git(b.root, "status", "--porcelain") == ""
+
+
+def test_only_the_tasks_a_merge_writes_are_locked(tmp_path: Path) -> None:
+    from ouro.sync.git import Git
+    from ouro.sync.locks import incoming_task_ids
+
+    _, a, b = remote_and_clones(tmp_path)
+    ouro(a, "desk", "task", "add", "work", "untouched")
+    ouro(a, "sync")
+    ouro(b, "sync")
+    ouro(a, "desk", "task", "claim", "work/ship-it", "--agent", "agent-a")
+    ouro(a, "desk", "task", "add", "work", "brand new")
+    ouro(a, "sync")
+    git(b.root, "fetch", "-q", "origin")
+    ids = incoming_task_ids(b, Git(b.root), ["refs/remotes/origin/main"])
+    by_title = {t["title"]: t["id"] for t in ouro(a, "desk", "task", "list")["tasks"]}
+    assert ids == sorted([by_title["ship it"], by_title["brand new"]])

@@ -7,7 +7,8 @@ repairCommand, detail}``:
   knows its model provider is down or a sensor is silent), as JSON;
 - ``bundle`` signals ouro produces itself about ``ouro sync`` (read from
   ``state/sync/``, no git process): ``not-configured`` (no impact: a bundle
-  that does not sync is not nagged about git), ``synced``, and — watch —
+  that does not sync is not nagged about git), ``configured`` (no sync yet,
+  within the interval), ``synced``, and — watch —
   ``sync-failed`` (the last sync failed), ``sync-overdue`` (no successful
   sync within the configured interval), ``sync-conflict`` (a merge kept both
   versions of a file; ``ouro sync status``) or ``unknown``. Uncommitted
@@ -226,7 +227,11 @@ def git_signals(bundle: Bundle, *, now: datetime | None = None) -> list[Signal]:
                 f"ouro --bundle {root} sync status",
             )
         )
-    return signals or [_sync_signal("synced", "none", f"last sync {since}")]
+    if signals:
+        return signals
+    if not (status or {}).get("lastSuccessAt"):
+        return [_sync_signal("configured", "none", f"sync configured {since}; no sync yet")]
+    return [_sync_signal("synced", "none", f"last successful sync {since}")]
 
 
 def worst_impact(signals: Iterable[Signal]) -> Impact:

@@ -49,11 +49,9 @@ class Git:
         return self._env
 
     def _has_identity(self, env: dict[str, str]) -> bool:
-        found = []
-        for key in ("user.name", "user.email"):
-            proc = self._spawn(["config", "--get", key], env)
-            found.append(proc.returncode == 0 and bool(proc.stdout.strip()))
-        return all(found)
+        proc = self._spawn(["config", "--get-regexp", r"^user\.(name|email)$"], env)
+        keys = {line.split(" ", 1)[0] for line in proc.stdout.decode(errors="replace").splitlines()}
+        return {"user.name", "user.email"} <= keys
 
     def _spawn(
         self, args: list[str], env: dict[str, str], stdin: bytes | None = None

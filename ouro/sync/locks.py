@@ -6,36 +6,58 @@ under it and no write can land between git reading a file and git (or the
 merge rules) replacing it. A writer that comes meanwhile waits; its write
 lands after the merge and goes out with the next sync.
 
-Order (outer to inner, as writers nest them): desk, each task (by id), notes,
-diary, sentinel, arc. FileLock is not re-entrant, so nothing that takes one
+Order (outer to inner, as writers nest them): desk, each task the merge will
+write (by id), notes, diary, sentinel, arc. FileLock is not re-entrant, so nothing that takes one
 of these (``record_event``, entity rebuilds, ...) may run while they are held;
 Arc lines are appended with ``append_locked`` instead.
 """
 
 from __future__ import annotations
 
+import re
 from contextlib import ExitStack
 
 from ouro.bundle import Bundle
-from ouro.desk.tasks import scan_heads
 from ouro.store.lock import FileLock
+from ouro.sync.git import Git
 
 LOCK_TIMEOUT = 60.0
 
 
-def task_ids(bundle: Bundle) -> list[str]:
-    heads, _ = scan_heads(bundle)
-    ids = {h.id for h in heads if h.id}
-    locks = bundle.lock_path("x").parent
-    if locks.is_dir():
-        ids.update(p.stem[5:] for p in locks.glob("task-*.lock"))
+_TASK_ID = re.compile(rb"^id:[ \t]*['\"]?(t-[0-9a-z]+)['\"]?[ \t]*$", re.MULTILINE)
+
+
+def incoming_task_ids(bundle: Bundle, git: Git, targets: list[str]) -> list[str]:
+    """Ids of the tasks whose folders a merge of ``targets`` into HEAD will write.
+
+    Only those need their lock: git replaces no other task file, and a bundle
+    of thousands of tasks must not hold thousands of lock descriptors.
+    """
+    folders: dict[str, str] = {}
+    for target in targets:
+        base = git.run("merge-base", "HEAD", target, check=False).stdout.decode().strip()
+        if not base:
+            continue
+        for path in git.lines(
+            "diff", "--relative", "--name-only", "--no-renames", "-z", base, target, "--", "desk"
+        ):
+            parts = path.split("/")
+            if len(parts) >= 4 and not parts[1].startswith("_"):
+                folders.setdefault("/".join(parts[:3]), target)
+    ids = set()
+    for folder, target in folders.items():
+        local = bundle.root / folder / "task.md"
+        data = local.read_bytes() if local.is_file() else git.blob(f"{target}:./{folder}/task.md")
+        match = _TASK_ID.search(data or b"")
+        if match:
+            ids.add(match.group(1).decode())
     return sorted(ids)
 
 
-def writer_locks(bundle: Bundle) -> ExitStack:
+def writer_locks(bundle: Bundle, task_ids: list[str]) -> ExitStack:
     names = [
         "desk",
-        *(f"task-{tid}" for tid in task_ids(bundle)),
+        *(f"task-{tid}" for tid in sorted(task_ids)),
         "notes",
         "diary",
         "sentinel",

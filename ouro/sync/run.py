@@ -43,7 +43,7 @@ from ouro.store.lock import FileLock
 from ouro.sync import state
 from ouro.sync.conflicts import MergeOutcome, Merger
 from ouro.sync.git import Git, SyncError
-from ouro.sync.locks import writer_locks
+from ouro.sync.locks import incoming_task_ids, writer_locks
 from ouro.sync.summary import describe, staged_summary
 
 Mode = Literal["both", "pull", "push"]
@@ -121,6 +121,10 @@ def _fetch(run: Run) -> None:
         return
     run.progress(f"fetching {run.remote}")
     run.git.run("fetch", "--quiet", "--no-tags", run.remote)
+
+
+def _pulls(run: Run) -> bool:
+    return run.mode != "push" and run.has_remote_branch()
 
 
 def _merging(git: Git) -> bool:
@@ -248,7 +252,10 @@ def _push(run: Run) -> bool:
 
 def _cycle(run: Run) -> None:
     _fetch(run)
-    with writer_locks(run.bundle):
+    targets = [
+        ref for ref, on in ((run.remote_ref, _pulls(run)), ("MERGE_HEAD", _merging(run.git))) if on
+    ]
+    with writer_locks(run.bundle, incoming_task_ids(run.bundle, run.git, targets)):
         if _merging(run.git):
             run.notes.append("finished a merge an interrupted sync had left stopped")
             _finish_merge(run, "ouro sync: finish an interrupted merge")
