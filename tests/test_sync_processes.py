@@ -67,7 +67,7 @@ def test_a_write_during_sync_is_never_lost(tmp_path: Path) -> None:
     assert tracked_files(a) == tracked_files(b)
 
 
-@pytest.mark.parametrize("delay", [0.25, 0.5, 0.8, 1.2])
+@pytest.mark.parametrize("delay", [0.25, 0.5, 0.8, 1.2, 1.6])
 def test_a_killed_sync_is_completed_by_the_next(tmp_path: Path, delay: float) -> None:
     _, a, b = remote_and_clones(tmp_path)
     claim = ouro(a, "claim", "add", "it works")["id"]

@@ -66,9 +66,3 @@ def merge_lines(sides: Iterable[bytes], path: str) -> tuple[bytes, list[Malforme
     ]
     body = b"".join(raw + b"\n" for _, _, raw, _ in keyed)
     return body, problems
-
-
-def new_records(before: bytes | None, after: bytes | None) -> int:
-    """How many lines ``after`` holds that ``before`` did not (commit summaries)."""
-    old = set(split_lines(before or b""))
-    return sum(1 for line in split_lines(after or b"") if line not in old)

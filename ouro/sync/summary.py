@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from ouro.sync.git import Git
-from ouro.sync.jsonl import new_records
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 #: (label, test on a bundle-relative path); the first match counts the path.
@@ -30,15 +29,22 @@ _LINES = (
 
 
 def staged_summary(git: Git, head: str | None) -> dict[str, int]:
-    """Counts for what ``git add`` staged against ``head`` (None: no commit yet)."""
+    """Counts for what ``git add`` staged against ``head`` (None: no commit yet).
+
+    Lines added to an append-only log are its new records; git counts them
+    (``--numstat``) without ouro reading the whole log twice.
+    """
     base = head or EMPTY_TREE
-    paths = git.lines("diff", "--cached", "--relative", "--name-only", "--no-renames", "-z", base)
+    raw = git.run("diff", "--cached", "--relative", "--numstat", "--no-renames", "-z", base)
     counts: dict[str, int] = {}
-    for path in paths:
-        label = _label(path)
+    for entry in raw.stdout.split(b"\0"):
+        added, _, rest = entry.partition(b"\t")
+        _, _, name = rest.partition(b"\t")
+        if not name:
+            continue
+        label = _label(name.decode("utf-8", "replace"))
         if label in ("facts", "events", "sentinel receipts"):
-            before = git.blob(f"{head}:./{path}") if head else None
-            n = new_records(before, git.blob(f":0:./{path}"))
+            n = int(added) if added.isdigit() else 0
         else:
             n = 1
         if n:
