@@ -256,7 +256,7 @@ def test_only_the_tasks_a_merge_writes_are_locked(tmp_path: Path) -> None:
     ouro(a, "desk", "task", "add", "work", "untouched")
     ouro(a, "sync")
     ouro(b, "sync")
-    ouro(a, "desk", "task", "claim", "work/ship-it", "--agent", "agent-a")
+    ouro(a, "desk", "task", "take", "work/ship-it", "--agent", "agent-a")
     ouro(a, "desk", "task", "add", "work", "brand new")
     ouro(a, "sync")
     git(b.root, "fetch", "-q", "origin")
