@@ -217,6 +217,41 @@ def test_fast_front_matter_reads_the_task_shape_ouro_writes() -> None:
     assert frontmatter.fast_meta(block + "history:\n- at: x\n") is None  # nested: YAML reads it
 
 
+WANTED = frozenset({"id", "title", "status", "priority"})
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    meta=st.dictionaries(
+        KEYS | st.sampled_from(sorted(WANTED)),
+        SCALARS | st.lists(SCALARS | st.dictionaries(KEYS, SCALARS, max_size=2), max_size=2),
+        max_size=7,
+    )
+)
+def test_fast_fields_skip_nested_blocks_and_equal_yaml(meta: dict[str, object]) -> None:
+    """Only the wanted keys are read; a nested block elsewhere (a task's history) is skipped."""
+    block = frontmatter.dump_yaml(meta)
+    fast = frontmatter.fast_fields(block, WANTED)
+    if fast is None:
+        return
+    slow = frontmatter.load_yaml(block)
+    assert fast == {k: v for k, v in slow.items() if k in WANTED}
+    assert [type(v) for v in fast.values()] == [type(slow[k]) for k in fast]
+
+
+def test_fast_fields_read_a_task_with_history() -> None:
+    meta = {
+        "id": "t-1",
+        "title": "Ship it",
+        "status": "active",
+        "priority": 1,
+        "history": [{"at": "2026-01-01T00:00:00.000Z", "event": "status", "to": "active"}],
+    }
+    block = frontmatter.dump_yaml(meta)
+    assert frontmatter.fast_fields(block, WANTED) == {k: meta[k] for k in WANTED}
+    assert frontmatter.fast_fields(block, WANTED | {"history"}) is None  # not plain: YAML's job
+
+
 def test_frontmatter_errors_name_the_line() -> None:
     with pytest.raises(CorruptFile, match=r"task\.md:1"):
         frontmatter.parse("---\ntitle: x\n", source="task.md")

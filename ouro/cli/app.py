@@ -19,6 +19,7 @@ from typing import Any
 
 import click
 
+from ouro import __version__
 from ouro.cli.output import emit_error
 from ouro.errors import OuroError
 
@@ -120,7 +121,9 @@ class LazyGroup(click.Group):
     help="Bundle folder (default: $OURO_BUNDLE, a .ouro/ouro.toml pointer upwards, bundle.json upwards, else the one *.ouro folder here).",
 )
 @click.option("--json", "json_mode", is_flag=True, help="Print one JSON object (machines).")
-@click.version_option(package_name="ouro", prog_name="ouro")
+# The version comes from ouro/__init__ (pyproject reads the same number), not
+# importlib.metadata: looking up the installed distribution costs ~30 ms.
+@click.version_option(version=__version__, prog_name="ouro")
 @click.pass_context
 def cli(ctx: click.Context, bundle: str | None, json_mode: bool) -> None:
     ctx.obj = State(bundle=bundle, json=json_mode)

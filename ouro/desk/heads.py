@@ -130,6 +130,22 @@ def _head(key: str, path: str, fields: dict[str, Any]) -> Head:
     )
 
 
+#: the front-matter keys a head is made of (``heldBy`` was ``claimedBy`` before)
+WANTED = frozenset(FIELDS) | {"claimedBy"}
+
+
+def _fast_meta(text: str) -> dict[str, Any] | None:
+    """The head keys read without YAML when the front matter is in ouro's shape."""
+    from ouro.store.frontmatter import fast_fields
+
+    if not text.startswith("---\n"):
+        return None
+    end = text.find("\n---\n", 3)
+    if end < 0:
+        return None
+    return fast_fields(text[4 : end + 1], WANTED)
+
+
 def _read_task(key: str, path: str) -> dict[str, Any]:
     """The head fields of one task.md; raises CorruptFile when unreadable."""
     from ouro.store.frontmatter import parse
@@ -142,7 +158,9 @@ def _read_task(key: str, path: str) -> dict[str, Any]:
         raise CorruptFile(
             f"{locator}: unreadable ({exc})", hint="fix the file by hand; ouro left it untouched"
         ) from None
-    meta, _body = parse(text, source=locator)
+    meta = _fast_meta(text)
+    if meta is None:
+        meta, _body = parse(text, source=locator)
     fields = _fields_of(meta)
     if not fields["id"]:
         raise CorruptFile(f"{locator}: the front matter has no id", hint="add 'id: t-…'")

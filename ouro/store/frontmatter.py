@@ -125,6 +125,48 @@ def fast_meta(block: str) -> dict[str, Any] | None:
     return meta
 
 
+def fast_fields(block: str, wanted: frozenset[str]) -> dict[str, Any] | None:
+    """Just the ``wanted`` top-level keys, without YAML, or None (then use ``parse``).
+
+    Like ``fast_meta``, but a key outside ``wanted`` may hold a nested block
+    (``key:`` followed by lines that start with a space or ``- ``, e.g. a
+    task's ``history``); that block is skipped, not read. Every other line must
+    be a plain ``key: value`` line, and the wanted keys must have plain values.
+    Wanted keys that are absent are absent from the answer.
+    """
+    meta: dict[str, Any] = {}
+    seen: set[str] = set()
+    nested: str | None = None  # the key whose block the following lines belong to
+    for line in block.split("\n"):
+        if not line:
+            continue
+        if line[0] in " -":
+            if nested is None or nested in wanted:
+                return None  # a stray block, or a wanted key that is not plain
+            if line[0] == "-" and line != "-" and not line.startswith("- "):
+                return None
+            continue
+        match = _LINE.fullmatch(line)
+        if match is None:
+            return None
+        key, raw = match.group(1), match.group(2)
+        if key in seen or key in _WORDS or key.lower() in _RESERVED:
+            return None
+        seen.add(key)
+        nested = None
+        if raw is None:
+            if key in wanted:
+                meta[key] = None  # a block after it returns None above
+            nested = key
+            continue
+        ok, value = _scalar(raw)
+        if not ok:
+            return None
+        if key in wanted:
+            meta[key] = value
+    return meta
+
+
 def load_yaml(text: str, *, source: str = "<yaml>") -> Any:
     import yaml
 
