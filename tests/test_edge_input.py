@@ -197,3 +197,17 @@ def test_every_limit_names_a_real_tool_field() -> None:
 
     fields = {(t.name, f) for t in TOOLS for f in t.model().model_fields}
     assert set(edge.LIMITS) <= fields
+
+
+def test_a_repeated_fact_id_with_other_content_is_reported(bundle: Bundle) -> None:
+    import orjson
+
+    invoke("diary_write", bundle, {"text": "cats purr loudly", "about": ["cat"]})
+    facts = bundle.record / "diary" / "facts.jsonl"
+    twin = orjson.loads(facts.read_bytes().splitlines()[0])
+    twin["text"] = "cats bark"
+    with open(facts, "ab") as handle:
+        handle.write(orjson.dumps(twin) + b"\n")
+    warnings = invoke("diary_write", bundle, {"text": "dogs bark", "about": ["dog"]})["warnings"]
+    assert any(f"repeats id {twin['id']} with other content" in w for w in warnings)
+    assert b"cats bark" in facts.read_bytes()  # reported, and kept

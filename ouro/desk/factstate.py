@@ -176,7 +176,17 @@ class DiaryState:
             )
             return
         if fid in self.facts:
-            return  # first line with an id wins (docs/record.md)
+            # The first line with an id wins (docs/record.md); a later one that
+            # says something else is reported, as iter_facts does. (Rare: the
+            # first line is read back only when an id repeats.)
+            first = self.facts[fid]
+            if raw != self.read_bytes(first.start, first.length) and value != _loads(
+                self.read_bytes(first.start, first.length)
+            ):
+                self.bad.append(
+                    BadLine(self.path, self.lines, f"repeats id {fid} with other content", raw)
+                )
+            return
         about_raw = value.get("about")
         about = (
             tuple(e for e in about_raw if isinstance(e, str))
@@ -331,3 +341,10 @@ def state_for(path: Path) -> DiaryState:
         if state is None:
             state = _STATES[path] = DiaryState(path)
         return state
+
+
+def _loads(raw: bytes) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
