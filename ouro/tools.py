@@ -574,6 +574,7 @@ def invoke(name: str, bundle: Bundle, arguments: Mapping[str, Any]) -> dict[str,
     """Validate ``arguments`` against the tool's model and call its function."""
     from ouro.edge import check_arguments
     from ouro.models.base import validate_input
+    from ouro.notices import collect
 
     tool = get(name)
     check_arguments(name, arguments)  # UTF-8 text, no NUL, within each field's limit
@@ -584,4 +585,8 @@ def invoke(name: str, bundle: Bundle, arguments: Mapping[str, Any]) -> dict[str,
         enforce(name, bundle)
     usage = f"'ouro {' '.join(tool.cli)} --help' lists the fields (MCP: the {name} input schema)"
     inp = validate_input(tool.model(), arguments, source=name, hint=usage)
-    return tool.func()(bundle, inp)
+    with collect() as warnings:
+        result = tool.func()(bundle, inp)
+    if warnings:  # e.g. the index could not be refreshed after a durable write
+        result["warnings"] = [*result.get("warnings", []), *warnings]
+    return result

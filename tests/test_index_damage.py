@@ -166,3 +166,10 @@ def test_rebuild_keeps_the_damaged_index_aside(indexed: Bundle) -> None:
     assert (aside / db.DB_NAME).read_bytes() == garbage
     assert _answer(indexed)  # the new index answers
     assert report["movedAside"].startswith("state/index.damaged-")
+
+
+def test_a_write_that_cannot_refresh_the_index_says_so(indexed: Bundle) -> None:
+    foreign(indexed)
+    result = invoke("diary_reflect", indexed, {"text": "the index is foreign today"})
+    assert any("search index is stale" in w for w in result["warnings"]), result
+    assert db.stale_reason(indexed.root)

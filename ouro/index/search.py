@@ -206,6 +206,13 @@ def check_since(since: str) -> str:
 
 
 def _check(req: Request) -> None:
+    # The CLI fast path calls this without ouro.tools.invoke: check the text here too.
+    from ouro.edge import check_text
+
+    for name in ("query", "about", "tag", "track", "status", "since"):
+        value = getattr(req, name)
+        if isinstance(value, str):
+            check_text(value, name)
     if req.since is not None:
         req.since = check_since(req.since)
     unknown = [k for k in req.kinds if k not in KINDS]

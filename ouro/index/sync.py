@@ -39,6 +39,7 @@ from ouro.index.apply import DATA_TABLES, SyncReport, flush_docs, remove_file, s
 from ouro.index.apply import apply_file as _apply_file  # one name, patchable by drills
 from ouro.index.extract import classify
 from ouro.index.fresh import RACY_NS, scan, watched
+from ouro.notices import warn
 
 if TYPE_CHECKING:
     from ouro.bundle import Bundle
@@ -226,6 +227,7 @@ def touch_paths(bundle: Bundle, paths: Iterable[Path]) -> None:
         conn = db.open_db(root)
     except (OuroError, OSError, sqlite3.Error) as exc:
         db.mark_stale(root, f"write-through could not open the index: {exc}")
+        warn(f"written; the search index is stale ({exc}) -- 'ouro index sync' repairs it")
         return
     try:
         report = SyncReport()
@@ -254,6 +256,7 @@ def touch_paths(bundle: Bundle, paths: Iterable[Path]) -> None:
                 _record_folders(conn, top, locator, walk=True)
     except (OuroError, OSError, sqlite3.Error) as exc:
         db.mark_stale(root, f"write-through failed for {list(map(str, paths))[:5]}: {exc}")
+        warn(f"written; the search index is stale ({exc}) -- 'ouro index sync' repairs it")
     finally:
         conn.close()
 

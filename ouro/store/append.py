@@ -20,7 +20,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from ouro.store.guard import confine, make_dirs, storage_error
+from ouro.store.guard import confine, make_dirs, remove_dirs, storage_error
 from ouro.store.lock import lock_fd
 
 
@@ -33,7 +33,15 @@ def append_bytes(
 ) -> int:
     """Append ``build(size, ends_nl)`` in one locked write; returns bytes written."""
     target = confine(path)
-    make_dirs(target.parent)
+    new_dirs = make_dirs(target.parent)
+    try:
+        return _append(target, build, timeout, sync)
+    except BaseException:
+        remove_dirs(new_dirs)  # only if still empty: no new empty folders left behind
+        raise
+
+
+def _append(target: Path, build: Callable[[int, bool], bytes], timeout: float, sync: bool) -> int:
     while True:
         fd, created = _open(target)
         try:

@@ -24,7 +24,14 @@ from typing import Any
 
 import orjson
 
-from ouro.store.guard import confine, fsync_dir, make_dirs, storage_error, sweep_temps
+from ouro.store.guard import (
+    confine,
+    fsync_dir,
+    make_dirs,
+    remove_dirs,
+    storage_error,
+    sweep_temps,
+)
 
 __all__ = [
     "atomic_write_bytes",
@@ -53,12 +60,13 @@ def atomic_write_chunks(
     one (``Bundle.init``); by default the nearest folder holding bundle.json.
     """
     target = confine(path, root)
-    make_dirs(target.parent)
+    created = make_dirs(target.parent)
     sweep_temps(target.parent)
     tmp = target.with_name(f".{target.name}.{os.getpid()}-{next(_serial)}.tmp")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
     except OSError as exc:
+        remove_dirs(created)
         raise storage_error(exc, target) from None
     try:
         try:
@@ -71,6 +79,7 @@ def atomic_write_chunks(
     except BaseException as exc:
         with contextlib.suppress(OSError):  # already renamed, or gone
             os.unlink(tmp)
+        remove_dirs(created)  # no new empty folders left behind either
         if isinstance(exc, OSError):
             raise storage_error(exc, target) from None
         raise

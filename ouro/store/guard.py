@@ -11,7 +11,8 @@ appends, lock files) calls these before it writes a byte:
   exists). A path in no bundle is not confined. The write then goes to the
   resolved path, so a symlink that stays inside the bundle still works.
 - ``make_dirs(folder)``: creates missing folders one at a time and fsyncs each
-  new folder's parent, so a new file's folder survives a power cut too.
+  new folder's parent, so a new file's folder survives a power cut too; a
+  write that then fails removes the folders it created (``remove_dirs``).
 - ``storage_error(exc, path)``: turns an ``OSError`` into a ``StorageError``
   naming the path, what happened (``disk full: free space on /mnt``) and
   whether anything was written.
@@ -91,10 +92,15 @@ def fsync_dir(folder: Path | str) -> None:
         os.close(fd)
 
 
-def make_dirs(folder: Path) -> None:
-    """Create ``folder`` and missing parents, fsyncing each new folder's parent."""
+def make_dirs(folder: Path) -> list[Path]:
+    """Create ``folder`` and missing parents, fsyncing each new folder's parent.
+
+    Returns the folders it created, outermost first, so a write that then
+    fails can take them back (``remove_dirs``).
+    """
     if os.path.isdir(folder):
-        return
+        return []
+    created: list[Path] = []
     missing: list[Path] = []
     here = folder
     while not os.path.isdir(here):
@@ -107,14 +113,27 @@ def make_dirs(folder: Path) -> None:
             os.mkdir(new)
         except FileExistsError:
             if not os.path.isdir(new):
+                remove_dirs(created)
                 raise StorageError(
                     f"{new} is a file where a folder is expected; nothing was written",
                     hint=f"move {new} aside, then retry",
                 ) from None
             continue
         except OSError as exc:
+            remove_dirs(created)
             raise storage_error(exc, new, action="creating the folder") from None
+        created.append(new)
         fsync_dir(new.parent)
+    return created
+
+
+def remove_dirs(created: list[Path]) -> None:
+    """Remove folders ``make_dirs`` created, innermost first, if still empty."""
+    for folder in reversed(created):
+        try:
+            os.rmdir(folder)
+        except OSError:
+            return  # no longer empty (another writer uses it), or gone: leave the rest
 
 
 def mount_point(path: Path | str) -> str:

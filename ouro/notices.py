@@ -1,0 +1,34 @@
+"""Warnings a tool call collects on its way: ``warn(message)`` anywhere below,
+``collect()`` around one call (``ouro.tools.invoke`` does it for every tool).
+
+A write whose record is durable but whose derived file (the search index,
+say) could not be refreshed succeeds; the layer that noticed calls ``warn``,
+and the tool's result carries the line in ``warnings`` -- so the caller knows,
+and never retries a write that happened. Outside ``collect()`` a warning has
+nowhere to go and is dropped; whatever marked the derived file stale did so
+on disk already.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+_current: ContextVar[list[str] | None] = ContextVar("ouro_notices", default=None)
+
+
+def warn(message: str) -> None:
+    found = _current.get()
+    if found is not None and message not in found:
+        found.append(message)
+
+
+@contextmanager
+def collect() -> Iterator[list[str]]:
+    found: list[str] = []
+    token = _current.set(found)
+    try:
+        yield found
+    finally:
+        _current.reset(token)
