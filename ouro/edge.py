@@ -23,9 +23,12 @@ Limits are in characters, per field (``limit_for``):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from ouro.errors import InvalidInput
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the CLI search fast path imports this module: no typing at run time
+    from typing import Any
 
 SHORT = 1_000
 ARC_TEXT = 2_000
