@@ -97,11 +97,17 @@ def test_a_blank_query_is_no_query(filled: Bundle) -> None:
         assert search_fn(filled.root)["query"] is None
 
 
-@pytest.mark.parametrize("query", ["*", '"', "()", "^-+:", "\ud800", "\x00"])
+@pytest.mark.parametrize("query", ["*", '"', "()", "^-+:"])
 def test_queries_without_words_get_a_helpful_error(filled: Bundle, query: str) -> None:
     with pytest.raises(InvalidInput, match="no words") as info:
         desk_search(filled.root, query)
     assert "quoted phrases" in (info.value.hint or "")
+
+
+@pytest.mark.parametrize("query", ["\ud800", "\x00"])
+def test_queries_that_are_not_text_are_refused_at_the_edge(filled: Bundle, query: str) -> None:
+    with pytest.raises(InvalidInput, match=r"^query: "):
+        desk_search(filled.root, query)
 
 
 HOSTILE = [
