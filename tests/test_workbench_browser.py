@@ -225,16 +225,23 @@ def test_landmarks_labels_and_status_contrast(browser: Any, served: Served) -> N
         )
         assert unlabelled == 0, name
         assert count("return document.querySelectorAll('h1').length") == 1, name
+    seen: set[str] = set()
+    for name in PAGES:  # every status badge (ready / watch / blocked / …) on every page
+        browser.get(_url(served, name))
+        pairs = browser.execute_script(
+            "return [...document.querySelectorAll('.badge, .nav a, .repair, .mark')].map(e => {"
+            "const s = getComputedStyle(e); let b = e, bg = s.backgroundColor;"
+            "while (bg === 'rgba(0, 0, 0, 0)' && b.parentElement) {"
+            "b = b.parentElement; bg = getComputedStyle(b).backgroundColor }"
+            "return [e.className, s.color, bg]})"
+        )
+        for cls, fg, bg in pairs:
+            lighter, darker = sorted((_luminance(_rgb(fg)), _luminance(_rgb(bg))), reverse=True)
+            ratio = (lighter + 0.05) / (darker + 0.05)
+            assert ratio >= 4.5, (name, cls, fg, bg, ratio)
+            seen.add(cls)
+    assert {"badge v-blocked", "badge v-ready", "badge st-fail", "badge st-warn"} <= seen
     browser.get(_url(served, "recovery"))
-    pairs = browser.execute_script(
-        "return [...document.querySelectorAll('.badge')].map(e => {"
-        "const s = getComputedStyle(e); return [e.className, s.color, s.backgroundColor]})"
-    )
-    assert pairs
-    for cls, fg, bg in pairs:
-        lighter, darker = sorted((_luminance(_rgb(fg)), _luminance(_rgb(bg))), reverse=True)
-        ratio = (lighter + 0.05) / (darker + 0.05)
-        assert ratio >= 4.5, (cls, fg, bg, ratio)
     assert browser.find_element("css selector", "figure.chart svg[role=img] title").get_attribute(
         "textContent"
     )
