@@ -59,7 +59,7 @@ def measure(bundle: Bundle, repeat: int) -> dict[str, Any]:
     server = wb_server.make_server(bundle)
     handler = server.RequestHandlerClass
     server.RequestHandlerClass = lambda *a, **k: TimedHandler(  # type: ignore[assignment]
-        *a, bench=handler.keywords["bench"], hosts=handler.keywords["hosts"], **k
+        *a, bench=handler.keywords["bench"], names=handler.keywords["names"], **k
     )
     port = server.server_address[1]
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -46,13 +46,17 @@ def workbench_cmd(
             err=True,
         )
     try:
-        server = make_server(bundle, bind, DEFAULT_PORT if port is None else port)
-    except OSError:
-        if port is not None:
-            raise click.ClickException(
-                f"cannot listen on {bind}:{port} (in use?); try --port 0"
-            ) from None
-        server = make_server(bundle, bind, 0)
+        try:
+            server = make_server(bundle, bind, DEFAULT_PORT if port is None else port)
+        except OSError:
+            if port is not None:
+                raise
+            server = make_server(bundle, bind, 0)  # the default port is taken: any free one
+    except OSError as exc:
+        raise click.ClickException(
+            f"cannot listen on {bind}:{port if port is not None else DEFAULT_PORT} "
+            f"({exc.strerror or exc}); try another --port or --host"
+        ) from None
     url = url_of(server)
     click.echo(f"ouro workbench: {url}  (read-only view of {bundle.root}; Ctrl-C stops)", err=True)
     if open_browser or (open_browser is None and _desktop_tty()):

@@ -42,9 +42,9 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "ouro-workbench"
     sys_version = ""
 
-    def __init__(self, *args: Any, bench: Workbench, hosts: frozenset[str], **kw: Any) -> None:
+    def __init__(self, *args: Any, bench: Workbench, names: frozenset[str], **kw: Any) -> None:
         self.bench = bench
-        self.hosts = hosts
+        self.names = names  # the host names a request may use (with our port)
         super().__init__(*args, **kw)
 
     def log_message(self, format: str, *args: Any) -> None:
@@ -65,7 +65,8 @@ class Handler(BaseHTTPRequestHandler):
 
     # --- routing ---------------------------------------------------------------
     def _answer(self, *, head: bool) -> None:
-        if self.headers.get("Host", "") not in self.hosts:
+        port = self.server.server_address[1]  # type: ignore[index]  # an (host, port) pair here
+        if self.headers.get("Host", "") not in {f"{name}:{port}" for name in self.names}:
             self._send(421, "text/plain; charset=utf-8", b"unexpected Host header\n", head=head)
             return
         url = urlsplit(self.path)
@@ -135,12 +136,9 @@ def make_server(bundle: Bundle, host: str = LOOPBACK, port: int = 0) -> Threadin
     """A bound (not yet serving) server for ``bundle``; port 0 picks a free one."""
     bench = Workbench(bundle, served=True)
     bench.warm()
-    server = ThreadingHTTPServer((host, port), partial(Handler, bench=bench, hosts=frozenset()))
+    names = frozenset({host, "localhost", LOOPBACK} if host == LOOPBACK else {host})
+    server = ThreadingHTTPServer((host, port), partial(Handler, bench=bench, names=names))
     server.daemon_threads = True
-    bound = server.server_address[1]
-    names = {host, "localhost", LOOPBACK} if host == LOOPBACK else {host}
-    hosts = frozenset(f"{name}:{bound}" for name in names)
-    server.RequestHandlerClass = partial(Handler, bench=bench, hosts=hosts)
     return server
 
 
