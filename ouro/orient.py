@@ -67,30 +67,55 @@ def _short(text: str | None, limit: int = TEXT_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _status_line(r: dict[str, Any]) -> str:
+    health = r["recorder"]["health"]
+    state = r.get("continuation") or ("yes" if r["canContinue"] else "no")
+    if state == "needs_confirmation":
+        state = "after confirming (`ouro arc confirm`)"
+    return f"can continue: {state} (recorder {health}, {r['eventCount']} events)"
+
+
+def _details(refs: list[str] | None) -> str:
+    return f" — details: {', '.join(refs)}" if refs else ""
+
+
 def arc_items(bundle: Bundle) -> list[OrientItem]:
     r = read_resume_full(bundle)
-    out: list[OrientItem] = []
-    health = r["recorder"]["health"]
-    out.append(
-        OrientItem(
-            "status",
-            0,
-            f"can continue: {'yes' if r['canContinue'] else 'no'} (recorder {health}, "
-            f"{r['eventCount']} events)",
-            paths.CHECKPOINT,
-        )
-    )
+    out: list[OrientItem] = [OrientItem("status", 0, _status_line(r), paths.CHECKPOINT)]
     ask, nxt = r["currentAsk"], r["nextSafeAction"]
     ask_text = _short(ask["value"]) if ask["value"] else "unknown (none recorded)"
-    line = f"[{ask['confidence']}] {ask_text}"
-    if ask["confidence"] == "stale_risky":
+    line = f"[{ask['confidence']}] {ask_text}{_details(ask.get('refs'))}"
+    if ask["confidence"] in ("stale_risky", "needs_confirmation"):
         line += f" — {ask['reason']}"
     out.append(OrientItem("ask", 0, line, ask["locator"]))
     if nxt["value"]:
         stop = f" — stop before: {'; '.join(nxt['stopBefore'])}" if nxt["stopBefore"] else ""
-        out.append(OrientItem("next safe action", 0, _short(nxt["value"]) + stop, nxt["locator"]))
+        text = _short(nxt["value"]) + stop + _details(nxt.get("refs"))
+        out.append(OrientItem("next safe action", 0, text, nxt["locator"]))
+    elif nxt.get("fromPreviousAsk"):
+        prev = nxt["fromPreviousAsk"]
+        out.append(
+            OrientItem(
+                "next safe action",
+                0,
+                "unknown for this ask — record one with `ouro arc next`; from the previous ask "
+                f"(not current): {_short(prev['value'], 120)}",
+                prev["locator"],
+            )
+        )
     else:
         out.append(OrientItem("next safe action", 0, "unknown (none recorded)"))
+    handoff = r.get("handoff")
+    if handoff:
+        who = f" by {handoff['sessionRef']}" if handoff.get("sessionRef") else ""
+        out.append(
+            OrientItem(
+                "handoff",
+                0,
+                f"{_short(handoff['value'], 400)} ({handoff['recordedAt']}{who})",
+                handoff["locator"],
+            )
+        )
     more_blocked = "ouro arc query blocked"
     for b in r["blockers"]:
         out.append(
@@ -111,7 +136,8 @@ def arc_items(bundle: Bundle) -> list[OrientItem]:
         )
     out.extend(_obligation_items(r["stores"]["obligations"]))
     out.extend(_claim_items(r["stores"]["claims"]))
-    last = r["lastEvent"]
+    # ouro's own hook bookkeeping is never the "last event" when anything else exists.
+    last = r.get("lastUsefulEvent") or r["lastEvent"]
     if last:
         out.append(
             OrientItem(

@@ -123,23 +123,45 @@ TOOLS: tuple[Tool, ...] = (
         args=("what",),
     ),
     Tool(
-        description="Record what you are being asked to do now (the current ask); confirms it "
-        "after a handoff or new session.",
-        input_model="ouro.arc.tools_arc:TextInput",
+        description="Record what you are being asked to do now (the current ask), optionally "
+        "with the Desk tasks/locators that carry the details. A next safe action recorded "
+        "for an earlier ask is then no longer current.",
+        input_model="ouro.arc.tools_arc:DeskLinkInput",
         function="ouro.arc.tools_arc:record_ask",
         cli=("arc", "ask"),
         read_only=False,
         args=("text",),
-        options={"session_ref": "--session", "turn_id": "--turn"},
+        options={
+            "session_ref": "--session",
+            "turn_id": "--turn",
+            "tasks": "--task",
+            "refs": "--ref",
+        },
         render="ouro.arc.tools_arc:render_written",
     ),
     Tool(
-        description="Record the next safe action, and actions to stop before (confirm first).",
+        description="Record the next safe action for the current ask, actions to stop before "
+        "(confirm first), and the Desk tasks/locators that carry the details.",
         input_model="ouro.arc.tools_arc:NextInput",
         function="ouro.arc.tools_arc:record_next",
         cli=("arc", "next"),
         read_only=False,
         args=("text",),
+        options={
+            "session_ref": "--session",
+            "turn_id": "--turn",
+            "tasks": "--task",
+            "refs": "--ref",
+        },
+        render="ouro.arc.tools_arc:render_written",
+    ),
+    Tool(
+        description="Confirm, after a new session or a handoff, that the recorded ask (and its "
+        "next safe action) is still what you are doing, without retyping it.",
+        input_model="ouro.arc.tools_arc:ConfirmInput",
+        function="ouro.arc.tools_arc:confirm",
+        cli=("arc", "confirm"),
+        read_only=False,
         options={"session_ref": "--session", "turn_id": "--turn"},
         render="ouro.arc.tools_arc:render_written",
     ),
@@ -166,8 +188,8 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_arc:render_written",
     ),
     Tool(
-        description="Record a handoff note for the next session; the current ask then reads "
-        "stale_risky until the next session re-confirms it.",
+        description="Record a handoff note for the next session; it is shown until a newer "
+        "handoff or 'arc next', and the ask then needs confirmation ('arc confirm').",
         input_model="ouro.arc.tools_arc:TextInput",
         function="ouro.arc.tools_arc:record_handoff",
         cli=("arc", "handoff"),

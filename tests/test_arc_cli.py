@@ -52,7 +52,7 @@ def test_arc_verbs_and_queries(bundle: Bundle) -> None:
     assert [o["id"] for o in owe["returns"]] == [ob["id"]]
     before = snapshot(bundle.root)
     doing = ouro_json("arc", "query", "doing", bundle=bundle)
-    assert doing["currentAsk"]["confidence"] == "stale_risky"
+    assert doing["currentAsk"]["confidence"] == "needs_confirmation"
     resume = ouro_json("arc", "resume", bundle=bundle)
     assert resume["returnObligationIds"] == [ob["id"]]
     ouro_json("obligation", "list", bundle=bundle)
@@ -64,4 +64,5 @@ def test_arc_verbs_and_queries(bundle: Bundle) -> None:
     bad = run_ouro("obligation", "add", "x", "--to", "y", "--due", "tomorrow", bundle=bundle)
     assert bad.returncode == 1 and "due" in bad.stderr
     text = run_ouro("arc", "resume", bundle=bundle, check=True).stdout
-    assert "current ask [stale_risky]: fix login" in text
+    assert "current ask [needs_confirmation]: fix login" in text
+    assert "handoff (" in text and "over to you" in text

@@ -29,12 +29,14 @@ def test_healthy_resume_can_continue(bundle: Bundle) -> None:
     assert r["canContinue"] is True and r["completeState"] is True
     assert r["currentAsk"]["value"] == "fix the login bug"
     assert r["currentAsk"]["confidence"] == "current"
-    assert r["nextSafeAction"] == {
-        "value": "run tests",
-        "stopBefore": ["push"],
-        "sourceEventIds": r["nextSafeAction"]["sourceEventIds"],
-        "locator": r["nextSafeAction"]["locator"],
-    }
+    nxt = r["nextSafeAction"]
+    assert (nxt["value"], nxt["stopBefore"], nxt["fromPreviousAsk"]) == (
+        "run tests",
+        ["push"],
+        None,
+    )
+    assert nxt["askEventId"] == r["currentAsk"]["sourceEventIds"][0]
+    assert r["continuation"] == "yes" and r["confirm"] is None
     assert r["recorder"] == {"health": "ok", "issues": []}
     assert "fold" not in r and "stores" not in r
 
@@ -131,13 +133,14 @@ def test_checkpoint_behind_log_is_caught_up_in_memory(bundle: Bundle) -> None:
 
 
 @pytest.mark.parametrize("boundary", ["handoff", "session_started", "session_ended"])
-def test_ask_goes_stale_after_a_context_boundary(bundle: Bundle, boundary: str) -> None:
+def test_ask_needs_confirmation_after_a_context_boundary(bundle: Bundle, boundary: str) -> None:
     _prime(bundle)
     record_event(bundle, boundary, "boundary")
     r = read_resume(bundle)
-    assert r["currentAsk"]["confidence"] == "stale_risky"
-    assert boundary in r["currentAsk"]["reason"]
-    assert r["canContinue"] is False
+    assert r["currentAsk"]["confidence"] == "needs_confirmation"
+    assert boundary in r["currentAsk"]["reason"] and "ouro arc confirm" in r["currentAsk"]["reason"]
+    assert r["canContinue"] is False and r["continuation"] == "needs_confirmation"
+    assert r["confirm"]["command"] == "ouro arc confirm"
     record_event(bundle, "turn_accepted", "ask", current_ask="fix the login bug")
     assert read_resume(bundle)["currentAsk"]["confidence"] == "current"
 
@@ -166,8 +169,10 @@ def test_incremental_fold_equals_full_rebuild(bundle: Bundle) -> None:
     # Only the verdict on the (now missing) file differs.
     assert rebuilt.pop("recorder")["health"] == "degraded"
     assert rebuilt.pop("canContinue") is False
+    assert rebuilt.pop("continuation") == "no"
     incremental.pop("recorder")
     assert incremental.pop("canContinue") is True
+    assert incremental.pop("continuation") == "yes"
     assert rebuilt == incremental
     assert incremental["lastSafeCheckpoint"]["eventId"] == incremental["lastEvent"]["id"]
 
@@ -191,4 +196,4 @@ def test_compaction_restart_keeps_the_ask_current_but_a_new_session_does_not(
         record_event(bundle, "session_started", "host restarted", meta={"source": source})
         assert read_resume(bundle)["currentAsk"]["confidence"] == "current", source
     record_event(bundle, "session_started", "new conversation", meta={"source": "startup"})
-    assert read_resume(bundle)["currentAsk"]["confidence"] == "stale_risky"
+    assert read_resume(bundle)["currentAsk"]["confidence"] == "needs_confirmation"

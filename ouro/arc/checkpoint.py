@@ -27,7 +27,8 @@ from ouro.arc import fold as folding
 from ouro.arc import paths, stores
 from ouro.bundle import Bundle
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+CONFIRM_COMMAND = "ouro arc confirm"
 RECENT_CLAIMS = 10
 
 
@@ -57,9 +58,16 @@ def load_persisted(bundle: Bundle) -> tuple[dict[str, Any] | None, dict[str, str
         return None, issue(
             "checkpoint_malformed", f"{paths.CHECKPOINT} is not valid JSON ({exc}); rebuilt"
         )
+    if isinstance(data, dict) and data.get("schemaVersion") != SCHEMA_VERSION:
+        # Written by another version of ouro: a cache to rebuild, not damage.
+        return None, issue(
+            "checkpoint_outdated",
+            f"{paths.CHECKPOINT} has schemaVersion {data.get('schemaVersion')!r} "
+            f"(this ouro writes {SCHEMA_VERSION}); rebuilt from the log",
+            "info",
+        )
     if (
         not isinstance(data, dict)
-        or data.get("schemaVersion") != SCHEMA_VERSION
         or not isinstance(data.get("fold"), dict)
         or not isinstance(data["fold"].get("cursor"), dict)
     ):
@@ -139,6 +147,26 @@ def _locator(ref: dict[str, Any] | None) -> str | None:
     return paths.event_locator(ref["file"], ref["eventId"]) if ref else None
 
 
+def _confirm(ask: dict[str, Any], nxt: dict[str, Any] | None) -> dict[str, Any]:
+    """What ``ouro arc confirm`` would confirm, and why it is asked for."""
+    boundary = ask["confirmBecause"]
+    session = ask.get("sessionRef") or "an earlier session"
+    what = "the ask and next safe action" if nxt is not None else "the ask"
+    cause = boundary["kind"] + (f" ({boundary['source']})" if boundary.get("source") else "")
+    return {
+        "askEventId": ask["eventId"],
+        "nextEventId": nxt["eventId"] if nxt is not None else None,
+        "fromSession": ask.get("sessionRef"),
+        "recordedAt": ask["recordedAt"],
+        "boundary": boundary,
+        "command": CONFIRM_COMMAND,
+        "message": (
+            f"{what} came from {session} at {ask['recordedAt']}; a {cause} came after "
+            f"({boundary['eventId']}); confirm with '{CONFIRM_COMMAND}' or record a new ask"
+        ),
+    }
+
+
 def view(
     bundle: Bundle, state: dict[str, Any], store: dict[str, Any], extra: list[dict[str, str]]
 ) -> dict[str, Any]:
@@ -172,15 +200,35 @@ def view(
             issues.append(issue(f"{label}_file_unreadable", f"{item_id}: {reason}"))
 
     ask = state["ask"]
+    confirm: dict[str, Any] | None = None
     if ask is None:
         confidence, reason = "unknown", "no ask recorded; record one with 'ouro arc ask'"
         missing.append("currentAsk: none recorded")
     elif ask["staleBecause"]:
         confidence, reason = "stale_risky", ask["staleBecause"]
+    elif ask.get("confirmBecause"):
+        confidence = "needs_confirmation"
+        confirm = _confirm(ask, state["next"] if folding.next_is_current(state) else None)
+        reason = confirm["message"]
     else:
         confidence, reason = "current", None
     nxt = state["next"]
-    if nxt is None:
+    next_current = folding.next_is_current(state)
+    previous = None
+    if nxt is not None and not next_current:
+        previous = {
+            "value": nxt["value"],
+            "stopBefore": nxt["stopBefore"],
+            "askEventId": nxt.get("askEventId"),
+            "recordedAt": nxt["recordedAt"],
+            "locator": _locator(nxt),
+        }
+        missing.append(
+            "nextSafeAction: none recorded for the current ask (the last one, "
+            f"{nxt['eventId']}, is from the previous ask); record one with 'ouro arc next'"
+        )
+        nxt = None
+    elif nxt is None:
         missing.append("nextSafeAction: none recorded")
     claim_items = claims.get("items", {})
     unverified = sorted(
@@ -191,10 +239,20 @@ def view(
     health = "degraded" if any(i["severity"] == "degraded" for i in issues) else "ok"
     complete = not missing
     blockers = state["blockers"]
+    if not complete or blockers or health != "ok" or confidence in ("unknown", "stale_risky"):
+        continuation = "no"
+    elif confidence == "needs_confirmation":
+        continuation = "needs_confirmation"
+    else:
+        continuation = "yes"
+    handoff = state.get("handoff")
+    last_useful = state.get("lastUseful") or state["lastEvent"]
     return {
         "schemaVersion": SCHEMA_VERSION,
         "completeState": complete,
-        "canContinue": complete and not blockers and health == "ok" and confidence == "current",
+        "canContinue": continuation == "yes",
+        "continuation": continuation,
+        "confirm": confirm,
         "missing": missing,
         "currentAsk": {
             "value": ask["value"] if ask else None,
@@ -203,13 +261,30 @@ def view(
             "sourceEventIds": [ask["eventId"]] if ask else [],
             "locator": _locator(ask),
             "recordedAt": ask["recordedAt"] if ask else None,
+            "sessionRef": ask.get("sessionRef") if ask else None,
+            "refs": list(ask.get("refs") or []) if ask else [],
         },
         "nextSafeAction": {
             "value": nxt["value"] if nxt else None,
             "stopBefore": nxt["stopBefore"] if nxt else [],
             "sourceEventIds": [nxt["eventId"]] if nxt else [],
             "locator": _locator(nxt),
+            "askEventId": nxt.get("askEventId") if nxt else None,
+            "recordedAt": nxt["recordedAt"] if nxt else None,
+            "refs": list(nxt.get("refs") or []) if nxt else [],
+            "fromPreviousAsk": previous,
         },
+        "handoff": (
+            {
+                "value": handoff["text"],
+                "eventId": handoff["id"],
+                "recordedAt": handoff["recordedAt"],
+                "sessionRef": handoff.get("sessionRef"),
+                "locator": _locator({"file": handoff["file"], "eventId": handoff["id"]}),
+            }
+            if handoff
+            else None
+        ),
         "blockedBecause": "; ".join(b["text"] for b in blockers) or None,
         "blockers": [
             {
@@ -242,6 +317,14 @@ def view(
                 ),
             }
             if state["lastEvent"]
+            else None
+        ),
+        "lastUsefulEvent": (
+            {
+                **last_useful,
+                "locator": paths.event_locator(last_useful["file"], last_useful["id"]),
+            }
+            if last_useful
             else None
         ),
         "eventCount": state["eventCount"],

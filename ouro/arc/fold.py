@@ -11,15 +11,24 @@ at least ``offset`` bytes, the line ending at ``offset`` carries ``eventId``,
 and the set of earlier day files is the one it folded. Otherwise the caller
 folds from scratch (``Inconsistent``).
 
-Current-ask confidence rule (documented in docs/arc.md):
+Rules (documented in docs/arc.md):
 
-- ``unknown``: no event ever carried an ask, or the ask's source event is not
-  in the folded log;
-- ``stale_risky``: after the ask's source event came a context boundary
-  (``handoff``, ``session_started``, ``session_ended``, including the source
-  event itself being one) or an unreadable line (a lost event could have
-  changed the ask); re-confirm with ``ouro arc ask``;
-- ``current``: otherwise.
+- the ask: ``unknown`` when no event ever carried one; ``stale_risky`` when an
+  unreadable line follows it (a lost event could have changed it);
+  ``needs_confirmation`` when a context boundary (``handoff``,
+  ``session_started`` other than compact/resume, ``session_ended``, including
+  the ask's own event being one) follows it; ``current`` otherwise. Any later
+  event carrying ``currentAsk`` (``arc ask``, ``arc confirm``) makes it current.
+- the next safe action serves the ask that was current when it was recorded
+  (``meta.askEventId`` when the event names it; the ask carried by the same
+  event comes first). After a new ask, the next recorded for an earlier ask is
+  kept as ``previous`` only: it is not the current next safe action.
+- the handoff stays until a newer handoff, or an event carrying a next safe
+  action (other than ``ask_confirmed``) comes after it.
+- ``lastUseful``: the newest event that is not ouro's own hook bookkeeping
+  (``session_started``, ``session_ended``, ``context_built``,
+  ``model_started``, a ``turn_accepted`` without an ask, a host
+  ``post_turn_persisted``).
 """
 
 from __future__ import annotations
@@ -57,8 +66,10 @@ def empty_state() -> State:
         "eventCount": 0,
         "ask": None,
         "next": None,
+        "handoff": None,
         "blockers": [],
         "lastEvent": None,
+        "lastUseful": None,
         "lastSafe": None,
         "badLines": [],
         "pendingTail": None,
@@ -202,32 +213,99 @@ def _text(event: dict[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+_BOOKKEEPING = frozenset({"session_started", "session_ended", "context_built", "model_started"})
+
+
+def _meta(event: dict[str, Any]) -> dict[str, Any]:
+    meta = event.get("meta")
+    return meta if isinstance(meta, dict) else {}
+
+
+def bookkeeping(kind: str, event: dict[str, Any]) -> bool:
+    """Is this event ouro's own hook bookkeeping (never worth showing as 'last event')?"""
+    if kind in _BOOKKEEPING:
+        return True
+    if kind == "turn_accepted":
+        return _text(event, "currentAsk") is None
+    return kind == "post_turn_persisted" and "hostEvent" in _meta(event)
+
+
+def _refs(event: dict[str, Any]) -> list[str]:
+    refs = _meta(event).get("deskRefs")
+    return [r for r in refs if isinstance(r, str)] if isinstance(refs, list) else []
+
+
 def apply_event(state: State, event: dict[str, Any], name: str) -> None:
     kind = event["kind"]
+    meta = _meta(event)
     state["eventCount"] += 1
     summary = event.get("summary") if isinstance(event.get("summary"), str) else ""
     state["lastEvent"] = {"id": event["id"], "kind": kind, "summary": summary, **_ref(event, name)}
+    if not bookkeeping(kind, event):
+        state["lastUseful"] = state["lastEvent"]
+    session = event.get("sessionRef") if isinstance(event.get("sessionRef"), str) else None
     ask = _text(event, "currentAsk")
     if ask is not None:
-        state["ask"] = {"value": ask, "staleBecause": None, **_ref(event, name)}
+        state["ask"] = {
+            "value": ask,
+            "staleBecause": None,
+            "confirmBecause": None,
+            "sessionRef": session,
+            "refs": _refs(event),
+            **_ref(event, name),
+        }
     nxt = _text(event, "nextSafeAction")
     if nxt is not None:
         stop = event.get("stopBefore")
         stop_list = [s for s in stop if isinstance(s, str)] if isinstance(stop, list) else []
-        state["next"] = {"value": nxt, "stopBefore": stop_list, **_ref(event, name)}
+        current = state["ask"]
+        served = meta.get("askEventId") if ask is None else event["id"]
+        if not isinstance(served, str):
+            served = current["eventId"] if current is not None else None
+        state["next"] = {
+            "value": nxt,
+            "stopBefore": stop_list,
+            "askEventId": served,
+            "sessionRef": session,
+            "refs": _refs(event),
+            **_ref(event, name),
+        }
+        if kind not in ("handoff", "ask_confirmed"):
+            state["handoff"] = None
+    if kind == "handoff":
+        state["handoff"] = {
+            "id": event["id"],
+            "text": summary,
+            "sessionRef": session,
+            **_ref(event, name),
+        }
     if state["ask"] is not None and is_boundary(kind, event.get("meta")):
-        state["ask"]["staleBecause"] = (
-            f"{kind} {event['id']} came after the ask was recorded; re-confirm with 'ouro arc ask'"
-        )
+        source = meta.get("source") if isinstance(meta.get("source"), str) else None
+        state["ask"]["confirmBecause"] = {
+            "eventId": event["id"],
+            "kind": kind,
+            "source": source,
+            "sessionRef": session,
+            "recordedAt": event["recordedAt"],
+        }
     if kind == "blocker_detected":
         text = _text(event, "blockedBecause") or summary
         state["blockers"].append({"id": event["id"], "text": text, **_ref(event, name)})
     elif kind == "blocker_cleared":
-        meta = event.get("meta") if isinstance(event.get("meta"), dict) else {}
-        target = meta.get("blockerId") if meta else None
+        target = meta.get("blockerId")
         state["blockers"] = [b for b in state["blockers"] if b["id"] != target] if target else []
     if kind == "post_turn_persisted" and continuable(state):
         state["lastSafe"] = {**_ref(event, name), "offset": state["cursor"]["offset"]}
+
+
+def next_is_current(state: State) -> bool:
+    """Does the recorded next safe action serve the current ask?"""
+    nxt, ask = state["next"], state["ask"]
+    if nxt is None:
+        return False
+    if ask is None:
+        return True
+    return bool(nxt["askEventId"] == ask["eventId"])
 
 
 def continuable(state: State) -> bool:
@@ -235,6 +313,7 @@ def continuable(state: State) -> bool:
     return bool(
         ask is not None
         and ask["staleBecause"] is None
-        and state["next"] is not None
+        and ask["confirmBecause"] is None
+        and next_is_current(state)
         and not state["blockers"]
     )

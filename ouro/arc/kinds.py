@@ -29,6 +29,7 @@ EventKind = Literal[
     "sync_conflict",
     "habit_run",
     "agent_note",
+    "ask_confirmed",
 ]
 EVENT_KINDS: tuple[str, ...] = get_args(EventKind)
 

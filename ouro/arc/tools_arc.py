@@ -12,7 +12,8 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ouro.arc import paths
-from ouro.arc.checkpoint import view
+from ouro.arc.checkpoint import compute, view
+from ouro.arc.desklinks import resolve_links
 from ouro.arc.fold import catch_up, day_files, empty_state
 from ouro.arc.queries import query
 from ouro.arc.recorder import append_locked, build_event, record_event
@@ -43,10 +44,24 @@ class TextInput(SessionFields):
     text: str = Field(min_length=1, description="what to record")
 
 
-class NextInput(TextInput):
+class DeskLinkInput(TextInput):
+    tasks: list[str] = Field(
+        default_factory=list, description="a Desk task (id or track/slug) that carries the details"
+    )
+    refs: list[str] = Field(
+        default_factory=list,
+        description="a Desk locator that carries the details (e.g. desk/_record/notes/x.md)",
+    )
+
+
+class NextInput(DeskLinkInput):
     stop_before: list[str] = Field(
         default_factory=list, description="an action not to take without confirming first"
     )
+
+
+class ConfirmInput(SessionFields):
+    pass
 
 
 class UnblockInput(SessionFields):
@@ -64,6 +79,7 @@ def _written(
     return {
         "event": event,
         "canContinue": resume["canContinue"],
+        "continuation": resume["continuation"],
         "missing": resume["missing"],
         "blockedBecause": resume["blockedBecause"],
         "warnings": warnings or [],
@@ -82,13 +98,20 @@ def arc_query(bundle: Bundle, inp: QueryInput) -> dict[str, Any]:
     return query(bundle, inp.what)
 
 
-def record_ask(bundle: Bundle, inp: TextInput) -> dict[str, Any]:
+def _links_meta(bundle: Bundle, inp: DeskLinkInput) -> dict[str, Any]:
+    links = resolve_links(bundle, inp.tasks, inp.refs)
+    return {"deskRefs": links} if links else {}
+
+
+def record_ask(bundle: Bundle, inp: DeskLinkInput) -> dict[str, Any]:
+    meta = _links_meta(bundle, inp)
     warnings: list[str] = []
     event = record_event(
         bundle,
         "turn_accepted",
         f"ask: {inp.text}",
         current_ask=inp.text,
+        meta=meta or None,
         **_session(inp),
         warnings=warnings,
     )
@@ -96,17 +119,57 @@ def record_ask(bundle: Bundle, inp: TextInput) -> dict[str, Any]:
 
 
 def record_next(bundle: Bundle, inp: NextInput) -> dict[str, Any]:
-    warnings: list[str] = []
-    event = record_event(
-        bundle,
-        "agent_note",
-        f"next safe action: {inp.text}",
-        next_safe_action=inp.text,
-        stop_before=inp.stop_before,
-        **_session(inp),
-        warnings=warnings,
-    )
-    return _written(bundle, event, warnings)
+    """Record the next safe action, bound to the ask current now (``meta.askEventId``)."""
+    meta = _links_meta(bundle, inp)
+    with paths.arc_lock(bundle, "record next"):
+        ask_ids = compute(bundle).checkpoint["currentAsk"]["sourceEventIds"]
+        if ask_ids:
+            meta["askEventId"] = ask_ids[0]
+        line = build_event(
+            bundle,
+            "agent_note",
+            f"next safe action: {inp.text}",
+            next_safe_action=inp.text,
+            stop_before=inp.stop_before,
+            meta=meta or None,
+            **_session(inp),
+        )
+        warnings = append_locked(bundle, line)
+    return _written(bundle, line, warnings)
+
+
+def _require_ask(resume: dict[str, Any]) -> None:
+    if not resume["currentAsk"]["value"]:
+        raise NotFound(
+            "no ask to confirm: none was ever recorded",
+            hint="record one with 'ouro arc ask TEXT'",
+        )
+
+
+def confirm(bundle: Bundle, inp: ConfirmInput) -> dict[str, Any]:
+    """Confirm the ask (and its next safe action) after a session boundary, without retyping."""
+    _require_ask(read_resume(bundle))  # refuse before taking the lock: a refusal writes nothing
+    with paths.arc_lock(bundle, "confirm"):
+        now = compute(bundle).checkpoint
+        ask, nxt = now["currentAsk"], now["nextSafeAction"]
+        _require_ask(now)
+        meta: dict[str, Any] = {"confirms": ask["sourceEventIds"][0]}
+        if ask["refs"]:
+            meta["deskRefs"] = ask["refs"]
+        if nxt["value"]:
+            meta["confirmsNext"] = nxt["sourceEventIds"][0]
+        line = build_event(
+            bundle,
+            "ask_confirmed",
+            f"confirmed: {ask['value']}" + (f" — next: {nxt['value']}" if nxt["value"] else ""),
+            current_ask=ask["value"],
+            next_safe_action=nxt["value"],
+            stop_before=nxt["stopBefore"] if nxt["value"] else None,
+            meta=meta,
+            **_session(inp),
+        )
+        warnings = append_locked(bundle, line)
+    return {**_written(bundle, line, warnings), "confirmedNext": bool(nxt["value"])}
 
 
 def record_blocker(bundle: Bundle, inp: TextInput) -> dict[str, Any]:
@@ -177,7 +240,7 @@ def render_written(result: dict[str, Any]) -> str:
     if event is None:
         return "nothing to clear: no active blockers"
     lines = [f"recorded {event['id']} ({event['kind']}): {event['summary']}"]
-    lines.append(f"can continue: {'yes' if result['canContinue'] else 'no'}")
+    lines.append(f"can continue: {continuation_text(result)}")
     if result.get("blockedBecause"):
         lines.append(f"blocked because: {result['blockedBecause']}")
     lines.extend(f"missing: {m}" for m in result.get("missing", []))
@@ -185,23 +248,47 @@ def render_written(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def continuation_text(r: dict[str, Any]) -> str:
+    """``yes`` | ``needs confirmation ('ouro arc confirm')`` | ``no``."""
+    state = r.get("continuation") or ("yes" if r.get("canContinue") else "no")
+    if state == "needs_confirmation":
+        return "needs confirmation (run 'ouro arc confirm' or record a new ask)"
+    return str(state)
+
+
 def render_resume(r: dict[str, Any]) -> str:
     ask, nxt = r["currentAsk"], r["nextSafeAction"]
     lines = [
-        f"can continue: {'yes' if r['canContinue'] else 'no'}   recorder: {r['recorder']['health']}",
+        f"can continue: {continuation_text(r)}   recorder: {r['recorder']['health']}",
         f"current ask [{ask['confidence']}]: {ask['value'] or '(none recorded)'}",
-        f"next safe action: {nxt['value'] or '(none recorded)'}",
     ]
+    if r.get("confirm"):
+        lines.append(f"  confirm: {r['confirm']['message']}")
+    elif ask["confidence"] == "stale_risky":
+        lines.append(f"  why: {ask['reason']}")
+    lines.extend(f"  details: {ref}" for ref in ask.get("refs") or [])
+    lines.append(f"next safe action: {nxt['value'] or '(none recorded)'}")
     if nxt["stopBefore"]:
         lines.append(f"  stop before: {'; '.join(nxt['stopBefore'])}")
-    if r["blockedBecause"]:
-        lines.append(f"blocked because: {r['blockedBecause']}")
+    lines.extend(f"  details: {ref}" for ref in nxt.get("refs") or [])
+    prev = nxt.get("fromPreviousAsk")
+    if prev:
+        lines.append(f"  from the previous ask (not current): {prev['value']}")
+    handoff = r.get("handoff")
+    if handoff:
+        who = f" by {handoff['sessionRef']}" if handoff.get("sessionRef") else ""
+        lines.append(f"handoff ({handoff['recordedAt']}{who}): {handoff['value']}")
+    for b in r["blockers"]:
+        lines.append(f"blocker {b['id']}: {b['text']}")
     lines.extend(f"missing: {m}" for m in r["missing"])
     lines.extend(f"issue [{i['code']}]: {i['message']}" for i in r["recorder"]["issues"])
     lines.append(
         f"obligations open: {_count(r['activeObligationIds'])}, returns: "
         f"{_count(r['returnObligationIds'])}, unverified claims: {_count(r['unverifiedClaimIds'])}"
     )
+    last = r.get("lastUsefulEvent") or r.get("lastEvent")
+    if last:
+        lines.append(f"last event: {last['kind']} at {last['recordedAt']}: {last['summary']}")
     return "\n".join(lines)
 
 

@@ -4,7 +4,7 @@ an obligation with a return route, and the orientation packet."""
 from __future__ import annotations
 
 from ouro.arc import claims, obligations
-from ouro.arc.tools_arc import NextInput, TextInput, record_ask, record_next, render_written
+from ouro.arc.tools_arc import DeskLinkInput, NextInput, record_ask, record_next, render_written
 from ouro.arc.tools_claims import render_claim, render_obligation
 from ouro.bundle import Bundle
 from ouro.demo import Step
@@ -15,7 +15,7 @@ def run(bundle: Bundle, step: Step) -> None:
     step(
         "ouro arc ask: record what you are asked to do",
         render_written(
-            record_ask(bundle, TextInput(text="make the login form reject empty passwords"))
+            record_ask(bundle, DeskLinkInput(text="make the login form reject empty passwords"))
         ),
     )
     step(

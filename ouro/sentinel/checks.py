@@ -148,6 +148,15 @@ def check_current_ask(resume: dict[str, Any]) -> Check:
     confidence = ask.get("confidence")
     if ask.get("value") and confidence == "current":
         return Check("current_ask", "pass", f"current: {_short(ask['value'])}", evidence)
+    if ask.get("value") and confidence == "needs_confirmation":
+        return Check(
+            "current_ask",
+            "warn",
+            f"needs confirmation: {_short(ask.get('reason'), 200)}",
+            evidence,
+            "agent-runnable",
+            "ouro arc confirm  # or 'ouro arc ask TEXT' when the work changed",
+        )
     if ask.get("value") and confidence == "stale_risky":
         return Check(
             "current_ask",
@@ -174,6 +183,17 @@ def check_next_action(resume: dict[str, Any]) -> Check:
         stops = len(nxt.get("stopBefore") or [])
         extra = f" (stop before {stops} thing(s))" if stops else ""
         return Check("next_safe_action", "pass", f"{_short(nxt['value'])}{extra}", evidence)
+    prev = nxt.get("fromPreviousAsk")
+    if prev:
+        return Check(
+            "next_safe_action",
+            "fail",
+            f"not current: the last next safe action ({_short(prev.get('value'), 60)}) was "
+            "recorded for the previous ask",
+            [prev["locator"]] if prev.get("locator") else [],
+            "agent-runnable",
+            "ouro arc next TEXT  # the next safe action for the current ask",
+        )
     return Check(
         "next_safe_action",
         "fail",
@@ -335,7 +355,31 @@ def check_blockers(resume: dict[str, Any], packet: PacketView) -> Check:
     )
 
 
-def check_desk_record(bundle: Bundle) -> Check:
+def _desk_refs(resume: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for key in ("currentAsk", "nextSafeAction"):
+        value = resume.get(key)
+        refs = value.get("refs") if isinstance(value, dict) else None
+        out += [r for r in refs or [] if isinstance(r, str)]
+    return sorted(set(out))
+
+
+def check_desk_record(bundle: Bundle, resume: dict[str, Any] | None = None) -> Check:
+    """The record scaffold, no legacy root, and every Desk locator Arc points at resolves."""
+    from ouro.arc.desklinks import locator_problem
+
+    refs = _desk_refs(resume or {})
+    broken = [f"{ref}: {why}" for ref in refs if (why := locator_problem(bundle, ref))]
+    if broken:
+        return Check(
+            "desk_record_ready",
+            "fail",
+            f"{len(broken)} Desk locator(s) named by the ask/next do not resolve: "
+            f"{_short('; '.join(broken), 200)}",
+            refs,
+            "agent-runnable",
+            "ouro arc resume  # then 'ouro arc ask/next … --ref LOCATOR' with records that exist",
+        )
     legacy = bundle.legacy_roots()
     if legacy:
         names = ", ".join(f"{n}/" for n in legacy)
@@ -352,7 +396,7 @@ def check_desk_record(bundle: Bundle) -> Check:
         path = bundle.root / loc
         if not (path.is_file() if kind == "file" else path.is_dir()):
             missing.append(loc)
-    evidence = [loc for loc, _ in RECORD_SCAFFOLD if loc not in missing]
+    evidence = [loc for loc, _ in RECORD_SCAFFOLD if loc not in missing] + refs
     if missing:
         return Check(
             "desk_record_ready",
@@ -362,7 +406,8 @@ def check_desk_record(bundle: Bundle) -> Check:
             "agent-runnable",
             "mkdir -p desk/_record/diary desk/_record/notes  # then restore the named files",
         )
-    return Check("desk_record_ready", "pass", "desk/_record scaffold present", evidence)
+    linked = f"; {len(refs)} Desk locator(s) from the ask/next resolve" if refs else ""
+    return Check("desk_record_ready", "pass", f"desk/_record scaffold present{linked}", evidence)
 
 
 def _resume_locators(resume: dict[str, Any]) -> list[str]:

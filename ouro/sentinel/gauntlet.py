@@ -6,13 +6,16 @@ orientation packet and a few Desk paths; it writes nothing). Eight checks, each
 fail 0/10, not_applicable 0/0), a detail line, the locators it used as
 evidence, and a repair (actor + command) when it did not pass:
 
-1. ``current_ask``        present and current (stale_risky → warn, unknown → fail)
-2. ``next_safe_action``   present (unknown → fail)
+1. ``current_ask``        present and current (needs_confirmation or stale_risky → warn,
+                          unknown → fail)
+2. ``next_safe_action``   present for the current ask (unknown, or recorded for the
+                          previous ask → fail)
 3. ``stale_guard``        complete state, recorder ok, no blockers
 4. ``obligations_visible``    every open obligation has a resolvable locator
 5. ``return_routes_visible``  every return obligation has a route
 6. ``blockers_surfaced``  blocked work is in the packet and stops continuation
-7. ``desk_record_ready``  ``desk/_record`` scaffold present, no legacy root
+7. ``desk_record_ready``  ``desk/_record`` scaffold present, no legacy root, every Desk
+                          locator the ask / next safe action names resolves
 8. ``source_provenance``  every locator used resolves; no source is degraded
 
 Verdict: any fail → blocked, else any warn → watch, else ready.
@@ -116,7 +119,7 @@ def run_gauntlet(bundle: Bundle, resume_full: dict[str, Any], packet: PacketView
             check_obligations(bundle, resume_full),
             check_return_routes(resume_full),
             check_blockers(resume, packet),
-            check_desk_record(bundle),
+            check_desk_record(bundle, resume),
             check_provenance(bundle, resume, packet.locators),
         ]
     )
