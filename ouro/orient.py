@@ -181,6 +181,16 @@ def _obligation_items(summary: dict[str, Any]) -> list[OrientItem]:
                 more,
             )
         )
+    for ob_id, reason in sorted(summary.get("errors", {}).items()):
+        out.append(
+            OrientItem(
+                "obligations",
+                1,
+                f"{ob_id}: unknown — unreadable ({_short(reason, 160)})",
+                None,
+                more,
+            )
+        )
     if not out:
         out.append(OrientItem("obligations", 1, "none open"))
     return out

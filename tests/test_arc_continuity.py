@@ -21,8 +21,8 @@ from ouro.arc.resume import read_resume
 from ouro.bundle import Bundle
 from ouro.cli.app import cli as cli_app
 from ouro.desk.tasks import add_task
-from ouro.errors import OuroError
 from ouro.desk.tracks import add_track
+from ouro.errors import OuroError
 from ouro.orient import build_packet
 from ouro.sentinel.gauntlet import evaluate
 from tests.conftest import run_ouro, snapshot

@@ -125,15 +125,15 @@ def _break_secrets(mp: pytest.MonkeyPatch) -> None:
 def _break_unknown_not_zero(mp: pytest.MonkeyPatch) -> None:
     import ouro.arc.stores as stores
 
-    def zeros(real: Callable[[Bundle], dict[str, Any]]) -> Callable[[Bundle], dict[str, Any]]:
-        def scan(b: Bundle) -> dict[str, Any]:
-            out = real(b)
-            return {"dirMtimeNs": 0, "items": {}, "errors": {}} if out.get("error") else out
+    def zeros(real: Callable[[Bundle, Any], dict[str, Any]]) -> Callable[[Bundle, Any], Any]:
+        def scan(b: Bundle, cached: Any) -> dict[str, Any]:
+            out = real(b, cached)
+            return {"files": {}, "items": {}, "errors": {}} if out.get("error") else out
 
         return scan
 
-    mp.setattr(stores, "scan_claims", zeros(stores.scan_claims))
-    mp.setattr(stores, "scan_obligations", zeros(stores.scan_obligations))
+    mp.setattr(stores, "refresh_claims", zeros(stores.refresh_claims))
+    mp.setattr(stores, "refresh_obligations", zeros(stores.refresh_obligations))
 
 
 def _break_evidence_freshness(mp: pytest.MonkeyPatch) -> None:

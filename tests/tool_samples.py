@@ -25,6 +25,7 @@ SAMPLES: dict[str, Sample] = {
     "arc_query": {"what": "doing"},
     "arc_ask": {"text": "fix the login bug"},
     "arc_next": {"text": "run the tests", "stop_before": ["git push"]},
+    "arc_confirm": {},
     "arc_blocker": {"text": "waiting for credentials"},
     "arc_unblock": {},
     "arc_handoff": {"text": "handing over to the next session"},

@@ -198,6 +198,7 @@ def view(
             issues.append(issue(f"{label}_unreadable", f"{base}: {summary['error']}"))
         for item_id, reason in sorted(summary.get("errors", {}).items()):
             issues.append(issue(f"{label}_file_unreadable", f"{item_id}: {reason}"))
+            missing.append(f"{label}: {item_id} unknown ({reason})")
 
     ask = state["ask"]
     confirm: dict[str, Any] | None = None
@@ -299,6 +300,9 @@ def view(
         "activeObligationIds": None
         if ob_err
         else sorted(k for k, v in ob_items.items() if not v["inner"]),
+        # Files that could not be read: their state is unknown (named, never dropped).
+        "unreadableObligationIds": None if ob_err else sorted(obligations.get("errors", {})),
+        "unreadableClaimIds": None if cl_err else sorted(claims.get("errors", {})),
         "returnObligationIds": None
         if ob_err
         else sorted(k for k, v in ob_items.items() if v["inner"]),

@@ -7,9 +7,13 @@ it that were folded whole. Catching up reads only bytes after the cursor, so the
 cost of a fold is flat in the size of the history.
 
 A cursor is trusted only if it is consistent with the log: its file still has
-at least ``offset`` bytes, the line ending at ``offset`` carries ``eventId``,
-and the set of earlier day files is the one it folded. Otherwise the caller
-folds from scratch (``Inconsistent``).
+at least ``offset`` bytes, the line ending at ``offset`` is the one folded
+last, the set of earlier day files is the one it folded, and no folded byte
+changed: ``cursor.marks`` keeps, per day file, the folded length, a digest of
+those bytes and a (size, mtime, ctime, inode) fingerprint; a file whose
+fingerprint differs (or was too fresh to trust one) has its folded bytes
+re-digested. Otherwise the caller folds from scratch (``Inconsistent``), so a
+line edited in place by hand is seen on the next read.
 
 Rules (documented in docs/arc.md):
 
@@ -36,6 +40,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +52,9 @@ from ouro.arc.paths import DAY_FILE
 State = dict[str, Any]
 #: How far back to look for the line that ends at the cursor.
 _LOOKBACK = 1 << 16
+#: A day file changed this recently (ns) when marked gets no fingerprint: file
+#: times are coarse, so its prefix digest is checked on every read instead.
+RACY_NS = 2_000_000_000
 
 
 class Inconsistent(Exception):
@@ -62,6 +70,7 @@ def empty_state() -> State:
             "eventId": None,
             "lineDigest": None,
             "done": [],
+            "marks": {},
         },
         "eventCount": 0,
         "ask": None,
@@ -85,6 +94,61 @@ def day_files(folder: Path) -> list[str]:
     return sorted(name for name in names if DAY_FILE.match(name))
 
 
+def _fp(st: os.stat_result, now: int) -> list[int] | None:
+    """A change fingerprint, or None when the file changed too recently to trust one."""
+    if now - max(st.st_mtime_ns, st.st_ctime_ns) <= RACY_NS:
+        return None
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+
+
+def _digest_prefix(path: Path, length: int) -> str:
+    with path.open("rb") as handle:
+        return _line_digest(handle.read(length))
+
+
+def mark_files(state: State, folder: Path) -> None:
+    """Record what the folded bytes were: each done day file whole, the current one's prefix.
+
+    ``check_cursor`` compares these on every read, so a day file edited in place
+    (not only appended to) sends the fold back to scratch.
+    """
+    cur = state["cursor"]
+    marks = cur.setdefault("marks", {})
+    now = time.time_ns()
+    for name in [*cur["done"], cur["file"]]:
+        if name is None:
+            continue
+        path = folder / name
+        st = os.stat(path)
+        length = st.st_size if name != cur["file"] else int(cur["offset"])
+        old = marks.get(name)
+        fp = _fp(st, now)
+        if old and old.get("fp") is not None and old["fp"] == fp and old.get("length") == length:
+            continue
+        marks[name] = {"fp": fp, "length": length, "digest": _digest_prefix(path, length)}
+    for name in list(marks):
+        if name not in cur["done"] and name != cur["file"]:
+            del marks[name]
+
+
+def _check_marks(cur: dict[str, Any], folder: Path) -> None:
+    marks = cur.get("marks")
+    if not isinstance(marks, dict):
+        raise Inconsistent("the checkpoint has no day-file marks")
+    for name in [*cur["done"], cur["file"]]:
+        mark = marks.get(name)
+        if not isinstance(mark, dict):
+            raise Inconsistent(f"the checkpoint has no mark for {name}")
+        st = os.stat(folder / name)
+        fp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+        if mark.get("fp") is not None and mark["fp"] == fp:
+            continue
+        if st.st_size < int(mark["length"]):
+            raise Inconsistent(f"{name} is shorter than when it was folded")
+        if _digest_prefix(folder / name, int(mark["length"])) != mark.get("digest"):
+            raise Inconsistent(f"{name} was edited in place after it was folded")
+
+
 def check_cursor(state: State, folder: Path, names: list[str]) -> None:
     cur = state["cursor"]
     if cur["file"] is None:
@@ -94,6 +158,7 @@ def check_cursor(state: State, folder: Path, names: list[str]) -> None:
         raise Inconsistent("the set of earlier day files changed since the checkpoint")
     if cur["file"] not in names:
         raise Inconsistent(f"day file {cur['file']} named by the checkpoint is gone")
+    _check_marks(cur, folder)
     offset = int(cur["offset"])
     if offset == 0:
         return
@@ -147,6 +212,7 @@ def catch_up(state: State, folder: Path, names: list[str]) -> tuple[State, int]:
             data = handle.read()
         is_last = index == len(todo) - 1
         folded += _fold_bytes(state, name, data, is_last)
+    mark_files(state, folder)
     return state, folded
 
 

@@ -1,26 +1,41 @@
 """Cached summaries of the claim and obligation stores, kept in the checkpoint.
 
-Reading every claim file costs milliseconds per thousand files, so the
-checkpoint keeps a summary of each store keyed on its folder's mtime. Every
-ouro write replaces a file by rename, which changes the folder's mtime, so an
-unchanged mtime means no file was added, removed or replaced. On a mismatch
-the store is read whole again.
+No cache outlives its source. Each summary keeps, per store file, a
+fingerprint ``[size, mtime_ns, ctime_ns, inode]`` beside what was read from
+it. Every read lists the folders and stats every file: a file whose
+fingerprint equals the cached one is not read again; any other (new, replaced,
+edited in place, made unreadable or readable again — ``chmod`` changes the
+ctime) is read again, alone. A file that vanished drops out. So an in-place
+edit is seen on the next read, and an unreadable or malformed file is reported
+per file (``errors``), never folded into "none".
 
-Claim status also depends on the files a claim is about. A verified claim's
-entry keeps a (size, mtime, ctime, inode) fingerprint of each watched file; if
-any differs now, that claim alone is re-derived with real content hashes. So
-"verified" is exact on every read. The sub-status of a claim that is not
-verified (asserted vs unverifiable, say) may lag until the next write or
-``ouro claim list``, which always derives every claim from scratch.
+A file changed within ``RACY_NS`` of the moment it was read gets no
+fingerprint (``null``): file times are coarse (a kernel tick), so a second
+same-size edit in that window could keep the same times. Such a file is read
+again on every read until a later write re-caches it (git's "racily clean"
+rule).
+
+Claim status also depends on the files a claim is about: each claim entry
+keeps a (size, mtime, ctime, inode) fingerprint of every ref it watches
+(``watched_refs``); if any differs now, that claim alone is re-derived with
+real content hashes. ``ouro claim list`` always derives every claim from
+scratch.
+
+Summary shape (both stores): ``{"files": {name: entry}, "items": {id: …},
+"errors": {id: reason}}``, or ``{"error": reason}`` when the folder itself
+cannot be listed (unknown, never empty). Obligation file names under
+``inner/`` are keyed ``inner/<name>``.
 
 The claim schema (``ouro.arc.claim_status``, pydantic) is imported only when a
-claim file must be read; the common path, an unchanged store, needs only
-``stat_ref``, so host hooks start without pydantic.
+claim file must be read; the common path, unchanged files, needs only
+``os.stat``, so host hooks start without pydantic.
 """
 
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,15 +50,52 @@ if TYPE_CHECKING:
     from ouro.arc.claim_status import Claim
 
 Summary = dict[str, Any]
+Entry = dict[str, Any]
 TEXT_LIMIT = 200
-
-
-def _dir_mtime(folder: Path) -> int:
-    return os.stat(folder).st_mtime_ns
+#: Files changed this recently (ns) when read are not trusted by fingerprint.
+RACY_NS = 2_000_000_000
 
 
 def _json_files(folder: Path) -> list[str]:
     return sorted(n for n in os.listdir(folder) if n.endswith(".json") and not n.startswith("."))
+
+
+def _entries(
+    folder: Path,
+    prefix: str,
+    cached: dict[str, Any],
+    read: Callable[[Path, str], Entry],
+    out: dict[str, Entry],
+) -> None:
+    """Fill ``out`` with an entry per JSON file in ``folder``. Raises OSError (listing)."""
+    names = _json_files(folder)
+    now = time.time_ns()
+    for name in names:
+        key = prefix + name
+        path = folder / name
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            continue  # removed between the listing and the stat
+        except OSError as exc:
+            out[key] = {"fp": None, "id": name[:-5], "error": f"cannot stat ({exc.strerror})"}
+            continue
+        fp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+        old = cached.get(key)
+        if isinstance(old, dict) and old.get("fp") == fp:
+            out[key] = old
+            continue
+        entry = read(path, name)
+        entry["fp"] = fp if now - max(st.st_mtime_ns, st.st_ctime_ns) > RACY_NS else None
+        out[key] = entry
+
+
+def _cached_files(cached: Summary | None) -> dict[str, Any]:
+    files = cached.get("files") if isinstance(cached, dict) else None
+    return files if isinstance(files, dict) else {}
+
+
+# --- claims -------------------------------------------------------------------
 
 
 def claim_entry(bundle: Bundle, claim: Claim) -> dict[str, Any]:
@@ -52,64 +104,63 @@ def claim_entry(bundle: Bundle, claim: Claim) -> dict[str, Any]:
     status, reason = derive_status(claim, memo_hasher(bundle))
     text = " ".join(claim.text.split())[:TEXT_LIMIT]
     entry: dict[str, Any] = {"status": status, "reason": reason, "text": text}
-    if status == "verified":
-        entry["watch"] = {ref: stat_ref(bundle, ref) for ref in watched_refs(claim)}
+    entry["watch"] = {ref: stat_ref(bundle, ref) for ref in watched_refs(claim)}
     return entry
 
 
-def scan_claims(bundle: Bundle) -> Summary:
-    from ouro.arc.claim_status import load_claim
+def _read_claim(bundle: Bundle) -> Callable[[Path, str], Entry]:
+    def read(path: Path, name: str) -> Entry:
+        from ouro.arc.claim_status import load_claim
 
-    folder = claims_dir(bundle)
-    try:
-        mtime = _dir_mtime(folder)
-        names = _json_files(folder)
-    except OSError as exc:
-        return {"error": f"cannot list {folder.name}/ ({exc.strerror or exc})"}
-    items: dict[str, Any] = {}
-    errors: dict[str, str] = {}
-    for name in names:
         try:
-            claim = load_claim(folder / name)
+            claim = load_claim(path)
         except CorruptFile as exc:
-            errors[name[:-5]] = exc.message
-            continue
+            return {"id": name[:-5], "error": exc.message}
         except OSError as exc:
-            errors[name[:-5]] = f"cannot read ({exc.strerror})"
-            continue
-        items[claim.id] = claim_entry(bundle, claim)
-    return {"dirMtimeNs": mtime, "items": items, "errors": errors}
+            return {"id": name[:-5], "error": f"cannot read ({exc.strerror})"}
+        return {"id": claim.id, "claim": claim_entry(bundle, claim)}
+
+    return read
 
 
 def refresh_claims(bundle: Bundle, cached: Summary | None) -> Summary:
-    """The claim summary as of now, reusing ``cached`` where still valid."""
+    """The claim summary as of now, reusing ``cached`` entries whose files are unchanged."""
     folder = claims_dir(bundle)
+    files: dict[str, Entry] = {}
+    read = _read_claim(bundle)
     try:
-        mtime = _dir_mtime(folder)
-    except OSError:
-        return scan_claims(bundle)
-    if not cached or cached.get("error") or cached.get("dirMtimeNs") != mtime:
-        return scan_claims(bundle)
-    items = dict(cached["items"])
+        _entries(folder, "", _cached_files(cached), read, files)
+    except OSError as exc:
+        return {"error": f"cannot list {folder.name}/ ({exc.strerror or exc})"}
     seen: dict[str, list[int] | None] = {}
-    for claim_id, entry in cached["items"].items():
-        watch = entry.get("watch")
+    for key, entry in files.items():
+        watch = (entry.get("claim") or {}).get("watch")
         if not watch:
             continue
         for ref, fp in watch.items():
             if ref not in seen:
                 seen[ref] = stat_ref(bundle, ref)
             if seen[ref] != fp:
+                # A watched file changed: re-derive this claim (its file is unchanged).
+                fresh = read(folder / key, key)
+                files[key] = {**fresh, "fp": entry.get("fp")}
                 break
+    items: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    for entry in files.values():
+        if entry.get("error"):
+            errors[entry["id"]] = entry["error"]
         else:
-            continue
-        from ouro.arc.claim_status import load_claim
+            items[entry["id"]] = entry["claim"]
+    return {"files": files, "items": items, "errors": errors}
 
-        try:
-            items[claim_id] = claim_entry(bundle, load_claim(folder / f"{claim_id}.json"))
-        except (CorruptFile, OSError):
-            return scan_claims(bundle)
-    return {**cached, "items": items}
+
+def scan_claims(bundle: Bundle) -> Summary:
+    """The claim summary read from every file (no cache)."""
+    return refresh_claims(bundle, None)
+
+
+# --- obligations ----------------------------------------------------------------
 
 
 def _obligation_summary(data: Any, inner: bool) -> dict[str, Any]:
@@ -117,42 +168,54 @@ def _obligation_summary(data: Any, inner: bool) -> dict[str, Any]:
     return {"inner": inner, **{k: data.get(k) for k in keep if data.get(k) is not None}}
 
 
-def scan_obligations(bundle: Bundle) -> Summary:
-    items: dict[str, Any] = {}
-    errors: dict[str, str] = {}
-    mtimes: list[int] = []
-    for folder, inner in ((obligations_dir(bundle), False), (inner_dir(bundle), True)):
+def _read_obligation(inner: bool) -> Callable[[Path, str], Entry]:
+    where = "obligations/inner" if inner else "obligations"
+
+    def read(path: Path, name: str) -> Entry:
         try:
-            mtimes.append(_dir_mtime(folder))
-            names = _json_files(folder)
-        except FileNotFoundError:
-            if inner:
-                mtimes.append(0)
-                continue
-            return {"error": f"{folder.name}/ is missing"}
+            data = orjson.loads(path.read_bytes())
         except OSError as exc:
-            return {"error": f"cannot list {folder.name}/ ({exc.strerror or exc})"}
-        for name in names:
-            try:
-                data = orjson.loads((folder / name).read_bytes())
-            except (OSError, orjson.JSONDecodeError) as exc:
-                errors[name[:-5]] = f"cannot read {folder.name}/{name} ({exc})"
-                continue
-            if not isinstance(data, dict) or not isinstance(data.get("id"), str):
-                errors[name[:-5]] = f"{folder.name}/{name} is not an obligation record"
-                continue
-            if data.get("status") == "open":
-                items[data["id"]] = _obligation_summary(data, inner)
-    return {"dirMtimeNs": mtimes, "items": items, "errors": errors}
+            return {"id": name[:-5], "error": f"cannot read {where}/{name} ({exc.strerror})"}
+        except orjson.JSONDecodeError as exc:
+            return {"id": name[:-5], "error": f"{where}/{name} is not valid JSON ({exc})"}
+        if not isinstance(data, dict) or not isinstance(data.get("id"), str):
+            return {"id": name[:-5], "error": f"{where}/{name} is not an obligation record"}
+        status = data.get("status")
+        if status not in ("open", "done", "dropped"):
+            return {"id": data["id"], "error": f"{where}/{name}: unknown status {status!r}"}
+        summary = _obligation_summary(data, inner) if status == "open" else None
+        return {"id": data["id"], "open": summary}
+
+    return read
 
 
 def refresh_obligations(bundle: Bundle, cached: Summary | None) -> Summary:
+    """The open obligations as of now, reusing ``cached`` entries whose files are unchanged."""
+    files: dict[str, Entry] = {}
+    old = _cached_files(cached)
+    outer = obligations_dir(bundle)
     try:
-        outer = _dir_mtime(obligations_dir(bundle))
-        inner_path = inner_dir(bundle)
-        inner = _dir_mtime(inner_path) if inner_path.exists() else 0
-    except OSError:
-        return scan_obligations(bundle)
-    if cached and not cached.get("error") and cached.get("dirMtimeNs") == [outer, inner]:
-        return cached
-    return scan_obligations(bundle)
+        _entries(outer, "", old, _read_obligation(False), files)
+    except FileNotFoundError:
+        return {"error": f"{outer.name}/ is missing"}
+    except OSError as exc:
+        return {"error": f"cannot list {outer.name}/ ({exc.strerror or exc})"}
+    try:
+        _entries(inner_dir(bundle), "inner/", old, _read_obligation(True), files)
+    except FileNotFoundError:
+        pass  # no return obligation was ever recorded
+    except OSError as exc:
+        return {"error": f"cannot list {outer.name}/inner/ ({exc.strerror or exc})"}
+    items: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    for entry in files.values():
+        if entry.get("error"):
+            errors[entry["id"]] = entry["error"]
+        elif entry.get("open") is not None:
+            items[entry["id"]] = entry["open"]
+    return {"files": files, "items": items, "errors": errors}
+
+
+def scan_obligations(bundle: Bundle) -> Summary:
+    """The obligation summary read from every file (no cache)."""
+    return refresh_obligations(bundle, None)

@@ -286,6 +286,9 @@ def render_resume(r: dict[str, Any]) -> str:
         f"obligations open: {_count(r['activeObligationIds'])}, returns: "
         f"{_count(r['returnObligationIds'])}, unverified claims: {_count(r['unverifiedClaimIds'])}"
     )
+    for label, key in (("obligation", "unreadableObligationIds"), ("claim", "unreadableClaimIds")):
+        for item_id in r.get(key) or []:
+            lines.append(f"  {label} {item_id}: unknown (unreadable file)")
     last = r.get("lastUsefulEvent") or r.get("lastEvent")
     if last:
         lines.append(f"last event: {last['kind']} at {last['recordedAt']}: {last['summary']}")

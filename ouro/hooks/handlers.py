@@ -252,6 +252,8 @@ def debt_message(full: dict[str, Any], *, now: str) -> str | None:
     for label, store in (("claims", claim_store), ("obligations", ob_store)):
         if store.get("error"):
             lines.append(f"ouro: {label} unknown ({store['error']})")
+        for item_id, reason in sorted((store.get("errors") or {}).items())[:LIST_LIMIT]:
+            lines.append(f"ouro: {label[:-1]} {item_id} unknown ({reason})")
     if unverified:
         lines.append(f"ouro: {len(unverified)} claim(s) not verified:")
         for cid in unverified[:LIST_LIMIT]:

@@ -1,0 +1,157 @@
+"""No cache outlives its source: store summaries in latest.json are validated per file.
+
+Regressions for issue 11: closing an obligation by editing its file in place,
+or writing ``{bad`` into it, is seen on the very next read by ``obligation
+list``, ``orient``, ``arc resume``, the Stop hook's debt message and the
+gauntlet (which must not say ready).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from ouro.arc import claims, obligations, stores
+from ouro.arc.recorder import record_event
+from ouro.arc.resume import read_resume, read_resume_full
+from ouro.bundle import Bundle
+from ouro.hooks.handlers import debt_message
+from ouro.orient import build_packet
+from ouro.sentinel.gauntlet import evaluate
+from tests.conftest import ouro_json, run_ouro, snapshot
+
+
+def ready(bundle: Bundle) -> str:
+    record_event(bundle, "turn_accepted", "ask", current_ask="ship the parser")
+    record_event(bundle, "agent_note", "next", next_safe_action="run the tests")
+    ob = obligations.add_obligation(bundle, "send the report", owed_to="ari")
+    return str(ob["id"])
+
+
+def ob_path(bundle: Bundle, ob_id: str) -> Path:
+    return bundle.root / "arc" / "obligations" / f"{ob_id}.json"
+
+
+def edit_in_place(path: Path, change: dict[str, object]) -> None:
+    """Rewrite the file's bytes through the same inode, as an editor saving in place does."""
+    data = json.loads(path.read_text())
+    data.update(change)
+    inode = path.stat().st_ino
+    with open(path, "r+", encoding="utf-8") as handle:
+        handle.seek(0)
+        handle.write(json.dumps(data))
+        handle.truncate()
+    assert path.stat().st_ino == inode
+
+
+def test_closing_an_obligation_in_place_is_seen_everywhere(bundle: Bundle) -> None:
+    ob_id = ready(bundle)
+    assert read_resume(bundle)["activeObligationIds"] == [ob_id]
+    edit_in_place(ob_path(bundle, ob_id), {"status": "done"})
+    before = snapshot(bundle.root)
+    assert read_resume(bundle)["activeObligationIds"] == []
+    assert ob_id not in build_packet(bundle).text
+    assert ob_id not in run_ouro("orient", bundle=bundle, check=True).stdout
+    assert ouro_json("arc", "resume", bundle=bundle)["activeObligationIds"] == []
+    assert snapshot(bundle.root) == before  # reads stay pure
+
+
+def test_same_size_edit_right_after_a_write_is_seen(bundle: Bundle) -> None:
+    """'open' -> 'done' keeps the size; the times may not move within a kernel tick."""
+    ob_id = ready(bundle)
+    path = ob_path(bundle, ob_id)
+    st = path.stat()
+    text = path.read_text()
+    assert '"status":"open"' in text.replace(" ", "")
+    path.write_text(text.replace('"open"', '"done"'))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # even with the mtime put back
+    assert path.stat().st_size == st.st_size
+    assert read_resume(bundle)["activeObligationIds"] == []
+
+
+def test_a_malformed_obligation_file_is_unknown_not_ready(bundle: Bundle) -> None:
+    ob_id = ready(bundle)
+    record_event(bundle, "post_turn_persisted", "checkpoint")
+    assert evaluate(bundle).gauntlet.verdict == "ready"
+    ob_path(bundle, ob_id).write_text("{bad")
+    full = read_resume_full(bundle)
+    assert full["unreadableObligationIds"] == [ob_id]
+    assert full["canContinue"] is False
+    assert any(ob_id in m and "unknown" in m for m in full["missing"])
+    text = build_packet(bundle).text
+    assert f"{ob_id}: unknown — unreadable" in text
+    assert f"obligation {ob_id}: unknown" in run_ouro("arc", "resume", bundle=bundle).stdout
+    message = debt_message(full, now="2026-01-01T00:00:00Z") or ""
+    assert f"obligation {ob_id} unknown" in message
+    g = evaluate(bundle).gauntlet
+    assert g.verdict == "blocked"
+    assert {c.id: c.status for c in g.checks}["obligations_visible"] == "fail"
+
+
+def test_an_unreadable_claim_file_is_unknown(bundle: Bundle) -> None:
+    ready(bundle)
+    c = claims.add_claim(bundle, "parser handles tabs")
+    path = bundle.root / "arc" / "claims" / f"{c['id']}.json"
+    saved = path.read_bytes()
+    path.unlink()
+    path.mkdir()  # unreadable as a file, even for root (chmod 000 is not)
+    full = read_resume_full(bundle)
+    assert full["unreadableClaimIds"] == [c["id"]]
+    assert c["id"] not in (full["unverifiedClaimIds"] or [])
+    assert evaluate(bundle).gauntlet.verdict == "blocked"
+    path.rmdir()
+    path.write_bytes(saved)
+    assert read_resume_full(bundle)["unreadableClaimIds"] == []
+
+
+def test_claim_edited_in_place_is_rederived(bundle: Bundle) -> None:
+    ready(bundle)
+    c = claims.add_claim(bundle, "parser handles tabs")
+    assert read_resume(bundle)["unverifiedClaimIds"] == [c["id"]]
+    path = bundle.root / "arc" / "claims" / f"{c['id']}.json"
+    edit_in_place(path, {"text": "parser handles spaces"})
+    items = read_resume_full(bundle)["stores"]["claims"]["items"]
+    assert items[c["id"]]["text"] == "parser handles spaces"
+
+
+def test_unchanged_files_are_not_read_again(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stores, "RACY_NS", 0)  # trust fresh fingerprints for this test
+    ob_id = ready(bundle)
+    cached = read_resume_full(bundle)["stores"]["obligations"]
+    calls: list[str] = []
+    real = stores._read_obligation
+
+    def counting(inner: bool):  # type: ignore[no-untyped-def]
+        fn = real(inner)
+
+        def read(path: Path, name: str) -> dict[str, object]:
+            calls.append(name)
+            return fn(path, name)
+
+        return read
+
+    monkeypatch.setattr(stores, "_read_obligation", counting)
+    assert ob_id in stores.refresh_obligations(bundle, cached)["items"]
+    assert calls == []
+    edit_in_place(ob_path(bundle, ob_id), {"what": "send the final report"})
+    summary = stores.refresh_obligations(bundle, cached)
+    assert calls == [f"{ob_id}.json"]
+    assert summary["items"][ob_id]["what"] == "send the final report"
+
+
+def test_an_event_line_edited_in_place_is_seen(bundle: Bundle) -> None:
+    ready(bundle)
+    record_event(bundle, "agent_note", "a later note")  # the ask's line is no longer the last
+    day = next((bundle.root / "arc/flight-recorder/events").glob("*.jsonl"))
+    text = day.read_text()
+    assert "ship the parser" in text
+    day.write_text(text.replace("ship the parser", "ship the lexer!"))
+    r = read_resume(bundle)
+    assert r["currentAsk"]["value"] == "ship the lexer!"
+    codes = {i["code"] for i in r["recorder"]["issues"]}
+    assert "checkpoint_inconsistent" in codes
