@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ouro.arc import paths
@@ -329,10 +329,20 @@ def _fit(
 
 
 def collect_items(bundle: Bundle) -> list[OrientItem]:
-    """Every packet item from every provider, in order, before any budget."""
+    """Every packet item from every provider, in order, before any budget.
+
+    Every item's text passes through the one redactor here, at render time:
+    Desk and the record keep what the user wrote, and an Arc file edited by
+    hand is caught too, so no provider can put a secret in front of an agent.
+    """
+    from ouro.arc import redact as redaction
+
+    literals = redaction.bundle_literals(bundle)
     items: list[OrientItem] = []
     for ref in PROVIDERS:
-        items.extend(_load(ref)(bundle))
+        for item in _load(ref)(bundle):
+            clean = redaction.redact(item.text, literals)
+            items.append(item if clean == item.text else replace(item, text=clean))
     return items
 
 

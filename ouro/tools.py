@@ -511,6 +511,20 @@ TOOLS: tuple[Tool, ...] = (
         options={"tags": "--tag"},
         files={"body": "--body-file"},
     ),
+    Tool(
+        description="Take a secret out of a record for good: rewrite the file (or one JSONL "
+        "record, 'file.jsonl#id') atomically with every occurrence of --match replaced by "
+        "[redacted:manual], keep no copy (the search index is dropped for rebuild), and record "
+        "an Arc event naming where, never what.",
+        input_model="ouro.arc.scrub:RedactInput",
+        function="ouro.arc.scrub:record_redact",
+        cli=("record", "redact"),
+        read_only=False,
+        destructive=True,
+        idempotent=False,
+        args=("locator",),
+        render="ouro.arc.scrub:render_redacted",
+    ),
     # --- sentinel ----------------------------------------------------------
     Tool(
         description="Run the recovery gauntlet (current ask, next safe action, stale guard, "

@@ -147,6 +147,20 @@ def _break_evidence_freshness(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(claims, "hash_ref", by_name)
 
 
+def _break_edited_by_hand(mp: pytest.MonkeyPatch) -> None:
+    import ouro.arc.stores as stores
+
+    real = stores._entries
+
+    def trusting(folder: Any, prefix: str, cached: Any, parse: Any, out: Any) -> None:
+        real(folder, prefix, cached, parse, out)
+        for key in out:  # a cached entry is trusted whatever its file says now
+            if key in cached:
+                out[key] = cached[key]
+
+    mp.setattr(stores, "_entries", trusting)
+
+
 BREAKS: dict[str, tuple[Callable[[pytest.MonkeyPatch], None], str]] = {
     "erase": (_break_erase, "every open obligation is named"),
     "crash-after-append": (_break_crash_after_append, "resume reflects the event"),
@@ -155,6 +169,7 @@ BREAKS: dict[str, tuple[Callable[[pytest.MonkeyPatch], None], str]] = {
     "secrets": (_break_secrets, "no anthropic_key in any file under arc/"),
     "unknown-not-zero": (_break_unknown_not_zero, "the resume names claims as unknown"),
     "evidence-freshness": (_break_evidence_freshness, "the claim is stale_risky"),
+    "edited-by-hand": (_break_edited_by_hand, "closed by an in-place edit is no longer listed"),
 }
 
 
@@ -175,3 +190,31 @@ def test_drill_passes_then_goes_red_when_broken(
     assert broken["status"] == "fail"
     assert any(expected in what for what in failed_checks(broken)), broken
     assert broken["lookAt"], "a failure says where to look"
+
+
+def test_erase_fails_when_the_next_action_belongs_to_an_older_ask(bundle: Bundle) -> None:
+    from ouro.arc.recorder import record_event
+
+    populate(bundle)
+    assert only(bundle, "erase")["status"] == "pass"
+    record_event(bundle, "turn_accepted", "ask", current_ask="a different task")
+    result = only(bundle, "erase")
+    assert result["status"] == "fail"
+    assert "the next safe action serves the current ask" in failed_checks(result)
+
+
+def test_erase_fails_when_a_desk_locator_does_not_resolve(bundle: Bundle) -> None:
+    from ouro.arc.tools_arc import DeskLinkInput, NextInput, record_ask, record_next
+
+    populate(bundle)
+    note = bundle.root / "desk/_record/notes/plan-details.md"
+    note.write_text("# details\n")
+    record_ask(
+        bundle, DeskLinkInput(text="ship the plan", refs=["desk/_record/notes/plan-details.md"])
+    )
+    record_next(bundle, NextInput(text="write section 2"))
+    assert only(bundle, "erase")["status"] == "pass"
+    note.unlink()
+    result = only(bundle, "erase")
+    assert result["status"] == "fail"
+    assert any("plan-details.md" in what for what in failed_checks(result))

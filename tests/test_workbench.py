@@ -97,7 +97,7 @@ def test_now_shows_ask_next_action_handoff_claims_and_the_blocked_check(made: Bu
     assert "copy the tokens table, then compare row counts" in html
     assert "switching production reads" in html  # stop before
     assert "auth migration half done: tokens copied, reads not switched" in html  # handoff
-    assert "stale risky" in html  # the handoff made the ask stale
+    assert "needs confirmation" in html  # the handoff: the ask needs confirming
     assert "waiting for a DBA to grant ALTER on auth_tokens" in html  # blocker
     assert "the tokens table copy has the same row count" in html  # unverified claim
     assert 'data-status="evidence_required"' in html

@@ -26,6 +26,7 @@ SAMPLES: dict[str, Sample] = {
     "arc_ask": {"text": "fix the login bug"},
     "arc_next": {"text": "run the tests", "stop_before": ["git push"]},
     "arc_confirm": {},
+    "record_redact": {"locator": "desk/_record/notes/pasted.md", "match": "pw-sample-9f3k2"},
     "arc_blocker": {"text": "waiting for credentials"},
     "arc_unblock": {},
     "arc_handoff": {"text": "handing over to the next session"},
@@ -109,6 +110,7 @@ def prepare_samples(bundle: Bundle) -> dict[str, Any]:
         bundle, "samples", "checked task", check="true"
     ).id
     desk_leases.take_task(bundle, ctx["desk_task_held"], agent="holder")
+    (bundle.root / "desk/_record/notes/pasted.md").write_text("# pasted\nlogin pw-sample-9f3k2\n")
     return ctx
 
 

@@ -54,7 +54,7 @@ State = dict[str, Any]
 _LOOKBACK = 1 << 16
 #: A day file changed this recently (ns) when marked gets no fingerprint: file
 #: times are coarse, so its prefix digest is checked on every read instead.
-RACY_NS = 2_000_000_000
+RACY_NS = 100_000_000
 
 
 class Inconsistent(Exception):

@@ -30,6 +30,7 @@ EventKind = Literal[
     "habit_run",
     "agent_note",
     "ask_confirmed",
+    "record_redacted",
 ]
 EVENT_KINDS: tuple[str, ...] = get_args(EventKind)
 

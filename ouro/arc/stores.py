@@ -9,11 +9,13 @@ ctime) is read again, alone. A file that vanished drops out. So an in-place
 edit is seen on the next read, and an unreadable or malformed file is reported
 per file (``errors``), never folded into "none".
 
-A file changed within ``RACY_NS`` of the moment it was read gets no
-fingerprint (``null``): file times are coarse (a kernel tick), so a second
-same-size edit in that window could keep the same times. Such a file is read
-again on every read until a later write re-caches it (git's "racily clean"
-rule).
+Each entry also keeps a digest of the file's bytes. A file changed within
+``RACY_NS`` of the moment it was read gets no fingerprint (``null``): file
+times are coarse (a kernel tick), so a second same-size edit in that window
+could keep the same times (git's "racily clean" rule). Such a file, and any
+file whose fingerprint moved, has its bytes read and digested again; only when
+the digest differs is it parsed again (so an unchanged claim never needs the
+claim schema, even right after a write).
 
 Claim status also depends on the files a claim is about: each claim entry
 keeps a (size, mtime, ctime, inode) fingerprint of every ref it watches
@@ -33,6 +35,7 @@ claim file must be read; the common path, unchanged files, needs only
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from collections.abc import Callable
@@ -44,7 +47,7 @@ import orjson
 from ouro.arc.paths import claims_dir, inner_dir, obligations_dir
 from ouro.arc.refs import stat_ref
 from ouro.bundle import Bundle
-from ouro.errors import CorruptFile
+from ouro.errors import InvalidInput
 
 if TYPE_CHECKING:
     from ouro.arc.claim_status import Claim
@@ -53,18 +56,22 @@ Summary = dict[str, Any]
 Entry = dict[str, Any]
 TEXT_LIMIT = 200
 #: Files changed this recently (ns) when read are not trusted by fingerprint.
-RACY_NS = 2_000_000_000
+RACY_NS = 100_000_000
 
 
 def _json_files(folder: Path) -> list[str]:
     return sorted(n for n in os.listdir(folder) if n.endswith(".json") and not n.startswith("."))
 
 
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
 def _entries(
     folder: Path,
     prefix: str,
     cached: dict[str, Any],
-    read: Callable[[Path, str], Entry],
+    parse: Callable[[bytes, str], Entry],
     out: dict[str, Entry],
 ) -> None:
     """Fill ``out`` with an entry per JSON file in ``folder``. Raises OSError (listing)."""
@@ -82,11 +89,22 @@ def _entries(
             continue
         fp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
         old = cached.get(key)
-        if isinstance(old, dict) and old.get("fp") == fp:
+        if isinstance(old, dict) and old.get("fp") is not None and old["fp"] == fp:
             out[key] = old
             continue
-        entry = read(path, name)
-        entry["fp"] = fp if now - max(st.st_mtime_ns, st.st_ctime_ns) > RACY_NS else None
+        trusted = fp if now - max(st.st_mtime_ns, st.st_ctime_ns) > RACY_NS else None
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            out[key] = {"fp": trusted, "id": name[:-5], "error": f"cannot read ({exc.strerror})"}
+            continue
+        digest = _digest(data)
+        if isinstance(old, dict) and old.get("digest") == digest and not old.get("readError"):
+            out[key] = {**old, "fp": trusted}
+            continue
+        entry = parse(data, name)
+        entry["fp"] = trusted
+        entry["digest"] = digest
         out[key] = entry
 
 
@@ -108,28 +126,28 @@ def claim_entry(bundle: Bundle, claim: Claim) -> dict[str, Any]:
     return entry
 
 
-def _read_claim(bundle: Bundle) -> Callable[[Path, str], Entry]:
-    def read(path: Path, name: str) -> Entry:
-        from ouro.arc.claim_status import load_claim
+def _parse_claim(bundle: Bundle, folder: Path) -> Callable[[bytes, str], Entry]:
+    def parse(data: bytes, name: str) -> Entry:
+        from ouro.arc.claim_status import Claim
 
         try:
-            claim = load_claim(path)
-        except CorruptFile as exc:
+            claim = Claim.from_json(orjson.loads(data), source=str(folder / name))
+        except orjson.JSONDecodeError as exc:
+            return {"id": name[:-5], "error": f"{folder / name}: not valid JSON ({exc})"}
+        except InvalidInput as exc:
             return {"id": name[:-5], "error": exc.message}
-        except OSError as exc:
-            return {"id": name[:-5], "error": f"cannot read ({exc.strerror})"}
         return {"id": claim.id, "claim": claim_entry(bundle, claim)}
 
-    return read
+    return parse
 
 
 def refresh_claims(bundle: Bundle, cached: Summary | None) -> Summary:
     """The claim summary as of now, reusing ``cached`` entries whose files are unchanged."""
     folder = claims_dir(bundle)
     files: dict[str, Entry] = {}
-    read = _read_claim(bundle)
+    parse = _parse_claim(bundle, folder)
     try:
-        _entries(folder, "", _cached_files(cached), read, files)
+        _entries(folder, "", _cached_files(cached), parse, files)
     except OSError as exc:
         return {"error": f"cannot list {folder.name}/ ({exc.strerror or exc})"}
     seen: dict[str, list[int] | None] = {}
@@ -142,8 +160,11 @@ def refresh_claims(bundle: Bundle, cached: Summary | None) -> Summary:
                 seen[ref] = stat_ref(bundle, ref)
             if seen[ref] != fp:
                 # A watched file changed: re-derive this claim (its file is unchanged).
-                fresh = read(folder / key, key)
-                files[key] = {**fresh, "fp": entry.get("fp")}
+                try:
+                    fresh = parse((folder / key).read_bytes(), key)
+                except OSError as exc:
+                    fresh = {"id": entry["id"], "error": f"cannot read ({exc.strerror})"}
+                files[key] = {**fresh, "fp": entry.get("fp"), "digest": entry.get("digest")}
                 break
     items: dict[str, Any] = {}
     errors: dict[str, str] = {}
@@ -168,14 +189,12 @@ def _obligation_summary(data: Any, inner: bool) -> dict[str, Any]:
     return {"inner": inner, **{k: data.get(k) for k in keep if data.get(k) is not None}}
 
 
-def _read_obligation(inner: bool) -> Callable[[Path, str], Entry]:
+def _read_obligation(inner: bool) -> Callable[[bytes, str], Entry]:
     where = "obligations/inner" if inner else "obligations"
 
-    def read(path: Path, name: str) -> Entry:
+    def read(raw: bytes, name: str) -> Entry:
         try:
-            data = orjson.loads(path.read_bytes())
-        except OSError as exc:
-            return {"id": name[:-5], "error": f"cannot read {where}/{name} ({exc.strerror})"}
+            data = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             return {"id": name[:-5], "error": f"{where}/{name} is not valid JSON ({exc})"}
         if not isinstance(data, dict) or not isinstance(data.get("id"), str):

@@ -3,10 +3,15 @@
 Pure and deterministic: reads Desk files directly (never the search index),
 uses no clock, orders everything by stable keys. Featured tracks and tasks
 come first, then active and blocked tasks, then tasks completed without a
-passing check (``unverified``), then the newest friction. An
-unreadable file becomes an item saying so (unknown stays unknown). Tasks
-come from the desk heads (``ouro.desk.heads``: a per-file-validated summary,
-so only changed task files are read).
+passing check (``unverified``), then the open tasks of the current tracks (the
+featured tracks, else the tracks that have active tasks; at most
+``MAX_PER_SECTION``, lower priority so the budget drops them first), then the
+newest friction. An unreadable file becomes an item saying so (unknown stays
+unknown). Tasks come from the desk heads (``ouro.desk.heads``: a
+per-file-validated summary, so only changed task files are read). Item texts
+are redacted when the packet is assembled (``ouro.orient.collect_items``):
+Desk records keep what the user wrote, the packet never shows a secret from
+them.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ SECTION_FEATURED = "Desk: featured"
 SECTION_ACTIVE = "Desk: active tasks"
 SECTION_BLOCKED = "Desk: blocked tasks"
 SECTION_UNVERIFIED = "Desk: done unverified"
+SECTION_OPEN = "Desk: open tasks (current tracks)"
 SECTION_FRICTION = "Desk: recent friction"
 MAX_PER_SECTION = 20
 FRICTION_SHOWN = 5
@@ -110,6 +116,21 @@ def desk_items(bundle: Bundle) -> list[OrientItem]:
                 _task_text(head),
                 head.locator,
                 more="ouro desk task list --status done",
+            )
+        )
+    current = list(featured["tracks"]) or sorted({h.track for h in heads if h.status == "active"})
+    opened = sorted(
+        (h for h in heads if h.status == "open" and h.track in current and h.id not in shown),
+        key=_order,
+    )
+    for head in opened[:MAX_PER_SECTION]:
+        items.append(
+            OrientItem(
+                SECTION_OPEN,
+                5,
+                _task_text(head),
+                head.locator,
+                more="ouro desk task list --status open",
             )
         )
     for problem in problems[:MAX_PER_SECTION]:

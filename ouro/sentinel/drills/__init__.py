@@ -26,6 +26,7 @@ DRILLS: dict[str, str] = {
     "secrets": "ouro.sentinel.drills.secrets:run",
     "unknown-not-zero": "ouro.sentinel.drills.damage:unknown_not_zero",
     "evidence-freshness": "ouro.sentinel.drills.freshness:run",
+    "edited-by-hand": "ouro.sentinel.drills.edited:run",
 }
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ouro.arc.redact import bundle_literals, redact_obj
 from ouro.bundle import Bundle
 
 SKIP = ("state/index", "state/locks", "state/sessions")
@@ -101,14 +102,19 @@ def run_one(name: str, drill: Drill, bundle: Bundle) -> dict[str, Any]:
     else:
         status, detail = "pass", f"{len(probe.checks)} check(s) held"
     look_at = sorted({c["lookAt"] for c in failed if "lookAt" in c})
-    return {
-        "name": name,
-        "status": status,
-        "detail": detail[:2000],
-        "checks": probe.checks,
-        "lookAt": look_at,
-        "durationMs": round((time.perf_counter() - started) * 1000, 1),
-    }
+    # Drill output is a render surface too: what a drill saw never shows a secret.
+    result: dict[str, Any] = redact_obj(
+        {
+            "name": name,
+            "status": status,
+            "detail": detail[:2000],
+            "checks": probe.checks,
+            "lookAt": look_at,
+            "durationMs": round((time.perf_counter() - started) * 1000, 1),
+        },
+        bundle_literals(bundle),
+    )
+    return result
 
 
 def kill_child_at(args: list[str], reached: str, *, timeout: float = CHILD_TIMEOUT) -> None:

@@ -1,13 +1,17 @@
 """Drill ``secrets``: credentials written through every path stay out.
 
-Seeds fake credentials of each kind the redactor knows (plus a literal listed
-in the copy's ``bundle.json``) through every Arc write path (ask, next safe
+Seeds fake credentials of every shape in ``SHAPES`` (plus a literal listed in
+the copy's ``bundle.json``) through every Arc write path (ask, next safe
 action with stop-before, blocker, handoff, note, claim text and about,
-evidence command and output, obligation text, recipient and route) and
-through a sentinel refresh with a caller signal. Then no file under ``arc/``
-(events, checkpoint, claims, obligations, receipts, ledger) and not the
-orientation packet may contain any of them, and the redaction markers must be
-there (proof the secrets did reach the write paths).
+evidence command and output, obligation text, recipient and route), through a
+sentinel refresh with a caller signal, and into Desk and the record (task
+titles and bodies of a featured track, friction, a diary fact, a note), which
+keep them as written. Then no file under ``arc/`` (events, checkpoint,
+claims, obligations, receipts, ledger) and no render surface (the orientation
+packet as text and JSON, the SessionStart injection, the UserPromptSubmit
+changes, the Stop message, ``arc resume``) may contain any of them, and the
+redaction markers must be there (proof the secrets did reach those paths).
+The drill's own output is redacted by the harness.
 """
 
 from __future__ import annotations
@@ -21,35 +25,78 @@ from ouro.models.ids import new_id
 from ouro.sentinel.drills.harness import Probe
 
 # Built from parts so this source file itself holds no credential-shaped string.
-_TAIL = "Q7xZ2mK9pL4vR8sT1wY6nB3c"
+_TAIL = "Q7xZ2mK9pL4vR8sT1wY6nB3c"  # a fake high-entropy tail
+
+#: kind -> (text as a user would type it, the secret part that must never appear)
+SHAPES: dict[str, tuple[str, str]] = {
+    "anthropic_key": ("key sk-" + "ant-api03-" + _TAIL, "sk-" + "ant-api03-" + _TAIL),
+    "openai_key": ("sk-" + "proj-" + _TAIL + "AbCd", "sk-" + "proj-" + _TAIL + "AbCd"),
+    "github_token": ("gh" + "p_" + _TAIL + "0123456789ab", "gh" + "p_" + _TAIL + "0123456789ab"),
+    "github_pat": (
+        "github" + "_pat_" + _TAIL + "_" + _TAIL,
+        "github" + "_pat_" + _TAIL + "_" + _TAIL,
+    ),
+    "gitlab_token": ("glpat" + "-" + _TAIL, "glpat" + "-" + _TAIL),
+    "slack_token": ("xox" + "b-123456789012-" + _TAIL, "xox" + "b-123456789012-" + _TAIL),
+    "aws_access_key": ("AK" + "IA" + "QWERTYUIOPASDFGH", "AK" + "IA" + "QWERTYUIOPASDFGH"),
+    "aws_secret": (
+        "aws_secret_access_key=" + "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKY",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKY",
+    ),
+    "google_api_key": ("AI" + "za" + _TAIL + "0123456789a", "AI" + "za" + _TAIL + "0123456789a"),
+    "stripe_key": ("sk" + "_live_" + _TAIL, "sk" + "_live_" + _TAIL),
+    "npm_token": ("npm" + "_" + _TAIL + "abcdefghijkl", "npm" + "_" + _TAIL + "abcdefghijkl"),
+    "huggingface_token": ("hf" + "_" + _TAIL + "abcdefghij", "hf" + "_" + _TAIL + "abcdefghij"),
+    "sendgrid_key": ("SG" + "." + _TAIL + "." + _TAIL + _TAIL, _TAIL + "." + _TAIL + _TAIL),
+    "bearer_token": ("Authorization: Bearer " + "opaque" + _TAIL, "opaque" + _TAIL),
+    "basic_auth": (
+        "Authorization: Basic " + "ZGVwbG95OmNvcnJlY3QtaG9yc2U=",
+        "ZGVwbG95OmNvcnJlY3QtaG9yc2U=",
+    ),
+    "curl_user": ("curl -u deploy:" + "Horse" + _TAIL[:8] + " https://x", "Horse" + _TAIL[:8]),
+    "jwt": (
+        "eyJhbGciOiJIUzI1NiJ9" + ".eyJzdWIiOiJib2IifQ." + "sig" + _TAIL,
+        "eyJzdWIiOiJib2IifQ." + "sig" + _TAIL,
+    ),
+    "url_password": (
+        "https://drill:" + "hunter2" + _TAIL[:6] + "@db.example.com/x",
+        "hunter2" + _TAIL[:6],
+    ),
+    "url_token": ("https://x.example/cb?access_token=" + "tok" + _TAIL + "&page=2", "tok" + _TAIL),
+    "private_key": (
+        "-----BEGIN "
+        + "RSA PRIVATE KEY-----\nMIIEv"
+        + _TAIL
+        + "\n-----END "
+        + "RSA PRIVATE KEY-----",
+        "MIIEv" + _TAIL,
+    ),
+    "password_assign": ("password=" + "Zebra" + _TAIL[:10], "Zebra" + _TAIL[:10]),
+    "password_quoted": (
+        'password: "correct ' + "horse battery " + _TAIL[:5] + '"',
+        "horse battery " + _TAIL[:5],
+    ),
+    "password_json": ('{"db_password": "p4ss ' + "word " + _TAIL[:6] + '"}', "word " + _TAIL[:6]),
+    "api_key_colon": ("api_key: " + "k3y" + _TAIL, "k3y" + _TAIL),
+    "token_assign": ("token=" + "t0k" + _TAIL[:12], "t0k" + _TAIL[:12]),
+    "client_secret": ("client_secret=" + "cs" + _TAIL[:14], "cs" + _TAIL[:14]),
+    "env_export": ("export SERVICE_TOKEN=" + "svc" + _TAIL[:9], "svc" + _TAIL[:9]),
+    "cli_flag": ("deploy --password " + "Flag" + _TAIL[:9], "Flag" + _TAIL[:9]),
+    "azure_account_key": ("AccountName=x;AccountKey=" + "Az" + _TAIL + "==;", "Az" + _TAIL),
+}
 
 
 def seeds(literal: str) -> dict[str, str]:
-    return {
-        "anthropic_key": "sk-" + "ant-api03-" + _TAIL + _TAIL,
-        "openai_key": "sk-" + "proj-" + _TAIL + "AbCd",
-        "github_token": "gh" + "p_" + _TAIL + "0123456789ab",
-        "aws_access_key": "AK" + "IA" + "QWERTYUIOPASDFGH",
-        "bearer_token": "Bearer " + "eyJhbGciOi" + _TAIL,
-        "private_key": "-----BEGIN "
-        + "PRIVATE KEY-----\nMIIEv"
-        + _TAIL
-        + "\n-----END "
-        + "PRIVATE KEY-----",
-        "url_password": "https://drill:" + "hunter2" + _TAIL[:6] + "@db.example.com/x",
-        "password": "password=" + "Zebra" + _TAIL[:10],
-        "literal": literal,
-    }
+    """kind -> the text as typed (every shape, plus a literal listed in bundle.json)."""
+    return {**{kind: typed for kind, (typed, _needle) in SHAPES.items()}, "literal": literal}
 
 
 def _needles(seeded: dict[str, str]) -> dict[str, str]:
-    """The part of each seed that must never persist (for URLs: the password)."""
-    out = dict(seeded)
-    out["url_password"] = "hunter2" + _TAIL[:6]
-    out["password"] = "Zebra" + _TAIL[:10]
-    out["bearer_token"] = "eyJhbGciOi" + _TAIL
-    out["private_key"] = "MIIEv" + _TAIL
-    return out
+    """The part of each seed that must never show (for a URL: its password)."""
+    return {
+        **{kind: needle for kind, (_typed, needle) in SHAPES.items()},
+        "literal": seeded["literal"],
+    }
 
 
 def _add_literal(bundle: Bundle, literal: str) -> None:
@@ -108,13 +155,68 @@ def _write_everything(bundle: Bundle, blob: str) -> None:
     refresh(bundle, trigger="drill", signals=[signal])
 
 
-def run(bundle: Bundle, probe: Probe) -> None:
-    from ouro import orient
+def _chunks(texts: list[str], limit: int) -> list[str]:
+    """Join single-line texts into titles of at most ``limit`` characters."""
+    out: list[str] = []
+    for text in texts:
+        if out and len(out[-1]) + 3 + len(text) <= limit:
+            out[-1] += " | " + text
+        else:
+            out.append(text[:limit])
+    return out
 
+
+def _write_desk(bundle: Bundle, seeded: dict[str, str], blob: str) -> None:
+    """Secrets typed into Desk and the record: kept as written, never rendered."""
+    from ouro.desk.featured import feature
+    from ouro.desk.friction import add_friction
+    from ouro.desk.notes import write_note
+    from ouro.desk.record import FactDraft, write_fact
+    from ouro.desk.tasks import add_task
+    from ouro.desk.tracks import add_track
+
+    track = add_track(bundle, "drill secrets " + new_id("x")[-6:]).name
+    single = [text for text in seeded.values() if "\n" not in text]
+    for title in _chunks([f"task {t}" for t in single], 190)[:15]:
+        add_task(bundle, track, title, body=blob)
+    feature(bundle, tracks=[track], tasks=[])
+    for title in _chunks(single, 190)[-5:]:
+        add_friction(bundle, title, body=blob)
+    write_fact(bundle, FactDraft(text=f"fact {blob}"))
+    write_note(bundle, "drill secrets note", f"note {blob}\n")
+
+
+def surfaces(bundle: Bundle) -> dict[str, str]:
+    """Every text ouro renders from this bundle for an agent: packet, hooks, resume."""
+    from ouro import orient
+    from ouro.arc.resume import read_resume, read_resume_full
+    from ouro.arc.tools_arc import render_resume
+    from ouro.hooks.handlers import debt_message
+    from ouro.hooks.packet import changed_context, packet_context
+
+    full = read_resume_full(bundle)
+    context, _hashes = packet_context(bundle, budget=20_000)
+    changed, _ = changed_context(bundle, {}, budget=20_000)
+    resume = read_resume(bundle)
+    return {
+        "orientation packet": orient.build_packet(bundle, budget=20_000).text,
+        "packet items (JSON)": orjson.dumps(
+            orient.build_packet(bundle, budget=20_000).to_json()
+        ).decode(),
+        "SessionStart injection": context,
+        "UserPromptSubmit changes": changed or "",
+        "Stop message": debt_message(full, now="9999-12-31T00:00:00Z") or "",
+        "arc resume": render_resume(resume) + orjson.dumps(resume).decode(),
+    }
+
+
+def run(bundle: Bundle, probe: Probe) -> None:
     literal = "drill-literal-" + new_id("x")
     _add_literal(bundle, literal)
     seeded = seeds(literal)
-    _write_everything(bundle, " | ".join(seeded.values()))
+    blob = " | ".join(seeded.values())
+    _write_everything(bundle, blob)
+    _write_desk(bundle, seeded, blob)
     needles = _needles(seeded)
     leaks: dict[str, list[str]] = {}
     markers = 0
@@ -128,7 +230,7 @@ def run(bundle: Bundle, probe: Probe) -> None:
             for kind, needle in needles.items():
                 if needle in data:
                     leaks.setdefault(kind, []).append(rel)
-    packet = orient.build_packet(bundle, budget=20_000).text
+    rendered = surfaces(bundle)
     for kind, needle in needles.items():
         files = leaks.get(kind, [])
         probe.expect(
@@ -137,12 +239,21 @@ def run(bundle: Bundle, probe: Probe) -> None:
             ", ".join(sorted(files)[:4]),
             look_at=(sorted(files) or ["arc/"])[0],
         )
+        shown = sorted(name for name, text in rendered.items() if needle in text)
         probe.expect(
-            needle not in packet, f"no {kind} in the orientation packet", look_at="ouro orient"
+            not shown,
+            f"no {kind} on any render surface",
+            ", ".join(shown),
+            look_at="ouro orient",
         )
     probe.expect(
         markers > 0,
         "redaction markers show the secrets reached the write paths",
         f"{markers} marker(s)",
         look_at="arc/",
+    )
+    probe.expect(
+        "[redacted:" in rendered["orientation packet"],
+        "Desk secrets reached the packet only as redaction markers",
+        look_at="ouro orient",
     )
