@@ -131,7 +131,7 @@ def test_every_page_renders_served_and_static(made: Bundle) -> None:
 def test_recovery_desk_habits_claims_show_their_receipts(made: Bundle) -> None:
     bench = Workbench(made, served=True)
     recovery = bench.render("recovery")
-    assert "<svg" in recovery and "drills: 7/7 passed" in recovery
+    assert "<svg" in recovery and "drills: 8/8 passed" in recovery
     assert 'class="pt p-blocked"' in recovery and 'class="pt p-ready"' in recovery
     desk = bench.render("desk")
     assert "held by <strong>demo</strong>" in desk and "1 iteration(s)" in desk
