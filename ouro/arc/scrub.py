@@ -233,7 +233,7 @@ def redact_record(bundle: Bundle, locator: str, match: str) -> dict[str, Any]:
             meta={"locator": str(loc), "occurrences": count, "marker": MARKER},
             produced_refs=[{"kind": "redacted", "locator": loc.path}],
         )
-        append_locked(bundle, line)
+        warnings = append_locked(bundle, line)
     return {
         "locator": str(loc),
         "occurrences": count,
@@ -241,6 +241,7 @@ def redact_record(bundle: Bundle, locator: str, match: str) -> dict[str, Any]:
         "event": line,
         "indexDropped": dropped,
         "stillFoundIn": _leftovers(bundle, match, path),
+        "warnings": warnings,
     }
 
 
@@ -251,6 +252,7 @@ def render_redacted(result: dict[str, Any]) -> str:
     ]
     if result["indexDropped"]:
         lines.append("search index dropped (it held the old text); 'ouro index sync' rebuilds it")
+    lines.extend(f"warning: {w}" for w in result.get("warnings", []))
     for loc in result["stillFoundIn"]:
         lines.append(f"still in: {loc}  (run 'ouro record redact {loc} --match …')")
     return "\n".join(lines)
