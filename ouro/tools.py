@@ -551,9 +551,9 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         description="Run recovery drills (erase, crash-after-append, crash-before-index, "
-        "truncate, secrets, unknown-not-zero, evidence-freshness), each on a temporary copy of "
-        "the bundle, then record one sentinel receipt with the results. Fails (exit 1) naming "
-        "each broken guarantee and where to look.",
+        "truncate, secrets, unknown-not-zero, evidence-freshness, edited-by-hand), each on a "
+        "temporary copy of the bundle, then record one sentinel receipt with the results. Fails "
+        "(exit 1) naming each broken guarantee and where to look.",
         input_model="ouro.sentinel.api:DrillInput",
         function="ouro.sentinel.api:drill",
         cli=("drill",),

@@ -54,9 +54,13 @@ def query(bundle: Bundle, what: str) -> dict[str, Any]:
     if what == "doing":
         return {
             **head,
+            "continuation": resume["continuation"],
+            "confirm": resume["confirm"],
             "currentAsk": resume["currentAsk"],
             "nextSafeAction": resume["nextSafeAction"],
-            "lastEvent": resume["lastEvent"],
+            "handoff": resume["handoff"],
+            "blockers": resume["blockers"],
+            "lastEvent": resume["lastUsefulEvent"] or resume["lastEvent"],
         }
     if what == "owe":
         listed = list_obligations(bundle, status="open")
