@@ -276,3 +276,17 @@ def test_reinstall_warns_when_it_changes_a_trusted_codex_entry(
     )
     assert "warning: Codex had trusted the Stop entry" in changed.stdout
     assert changed.stdout.count("had trusted") == 1
+
+
+def test_install_says_when_the_command_is_not_portable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from ouro.cli.app import cli
+
+    monkeypatch.setattr(install.shutil, "which", lambda name: None)
+    result = CliRunner().invoke(cli, ["hook", "install", "claude", "--project", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "'ouro' is not on PATH" in result.output
+    assert "specific to this machine" in result.output

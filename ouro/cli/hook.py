@@ -238,6 +238,11 @@ def _render_install(r: dict[str, Any]) -> str:
             "Codex skips the hook until you trust it again in /hooks"
         )
     reach = r["reach"]
+    if str(reach["command"]).startswith("/"):
+        lines.append(
+            "note: 'ouro' is not on PATH, so the hooks start it by its full path, which is "
+            "specific to this machine; put ouro on PATH and re-install for a shareable config"
+        )
     if reach["ok"]:
         lines.append(
             f"checked as the host will run it (from {Path(r['path']).parent.parent}, without "

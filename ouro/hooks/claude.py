@@ -13,8 +13,8 @@
   anyone, so ouro prints nothing there; all SessionEnd hooks share a 1.5 s
   budget, so ouro installs SessionEnd with a 1 s timeout. Exit 2 is a blocking error; ouro never
   uses it.
-  Claude caps injected hook text at 10,000 characters; ouro keeps an injection
-  under 4,000 (the guide plus a 2,500-character packet).
+  ouro keeps an injection under 4,000 characters (the guide plus a
+  2,500-character packet).
 """
 
 from __future__ import annotations
