@@ -1,6 +1,6 @@
 """Warm MCP tool-call round trip vs the same call in-process, in one run.
 
-    python bench/mcp.py [--calls N] [--seed-facts N]
+    python bench/mcp.py [--calls N] [--seed-facts N | --bundle CORPUS]
 
 Starts ``ouro mcp`` on a scratch bundle with the SDK's own stdio client, warms
 it up, then times ``desk_search`` and ``diary_write`` through the client
@@ -38,6 +38,7 @@ from ouro.tools import invoke  # noqa: E402
 TARGET_MS = 5.0
 ROUND = 10
 _serial = count()
+RUN = f"r{time.time_ns() % 10**9}"  # a rerun on the same bundle writes new facts
 
 
 class BenchFailed(Exception):
@@ -50,7 +51,7 @@ def search_args() -> dict[str, Any]:
 
 def write_args() -> dict[str, Any]:
     n = next(_serial)
-    return {"text": f"bench observation {n}: deploy step {n} finished (token b{n})"}
+    return {"text": f"bench observation {n}: deploy step {n} finished (token b{n} {RUN})"}
 
 
 CASES: dict[str, Callable[[], dict[str, Any]]] = {
@@ -124,11 +125,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=100, help="timed calls per tool and path")
     parser.add_argument("--seed-facts", type=int, default=40, help="facts written before timing")
+    parser.add_argument(
+        "--bundle", type=Path, help="a corpus bundle (bench/corpus.py) to run on; it grows"
+    )
     opts = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
-        bundle = Bundle.init(Path(tmp) / "bench.ouro", agent="bench")
-        seed(bundle, opts.seed_facts)
+        if opts.bundle is not None:
+            bundle = Bundle.open(opts.bundle.resolve())
+        else:
+            bundle = Bundle.init(Path(tmp) / "bench.ouro", agent="bench")
+            seed(bundle, opts.seed_facts)
         try:
             results = anyio.run(measure, bundle, opts.calls)
         except* BenchFailed as failed:

@@ -74,6 +74,8 @@ def _render_status(result: dict[str, Any]) -> str:
 @click.pass_context
 def status_cmd(ctx: click.Context, json_mode: bool) -> None:
     """Say whether the index is fresh, stale or missing (writes nothing)."""
-    from ouro.index.sync import status
+    # ouro.index.state directly: ouro.index.sync pulls in the whole write side.
+    from ouro.index.state import index_status
 
-    emit(status(bundle_from(ctx)), json_mode=wants_json(ctx, json_mode), render=_render_status)
+    result = index_status(str(bundle_from(ctx).root))
+    emit(result, json_mode=wants_json(ctx, json_mode), render=_render_status)

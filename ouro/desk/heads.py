@@ -282,14 +282,18 @@ def refresh_heads(bundle: Bundle, paths: Iterable[Path] | None = None) -> None:
         recorded, cache = _load_cache(bundle)
         now = time.time_ns()
         entries: dict[str, Any] = {}
+        changed = False
         for key, path, st in _task_files(bundle):
             fields = _cached(cache.get(key), st, recorded)
             if fields is None:
+                changed = True
                 try:
                     fields = _read_task(key, path)
                 except CorruptFile:
                     continue  # readers report it from the file itself
             entries[key] = [st.st_size, st.st_mtime_ns, st.st_ino, fields]
+        if not changed and entries.keys() == cache.keys():
+            return  # every entry still holds: nothing to write
         data = {"schema": SCHEMA, "recordedAt": now, "tasks": entries}
         target = heads_path(bundle)
         target.parent.mkdir(parents=True, exist_ok=True)

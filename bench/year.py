@@ -1,0 +1,331 @@
+"""Bench: a year's scale through the paths agents use, each figure beside a baseline
+measured in the same run (interleaved where both are repeated), with the ratio.
+
+    python bench/year.py [--bundle CORPUS] [--growth 1000,10000,100000] [--repeat 15]
+                         [--out results.md]
+
+Without ``--bundle`` a corpus is built with bench/corpus.py at the largest
+growth size (facts N, notes N/10, tasks N/20, events N). Rows (the table of
+issue 15):
+
+- ``diary_write`` through the tool registry (``ouro.tools.invoke``, what CLI
+  and MCP call: validation, the write, the index update) vs a bare
+  ``append_jsonl`` + fsync of the same line;
+- 8 processes writing through the tool registry vs 8 doing bare appends;
+- first ``diary write`` in a fresh process (``ouro diary write`` as a
+  process) vs ``python -c pass``, with peak RSS;
+- orient in-process (``build_packet``) vs the same packet with the Desk
+  provider removed (no tasks);
+- cold ``ouro orient`` vs ``python`` reading latest.json;
+- full rebuild (``ouro index rebuild`` as a process) vs a raw FTS5 build of
+  the same text (bench/search.py ``bare_build``), time and peak RSS;
+- cold ``ouro --version`` / ``ouro index status`` / a tool command
+  (``ouro desk task list``) vs ``python -c pass``;
+- growth: p50 of write, search (``desk_search``), orient and a no-change
+  ``index sync`` at each size of ``--growth``.
+
+It writes to the corpus (facts); run it on a copy. ``--out`` also writes the
+table as Markdown. ``--smoke`` runs every row at tiny scale (CI: a bench that
+breaks fails; its figures mean nothing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from bench.corpus import build_corpus  # noqa: E402
+from ouro import tools  # noqa: E402
+from ouro.bundle import Bundle  # noqa: E402
+from ouro.desk.record import FactDraft, build_fact, facts_path  # noqa: E402
+from ouro.store.jsonl import append_jsonl  # noqa: E402
+
+RUN = f"r{time.time_ns() % 10**9}"
+PROCS = 8
+ROWS: list[tuple[str, str, str, str, str]] = []  # measure, ours, baseline, ratio, goal
+
+
+def row(measure: str, ours: float, base: float, unit: str, goal: str) -> None:
+    ratio = ours / base if base else float("nan")
+    ROWS.append((measure, f"{ours:.2f} {unit}", f"{base:.2f} {unit}", f"{ratio:.2f}x", goal))
+    print(f"{measure}: {ours:.2f} {unit}; baseline {base:.2f} {unit}; ratio {ratio:.2f}x ({goal})")
+
+
+def p50(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env.pop("OURO_BUNDLE", None)
+    return env
+
+
+def run_process(argv: list[str]) -> tuple[float, int]:
+    """Wall seconds and peak RSS (KiB) of one process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=_env())
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    took = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        err = proc.stderr.read().decode() if proc.stderr else ""
+        raise SystemExit(f"bench/year.py: {' '.join(argv)} failed: {err[-800:]}")
+    return took, usage.ru_maxrss
+
+
+def ouro(bundle: Bundle, *args: str) -> list[str]:
+    return [sys.executable, "-m", "ouro.cli", "--bundle", str(bundle.root), *args]
+
+
+def interleave(a: Callable[[], Any], b: Callable[[], Any], repeat: int) -> tuple[float, float]:
+    """p50 (ms) of ``a`` and ``b``, alternating calls so both see the same machine."""
+    xs: list[float] = []
+    ys: list[float] = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        a()
+        xs.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        b()
+        ys.append(time.perf_counter() - t0)
+    return p50(xs), p50(ys)
+
+
+def interleave_processes(a: list[str], b: list[str], repeat: int) -> tuple[float, float]:
+    xs: list[float] = []
+    ys: list[float] = []
+    for _ in range(repeat):
+        xs.append(run_process(a)[0])
+        ys.append(run_process(b)[0])
+    return p50(xs), p50(ys)
+
+
+# --- rows ------------------------------------------------------------------------
+def write_rows(bundle: Bundle, repeat: int) -> None:
+    counter = iter(range(10**9))
+    scratch = facts_path(bundle).with_name("bench-bare.jsonl")
+
+    def tool() -> None:
+        n = next(counter)
+        args = {"text": f"year bench {RUN} fact {n} q{n * 7919 % 100003}", "about": ["bench"]}
+        tools.invoke("diary_write", bundle, {**args, "force": True})
+
+    def bare() -> None:
+        append_jsonl(scratch, [build_fact(FactDraft(f"bare {RUN}", about=["bench"]))])
+
+    tool()  # the process loads the log once
+    ours, base = interleave(tool, bare, repeat * 4)
+    scratch.unlink(missing_ok=True)
+    row("diary_write via the tool registry p50", ours, base, "ms", "<= 5 ms")
+
+
+def _writer(root: str, p: int, writes: int, barrier: Any, bare: bool) -> None:
+    bundle = Bundle(Path(root))
+    if bare:
+        scratch = facts_path(bundle).with_name(f"bench-bare-{p}.jsonl")
+        lines = [build_fact(FactDraft(f"bare {p} {n}", about=["bench"])) for n in range(writes)]
+        barrier.wait()
+        for line in lines:
+            append_jsonl(scratch, [line])
+        scratch.unlink()
+        return
+    warm = {"text": f"warm {RUN} {p}", "about": ["bench"], "force": True}
+    tools.invoke("diary_write", bundle, warm)
+    barrier.wait()
+    for n in range(writes):
+        args = {"text": f"{RUN} p{p} n{n} z{n * 31}", "about": ["bench", f"p{p}"], "force": True}
+        tools.invoke("diary_write", bundle, args)
+
+
+def _rate(bundle: Bundle, writes: int, bare: bool) -> float:
+    ctx = mp.get_context("spawn")  # a fresh process each: it loads what it needs itself
+    barrier = ctx.Barrier(PROCS + 1)
+    procs = [
+        ctx.Process(target=_writer, args=(str(bundle.root), p, writes, barrier, bare))
+        for p in range(PROCS)
+    ]
+    for proc in procs:
+        proc.start()
+    barrier.wait()
+    start = time.perf_counter()
+    for proc in procs:
+        proc.join()
+        if proc.exitcode != 0:
+            raise SystemExit(f"bench/year.py: a writer exited with {proc.exitcode}")
+    return PROCS * writes / (time.perf_counter() - start)
+
+
+def concurrency_row(bundle: Bundle, writes: int) -> None:
+    base = _rate(bundle, writes, bare=True)
+    ours = _rate(bundle, writes, bare=False)
+    lines = sum(1 for _ in facts_path(bundle).open("rb"))
+    print(f"  (log now {lines} lines; every tool write returned success)")
+    row("8 processes via the tool registry, writes/s", ours, base, "/s", ">= 500/s, 0 lost")
+
+
+def fresh_write_row(bundle: Bundle) -> None:
+    took, rss = run_process(ouro(bundle, "diary", "write", f"fresh {RUN}", "--about", "bench"))
+    base, base_rss = run_process([sys.executable, "-c", "pass"])
+    row("first diary write in a fresh process", took * 1000, base * 1000, "ms", "<= 150 ms")
+    print(f"  peak RSS {rss / 1024:.0f} MiB (python -c pass: {base_rss / 1024:.0f} MiB)")
+
+
+def orient_rows(bundle: Bundle, repeat: int) -> None:
+    from ouro import orient
+    from ouro.arc import paths
+
+    def with_tasks() -> None:
+        orient.build_packet(bundle)
+
+    saved = orient.PROVIDERS
+
+    def without_tasks() -> None:
+        orient.PROVIDERS = tuple(p for p in saved if "desk.orientation" not in p)
+        try:
+            orient.build_packet(bundle)
+        finally:
+            orient.PROVIDERS = saved
+
+    with_tasks()
+    without_tasks()
+    ours, base = interleave(with_tasks, without_tasks, repeat)
+    row("orient packet in-process", ours, base, "ms", "<= 10 ms (baseline: no Desk tasks)")
+    latest = paths.latest_path(bundle) if hasattr(paths, "latest_path") else None
+    target = str(latest) if latest else str(bundle.root / "arc/flight-recorder/latest.json")
+    floor = [sys.executable, "-c", f"import json; json.load(open({target!r}))"]
+    ours, base = interleave_processes(ouro(bundle, "orient"), floor, max(3, repeat // 3))
+    row("cold ouro orient", ours, base, "ms", "<= 4x the floor")
+
+
+def rebuild_row(bundle: Bundle) -> None:
+    took, rss = run_process(ouro(bundle, "index", "rebuild"))
+    code = (
+        "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]);"
+        "from bench.search import bare_build; from ouro.bundle import Bundle;"
+        "bare_build(Bundle.open(Path(sys.argv[2])), Path(sys.argv[3]))"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        base, base_rss = run_process(
+            [sys.executable, "-c", code, str(REPO), str(bundle.root), str(Path(tmp) / "bare.db")]
+        )
+    row("full rebuild", took, base, "s", "<= 1.5x")
+    row("full rebuild peak RSS", rss / 1024, base_rss / 1024, "MiB", "<= 1.5x")
+
+
+def cold_rows(bundle: Bundle, repeat: int) -> None:
+    floor = [sys.executable, "-c", "pass"]
+    n = max(3, repeat // 3)
+    for label, argv, goal in (
+        ("cold ouro --version", ouro(bundle, "--version"), "<= 60 ms"),
+        ("cold ouro index status", ouro(bundle, "index", "status"), "<= 100 ms"),
+        ("cold tool command (desk task list)", ouro(bundle, "desk", "task", "list"), "<= 150 ms"),
+    ):
+        ours, base = interleave_processes(argv, floor, n)
+        row(label, ours, base, "ms", f"{goal} (baseline: python -c pass)")
+
+
+def _growth_calls(bundle: Bundle) -> list[Callable[[], Any]]:
+    from ouro import orient
+    from ouro.index.sync import sync
+
+    counter = iter(range(10**9))
+
+    def write() -> None:
+        n = next(counter)
+        args = {"text": f"growth {RUN} {n} k{n * 13}", "about": ["bench"], "force": True}
+        tools.invoke("diary_write", bundle, args)
+
+    def search() -> None:
+        tools.invoke("desk_search", bundle, {"query": "the"})
+
+    return [write, search, lambda: orient.build_packet(bundle), lambda: sync(bundle)]
+
+
+def growth(
+    sizes: list[int], repeat: int, keep: Path
+) -> list[tuple[int, float, float, float, float]]:
+    from ouro.index.sync import sync
+
+    out = []
+    for size in sizes:
+        root = keep / f"growth-{size}.ouro"
+        bundle = build_corpus(
+            root, facts=size, notes=size // 10, tasks=size // 20, events=size, seed=7
+        )
+        sync(bundle)
+        samples = []
+        for fn in _growth_calls(bundle):
+            fn()
+            ts = []
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                fn()
+                ts.append(time.perf_counter() - t0)
+            samples.append(p50(ts))
+        out.append((size, *samples))
+        print(f"growth {size}: write {samples[0]:.2f} ms, search {samples[1]:.2f} ms, "
+              f"orient {samples[2]:.2f} ms, sync {samples[3]:.2f} ms")  # fmt: skip
+        shutil.rmtree(root, ignore_errors=True)
+    return out
+
+
+def markdown(curve: list[tuple[int, float, float, float, float]]) -> str:
+    lines = ["| measure | ouro | baseline (same run) | ratio | goal |", "|---|---|---|---|---|"]
+    lines += [f"| {' | '.join(r)} |" for r in ROWS]
+    if curve:
+        lines += ["", "| facts | write p50 | search p50 | orient p50 | sync p50 |", "|---|---|---|---|---|"]  # fmt: skip
+        lines += [f"| {s:,} | {w:.2f} ms | {q:.2f} ms | {o:.2f} ms | {y:.2f} ms |" for s, w, q, o, y in curve]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bundle", type=Path, help="a corpus bundle (it grows; use a copy)")
+    parser.add_argument("--growth", default="1000,10000,100000")
+    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--writes", type=int, default=100, help="per process, 8 processes")
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--smoke", action="store_true", help="tiny scale: checks the bench runs")
+    opts = parser.parse_args()
+    sizes = [int(s) for s in opts.growth.split(",") if s]
+    if opts.smoke:
+        sizes, opts.repeat, opts.writes = [200], 3, 5
+    with tempfile.TemporaryDirectory(prefix="ouro-year-") as tmp:
+        if opts.bundle:
+            bundle = Bundle.open(opts.bundle.resolve())
+        else:
+            n = max(sizes)
+            bundle = build_corpus(
+                Path(tmp) / "year.ouro", facts=n, notes=n // 10, tasks=n // 20, events=n
+            )
+            run_process(ouro(bundle, "index", "rebuild"))
+        write_rows(bundle, opts.repeat)
+        concurrency_row(bundle, opts.writes)
+        fresh_write_row(bundle)
+        orient_rows(bundle, opts.repeat)
+        rebuild_row(bundle)
+        cold_rows(bundle, opts.repeat)
+        curve = growth(sizes, max(3, opts.repeat // 3), Path(tmp))
+    table = markdown(curve)
+    print(table)
+    if opts.out:
+        opts.out.write_text(table, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
