@@ -61,7 +61,8 @@ from ouro.errors import OuroError
 SERVER_NAME = "ouro"
 #: The default tool set: what an agent needs while it works (``--tools all`` serves every tool).
 #: ``desk_search`` covers facts and notes by ``kinds``; ``diary_search`` the diary;
-#: ``orient`` and ``arc_resume`` list open obligations and unverified claims.
+#: ``orient`` and ``arc_resume`` list open obligations and unverified claims; task
+#: lifecycle verbs (update, take, verify) are in ``--tools all``.
 LEAN = frozenset(
     {
         "info",
@@ -80,7 +81,6 @@ LEAN = frozenset(
         "desk_search",
         "diary_search",
         "desk_task_add",
-        "desk_task_update",
         "desk_task_list",
         "diary_write",
         "notes_write",

@@ -122,7 +122,7 @@ def _text(request: dict[str, Any]) -> str:
 def _assert_packet(request: dict[str, Any], *markers: str) -> None:
     text = _text(request)
     assert "# orient" in text
-    for marker in markers or (ASK, NEXT):
+    for marker in markers or (ASK, NEXT, HANDOFF):
         assert marker in text, marker
 
 
