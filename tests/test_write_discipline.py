@@ -319,3 +319,16 @@ def test_a_corrupt_entities_json_is_kept_aside_before_the_rewrite(bundle: Bundle
     invoke("diary_write", bundle, {"text": "dogs bark", "about": ["dog"]})
     copies = list(entities.parent.glob("entities.json.corrupt-*"))
     assert [c.read_bytes() for c in copies] == [b"{ my hand edit, broken"]
+
+
+def test_a_full_disk_never_makes_rebuild_move_a_healthy_index_aside(small_disk: Path) -> None:
+    from ouro.index.sync import rebuild, sync
+
+    bundle = Bundle.init(small_disk / "b.ouro", agent="tester")
+    invoke("notes_write", bundle, {"title": "Big", "body": "words and more words\n" * 3000})
+    sync(bundle)
+    _fill(small_disk)
+    with pytest.raises(OuroError) as err:
+        rebuild(bundle)
+    assert "disk full" in err.value.message
+    assert not list((bundle.root / "state").glob("index.damaged-*"))

@@ -16,7 +16,6 @@ kept next to it as ``<name>.json.corrupt-<stamp>`` so nothing is lost.
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +26,7 @@ from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.models.base import Record
 from ouro.models.clock import utc_now
-from ouro.store.atomic import atomic_write_json
+from ouro.store.atomic import atomic_write_bytes, atomic_write_json
 
 STATE_DIR = "state/habits"
 
@@ -77,6 +76,7 @@ def write_state(bundle: Bundle, state: HabitState) -> None:
     path = state_path(bundle, state.habit_name)
     if read_state(bundle, state.habit_name).problem and path.exists():
         stamp = utc_now().strftime("%Y%m%dT%H%M%S%fZ")
-        shutil.copy2(path, path.with_name(f"{path.name}.corrupt-{stamp}"))
+        # through the store, like every write: confined to the bundle, all or nothing
+        atomic_write_bytes(path.with_name(f"{path.name}.corrupt-{stamp}"), path.read_bytes())
     # nulls stay in the file: "no next run" is stated, not left out
     atomic_write_json(path, state.model_dump(mode="json", by_alias=True))

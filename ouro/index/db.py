@@ -20,6 +20,7 @@ index reads no migration file (``SCHEMA_VERSION`` says which one is newest).
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import sqlite3
@@ -174,6 +175,10 @@ def open_db(root: Root, *, create: bool = True) -> sqlite3.Connection:
     path = db_file(root)
     try:
         return _open(root, path, create)
+    except IndexUnavailable as exc:
+        if transient(exc, path):  # e.g. a full disk, which SQLite calls an I/O error
+            raise damaged(path, exc) from None
+        raise
     except sqlite3.Error as exc:
         raise damaged(path, exc) from None
     except OSError as exc:
@@ -182,11 +187,46 @@ def open_db(root: Root, *, create: bool = True) -> sqlite3.Connection:
 
 def damaged(path: str, exc: BaseException) -> IndexUnavailable:
     """The error for an index that cannot be used as it is."""
-    if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+    if transient(exc, path):
+        if "locked" in str(exc) or "busy" in str(exc):
+            return IndexUnavailable(
+                f"the index {path} is busy ({exc})", hint="retry; another process is writing it"
+            )
+        from ouro.store.guard import mount_point
+
+        mount = mount_point(path)
         return IndexUnavailable(
-            f"the index {path} is busy ({exc})", hint="retry; another process is writing it"
+            f"the index {path} could not be written: disk full ({exc}); the files are unchanged",
+            hint=f"free space on {mount}, then run 'ouro index sync'",
         )
     return IndexUnavailable(f"the index {path} cannot be used ({exc})", hint=REBUILD_HINT)
+
+
+def transient(exc: BaseException, path: str | None = None) -> bool:
+    """A failure of the moment (busy, disk full), not damage: never a reason to
+    move the index aside. SQLite reports a full disk while opening as a "disk
+    I/O error" (it cannot create the -shm file), so that counts as full when
+    the file system at ``path`` has (almost) no space left."""
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+    text = exc.message if isinstance(exc, IndexUnavailable) else str(exc)
+    if not isinstance(exc, IndexUnavailable | sqlite3.OperationalError):
+        return False
+    if any(word in text for word in ("is busy", "disk full", "locked", "disk is full")):
+        return True
+    return "disk I/O error" in text and path is not None and _nearly_full(path)
+
+
+def _nearly_full(path: str) -> bool:
+    import shutil
+
+    folder = os.path.dirname(path)
+    while folder and not os.path.isdir(folder):
+        folder = os.path.dirname(folder)
+    try:
+        return shutil.disk_usage(folder or ".").free < (1 << 20)
+    except OSError:
+        return False
 
 
 def _open(root: Root, path: str, create: bool) -> sqlite3.Connection:

@@ -179,10 +179,10 @@ def rebuild(bundle: Bundle, progress: Progress | None = None) -> SyncReport:
     try:
         return _rebuild(bundle, progress)
     except IndexUnavailable as exc:
-        if "is busy" in exc.message:
-            raise
+        if db.transient(exc, db.db_file(bundle.root)):  # busy or disk full: not damage
+            raise db.damaged(db.db_file(bundle.root), exc) from None
     except (OSError, sqlite3.Error) as exc:
-        if "locked" in str(exc):
+        if db.transient(exc, db.db_file(bundle.root)):
             raise db.damaged(db.db_file(bundle.root), exc) from None
     moved = db.move_aside(bundle.root)
     report = _rebuild(bundle, progress)
