@@ -8,7 +8,9 @@ Scenarios, each on its own fresh bundle:
 
 - ``concurrent``: N processes x M ``diary_write`` calls through the public tool
   path (``ouro.tools.invoke``, the function behind the CLI and MCP) with the
-  index live: torn lines, lost facts, errors, and index facts vs file facts.
+  index live: torn lines, lost facts, errors, and index facts vs file facts;
+  writes/s beside a baseline from the same run (the same processes doing bare
+  locked ``append_jsonl`` + fsync, process start included in both).
 - ``kills``: K SIGKILLs at random moments across every writer (diary write
   and reflect, notes, arc note and ask, claims, obligations, task update,
   tips, friction, sentinel refresh), then the next write of each: torn
@@ -132,6 +134,33 @@ def _diary_worker(root: str, worker: int, writes: int, tag: str, out: Any) -> No
     out.put(errors)
 
 
+def _bare_worker(path: str, worker: int, writes: int, out: Any) -> None:
+    from ouro.store.jsonl import append_jsonl
+
+    for i in range(writes):
+        append_jsonl(Path(path), [{"worker": worker, "i": i, "text": f"bare fact {i}"}])
+    out.put(0)
+
+
+def _bare_rate(base: Path, procs: int, writes: int) -> float:
+    """Baseline: the same number of processes doing bare locked appends + fsync."""
+    ctx = mp.get_context("spawn")
+    out = ctx.Queue()
+    target = base / "bare.jsonl"
+    workers = [
+        ctx.Process(target=_bare_worker, args=(str(target), w, writes, out)) for w in range(procs)
+    ]
+    started = time.perf_counter()
+    for p in workers:
+        p.start()
+    for _ in workers:
+        out.get(timeout=3600)
+    seconds = time.perf_counter() - started
+    for p in workers:
+        p.join(60)
+    return procs * writes / seconds
+
+
 def concurrent(base: Path, procs: int, writes: int) -> Figures:
     bundle = Bundle.init(base / "concurrent.ouro", agent="soak")
     from ouro.index.sync import sync
@@ -162,11 +191,13 @@ def concurrent(base: Path, procs: int, writes: int) -> Figures:
     from ouro.index.sync import status
 
     counts = status(bundle)["counts"]
+    bare = _bare_rate(base, procs, writes)
     return {
         "writes": procs * writes,
         "processes": procs,
         "seconds": round(seconds, 1),
         "writesPerSecond": round(procs * writes / seconds),
+        "baselineBareAppendsPerSecond": round(bare),
         "errors": errors,
         "torn": len(read.bad),
         "lost": len(expected - texts),
@@ -660,6 +691,9 @@ READ_COMMANDS: list[tuple[str, ...]] = [
     ("index", "status"),
     ("habits", "due"),
     ("habits", "show", "sample"),
+    ("habits", "last", "sample"),
+    ("migrate", "--dry-run"),
+    ("guide",),
 ]
 
 
@@ -668,7 +702,8 @@ def reads(base: Path) -> Figures:
 
     bundle = Bundle.init(base / "reads.ouro", agent="soak")
     ctx = prepare_samples(bundle)
-    for name in ("diary_write", "notes_write", "arc_ask", "desk_tip_add", "diary_reflect"):
+    for name in ("diary_write", "notes_write", "arc_ask", "desk_tip_add", "diary_reflect",
+                 "habits_run"):  # fmt: skip
         registry.invoke(name, bundle, {k: (v(ctx) if callable(v) else v)
                                        for k, v in SAMPLES[name].items()})  # fmt: skip
     from ouro.index.sync import sync
