@@ -2,7 +2,8 @@
 
     python bench/run_all.py [--corpus PATH] [--out bench-results.md] [--smoke]
 
-Each ``bench/*.py`` runs as its own process on the year-scale corpus of
+Each ``bench/*.py`` (but corpus.py, which builds the corpus, and soak.py, the
+soak suite's runner with its own tests) runs as its own process on the year-scale corpus of
 ``bench/corpus.py`` (100k facts, 10k notes, 5k tasks, 100k events; built at
 ``--corpus`` when that folder does not exist yet). Benches that write get a
 fresh copy. Every line a bench prints with a baseline or ratio in it becomes a
