@@ -3,13 +3,17 @@
 Contract:
 - ``entities.json`` is derived from the log and rewritten whole, atomically and
   fsynced (``derived.replace_derived``), from a process's view of the log
-  (``factstate.DiaryState``), always with the diary lock held.
+  (``factstate.DiaryState``), always with the entities lock
+  (``state/locks/entities.lock``) held. Lock order: entities, then diary.
+  A writer rewrites it holding only the entities lock (group commit: appends
+  by other writers go on meanwhile, and the next rewrite covers them all); a
+  rebuild, and a writer that finds the log rewritten, hold both.
 - ``state/locks/diary.entities-stamp`` says which log the file reflects:
   ``<facts inode> <facts bytes> <hex of the last log bytes> <entities inode>
   <entities size> <entities mtime_ns>``. It is a rebuildable cache: missing,
   unreadable, or not matching the files on disk means "not known to be current".
 - A writer whose lines end at byte ``upto`` of the log calls
-  ``ensure_entities(..., upto)`` (diary lock held) before it reports success. If
+  ``ensure_entities(..., upto)`` (entities lock held) before it reports success. If
   another writer has since rewritten the file from a log of at least ``upto``
   bytes (same log, same bytes there, and the file is untouched since) there is
   nothing to do; otherwise it rewrites the file from the whole log. So the file
@@ -126,12 +130,24 @@ def rewrite_entities(state: DiaryState, entities: Path, stamp: Path) -> None:
     _write_stamp(state, entities, stamp)
 
 
-def ensure_entities(state: DiaryState, entities: Path, stamp: Path, upto: int) -> bool:
+def ensure_entities(
+    state: DiaryState, entities: Path, stamp: Path, upto: int, *, diary_lock: Path | None = None
+) -> bool:
     """Make entities.json reflect at least the first ``upto`` bytes of the log.
 
-    Call with the diary lock held. Returns True when it rewrote the file.
+    Call with the entities lock held and, when ``diary_lock`` is None, the diary
+    lock too. With ``diary_lock`` given (a writer after its append) the diary
+    lock is taken only when the log cannot be read as a plain append without it
+    (an outside rewrite), so appends by other writers go on during the rewrite.
+    Returns True when it rewrote the file.
     """
-    state.sync()
+    if diary_lock is None:
+        state.sync()
+    elif not state.sync(locked=False) or state.offset < upto:
+        from ouro.store.lock import FileLock
+
+        with FileLock(diary_lock, purpose="entities update"):
+            state.sync()
     if _is_current(state, entities, stamp, upto):
         return False
     rewrite_entities(state, entities, stamp)

@@ -86,20 +86,20 @@ class DiaryState:
         self.postings: dict[str, dict[str, list[str]]] = {}
 
     # --- reading the log ---------------------------------------------------
-    def sync(self, *, locked: bool = True) -> None:
+    def sync(self, *, locked: bool = True) -> bool:
         """Consume whatever complete lines the file gained since the last call.
 
         ``locked=False`` (the diary lock is not held): only a plain append is
         consumed. Anything that looks like a rewrite is left for the next locked
         call, because an append in flight can look like one (ext4 sets the new
-        mtime before the new size).
+        mtime before the new size); then it returns False (not caught up).
         """
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
             if locked and (self.ino is not None or self.offset):
                 self.reset()
-            return
+            return locked or (self.ino is None and not self.offset)
         rewritten = self.ino is not None and (
             st.st_ino != self.ino
             or st.st_size < self.offset
@@ -109,16 +109,16 @@ class DiaryState:
         )
         if rewritten:
             if not locked:
-                return
+                return False
             self.reset()
         self.ino = st.st_ino
         self.mtime_ns = st.st_mtime_ns
         if st.st_size <= self.offset:
-            return
+            return True
         chunk = self.read_bytes(self.offset, st.st_size - self.offset)
         cut = chunk.rfind(b"\n")
         if cut < 0:
-            return
+            return True
         self._consume(chunk[: cut + 1], self.offset)
         self.offset += cut + 1
         if cut + 1 >= TAIL:
@@ -126,6 +126,7 @@ class DiaryState:
         else:
             start = max(0, self.offset - TAIL)
             self.tail = self.read_bytes(start, self.offset - start)
+        return True
 
     def read_bytes(self, start: int, size: int) -> bytes:
         fd = os.open(self.path, os.O_RDONLY)  # os-level: a write syncs several times

@@ -16,7 +16,8 @@ Contract (``docs/record.md`` has the line format):
   existing fact's locator, unless ``force``. ``supersedes`` retires an active
   fact by writing a new line; the old line is never rewritten.
 - ``entities.json`` is derived from the log and rewritten whole (atomic
-  replace) under the diary lock after the append, from the in-process view of
+  replace) under the entities lock after the append (not the diary lock:
+  other writers append meanwhile), from the in-process view of
   the log (``factstate``), unless another writer already rewrote it from a log
   that includes our lines (``entities.ensure_entities``). So it always reflects
   a prefix of the log that includes every completed write.
@@ -293,8 +294,10 @@ def append_facts_batch(
         entities = entities_path(bundle)
         stamp = entities_stamp_path(bundle)
         try:
-            with FileLock(lock, purpose="entities update"), state.mutex:
-                ensure_entities(state, entities, stamp, upto)
+            # Under the entities lock only: other writers keep appending while
+            # this rewrite runs, and the next rewrite covers them (group commit).
+            with FileLock(entities_lock(bundle), purpose="entities update"), state.mutex:
+                ensure_entities(state, entities, stamp, upto, diary_lock=lock)
             result.paths = [path, entities]
         except OuroError as exc:
             # The facts are durable: report success, say what is stale, never
@@ -327,10 +330,15 @@ def bad_line_warnings(bad: Sequence[BadLine], limit: int = 10) -> list[str]:
 
 
 # --- entities.json -----------------------------------------------------------
+def entities_lock(bundle: Bundle) -> Path:
+    """Held by whoever rewrites entities.json (before the diary lock, if both)."""
+    return bundle.lock_path("entities")
+
+
 def entities_stamp_path(bundle: Bundle) -> Path:
     """Which log entities.json reflects (a cache; see ``ouro.desk.entities``).
 
-    Next to the diary lock: only read and written under it, and like the locks
+    Next to the locks: only read and written under the entities lock, and like the locks
     it is machine-local (inode numbers) and ignored by git.
     """
     return bundle.lock_path("diary").with_name("diary.entities-stamp")
@@ -339,7 +347,10 @@ def entities_stamp_path(bundle: Bundle) -> Path:
 def rebuild_entities(bundle: Bundle) -> dict[str, int]:
     """Regenerate entities.json from facts.jsonl (e.g. after a git merge)."""
     path = facts_path(bundle)
-    with FileLock(bundle.lock_path("diary"), purpose="entities rebuild"):
+    with (
+        FileLock(entities_lock(bundle), purpose="entities rebuild"),
+        FileLock(bundle.lock_path("diary"), purpose="entities rebuild"),
+    ):
         state = DiaryState(path)
         state.sync()
         rewrite_entities(state, entities_path(bundle), entities_stamp_path(bundle))

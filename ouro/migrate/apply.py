@@ -188,7 +188,10 @@ def append_facts(root: Path, plan: Plan, staged: Path) -> int:
     bundle = Bundle(root)
     dest = root / str(plan.facts["destination"])
     lines = [line for line in staged.read_bytes().split(b"\n") if line]
-    with FileLock(_lock(root, "diary"), purpose="migrate facts"):
+    with (
+        FileLock(_lock(root, "entities"), purpose="migrate facts"),
+        FileLock(_lock(root, "diary"), purpose="migrate facts"),
+    ):
         _cut_own_torn_tail(dest, lines)
         present = {r.get("id") for r in read_jsonl(dest).records}
         staged_records = [orjson.loads(line) for line in lines]
@@ -196,7 +199,7 @@ def append_facts(root: Path, plan: Plan, staged: Path) -> int:
         if todo:
             append_jsonl(dest, todo)
         # The rebuild below may have been killed mid-replace on an earlier try;
-        # every entities.json writer holds the diary lock, so no live temp matches.
+        # every entities.json writer holds the entities lock, so no live temp matches.
         clear_temps(entities_path(bundle))
     # entities.json is derived from facts.jsonl; the Desk rebuilds it (taking
     # the diary lock itself, so ours must be released first).
