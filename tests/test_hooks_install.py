@@ -16,6 +16,7 @@ from ouro.hooks.codex import HOST as CODEX
 from tests.conftest import run_ouro, snapshot
 
 EVENTS = ["SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd"]
+HOST_OBJ = {"claude": CLAUDE, "codex": CODEX}
 
 
 def install_json(*args: str) -> dict[str, Any]:
@@ -39,8 +40,9 @@ def test_fresh_install_writes_every_event_then_is_a_no_op(
     path = tmp_path / rel
     assert first["path"] == str(path) and first["written"] and first["backup"] is None
     doc = json.loads(path.read_text())
-    assert list(doc["hooks"]) == EVENTS
-    for event in EVENTS:
+    events = list(HOST_OBJ[host].events)
+    assert list(doc["hooks"]) == events
+    for event in events:
         [h] = handlers(doc, event)
         assert h == {
             "type": "command",
@@ -49,6 +51,7 @@ def test_fresh_install_writes_every_event_then_is_a_no_op(
         }
     assert doc["hooks"]["SessionStart"][0]["matcher"] == "startup|resume|clear|compact"
     assert "matcher" not in doc["hooks"]["Stop"][0]
+    assert doc["hooks"]["PostToolUse"][0]["matcher"] == "Bash"  # shell commands only
     text, mtime = path.read_text(), path.stat().st_mtime_ns
     second = install_json(host, "--project", str(tmp_path))
     assert (second["changed"], second["written"], second["diff"]) == (False, False, "")

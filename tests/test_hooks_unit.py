@@ -247,7 +247,7 @@ def test_a_failed_step_warns_but_the_packet_is_still_injected(
 
 
 def test_every_event_has_a_handler_and_options_default_to_the_codex_budget() -> None:
-    assert set(HANDLERS) == set(EVENTS)
+    assert set(HANDLERS) == set(EVENTS) | {"PostToolUse", "PostToolUseFailure"}
     assert Options().budget <= 2500 and Options().block_on_debt is False
 
 

@@ -28,7 +28,12 @@ HOST = Host(
     silent_events=frozenset({"SessionEnd"}),
     context_limit=4000,
     settings_file=".claude/settings.json",
-    matchers={"SessionStart": "startup|resume|clear|compact", "PreCompact": "manual|auto"},
+    matchers={
+        "SessionStart": "startup|resume|clear|compact",
+        "PreCompact": "manual|auto",
+        "PostToolUse": "Bash",
+        "PostToolUseFailure": "Bash",
+    },
     # SessionEnd hooks share a 1.5 s budget (CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS).
     timeouts={
         "SessionStart": 30,
@@ -36,6 +41,9 @@ HOST = Host(
         "PreCompact": 30,
         "Stop": 10,
         "SessionEnd": 1,
+        "PostToolUse": 10,
+        "PostToolUseFailure": 10,
     },
     guide_file="CLAUDE.md",
+    tool_events=("PostToolUse", "PostToolUseFailure"),
 )

@@ -35,7 +35,11 @@ HOST = Host(
     silent_events=frozenset({"SessionEnd"}),
     context_limit=4000,
     settings_file=".codex/hooks.json",
-    matchers={"SessionStart": "startup|resume|clear|compact", "PreCompact": "manual|auto"},
+    matchers={
+        "SessionStart": "startup|resume|clear|compact",
+        "PreCompact": "manual|auto",
+        "PostToolUse": "Bash",
+    },
     # Codex clamps SessionEnd to 3 s and warns in every session when it is larger.
     timeouts={
         "SessionStart": 30,
@@ -43,6 +47,8 @@ HOST = Host(
         "PreCompact": 30,
         "Stop": 10,
         "SessionEnd": 3,
+        "PostToolUse": 10,
     },
     guide_file="AGENTS.md",
+    tool_events=("PostToolUse",),
 )

@@ -36,6 +36,9 @@ from ouro.errors import InvalidInput, OuroError
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd")
 #: Events a dry run answers (their handlers write nothing when ``Options.dry_run``).
 DRY_EVENTS = frozenset({"SessionStart", "Stop"})
+#: Tool events (``ouro.hooks.posttool``): a host reports a command it ran.
+#: Each host installs the ones it has (``Host.tool_events``).
+TOOL_EVENTS = ("PostToolUse", "PostToolUseFailure")
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,12 @@ class Host:
     timeouts: Mapping[str, int]
     #: project file the operating guide block goes into (``ouro hook install --guide``)
     guide_file: str
+    #: tool events this host has (installed after ``EVENTS``)
+    tool_events: tuple[str, ...] = ()
+
+    @property
+    def events(self) -> tuple[str, ...]:
+        return EVENTS + self.tool_events
 
 
 @dataclass(frozen=True)
@@ -73,6 +82,10 @@ class HookInput:
     turn_id: str | None = None  # Codex supplies one per turn
     model: str | None = None
     stop_hook_active: bool = False
+    #: PostToolUse / PostToolUseFailure only: the raw tool fields, read by
+    #: ``ouro.hooks.posttool`` (which keeps a digest and a redacted tail of any
+    #: output, never the output)
+    tool: Mapping[str, Any] | None = None
 
 
 @dataclass
@@ -127,13 +140,19 @@ def parse_input(text: str) -> HookInput:
         raise InvalidInput(
             f"hook stdin field 'stop_hook_active' must be true/false, got {active!r}"
         )
-    return HookInput(**values, stop_hook_active=active)
+    tool = None
+    if values.get("event") in TOOL_EVENTS or "tool_name" in data:
+        tool = {
+            k: data.get(k)
+            for k in ("tool_name", "tool_input", "tool_response", "error", "is_interrupt")
+        }
+    return HookInput(**values, stop_hook_active=active, tool=tool)
 
 
 def normalize_event(word: str) -> str | None:
     """``SessionStart`` from any casing or ``session-start`` / ``session_start``."""
     flat = word.replace("-", "").replace("_", "").lower()
-    for name in EVENTS:
+    for name in EVENTS + TOOL_EVENTS:
         if name.lower() == flat:
             return name
     return None

@@ -29,7 +29,7 @@ from typing import Any
 
 from ouro.errors import CorruptFile
 from ouro.hooks import install
-from ouro.hooks.common import EVENTS, Host
+from ouro.hooks.common import Host
 
 CAPS = {"codex": {"SessionEnd": 3}, "claude": {"SessionEnd": 1}}
 
@@ -57,7 +57,7 @@ def diagnose(host: Host, project: Path, env: Mapping[str, str]) -> list[Check]:
         return [
             Check("config", "problem", f"{path} does not exist", f"run '{reinstall}' in {project}")
         ]
-    commands = {e: install.installed_command(doc, host, e) for e in EVENTS}
+    commands = {e: install.installed_command(doc, host, e) for e in host.events}
     missing = [e for e, c in commands.items() if c is None]
     if missing:
         checks.append(
@@ -69,7 +69,9 @@ def diagnose(host: Host, project: Path, env: Mapping[str, str]) -> list[Check]:
             )
         )
     else:
-        checks.append(Check("config", "ok", f"{path}: ouro hooks for all {len(EVENTS)} events"))
+        checks.append(
+            Check("config", "ok", f"{path}: ouro hooks for all {len(host.events)} events")
+        )
     checks.extend(_timeouts(host, doc))
     start = commands["SessionStart"]
     if start is None:

@@ -271,7 +271,16 @@ def debt_message(full: dict[str, Any], *, now: str) -> str | None:
     return "\n".join(lines) if lines else None
 
 
+def post_tool_use(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
+    """A command the host ran: a receipt when it is a declared check (lazy import)."""
+    from ouro.hooks.posttool import observe
+
+    return observe(bundle, host, inp)
+
+
 HANDLERS = {
+    "PostToolUse": post_tool_use,
+    "PostToolUseFailure": post_tool_use,
     "SessionStart": session_start,
     "UserPromptSubmit": user_prompt_submit,
     "PreCompact": pre_compact,

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from ouro.errors import CorruptFile
-from ouro.hooks.common import EVENTS, Host
+from ouro.hooks.common import Host
 from ouro.models.clock import utc_now
 from ouro.store.atomic import atomic_write_text
 
@@ -121,7 +121,7 @@ def merge(doc: dict[str, Any], host: Host, commands: dict[str, str], path: Path)
         raise CorruptFile(
             f"{path}: 'hooks' must be an object", hint="fix the file; it was left untouched"
         )
-    for event in EVENTS:
+    for event in host.events:
         wanted = {"type": "command", "command": commands[event], "timeout": host.timeouts[event]}
         groups = hooks.setdefault(event, [])
         if not isinstance(groups, list):
@@ -165,7 +165,9 @@ def plan(
     path = project / host.settings_file
     before, doc = _load(path)
     base = base or default_command()
-    commands = {e: handler_command(host, e, base=base, block_on_debt=block_on_debt) for e in EVENTS}
+    commands = {
+        e: handler_command(host, e, base=base, block_on_debt=block_on_debt) for e in host.events
+    }
     merged = merge(doc, host, commands, path)
     changed = merged != doc
     after = json.dumps(merged, indent=2, ensure_ascii=False) + "\n" if changed else before or ""
