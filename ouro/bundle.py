@@ -32,6 +32,7 @@ Contract:
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +44,7 @@ from ouro.errors import BundleExists, BundleNotFound, CorruptFile, LegacyLayout
 from ouro.models.clock import utc_now_iso
 from ouro.resources import bundle_template
 from ouro.store.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
-from ouro.store.guard import make_dirs
+from ouro.store.guard import make_dirs, remove_dirs
 from ouro.store.locator import Locator
 
 LAYOUT_VERSION = 2
@@ -223,19 +224,29 @@ class Bundle:
                 hint="choose a new or empty folder",
             )
         agent_name = agent or _default_agent_name(root)
-        make_dirs(root)
-        for source, rel in bundle_template():
-            atomic_write_bytes(root / rel, source.read_bytes(), root=root)
-        atomic_write_json(  # last: a bundle.json means the bundle is complete
-            root / "bundle.json",
-            {
-                "schemaVersion": 1,
-                "layoutVersion": LAYOUT_VERSION,
-                "agent": agent_name,
-                "createdAt": utc_now_iso(),
-            },
-            root=root,
-        )
+        created = make_dirs(root)
+        try:
+            for source, rel in bundle_template():
+                atomic_write_bytes(root / rel, source.read_bytes(), root=root)
+            atomic_write_json(  # last: a bundle.json means the bundle is complete
+                root / "bundle.json",
+                {
+                    "schemaVersion": 1,
+                    "layoutVersion": LAYOUT_VERSION,
+                    "agent": agent_name,
+                    "createdAt": utc_now_iso(),
+                },
+                root=root,
+            )
+        except BaseException:
+            # A failed init (disk full, say) leaves no half bundle: what it
+            # created goes again; a folder that was already there stays, empty.
+            for child in list(root.iterdir()) if root.is_dir() else []:
+                shutil.rmtree(
+                    child
+                ) if child.is_dir() and not child.is_symlink() else child.unlink()
+            remove_dirs(created)
+            raise
         return cls(root)
 
 

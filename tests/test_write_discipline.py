@@ -332,3 +332,11 @@ def test_a_full_disk_never_makes_rebuild_move_a_healthy_index_aside(small_disk: 
         rebuild(bundle)
     assert "disk full" in err.value.message
     assert not list((bundle.root / "state").glob("index.damaged-*"))
+
+
+def test_init_on_a_full_disk_leaves_no_half_bundle(small_disk: Path) -> None:
+    _fill(small_disk)
+    with pytest.raises(StorageError) as err:
+        Bundle.init(small_disk / "new.ouro")
+    assert "disk full" in err.value.message
+    assert not (small_disk / "new.ouro").exists()
