@@ -204,3 +204,21 @@ def test_bad_desk_locators_are_refused_and_nothing_is_written(
     )
     assert isinstance(result.exception, OuroError) and said in result.exception.message
     assert snapshot(bundle.root) == before
+
+
+def test_orient_shows_open_tasks_of_the_current_track(bundle: Bundle) -> None:
+    from ouro.desk.featured import feature
+
+    add_track(bundle, "dev")
+    add_track(bundle, "ops")
+    dev_open = add_task(bundle, "dev", "Write the rounding helper")
+    ops_open = add_task(bundle, "ops", "Rotate the backup disks")
+    text = build_packet(bundle, budget=20_000).text
+    assert dev_open.id not in text and ops_open.id not in text  # no current track yet
+    feature(bundle, tracks=["dev"], tasks=[])
+    text = build_packet(bundle, budget=20_000).text
+    assert dev_open.id in section(text, "Desk: open tasks (current tracks)")
+    assert ops_open.id not in text
+    # Budgeted: the open tasks go before anything more important.
+    small = build_packet(bundle, budget=400)
+    assert len(small.text) <= 400

@@ -26,6 +26,7 @@ import orjson
 from ouro.arc import fold as folding
 from ouro.arc import paths, stores
 from ouro.bundle import Bundle
+from ouro.store.atomic import atomic_write_bytes
 
 SCHEMA_VERSION = 2
 CONFIRM_COMMAND = "ouro arc confirm"
@@ -38,6 +39,15 @@ class Computed:
     #: issues about the persisted checkpoint file itself (a writer fixes them)
     file_issues: list[dict[str, str]] = field(default_factory=list)
     folded: int = 0
+
+
+def write(bundle: Bundle, checkpoint: dict[str, Any]) -> None:
+    """Replace ``latest.json`` (atomically) with ``checkpoint``, compact: store summaries
+    keep only their per-file caches (``items``/``errors`` are derived on every read)."""
+    out = dict(checkpoint)
+    out["stores"] = {name: stores.persistable(s) for name, s in checkpoint["stores"].items()}
+    data = orjson.dumps(out, option=orjson.OPT_SORT_KEYS) + b"\n"
+    atomic_write_bytes(paths.checkpoint_path(bundle), data)
 
 
 def issue(code: str, message: str, severity: str = "degraded") -> dict[str, str]:
@@ -334,5 +344,5 @@ def view(
         "eventCount": state["eventCount"],
         "recorder": {"health": health, "issues": issues},
         "fold": state,
-        "stores": store,
+        "stores": store,  # in memory; write() keeps only the per-file caches
     }

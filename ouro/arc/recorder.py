@@ -22,7 +22,6 @@ from ouro.bundle import Bundle
 from ouro.errors import OuroError
 from ouro.models.clock import utc_now_iso
 from ouro.models.ids import new_id
-from ouro.store.atomic import atomic_write_json
 from ouro.store.jsonl import append_jsonl
 
 
@@ -84,7 +83,7 @@ def write_checkpoint(bundle: Bundle) -> dict[str, Any]:
     """Fold the log into the checkpoint and replace latest.json. Needs the Arc lock."""
     computed = ckpt.compute(bundle)
     fresh = ckpt.view(bundle, computed.checkpoint["fold"], computed.checkpoint["stores"], [])
-    atomic_write_json(paths.checkpoint_path(bundle), fresh)
+    ckpt.write(bundle, fresh)
     return fresh
 
 

@@ -1,7 +1,7 @@
 """Cached summaries of the claim and obligation stores, kept in the checkpoint.
 
 No cache outlives its source. Each summary keeps, per store file, a
-fingerprint ``[size, mtime_ns, ctime_ns, inode]`` beside what was read from
+fingerprint (size, mtime_ns, ctime_ns, inode) beside what was read from
 it. Every read lists the folders and stats every file: a file whose
 fingerprint equals the cached one is not read again; any other (new, replaced,
 edited in place, made unreadable or readable again — ``chmod`` changes the
@@ -9,8 +9,8 @@ ctime) is read again, alone. A file that vanished drops out. So an in-place
 edit is seen on the next read, and an unreadable or malformed file is reported
 per file (``errors``), never folded into "none".
 
-Each entry also keeps a digest of the file's bytes. A file changed within
-``RACY_NS`` of the moment it was read gets no fingerprint (``null``): file
+Each line also keeps a digest of the file's bytes. A file changed within
+``RACY_NS`` of the moment it was read gets no fingerprint (``-``): file
 times are coarse (a kernel tick), so a second same-size edit in that window
 could keep the same times (git's "racily clean" rule). Such a file, and any
 file whose fingerprint moved, has its bytes read and digested again; only when
@@ -23,10 +23,13 @@ keeps a (size, mtime, ctime, inode) fingerprint of every ref it watches
 real content hashes. ``ouro claim list`` always derives every claim from
 scratch.
 
-Summary shape (both stores): ``{"files": {name: entry}, "items": {id: …},
-"errors": {id: reason}}``, or ``{"error": reason}`` when the folder itself
-cannot be listed (unknown, never empty). Obligation file names under
-``inner/`` are keyed ``inner/<name>``.
+Summary shape (both stores): ``{"files": {name: "<fp> <digest> <id>"},
+"items": {id: …}, "errors": {id: reason}}`` — one short string per file
+(``fp`` = ``size:mtime_ns:ctime_ns:inode``, ``-`` when not trusted), so
+``latest.json`` stays cheap to parse — or ``{"error": reason}`` when the
+folder itself cannot be listed (unknown, never empty). Obligation file names
+under ``inner/`` are keyed ``inner/<name>``; a closed obligation has a file
+line and no item.
 
 The claim schema (``ouro.arc.claim_status``, pydantic) is imported only when a
 claim file must be read; the common path, unchanged files, needs only
@@ -45,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ouro.arc.paths import claims_dir, inner_dir, obligations_dir
-from ouro.arc.refs import stat_ref
+from ouro.arc.refs import BUNDLE_AREAS, repo_root
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 
@@ -53,64 +56,166 @@ if TYPE_CHECKING:
     from ouro.arc.claim_status import Claim
 
 Summary = dict[str, Any]
-Entry = dict[str, Any]
+#: What parsing one file gives: (id, item or None, error or None).
+Parsed = tuple[str, Any, str | None]
 TEXT_LIMIT = 200
 #: Files changed this recently (ns) when read are not trusted by fingerprint.
 RACY_NS = 100_000_000
-
-
-def _json_files(folder: Path) -> list[str]:
-    return sorted(n for n in os.listdir(folder) if n.endswith(".json") and not n.startswith("."))
+UNTRUSTED = "-"
 
 
 def _digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
-def _entries(
+def fp_text(st: os.stat_result) -> str:
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+
+
+def persistable(summary: Summary) -> Summary:
+    """What ``latest.json`` keeps of a summary (all of it: it is already compact)."""
+    return summary
+
+
+def _part(cached: Summary | None, key: str) -> dict[str, Any]:
+    value = cached.get(key) if isinstance(cached, dict) and not cached.get("error") else None
+    return value if isinstance(value, dict) else {}
+
+
+def _scan(
     folder: Path,
     prefix: str,
-    cached: dict[str, Any],
-    parse: Callable[[bytes, str], Entry],
-    out: dict[str, Entry],
+    cached: Summary | None,
+    parse: Callable[[bytes, str], Parsed],
+    out: Summary,
 ) -> None:
-    """Fill ``out`` with an entry per JSON file in ``folder``. Raises OSError (listing)."""
-    names = _json_files(folder)
-    now = time.time_ns()
-    for name in names:
-        key = prefix + name
-        path = folder / name
+    """Add a line per JSON file in ``folder`` to ``out`` (and its item or error).
+
+    Fast path: when every file's fingerprint equals its cached one (checked
+    with one joined comparison instead of a lookup per file), the cached lines,
+    items and errors are taken whole. Raises OSError when the folder cannot be
+    listed.
+    """
+    old_files, old_items, old_errors = (_part(cached, k) for k in ("files", "items", "errors"))
+    with os.scandir(folder) as listing:
+        found = [
+            (prefix + e.name, e)
+            for e in listing
+            if e.name.endswith(".json") and not e.name.startswith(".")
+        ]
+    stats: list[tuple[str, os.DirEntry[str], os.stat_result | None]] = []
+    for key, dir_entry in found:
         try:
-            st = os.stat(path)
+            stats.append((key, dir_entry, dir_entry.stat()))
         except FileNotFoundError:
             continue  # removed between the listing and the stat
-        except OSError as exc:
-            out[key] = {"fp": None, "id": name[:-5], "error": f"cannot stat ({exc.strerror})"}
-            continue
-        fp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
-        old = cached.get(key)
-        if isinstance(old, dict) and old.get("fp") is not None and old["fp"] == fp:
-            out[key] = old
-            continue
-        trusted = fp if now - max(st.st_mtime_ns, st.st_ctime_ns) > RACY_NS else None
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            out[key] = {"fp": trusted, "id": name[:-5], "error": f"cannot read ({exc.strerror})"}
-            continue
-        digest = _digest(data)
-        if isinstance(old, dict) and old.get("digest") == digest and not old.get("readError"):
-            out[key] = {**old, "fp": trusted}
-            continue
-        entry = parse(data, name)
-        entry["fp"] = trusted
-        entry["digest"] = digest
-        out[key] = entry
+        except OSError:
+            stats.append((key, dir_entry, None))
+    if old_files and len(old_files) >= len(stats) and _all_unchanged(stats, old_files):
+        for key, _entry, _st in stats:
+            line = old_files[key]
+            out["files"][key] = line
+            item_id = line.split(" ", 2)[2]
+            if item_id in old_errors:
+                out["errors"][item_id] = old_errors[item_id]
+            elif item_id in old_items:
+                out["items"][item_id] = old_items[item_id]
+        return
+    _scan_each(stats, old_files, old_items, old_errors, parse, out)
 
 
-def _cached_files(cached: Summary | None) -> dict[str, Any]:
-    files = cached.get("files") if isinstance(cached, dict) else None
-    return files if isinstance(files, dict) else {}
+def _all_unchanged(
+    stats: list[tuple[str, os.DirEntry[str], os.stat_result | None]], old_files: dict[str, Any]
+) -> bool:
+    get = old_files.get
+    for key, _entry, st in stats:
+        line = get(key)
+        if st is None or not isinstance(line, str) or not line.startswith(fp_text(st) + " "):
+            return False
+    return True
+
+
+def _scan_each(
+    stats: list[tuple[str, os.DirEntry[str], os.stat_result | None]],
+    old_files: dict[str, Any],
+    old_items: dict[str, Any],
+    old_errors: dict[str, Any],
+    parse: Callable[[bytes, str], Parsed],
+    out: Summary,
+) -> None:
+    files, items, errors = out["files"], out["items"], out["errors"]
+    now = time.time_ns()
+    for key, dir_entry, st in stats:
+        name = dir_entry.name
+        if st is None:
+            files[key] = f"{UNTRUSTED} - {name[:-5]}"
+            errors[name[:-5]] = f"cannot stat {key}"
+            continue
+        fp = fp_text(st)
+        line = old_files.get(key)
+        reuse: str | None
+        if isinstance(line, str) and line.startswith(fp + " "):
+            reuse = line  # unchanged since it was read (an untrusted line never matches)
+        else:
+            trusted = now - max(st.st_mtime_ns, st.st_ctime_ns) > RACY_NS
+            reuse = _reread(dir_entry.path, key, line, fp if trusted else UNTRUSTED, parse, out)
+        if reuse is None:
+            continue
+        files[key] = reuse
+        item_id = reuse.split(" ", 2)[2]
+        if item_id in old_errors:
+            errors[item_id] = old_errors[item_id]
+        elif item_id in old_items:
+            items[item_id] = old_items[item_id]
+
+
+def _reread(
+    path: str,
+    key: str,
+    line: Any,
+    fp: str,
+    parse: Callable[[bytes, str], Parsed],
+    out: Summary,
+) -> str | None:
+    """A file whose fingerprint moved or was never trusted: digest it, parse it if it changed.
+
+    Returns the old line (with the new fingerprint) when the bytes are the same,
+    else None after recording the freshly parsed file in ``out``.
+    """
+    name = key.rpartition("/")[2]
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        out["files"][key] = f"{UNTRUSTED} - {name[:-5]}"
+        out["errors"][name[:-5]] = f"cannot read {key} ({exc.strerror})"
+        return None
+    digest = _digest(data)
+    if isinstance(line, str):
+        parts = line.split(" ", 2)
+        if len(parts) == 3 and parts[1] == digest:
+            return f"{fp} {digest} {parts[2]}"
+    item_id, item, error = parse(data, name)
+    out["files"][key] = f"{fp} {digest} {item_id}"
+    if error is not None:
+        out["errors"][item_id] = error
+    elif item is not None:
+        out["items"][item_id] = item
+    return None
+
+
+def _empty() -> Summary:
+    return {"files": {}, "items": {}, "errors": {}}
+
+
+def _stat_ref(roots: tuple[str, str], ref: str) -> str | None:
+    """``stat_ref`` as text, with the bundle and repository roots already resolved."""
+    path = ref.partition("#")[0]
+    root = roots[0] if path.split("/", 1)[0] in BUNDLE_AREAS else roots[1]
+    try:
+        return fp_text(os.stat(os.path.join(root, path)))
+    except (OSError, ValueError):
+        return None
 
 
 # --- claims -------------------------------------------------------------------
@@ -122,21 +227,22 @@ def claim_entry(bundle: Bundle, claim: Claim) -> dict[str, Any]:
     status, reason = derive_status(claim, memo_hasher(bundle))
     text = " ".join(claim.text.split())[:TEXT_LIMIT]
     entry: dict[str, Any] = {"status": status, "reason": reason, "text": text}
-    entry["watch"] = {ref: stat_ref(bundle, ref) for ref in watched_refs(claim)}
+    roots = (os.fspath(bundle.root), repo_root(bundle))
+    entry["watch"] = {ref: _stat_ref(roots, ref) for ref in watched_refs(claim)}
     return entry
 
 
-def _parse_claim(bundle: Bundle, folder: Path) -> Callable[[bytes, str], Entry]:
-    def parse(data: bytes, name: str) -> Entry:
+def _parse_claim(bundle: Bundle, folder: Path) -> Callable[[bytes, str], Parsed]:
+    def parse(data: bytes, name: str) -> Parsed:
         from ouro.arc.claim_status import Claim
 
         try:
             claim = Claim.from_json(orjson.loads(data), source=str(folder / name))
         except orjson.JSONDecodeError as exc:
-            return {"id": name[:-5], "error": f"{folder / name}: not valid JSON ({exc})"}
+            return name[:-5], None, f"{folder / name}: not valid JSON ({exc})"
         except InvalidInput as exc:
-            return {"id": name[:-5], "error": exc.message}
-        return {"id": claim.id, "claim": claim_entry(bundle, claim)}
+            return name[:-5], None, exc.message
+        return claim.id, claim_entry(bundle, claim), None
 
     return parse
 
@@ -144,36 +250,40 @@ def _parse_claim(bundle: Bundle, folder: Path) -> Callable[[bytes, str], Entry]:
 def refresh_claims(bundle: Bundle, cached: Summary | None) -> Summary:
     """The claim summary as of now, reusing ``cached`` entries whose files are unchanged."""
     folder = claims_dir(bundle)
-    files: dict[str, Entry] = {}
+    out = _empty()
     parse = _parse_claim(bundle, folder)
     try:
-        _entries(folder, "", _cached_files(cached), parse, files)
+        _scan(folder, "", cached, parse, out)
     except OSError as exc:
         return {"error": f"cannot list {folder.name}/ ({exc.strerror or exc})"}
-    seen: dict[str, list[int] | None] = {}
-    for key, entry in files.items():
-        watch = (entry.get("claim") or {}).get("watch")
-        if not watch:
+    seen: dict[str, str | None] = {}
+    roots = (os.fspath(bundle.root), repo_root(bundle))  # resolved once per read
+    by_id: dict[str, str] | None = None
+    for claim_id, item in list(out["items"].items()):
+        watch = item.get("watch") if isinstance(item, dict) else None
+        if not isinstance(watch, dict):
             continue
         for ref, fp in watch.items():
             if ref not in seen:
-                seen[ref] = stat_ref(bundle, ref)
+                seen[ref] = _stat_ref(roots, ref)
             if seen[ref] != fp:
-                # A watched file changed: re-derive this claim (its file is unchanged).
+                # A watched file changed: re-derive this claim (its own file is unchanged).
+                if by_id is None:
+                    by_id = {line.split(" ", 2)[2]: k for k, line in out["files"].items()}
+                key = by_id.get(claim_id, f"{claim_id}.json")
+                del out["items"][claim_id]
                 try:
-                    fresh = parse((folder / key).read_bytes(), key)
+                    data = (folder / key).read_bytes()
                 except OSError as exc:
-                    fresh = {"id": entry["id"], "error": f"cannot read ({exc.strerror})"}
-                files[key] = {**fresh, "fp": entry.get("fp"), "digest": entry.get("digest")}
+                    out["errors"][claim_id] = f"cannot read {key} ({exc.strerror})"
+                    break
+                new_id, new_item, error = parse(data, key)
+                if error is not None:
+                    out["errors"][new_id] = error
+                else:
+                    out["items"][new_id] = new_item
                 break
-    items: dict[str, Any] = {}
-    errors: dict[str, str] = {}
-    for entry in files.values():
-        if entry.get("error"):
-            errors[entry["id"]] = entry["error"]
-        else:
-            items[entry["id"]] = entry["claim"]
-    return {"files": files, "items": items, "errors": errors}
+    return out
 
 
 def scan_claims(bundle: Bundle) -> Summary:
@@ -189,50 +299,41 @@ def _obligation_summary(data: Any, inner: bool) -> dict[str, Any]:
     return {"inner": inner, **{k: data.get(k) for k in keep if data.get(k) is not None}}
 
 
-def _read_obligation(inner: bool) -> Callable[[bytes, str], Entry]:
+def _read_obligation(inner: bool) -> Callable[[bytes, str], Parsed]:
     where = "obligations/inner" if inner else "obligations"
 
-    def read(raw: bytes, name: str) -> Entry:
+    def read(raw: bytes, name: str) -> Parsed:
         try:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            return {"id": name[:-5], "error": f"{where}/{name} is not valid JSON ({exc})"}
+            return name[:-5], None, f"{where}/{name} is not valid JSON ({exc})"
         if not isinstance(data, dict) or not isinstance(data.get("id"), str):
-            return {"id": name[:-5], "error": f"{where}/{name} is not an obligation record"}
+            return name[:-5], None, f"{where}/{name} is not an obligation record"
         status = data.get("status")
         if status not in ("open", "done", "dropped"):
-            return {"id": data["id"], "error": f"{where}/{name}: unknown status {status!r}"}
-        summary = _obligation_summary(data, inner) if status == "open" else None
-        return {"id": data["id"], "open": summary}
+            return data["id"], None, f"{where}/{name}: unknown status {status!r}"
+        return data["id"], _obligation_summary(data, inner) if status == "open" else None, None
 
     return read
 
 
 def refresh_obligations(bundle: Bundle, cached: Summary | None) -> Summary:
     """The open obligations as of now, reusing ``cached`` entries whose files are unchanged."""
-    files: dict[str, Entry] = {}
-    old = _cached_files(cached)
+    out = _empty()
     outer = obligations_dir(bundle)
     try:
-        _entries(outer, "", old, _read_obligation(False), files)
+        _scan(outer, "", cached, _read_obligation(False), out)
     except FileNotFoundError:
         return {"error": f"{outer.name}/ is missing"}
     except OSError as exc:
         return {"error": f"cannot list {outer.name}/ ({exc.strerror or exc})"}
     try:
-        _entries(inner_dir(bundle), "inner/", old, _read_obligation(True), files)
+        _scan(inner_dir(bundle), "inner/", cached, _read_obligation(True), out)
     except FileNotFoundError:
         pass  # no return obligation was ever recorded
     except OSError as exc:
         return {"error": f"cannot list {outer.name}/inner/ ({exc.strerror or exc})"}
-    items: dict[str, Any] = {}
-    errors: dict[str, str] = {}
-    for entry in files.values():
-        if entry.get("error"):
-            errors[entry["id"]] = entry["error"]
-        elif entry.get("open") is not None:
-            items[entry["id"]] = entry["open"]
-    return {"files": files, "items": items, "errors": errors}
+    return out
 
 
 def scan_obligations(bundle: Bundle) -> Summary:

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from ouro.arc import paths
 from ouro.arc.checkpoint import compute, view
+from ouro.arc.checkpoint import write as write_checkpoint_file
 from ouro.arc.desklinks import resolve_links
 from ouro.arc.fold import catch_up, day_files, empty_state
 from ouro.arc.queries import query
@@ -22,7 +23,6 @@ from ouro.arc.stores import scan_claims, scan_obligations
 from ouro.bundle import Bundle
 from ouro.errors import NotFound
 from ouro.models.base import ToolInput
-from ouro.store.atomic import atomic_write_json
 
 
 class ResumeInput(ToolInput):
@@ -226,7 +226,7 @@ def checkpoint(bundle: Bundle, inp: CheckpointInput) -> dict[str, Any]:
             empty_state(), paths.events_dir(bundle), day_files(paths.events_dir(bundle))
         )
         stores = {"claims": scan_claims(bundle), "obligations": scan_obligations(bundle)}
-        atomic_write_json(paths.checkpoint_path(bundle), view(bundle, state, stores, []))
+        write_checkpoint_file(bundle, view(bundle, state, stores, []))
         line = build_event(bundle, "post_turn_persisted", "checkpoint rebuilt from the log")
         warnings = append_locked(bundle, line)
     return _written(bundle, line, warnings)
