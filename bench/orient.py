@@ -22,6 +22,7 @@ import orjson
 from ouro.arc import paths
 from ouro.arc.recorder import record_event
 from ouro.arc.resume import read_resume
+from ouro.arc.stores import RACY_NS
 from ouro.bundle import Bundle
 from ouro.models.hashing import hash_file
 from ouro.orient import build_packet
@@ -100,6 +101,9 @@ def populate(root: Path, events: int) -> Bundle:
             ob["route"] = {"recipient": "ari", "channel": "slack", "key": f"C{n}"}
         folder_ob = paths.inner_dir(bundle) if inner else paths.obligations_dir(bundle)
         (folder_ob / f"{ob['id']}.json").write_bytes(orjson.dumps(ob))
+    # A year-scale corpus was not all written in the last instant: files changed
+    # within RACY_NS of being cached are re-digested on every read (ouro/arc/stores.py).
+    time.sleep(2 * RACY_NS / 1e9)
     # One real write builds the checkpoint (a full fold, this once).
     record_event(bundle, "turn_accepted", "ask", current_ask="bench ask", next_safe_action="go")
     return bundle
