@@ -121,6 +121,7 @@ TOOLS: tuple[Tool, ...] = (
         read_only=True,
         idempotent=True,
         args=("what",),
+        render="ouro.cli.render:arc_query",
     ),
     Tool(
         description="Record what you are being asked to do now (the current ask), optionally "
@@ -272,7 +273,7 @@ TOOLS: tuple[Tool, ...] = (
         cli=("claim", "list"),
         read_only=True,
         idempotent=True,
-        render="ouro.arc.tools_claims:render_claims",
+        render="ouro.cli.render:claim_list",
     ),
     Tool(
         description="Record an obligation: what is owed, to whom, by when; with --route it is "
@@ -301,7 +302,7 @@ TOOLS: tuple[Tool, ...] = (
         cli=("obligation", "list"),
         read_only=True,
         idempotent=True,
-        render="ouro.arc.tools_claims:render_obligations",
+        render="ouro.cli.render:obligation_list",
     ),
     # --- desk --------------------------------------------------------------
     # search
@@ -361,6 +362,7 @@ TOOLS: tuple[Tool, ...] = (
         read_only=False,
         idempotent=True,
         args=("name",),
+        render="ouro.cli.render:track_written",
     ),
     Tool(
         description="Add a task to a track: writes desk/<track>/<slug>/task.md with status open, priority, acceptance text and a check command.",
@@ -370,6 +372,7 @@ TOOLS: tuple[Tool, ...] = (
         read_only=False,
         args=("track", "title"),
         files={"body": "--body-file"},
+        render="ouro.cli.render:task_written",
     ),
     Tool(
         description="Update a task's status, priority, title, acceptance, check, files or body; status changes are recorded in the task's history. While another agent holds a live lease the update is refused (take_over takes it). Done needs a passing observed run of the task's check newer than any change to its files, or unverified with a reason.",
@@ -381,6 +384,7 @@ TOOLS: tuple[Tool, ...] = (
         idempotent=True,
         args=("task",),
         files={"body": "--body-file"},
+        render="ouro.cli.render:task_written",
     ),
     Tool(
         description="List tasks (optionally one track or one status), most urgent first, with their locators and lease holders.",
@@ -389,7 +393,7 @@ TOOLS: tuple[Tool, ...] = (
         cli=("desk", "task", "list"),
         read_only=True,
         idempotent=True,
-        render="ouro.desk.render:render_task_list",
+        render="ouro.cli.render:task_list",
     ),
     Tool(
         description="Show one task: its front matter, body, lease history and iteration locators.",
@@ -399,6 +403,7 @@ TOOLS: tuple[Tool, ...] = (
         read_only=True,
         idempotent=True,
         args=("task",),
+        render="ouro.cli.render:task_show",
     ),
     Tool(
         description="Take a task with a lease (default 30m; agent defaults to the bundle's agent): exactly one agent holds it; the holder renews; a live lease held by another is refused naming holder and expiry unless take_over; every takeover is recorded.",
@@ -407,6 +412,7 @@ TOOLS: tuple[Tool, ...] = (
         cli=("desk", "task", "take"),
         read_only=False,
         args=("task",),
+        render="ouro.cli.render:task_written",
     ),
     Tool(
         description="Release a task's lease (only its holder may) so others can take it.",
@@ -415,6 +421,7 @@ TOOLS: tuple[Tool, ...] = (
         cli=("desk", "task", "release"),
         read_only=False,
         args=("task",),
+        render="ouro.cli.render:task_written",
     ),
     Tool(
         description="Run a task's declared check (a shell command) like a CI step: in the repository root, with a timeout and secrets scrubbed from the environment; records an observed-by-ouro receipt in the task's history (exit status, duration, output digest, redacted tail) that 'status done' requires. Exits 1 when the check fails. A check not written through ouro here needs yes.",
@@ -435,6 +442,7 @@ TOOLS: tuple[Tool, ...] = (
         cli=("desk", "iteration", "add"),
         read_only=False,
         args=("task", "text"),
+        render="ouro.cli.render:iteration_written",
     ),
     Tool(
         description="File a friction entry (something that got in the way) under desk/_friction/.",
@@ -444,6 +452,7 @@ TOOLS: tuple[Tool, ...] = (
         read_only=False,
         args=("title",),
         files={"body": "--body-file"},
+        render="ouro.cli.render:friction_written",
     ),
     Tool(
         description="List friction entries, newest first.",
@@ -452,6 +461,7 @@ TOOLS: tuple[Tool, ...] = (
         cli=("desk", "friction", "list"),
         read_only=True,
         idempotent=True,
+        render="ouro.cli.render:friction_list",
     ),
     Tool(
         description="Write a tip under desk/_meta/tips/ (same title updates the tip).",
@@ -464,6 +474,7 @@ TOOLS: tuple[Tool, ...] = (
         args=("title",),
         options={"tags": "--tag"},
         files={"body": "--body-file"},
+        render="ouro.cli.render:tip_written",
     ),
     Tool(
         description="List tips, optionally only those with a tag.",
@@ -472,6 +483,7 @@ TOOLS: tuple[Tool, ...] = (
         cli=("desk", "tip", "list"),
         read_only=True,
         idempotent=True,
+        render="ouro.cli.render:tip_list",
     ),
     Tool(
         description="Feature tracks and tasks in desk/_meta/featured.md so orientation shows them first (or remove them with --remove).",
@@ -481,6 +493,7 @@ TOOLS: tuple[Tool, ...] = (
         read_only=False,
         idempotent=True,
         options={"tracks": "--track", "tasks": "--task"},
+        render="ouro.cli.render:feature_written",
     ),
     Tool(
         description="Write a diary entry (a fact) to desk/_record/diary/facts.jsonl with provenance; exact duplicates are returned, near-duplicates refused unless forced, --supersedes corrects an earlier fact.",
@@ -490,6 +503,7 @@ TOOLS: tuple[Tool, ...] = (
         read_only=False,
         args=("text",),
         options={"about": "--about"},
+        render="ouro.cli.render:fact_written",
     ),
     Tool(
         description="Append a daily reflection to desk/_record/diary/daily/YYYY-MM-DD.md.",
@@ -498,6 +512,7 @@ TOOLS: tuple[Tool, ...] = (
         cli=("diary", "reflect"),
         read_only=False,
         args=("text",),
+        render="ouro.cli.render:reflection_written",
     ),
     Tool(
         description="Write a reference note to desk/_record/notes/<slug>.md (same title updates it) and refresh the notes manifest.",
@@ -510,6 +525,7 @@ TOOLS: tuple[Tool, ...] = (
         args=("title",),
         options={"tags": "--tag"},
         files={"body": "--body-file"},
+        render="ouro.cli.render:note_written",
     ),
     Tool(
         description="Take a secret out of a record for good: rewrite the file (or one JSONL "
@@ -537,6 +553,7 @@ TOOLS: tuple[Tool, ...] = (
         read_only=False,
         options={"signals": "--signal"},
         render="ouro.sentinel.api:render_refresh",
+        exit_status="ouro.cli.exits:sentinel_exit",
     ),
     Tool(
         description="Read the latest sentinel receipt: verdict, recovery anchor (latest ready "
@@ -548,6 +565,7 @@ TOOLS: tuple[Tool, ...] = (
         read_only=True,
         idempotent=True,
         render="ouro.sentinel.api:render_sentinel_status",
+        exit_status="ouro.cli.exits:sentinel_exit",
     ),
     Tool(
         description="Run recovery drills (erase, crash-after-append, crash-before-index, "
@@ -560,7 +578,7 @@ TOOLS: tuple[Tool, ...] = (
         read_only=False,
         args=("names",),
         render="ouro.sentinel.api:render_drill",
-        exit_status="ouro.sentinel.api:drill_exit",
+        exit_status="ouro.cli.exits:drill_exit",
     ),
     # --- habits ------------------------------------------------------------
     Tool(
@@ -582,6 +600,7 @@ TOOLS: tuple[Tool, ...] = (
         open_world=True,
         args=("name",),
         render="ouro.habits.api:render_receipt",
+        exit_status="ouro.cli.exits:habit_exit",
     ),
     Tool(
         description="From inside a habit session, send a message to family, the habit's originator or an allowed recipient, for a concrete reason; checked against the session's permission envelope, delivered by the channel's sense or queued in arc/outbox/, and recorded in the run's receipt.",

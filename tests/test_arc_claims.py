@@ -186,4 +186,4 @@ def test_cli_claim_flow_with_output_file(bundle, repo_file, tmp_path) -> None:
     listed = ouro_json("claim", "list", "--status", "verified", bundle=bundle)
     assert [c["id"] for c in listed["claims"]] == [added["id"]]
     proc = run_ouro("claim", "evidence", "cl-nope", "--command", "x", "--exit", "0", bundle=bundle)
-    assert proc.returncode == 1 and "hint:" in proc.stderr
+    assert proc.returncode == 2 and "hint:" in proc.stderr

@@ -62,7 +62,7 @@ def test_arc_verbs_and_queries(bundle: Bundle) -> None:
     assert closed["status"] == "dropped"
     assert ouro_json("arc", "resume", bundle=bundle)["returnObligationIds"] == []
     bad = run_ouro("obligation", "add", "x", "--to", "y", "--due", "tomorrow", bundle=bundle)
-    assert bad.returncode == 1 and "due" in bad.stderr
+    assert bad.returncode == 2 and "due" in bad.stderr
     text = run_ouro("arc", "resume", bundle=bundle, check=True).stdout
     assert "current ask [needs_confirmation]: fix login" in text
     assert "handoff (" in text and "over to you" in text

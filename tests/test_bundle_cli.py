@@ -121,13 +121,13 @@ def test_discovery_order(tmp_path: Path) -> None:
 
 def test_no_bundle_error_says_what_to_do(tmp_path: Path) -> None:
     proc = run_ouro("info")
-    assert proc.returncode == 1
+    assert proc.returncode == 3
     assert "no ouro bundle found" in proc.stderr
     assert "ouro init" in proc.stderr
     proc = run_ouro("info", "--json")
-    assert proc.returncode == 1
+    assert proc.returncode == 3
     err = json.loads(proc.stdout)["error"]
-    assert set(err) == {"type", "message", "hint"}
+    assert set(err) == {"type", "message", "hint", "exitCode"} and err["exitCode"] == 3
     assert err["type"] == "bundle_not_found" and "ouro init" in err["hint"]
 
 
@@ -135,7 +135,7 @@ def test_legacy_bundle_is_refused_with_migrate_hint(bundle: Bundle) -> None:
     for legacy in ("journal", "diary", "notes"):
         (bundle.root / legacy).mkdir()
         proc = run_ouro("info", "--json", bundle=bundle)
-        assert proc.returncode == 1
+        assert proc.returncode == 3
         err = json.loads(proc.stdout)["error"]
         assert err["type"] == "legacy_layout"
         assert f"{legacy}/" in err["message"]

@@ -214,7 +214,9 @@ def test_cli_round_trip(bundle: Bundle, tmp_path) -> None:
     shown = ouro_json("desk", "task", "show", tid, bundle=bundle)
     assert shown["body"] == "The body.\n" and shown["task"]["priority"] == 4
     text = run_ouro("desk", "task", "list", bundle=bundle, check=True).stdout
-    assert f"{tid}  [open] p4  web/do-it  Do it" in text
+    header, row = text.splitlines()[:2]
+    assert header.split() == ["TASK", "STATUS", "P", "TITLE", "HELD", "BY", "UPDATED"]
+    assert row.split()[:4] == ["web/do-it", "open", "4", "Do"]
     missing = ouro_json(
         "desk", "task", "take", "t-0000000000000000zz", "--agent", "a", bundle=bundle
     )

@@ -78,7 +78,7 @@ def test_unknown_drill_name_is_refused(bundle: Bundle) -> None:
     with pytest.raises(InvalidInput, match="no drill named"):
         run_drills(bundle, ["nope"])
     proc = run_ouro("drill", "nope", bundle=bundle)
-    assert proc.returncode == 1 and "names" in proc.stderr
+    assert proc.returncode == 2 and "names" in proc.stderr
 
 
 # --- each drill goes red when its guarantee is broken --------------------------------

@@ -173,12 +173,12 @@ def test_a_malformed_config_is_refused_and_left_untouched(
     assert list(path.parent.iterdir()) == [path]
 
 
-def test_cli_reports_a_malformed_config_with_exit_1(tmp_path: Path) -> None:
+def test_cli_reports_a_malformed_config_with_exit_3(tmp_path: Path) -> None:
     path = tmp_path / ".codex/hooks.json"
     path.parent.mkdir()
     path.write_text("{broken")
     proc = run_ouro("hook", "install", "codex", "--project", str(tmp_path))
-    assert proc.returncode == 1
+    assert proc.returncode == 3
     assert "not valid JSON" in proc.stderr and "ouro left it untouched" in proc.stderr
     assert path.read_text() == "{broken"
 

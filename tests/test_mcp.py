@@ -305,7 +305,7 @@ def test_unexpected_exception_is_a_tool_error_and_serving_goes_on(
 def test_legacy_bundle_is_refused_at_start(bundle: Bundle) -> None:
     (bundle.root / "diary").mkdir()
     proc = run_ouro("mcp", "--bundle", str(bundle.root), input="")
-    assert proc.returncode == 1
+    assert proc.returncode == 3
     assert proc.stdout == ""  # stdout belongs to the protocol
     assert "uses the old layout (top-level diary/)" in proc.stderr
     assert "ouro migrate" in proc.stderr
@@ -313,7 +313,7 @@ def test_legacy_bundle_is_refused_at_start(bundle: Bundle) -> None:
 
 def test_missing_bundle_is_refused_at_start(tmp_path: Path) -> None:
     proc = run_ouro("mcp", "--bundle", str(tmp_path / "nowhere"), input="")
-    assert proc.returncode == 1
+    assert proc.returncode == 3
     assert proc.stdout == ""
     assert "no bundle at" in proc.stderr and "ouro init" in proc.stderr
 

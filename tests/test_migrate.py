@@ -158,14 +158,14 @@ def test_dry_run_writes_nothing(example: Path) -> None:
 def test_without_yes_and_without_a_terminal_it_refuses(example: Path) -> None:
     before = snap(example)
     proc = run_ouro("--bundle", str(example), "migrate")
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert "--yes" in proc.stderr
     assert snap(example) == before
 
 
 def test_other_commands_refuse_the_legacy_bundle(example: Path) -> None:
     proc = run_ouro("--bundle", str(example), "info")
-    assert proc.returncode == 1
+    assert proc.returncode == 3
     assert "ouro migrate" in proc.stderr
     run_ouro("--bundle", str(example), "migrate", "--yes", check=True)
     assert run_ouro("--bundle", str(example), "info").returncode == 0

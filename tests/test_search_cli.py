@@ -60,7 +60,7 @@ def test_fast_path_and_click_path_print_the_same(
     click_out = capsys.readouterr().out
     if argv in ERRORS:
         assert (fast_code, fast_out) == (None, "")
-        assert click_code == 1 and '"error"' in click_out
+        assert click_code == 2 and '"error"' in click_out
     else:
         assert (fast_code, fast_out) == (click_code, click_out)
         assert fast_code == 0 and fast_out
@@ -92,7 +92,7 @@ def test_fast_path_steps_aside_for_bundle_errors(
     assert fast.try_run(missing) is None
     assert capsys.readouterr().out == ""
     proc = run_ouro(*missing)  # the real entry point: fast path, then click
-    assert proc.returncode == 1 and "bundle_not_found" in proc.stdout
+    assert proc.returncode == 3 and "bundle_not_found" in proc.stdout
 
 
 @pytest.mark.parametrize(
@@ -115,7 +115,7 @@ def test_fast_path_steps_aside_when_the_bundle_may_be_refused(
         target.write_bytes(content)
     assert fast.locate(str(bundle.root)) is None
     proc = run_ouro("--json", "desk", "search", "x", bundle=bundle)
-    assert proc.returncode == 1 and '"error"' in proc.stdout
+    assert proc.returncode == 3 and '"error"' in proc.stdout
 
 
 def test_fast_path_finds_the_bundle_like_bundle_locate(

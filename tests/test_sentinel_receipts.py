@@ -146,8 +146,9 @@ def test_status_is_pure_and_unknown_before_any_refresh(bundle: Bundle) -> None:
     assert status["verdict"] == "blocked" and status["signals"][0]["source"] == "anthropic"
     cli = ouro_json("sentinel", "status", bundle=bundle)
     assert cli["latest"]["id"] == status["latest"]["id"]
-    text = run_ouro("sentinel", "status", bundle=bundle, check=True).stdout
-    assert "BLOCKED" in text and "provider_lane:anthropic" in text
+    shown = run_ouro("sentinel", "status", bundle=bundle)
+    assert shown.returncode == 1  # a blocked verdict is a negative outcome
+    assert "BLOCKED" in shown.stdout and "provider_lane:anthropic" in shown.stdout
     assert snapshot(bundle.root) == before
 
 
@@ -203,7 +204,7 @@ def test_cli_refresh_with_signals_and_errors(bundle: Bundle) -> None:
     lane = next(s for s in out["signals"] if s["kind"] == "provider_lane")
     assert lane["repairActor"] == "human-required" and lane["verdictImpact"] == "blocked"
     bad = run_ouro("sentinel", "refresh", "--signal", "{", bundle=bundle)
-    assert bad.returncode == 1 and "signal[0]" in bad.stderr
+    assert bad.returncode == 2 and "signal[0]" in bad.stderr
     assert len(history(bundle)) == 1  # the refused refresh wrote nothing
 
 

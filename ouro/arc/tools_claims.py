@@ -162,14 +162,6 @@ def verify_exit(c: dict[str, Any]) -> int:
     return 0 if run.get("exitCode") == 0 else 1
 
 
-def render_claims(r: dict[str, Any]) -> str:
-    if r["claims"] is None:
-        return f"claims: unknown ({r['unknown']})"
-    lines = [f"{c['id']} [{c['status']}] {c['text']}  ({c['locator']})" for c in r["claims"]]
-    lines += [f"unreadable: {u['file']}: {u['reason']}" for u in r["unreadable"]]
-    return "\n".join(lines) or "no claims"
-
-
 def _ob_line(o: dict[str, Any]) -> str:
     due = f" due {o['due']}" if o.get("due") else ""
     route = f" via {o['route']['channel']}:{o['route']['key']}" if o.get("route") else ""
@@ -178,11 +170,3 @@ def _ob_line(o: dict[str, Any]) -> str:
 
 def render_obligation(o: dict[str, Any]) -> str:
     return _ob_line(o)
-
-
-def render_obligations(r: dict[str, Any]) -> str:
-    if r["obligations"] is None:
-        return f"obligations: unknown ({r['unknown']})"
-    lines = [_ob_line(o) for o in r["obligations"]]
-    lines += [f"unreadable: {u['file']}: {u['reason']}" for u in r["unreadable"]]
-    return "\n".join(lines) or "no obligations"

@@ -6,7 +6,8 @@
   watch, migrate, mcp, hook, ...), each a ``"module:attr"`` click command.
 
 Only the command actually run is imported. This module is also the one place
-that turns errors into exit codes: 0 ok, 1 ``OuroError``, 2 usage.
+that turns errors into exit codes, by the contract in ``ouro.cli.exits``
+(0 ok, 1 negative outcome, 2 usage, 3 bundle unusable).
 ``OURO_DEBUG=1`` re-raises instead.
 """
 
@@ -47,16 +48,45 @@ COMMANDS: dict[tuple[str, ...], str] = {
     ("habits", "install"): "ouro.cli.habits:install_cmd",
     ("sync",): "ouro.cli.sync:sync_cmd",
     ("workbench",): "ouro.cli.workbench:workbench_cmd",
+    ("help",): "ouro.cli.helptopics:help_cmd",
+    ("config", "get"): "ouro.cli.config:get_cmd",
+    ("config", "set"): "ouro.cli.config:set_cmd",
+    ("config", "list"): "ouro.cli.config:list_cmd",
+    ("config", "unset"): "ouro.cli.config:unset_cmd",
 }
 
-#: One-line help for command groups.
+#: Help for command groups (the first sentence is the group's summary).
 GROUP_HELP: dict[tuple[str, ...], str] = {
-    (): "ouro: a durable place to stand for an AI agent (Arc continuity + Desk record).",
-    ("arc",): "Arc flight recorder: record the ask, next action, blockers, handoffs; resume.",
-    ("claim",): "Claims with evidence: record, attach receipts, verify, list.",
-    ("obligation",): "Obligations and return routes: add, close, list.",
+    (): "ouro: a durable place to stand for an AI agent. Arc keeps what is live "
+    "(the ask, next action, blockers, claims, obligations); Desk keeps durable work "
+    "(tracks, tasks, friction, tips) and the record (diary facts, reflections, notes). "
+    "Everything is plain files in one bundle folder.\n\n"
+    "--bundle and --json work anywhere on the line. Exit codes: 0 success, 1 a negative "
+    "outcome you asked about, 2 usage error, 3 bundle unusable. "
+    "Run 'ouro help' for the concepts, 'ouro COMMAND --help' for one command.",
+    ("arc",): "Arc flight recorder: record the ask, next action, blockers and handoffs; resume. "
+    "Arc is live continuity: what a new session needs to carry on safely.",
+    ("claim",): "Claims with evidence: record one, attach receipts, verify, list. A claim's "
+    "status is derived from its evidence, never set by hand.",
+    ("obligation",): "Obligations and return routes: add, close, list. What is owed, to "
+    "whom, by when.",
+    ("config",): "Settings with a visible precedence: get, set, list. Command line > "
+    "environment (OURO_*) > project > bundle (bundle.json) > global "
+    "($XDG_CONFIG_HOME/ouro/config.toml).",
+    ("desk",): "The Desk: durable work in tracks and tasks, friction, tips, and search over "
+    "all of it. Files under desk/ are the truth; the search index is a cache.",
+    ("desk", "track"): "Tracks: folders that group related tasks.",
+    ("desk", "task"): "Tasks: add, list, show, update, and hold one with a lease.",
+    ("desk", "iteration"): "Iterations: numbered records of rounds of work on a task.",
+    ("desk", "friction"): "Friction: things that got in the way, filed so they get fixed.",
+    ("desk", "tip"): "Tips: short advice for later sessions, by tag.",
+    ("diary",): "The diary: atomic facts with provenance and daily reflections. Write, "
+    "search, rebuild its entity list.",
+    ("facts",): "Diary facts only: search them by text and by the entities they are about.",
+    ("notes",): "Reference notes in the record: write, search, rebuild the manifest.",
     ("hook",): "Host lifecycle hooks for Claude Code and Codex: run one, or install them.",
-    ("index",): "The search index under state/index/: sync, rebuild, status.",
+    ("index",): "The search index under state/index/: sync, rebuild, status. A cache of the "
+    "files, rebuildable at any time.",
     ("sentinel",): "Context-loss sentinel: refresh a recovery receipt, read its status.",
     ("habits",): "Habits: scheduled private sessions that leave Arc run receipts.",
 }
@@ -66,6 +96,7 @@ GROUP_HELP: dict[tuple[str, ...], str] = {
 class State:
     bundle: str | None = None
     json: bool = False
+    verbose: bool = False
 
 
 def _paths() -> dict[tuple[str, ...], Any]:
@@ -75,6 +106,18 @@ def _paths() -> dict[tuple[str, ...], Any]:
     for tool in TOOLS:
         table[tool.cli] = tool
     return table
+
+
+def _describe(command: click.Command, path: tuple[str, ...], summary: Any, examples: Any) -> None:
+    """Give a hand-written command (and its subcommands) a whole-sentence summary
+    and its examples from ``ouro.cli.examples``."""
+    if command.help and not command.short_help:
+        command.short_help = summary(command.help)
+    if command.epilog is None:
+        command.epilog = examples(path)
+    if isinstance(command, click.Group):
+        for name, sub in command.commands.items():
+            _describe(sub, (*path, name), summary, examples)
 
 
 class LazyGroup(click.Group):
@@ -100,13 +143,24 @@ class LazyGroup(click.Group):
         table = _paths()
         entry = table.get(path)
         if entry is None:
+            from ouro.cli.common import first_sentence
+
             if any(p[: len(path)] == path for p in table):
-                return LazyGroup(path, name=cmd_name, help=GROUP_HELP.get(path))
+                text = GROUP_HELP.get(path)
+                return LazyGroup(
+                    path,
+                    name=cmd_name,
+                    help=text,
+                    short_help=first_sentence(text) if text else None,
+                )
             return None
         if isinstance(entry, str):
+            from ouro.cli.common import first_sentence
+            from ouro.cli.examples import epilog
             from ouro.tools import load
 
             command: click.Command = load(entry)
+            _describe(command, path, first_sentence, epilog)
             return command
         from ouro.cli.gen import tool_command
 
@@ -121,12 +175,35 @@ class LazyGroup(click.Group):
     help="Bundle folder (default: $OURO_BUNDLE, a .ouro/ouro.toml pointer upwards, bundle.json upwards, else the one *.ouro folder here).",
 )
 @click.option("--json", "json_mode", is_flag=True, help="Print one JSON object (machines).")
+@click.option(
+    "--verbose", is_flag=True, help="Print the full record a command returns, not the summary."
+)
+@click.option(
+    "--config",
+    "settings",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Override a setting for this run (highest precedence; see 'ouro config list').",
+)
 # The version comes from ouro/__init__ (pyproject reads the same number), not
 # importlib.metadata: looking up the installed distribution costs ~30 ms.
 @click.version_option(version=__version__, prog_name="ouro")
 @click.pass_context
-def cli(ctx: click.Context, bundle: str | None, json_mode: bool) -> None:
-    ctx.obj = State(bundle=bundle, json=json_mode)
+def cli(
+    ctx: click.Context,
+    bundle: str | None,
+    json_mode: bool,
+    verbose: bool,
+    settings: tuple[str, ...],
+) -> None:
+    from ouro import config, progress
+    from ouro.cli import output
+
+    config.COMMAND_LINE.clear()  # one run's settings (in-process runs share the module)
+    config.COMMAND_LINE.update(dict(config.parse_assignment(s) for s in settings))
+    output.reset()
+    progress.set_json(json_mode)
+    ctx.obj = State(bundle=bundle, json=json_mode, verbose=verbose)
 
 
 def json_wanted(argv: list[str]) -> bool:
@@ -134,6 +211,9 @@ def json_wanted(argv: list[str]) -> bool:
 
 
 def run(argv: list[str]) -> int:
+    """Run the CLI on ``argv`` and return the exit code (``ouro.cli.exits``)."""
+    from ouro.cli import exits
+
     debug = os.environ.get("OURO_DEBUG") == "1"
     json_mode = json_wanted(argv)
     try:
@@ -141,8 +221,9 @@ def run(argv: list[str]) -> int:
     except OuroError as exc:
         if debug:
             raise
-        emit_error(exc, json_mode=json_mode)
-        return 1
+        code = exits.code_for(exc.kind)
+        emit_error(exc, json_mode=json_mode, exit_code=code)
+        return code
     except click.UsageError as exc:
         if debug:
             raise
@@ -153,32 +234,38 @@ def run(argv: list[str]) -> int:
                 kind="usage",
                 message=exc.format_message(),
                 hint="see 'ouro --help'",
+                exit_code=exits.USAGE,
             )
         else:
             exc.show()
-        return 2
+        return exits.USAGE
     except OSError as exc:  # an OS error no store primitive converted: say it plainly
         if debug:
             raise
         from ouro.store.guard import storage_error
 
-        emit_error(
-            storage_error(
-                exc,
-                exc.filename or "(unknown path)",
-                outcome="the command stopped; what it had finished writing stays written",
-            ),
-            json_mode=json_mode,
+        error = storage_error(
+            exc,
+            exc.filename or "(unknown path)",
+            outcome="the command stopped; what it had finished writing stays written",
         )
-        return 1
-    except click.exceptions.Abort:
-        sys.stderr.write("aborted\n")
-        return 1
-    except click.ClickException as exc:
+        code = exits.code_for(error.kind)
+        emit_error(error, json_mode=json_mode, exit_code=code)
+        return code
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        sys.stderr.write("interrupted\n")
+        return exits.INTERRUPTED
+    except click.ClickException as exc:  # a bad file or value given on the line
         if debug:
             raise
-        emit_error(None, json_mode=json_mode, kind="error", message=exc.format_message())
-        return 1
+        emit_error(
+            None,
+            json_mode=json_mode,
+            kind="usage",
+            message=exc.format_message(),
+            exit_code=exits.USAGE,
+        )
+        return exits.USAGE
     except Exception as exc:  # report internal errors as JSON when asked; never hide them
         if debug or not json_mode:
             raise
@@ -188,6 +275,7 @@ def run(argv: list[str]) -> int:
             kind="internal",
             message=f"{type(exc).__name__}: {exc}",
             hint="this is a bug in ouro; rerun with OURO_DEBUG=1 for the traceback",
+            exit_code=exits.NEGATIVE,
         )
-        return 1
+        return exits.NEGATIVE
     return result if isinstance(result, int) else 0

@@ -1,7 +1,7 @@
 """Global options anywhere on the line (standard library only).
 
-``--bundle B`` / ``--bundle=B`` and ``--json`` are options of the root
-command, but people type them after the subcommand too (``ouro desk search
+``--bundle B`` / ``--bundle=B``, ``--config KEY=VALUE``, ``--json`` and
+``--verbose`` are options of the root command, but people type them after the subcommand too (``ouro desk search
 x --json --bundle ~/b``). ``hoist_globals`` moves them to the front, before
 click (or the fast paths) parse the line, so they mean the same thing
 wherever they stand. Nothing after a ``--`` separator is touched, and a lone
@@ -10,8 +10,8 @@ wherever they stand. Nothing after a ``--`` separator is touched, and a lone
 
 from __future__ import annotations
 
-GLOBAL_FLAGS = ("--json",)
-GLOBAL_VALUED = ("--bundle",)
+GLOBAL_FLAGS = ("--json", "--verbose")
+GLOBAL_VALUED = ("--bundle", "--config")
 
 
 def hoist_globals(argv: list[str]) -> list[str]:

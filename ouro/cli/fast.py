@@ -230,9 +230,11 @@ def try_run(argv: list[str]) -> int | None:
     root = locate(bundle_arg)
     if root is None:
         return None
+    from ouro import progress
     from ouro.errors import OuroError
     from ouro.index import search
 
+    progress.set_json(json_mode)
     functions: dict[tuple[str, str], Callable[..., dict[str, Any]]] = {
         ("desk", "search"): search.desk_search,
         ("diary", "search"): search.consult_diary,

@@ -17,8 +17,15 @@ from typing import Any, Literal
 
 import click
 
-from ouro.cli.common import bundle_from, json_option, wants_json
-from ouro.cli.output import emit
+from ouro.cli.common import (
+    bundle_from,
+    first_sentence,
+    json_option,
+    wants_json,
+    wants_verbose,
+)
+from ouro.cli.examples import epilog
+from ouro.cli.output import emit, render_full
 from ouro.errors import InvalidInput, OuroError
 from ouro.tools import Tool, invoke, load
 
@@ -124,7 +131,9 @@ def tool_command(tool: Tool) -> click.Command:
                 raise
             arguments[field_name] = True
             result = invoke(tool.name, bundle, arguments)
-        emit(result, json_mode=json_mode, render=load(tool.render) if tool.render else None)
+        # --verbose (or a tool without a renderer): the whole record, as text
+        render = render_full if wants_verbose(ctx) or not tool.render else load(tool.render)
+        emit(result, json_mode=json_mode, render=render)
         if tool.exit_status:
             status: int = load(tool.exit_status)(result)
             return status
@@ -135,5 +144,6 @@ def tool_command(tool: Tool) -> click.Command:
         params=params,
         callback=callback,
         help=f"{tool.description}\n\n(agent tool: {tool.name})",
-        short_help=tool.description.split(". ")[0][:80],
+        short_help=first_sentence(tool.description),
+        epilog=epilog(tool.cli),
     )

@@ -2,27 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
 from typing import Any
 
 import click
 
 from ouro.cli.common import bundle_from, wants_json, with_json
 from ouro.cli.output import emit
-
-
-def _progress(label: str) -> Callable[[int, int], None] | None:
-    """A counter line on stderr, only when stderr is a terminal."""
-    if not sys.stderr.isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
-        end = "\n" if done >= total else ""
-        sys.stderr.write(f"\r{label}: {done}/{total} files{end}")
-        sys.stderr.flush()
-
-    return show
 
 
 def _render_report(result: dict[str, Any]) -> str:
@@ -40,9 +25,10 @@ def _render_report(result: dict[str, Any]) -> str:
 @click.pass_context
 def sync_cmd(ctx: click.Context, json_mode: bool) -> None:
     """Apply every change under desk/ to the index (cheap when nothing changed)."""
+    from ouro import progress
     from ouro.index.sync import sync
 
-    report = sync(bundle_from(ctx), progress=_progress("syncing"))
+    report = sync(bundle_from(ctx), progress=progress.counter("index sync", "files"))
     emit(report.to_json(), json_mode=wants_json(ctx, json_mode), render=_render_report)
 
 
@@ -51,9 +37,10 @@ def sync_cmd(ctx: click.Context, json_mode: bool) -> None:
 @click.pass_context
 def rebuild_cmd(ctx: click.Context, json_mode: bool) -> None:
     """Throw the index away and build it again from the files."""
+    from ouro import progress
     from ouro.index.sync import rebuild
 
-    report = rebuild(bundle_from(ctx), progress=_progress("indexing"))
+    report = rebuild(bundle_from(ctx), progress=progress.counter("index rebuild", "files"))
     emit(report.to_json(), json_mode=wants_json(ctx, json_mode), render=_render_report)
 
 

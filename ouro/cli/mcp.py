@@ -1,7 +1,7 @@
 """``ouro mcp [--bundle PATH]``: serve the tool registry over MCP on stdio.
 
 The bundle is located before the SDK is imported, so a missing or legacy
-bundle is refused at once (message and hint on stderr, exit 1) and no other
+bundle is refused at once (message and hint on stderr, exit 3) and no other
 command ever pays for importing ``mcp``. Stdout belongs to the protocol:
 nothing else is written there.
 """

@@ -1,14 +1,13 @@
 """``ouro migrate``: the only command that opens a legacy bundle.
 
 Applying needs consent: ``--yes``, or an answer on a terminal. Without a
-terminal and without ``--yes`` it refuses (exit 1) and changes nothing --
+terminal and without ``--yes`` it refuses (a usage error, exit 2) and changes nothing --
 an unattended script should say explicitly that it wants the cut.
 """
 
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ import click
 from ouro.bundle import LEGACY_ROOTS, Bundle
 from ouro.cli.common import bundle_from, bundle_option_value, wants_json, with_json
 from ouro.cli.output import emit
-from ouro.errors import BundleNotFound, OuroError
+from ouro.errors import BundleNotFound, InvalidInput
 
 
 def _root(ctx: click.Context) -> Path:
@@ -30,21 +29,6 @@ def _root(ctx: click.Context) -> Path:
         if bundle_option_value(ctx) is None and any((here / n).exists() for n in LEGACY_ROOTS):
             return Bundle(here.absolute()).root
         raise
-
-
-class _Progress:
-    """A one-line counter on stderr, redrawn at most every 0.1 s (terminals only)."""
-
-    def __init__(self) -> None:
-        self.last = 0.0
-
-    def __call__(self, phase: str, done: int, total: int) -> None:
-        now = time.monotonic()
-        if done < total and now - self.last < 0.1:
-            return
-        self.last = now
-        sys.stderr.write(f"\r  {phase}: {done}/{total}" + ("\n" if done >= total else ""))
-        sys.stderr.flush()
 
 
 @click.command("migrate")
@@ -83,8 +67,8 @@ def migrate_cmd(
             if preview["status"] == "nothing":
                 emit(preview, json_mode=machine, render=render_summary)
                 return
-            raise OuroError(
-                "not applying the migration: no --yes and no terminal to ask on",
+            raise InvalidInput(
+                "--yes: not applying the migration: no --yes and no terminal to ask on",
                 hint="review 'ouro migrate --dry-run', then run 'ouro migrate --yes'",
             )
 
@@ -92,7 +76,9 @@ def migrate_cmd(
             click.echo(render_plan(view, limit=40), err=True)
             return click.confirm("Apply this migration?", default=False, err=True)
 
-    progress = _Progress() if sys.stderr.isatty() and not machine else None
+    from ouro import progress as shown
+
+    progress = shown.phased("migrate")
     kwargs: dict[str, Any] = {"progress": progress} if progress else {}
     result = migrate(root, journal=journal, confirm=confirm, **kwargs)
     emit(result, json_mode=machine, render=render_summary)

@@ -1,7 +1,18 @@
-"""Printing results and errors: one JSON object with ``--json``, text otherwise."""
+"""Printing results and errors: one JSON object with ``--json``, text otherwise.
+
+Human output helpers, shared by every renderer:
+
+- ``table(rows, columns)``: a header line and aligned columns (no borders);
+- ``confirm(verb, kind, ident, where)``: the one-line confirmation of a write
+  ("recorded fact f-01… → desk/_record/diary/facts.jsonl#f-01…");
+- ``status(word)``: a status word, coloured only when stdout is a terminal, the
+  ``color`` setting allows it and ``NO_COLOR`` is unset (click's own styling);
+- ``when(iso)``: "3h ago" / "in 2d" (or the timestamp, per the ``dates`` setting).
+"""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -15,7 +26,7 @@ def to_json_line(obj: Any) -> str:
     return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode() + "\n"
 
 
-def render_text(obj: Any, indent: int = 0) -> str:
+def render_full(obj: Any, indent: int = 0) -> str:
     """A plain, stable rendering of a JSON-like value for people."""
     pad = "  " * indent
     if isinstance(obj, dict):
@@ -25,7 +36,7 @@ def render_text(obj: Any, indent: int = 0) -> str:
         for key, value in obj.items():
             if isinstance(value, dict | list) and value:
                 lines.append(f"{pad}{key}:")
-                lines.append(render_text(value, indent + 1))
+                lines.append(render_full(value, indent + 1))
             else:
                 shown = "(none)" if value in ({}, [], None) else value
                 lines.append(f"{pad}{key}: {shown}")
@@ -36,7 +47,7 @@ def render_text(obj: Any, indent: int = 0) -> str:
         lines = []
         for item in obj:
             if isinstance(item, dict):
-                body = render_text(item, indent + 1).lstrip()
+                body = render_full(item, indent + 1).lstrip()
                 lines.append(f"{pad}- {body}")
             else:
                 lines.append(f"{pad}- {item}")
@@ -44,11 +55,125 @@ def render_text(obj: Any, indent: int = 0) -> str:
     return f"{pad}{obj}"
 
 
+#: status words and their colour (everything else is printed plain)
+STATUS_COLOURS = {
+    "ok": "green", "pass": "green", "ready": "green", "verified": "green", "done": "green",
+    "fresh": "green", "open": "cyan", "active": "cyan", "asserted": "cyan",
+    "watch": "yellow", "warn": "yellow", "stale": "yellow", "stale_risky": "yellow",
+    "evidence_required": "yellow", "degraded": "yellow", "unknown": "yellow",
+    "missing": "yellow", "due": "yellow", "blocked": "red", "fail": "red",
+    "failed": "red", "error": "red", "unverifiable": "red", "dropped": "bright_black",
+    "superseded": "bright_black",
+}  # fmt: skip
+
+
+def colour_on() -> bool:
+    """Colour only on a terminal, never with NO_COLOR, and as the ``color`` setting says."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    from ouro.config import lookup
+
+    choice = lookup("color")
+    if choice == "always":
+        return True
+    if choice == "never":
+        return False
+    return sys.stdout.isatty()
+
+
+_colour: bool | None = None
+
+
+def reset() -> None:
+    """Forget this run's colour decision (the CLI root calls it per run)."""
+    global _colour
+    _colour = None
+
+
+def status(word: str) -> str:
+    global _colour
+    colour = STATUS_COLOURS.get(word.lower())
+    if colour is None:
+        return word
+    if _colour is None:
+        _colour = colour_on()
+    if not _colour:
+        return word
+    import click
+
+    return click.style(word, fg=colour, bold=colour == "red")
+
+
+def when(stamp: str | None, *, now: float | None = None) -> str:
+    """A timestamp as people read it: "3h ago", "in 2d", "just now"."""
+    if not stamp:
+        return "-"
+    from ouro.config import lookup
+
+    if lookup("dates") == "absolute":
+        return stamp
+    from datetime import datetime
+
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return stamp
+    if moment.tzinfo is None:
+        return stamp  # a bare date: already short
+    import time
+
+    delta = (time.time() if now is None else now) - moment.timestamp()
+    ahead = delta < 0
+    seconds = abs(delta)
+    if seconds < 45:
+        return "just now"
+    for size, unit in (
+        (86400 * 365, "y"),
+        (86400 * 30, "mo"),
+        (86400, "d"),
+        (3600, "h"),
+        (60, "m"),
+    ):
+        if seconds >= size:
+            n = int(seconds // size)
+            return f"in {n}{unit}" if ahead else f"{n}{unit} ago"
+    return "just now"
+
+
+def _visible(text: str) -> int:
+    import re
+
+    return len(re.sub(r"\x1b\[[0-9;]*m", "", text))
+
+
+def table(rows: list[dict[str, Any]], columns: list[str], *, empty: str = "(none)") -> str:
+    """Rows as aligned columns under an upper-case header; ``empty`` when no rows."""
+    if not rows:
+        return empty
+    cells = [[("-" if r.get(c) in (None, "") else str(r.get(c))) for c in columns] for r in rows]
+    header = [c.upper() for c in columns]
+    widths = [max(_visible(x) for x in col) for col in zip(header, *cells, strict=False)]
+    lines = []
+    for line in [header, *cells]:
+        padded = [x + " " * (w - _visible(x)) for x, w in zip(line, widths, strict=True)]
+        lines.append("  ".join(padded).rstrip())
+    return "\n".join(lines)
+
+
+def confirm(verb: str, kind: str, ident: str | None, where: str | None) -> str:
+    """One line for a write: what happened, the id, where it is."""
+    parts = [verb, kind]
+    if ident:
+        parts.append(ident)
+    line = " ".join(parts)
+    return f"{line}  → {where}" if where else line
+
+
 def emit(result: Any, *, json_mode: bool, render: Callable[[Any], str] | None = None) -> None:
     if json_mode:
         sys.stdout.write(to_json_line(result))
     else:
-        text = render(result) if render else render_text(result)
+        text = render(result) if render else render_full(result)
         sys.stdout.write(text.rstrip("\n") + "\n")
 
 
@@ -59,8 +184,13 @@ def emit_error(
     kind: str = "",
     message: str = "",
     hint: str | None = None,
+    exit_code: int | None = None,
 ) -> None:
-    payload = error.to_json() if error else {"type": kind, "message": message, "hint": hint}
+    payload: dict[str, Any] = dict(
+        error.to_json() if error else {"type": kind, "message": message, "hint": hint}
+    )
+    if exit_code is not None:
+        payload["exitCode"] = exit_code
     if json_mode:
         sys.stdout.write(to_json_line({"error": payload}))
     else:

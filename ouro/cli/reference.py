@@ -35,6 +35,57 @@ test fails when it drifts.
   `ouro facts search` and `ouro notes search` all take an optional `QUERY`
   (words that must all match, `"quoted phrases"`, `prefix*`; no query lists
   the newest first) and `--limit N`; each adds only its own filters.
+- **Human output.** A write prints one line: what happened, the id, where
+  (`recorded fact f-01… → desk/_record/diary/facts.jsonl#f-01…`). Lists are
+  tables with a header. Statuses are coloured only on a terminal, never when
+  `NO_COLOR` is set or the `color` setting is `never`. Times are relative
+  (`3h ago`) unless the `dates` setting is `absolute`. `--verbose` (anywhere on
+  the line) prints the full record as text; `--json` prints the object itself.
+- **Progress.** Long work (index rebuild and first build, migrate, drills, sync)
+  reports progress on stderr, only when stderr is a terminal, never with
+  `--json` (the `progress` setting can force it on or off).
+- **Concepts.** `ouro help` lists the topics (bundle, arc, desk, locators,
+  drills, exit-codes, completion, config); `ouro help TOPIC` explains one;
+  `ouro help desk search` is `ouro desk search --help`. Every command's `--help`
+  ends with examples (a test runs them all against a scratch bundle).
+
+## Exit codes
+
+The same for every command, and the same with `--json` (where an error object
+also carries it as `exitCode`). A test checks it over every command.
+
+{exit_table}
+
+Host hooks (`ouro hook claude|codex`) are the exception by design: they fail
+open, exit 0, and say what is wrong in one line the host shows.
+
+## Settings
+
+`ouro config list --show-origin` shows every setting, its value and where it
+came from. Sources, lowest precedence first: built-in default < global
+(`$XDG_CONFIG_HOME/ouro/config.toml`, else `~/.config/ouro/config.toml`) <
+bundle (`bundle.json`) < project (the pointer file `.ouro` / `ouro.toml`
+found walking up) < environment (`OURO_<KEY>`) < command line
+(`--config KEY=VALUE`). `ouro config set KEY VALUE` writes bundle.json, or
+the global file with `--global`, or the project file with `--project`;
+writes are atomic under a lock. A file that cannot be parsed is reported with
+its path (`config get|list` exit 3); `config set` copies it aside to
+`<file>.bad-<stamp>` before writing a fresh one, and says so.
+
+{settings_table}
+
+## Shell completion
+
+```sh
+# bash
+echo 'eval "$(_OURO_COMPLETE=bash_source ouro)"' >> ~/.bashrc
+# zsh
+echo 'eval "$(_OURO_COMPLETE=zsh_source ouro)"' >> ~/.zshrc
+# fish
+_OURO_COMPLETE=fish_source ouro > ~/.config/fish/completions/ouro.fish
+```
+
+# Commands
 """
 
 
@@ -82,12 +133,33 @@ def _entry(command: click.Command, ctx: click.Context, path: tuple[str, ...]) ->
             rows.append(f"| `{', '.join(param.opts)}` | {(param.help or '').replace('|', '/')} |")
     if rows:
         lines += ["| option | meaning |", "|---|---|", *rows, ""]
+    from ouro.cli.examples import examples_for
+
+    shown = examples_for(path)
+    if shown:
+        lines += ["```sh", *(f"ouro {line}  # {what}" for line, what in shown), "```", ""]
     return "\n".join(lines)
+
+
+def _header() -> str:
+    from ouro.cli.exits import TABLE
+    from ouro.config import SETTINGS
+
+    exits = ["| code | meaning | for example |", "|---|---|---|"]
+    exits += [f"| {code} | {meaning} | {example} |" for code, meaning, example in TABLE]
+    settings = ["| setting | default | environment | meaning |", "|---|---|---|---|"]
+    settings += [
+        f"| `{s.name}` | {s.default or '-'} | `{s.env}` | {s.description} |"
+        for s in SETTINGS.values()
+    ]
+    return _HEADER.replace("{exit_table}", "\n".join(exits)).replace(
+        "{settings_table}", "\n".join(settings)
+    )
 
 
 def render_reference() -> str:
     ctx = click.Context(cli, info_name="ouro")
-    return _HEADER + "\n" + "\n".join(_walk(cli, ctx, ()))
+    return _header() + "\n" + "\n".join(_walk(cli, ctx, ()))
 
 
 if __name__ == "__main__":

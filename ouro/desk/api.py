@@ -72,9 +72,9 @@ def task_add(bundle: Bundle, inp: TaskAddInput) -> dict[str, Any]:
 
 class TaskUpdateInput(ToolInput):
     task: str = Field(description="task id (t-…) or <track>/<slug>")
-    status: Status | None = None
-    priority: int | None = None
-    title: str | None = None
+    status: Status | None = Field(None, description="new status")
+    priority: int | None = Field(None, description="new priority (1 = most urgent)")
+    title: str | None = Field(None, description="new one-line title")
     acceptance: str | None = Field(None, description="new acceptance text ('' clears it)")
     check: str | None = Field(None, description="new check command ('' clears it)")
     about: list[str] | None = Field(None, description="the files the task changes (replaces)")
@@ -113,8 +113,8 @@ def task_update(bundle: Bundle, inp: TaskUpdateInput) -> dict[str, Any]:
 
 
 class TaskListInput(ToolInput):
-    track: str | None = None
-    status: Status | None = None
+    track: str | None = Field(None, description="only tasks of this track")
+    status: Status | None = Field(None, description="only tasks with this status")
     limit: int | None = Field(None, ge=1, description="at most this many tasks")
 
 
@@ -215,7 +215,7 @@ def task_verify(bundle: Bundle, inp: TaskVerifyInput) -> dict[str, Any]:
 class IterationAddInput(ToolInput):
     task: str = Field(description="task id (t-…) or <track>/<slug>")
     text: str = Field(description="what happened in this iteration")
-    agent: str | None = None
+    agent: str | None = Field(None, description="who did the work")
 
 
 def iteration_add(bundle: Bundle, inp: IterationAddInput) -> dict[str, Any]:
@@ -226,9 +226,9 @@ def iteration_add(bundle: Bundle, inp: IterationAddInput) -> dict[str, Any]:
 
 class FrictionAddInput(ToolInput):
     title: str = Field(description="one line: what got in the way")
-    body: str | None = None
-    severity: Severity = "medium"
-    track: str | None = None
+    body: str | None = Field(None, description="details (Markdown)")
+    severity: Severity = Field("medium", description="how much it got in the way")
+    track: str | None = Field(None, description="the track it concerns")
     task: str | None = Field(None, description="task id the friction is about")
 
 
@@ -246,7 +246,7 @@ def friction_add(bundle: Bundle, inp: FrictionAddInput) -> dict[str, Any]:
 
 
 class FrictionListInput(ToolInput):
-    limit: int | None = Field(None, ge=1)
+    limit: int | None = Field(None, ge=1, description="at most this many entries")
 
 
 def friction_list(bundle: Bundle, inp: FrictionListInput) -> dict[str, Any]:
@@ -256,8 +256,8 @@ def friction_list(bundle: Bundle, inp: FrictionListInput) -> dict[str, Any]:
 
 class TipAddInput(ToolInput):
     title: str = Field(description="the tip in one line")
-    body: str | None = None
-    tags: list[str] = Field(default_factory=list)
+    body: str | None = Field(None, description="the tip in full (Markdown)")
+    tags: list[str] = Field(default_factory=list, description="a tag (repeatable)")
 
 
 def tip_add(bundle: Bundle, inp: TipAddInput) -> dict[str, Any]:
@@ -267,7 +267,7 @@ def tip_add(bundle: Bundle, inp: TipAddInput) -> dict[str, Any]:
 
 
 class TipListInput(ToolInput):
-    tag: str | None = None
+    tag: str | None = Field(None, description="only tips with this tag")
 
 
 def tip_list(bundle: Bundle, inp: TipListInput) -> dict[str, Any]:

@@ -58,7 +58,7 @@ def diary_reflect(bundle: Bundle, inp: DiaryReflectInput) -> dict[str, Any]:
 class NotesWriteInput(ToolInput):
     title: str = Field(description="note title (names the file)")
     body: str = Field(description="note body (Markdown)")
-    tags: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list, description="a tag (repeatable)")
 
 
 def notes_write(bundle: Bundle, inp: NotesWriteInput) -> dict[str, Any]:

@@ -5,26 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 
-def render_task_list(result: dict[str, Any]) -> str:
-    lines = []
-    for task in result["tasks"]:
-        lease = (
-            f"  (held by {task['heldBy']} until {task['leaseUntil']})" if task.get("heldBy") else ""
-        )
-        if task.get("unverified"):
-            lease += f"  (done unverified: {task['unverified']})"
-        lines.append(
-            f"{task['id']}  [{task['status']}] p{task['priority']}  "
-            f"{task['track']}/{task['slug']}  {task['title']}{lease}"
-        )
-    shown = len(result["tasks"])
-    lines.append(
-        f"{shown} of {result['total']} tasks" if shown != result["total"] else f"{shown} tasks"
-    )
-    lines.extend(f"problem: {p}" for p in result.get("problems") or [])
-    return "\n".join(lines)
-
-
 def render_task_verify(result: dict[str, Any]) -> str:
     task, run = result["task"], result["run"]
     timed = " (timed out)" if run.get("timedOut") else ""

@@ -387,7 +387,8 @@ def check_agent(agent: str) -> str:
 
 
 def acting_agent(bundle: Bundle, agent: str | None) -> str:
-    """Who is acting: ``agent``, else the bundle's agent; inside a habit session
+    """Who is acting: ``agent``, else the ``agent`` setting (``ouro.config``: by
+    default bundle.json's agent); inside a habit session
     always ``habit:<name>`` (a habit body cannot act as someone else)."""
     habit = os.environ.get("OURO_HABIT")
     if habit and os.environ.get("OURO_SESSION_ID"):
@@ -401,7 +402,10 @@ def acting_agent(bundle: Bundle, agent: str | None) -> str:
         return own
     if agent is not None:
         return check_agent(agent)
-    name = bundle.read_meta().get("agent")
+    from ouro.config import lookup
+
+    # the agent setting: --config agent=, OURO_AGENT, project, bundle.json's agent, global
+    name = lookup("agent", bundle.root)
     if not isinstance(name, str) or not name.strip():
         raise InvalidInput(
             "agent: none given and bundle.json names no agent", hint="pass --agent NAME"

@@ -124,10 +124,12 @@ def ready_index(root: str) -> tuple[sqlite3.Connection, dict[str, Any]]:
             return conn, {"state": "fresh"}
         from pathlib import Path
 
+        from ouro import progress
         from ouro.index.sync import SyncReport, _sync
 
+        label = "building the search index" if missing else "updating the search index"
         try:
-            _sync(conn, Path(root), None, SyncReport())
+            _sync(conn, Path(root), progress.counter(label, "files"), SyncReport())
         except (OuroError, OSError, sqlite3.OperationalError) as exc:
             if missing:
                 raise IndexUnavailable(

@@ -1,8 +1,7 @@
 """The sentinel's registry tools: ``sentinel_refresh``, ``sentinel_status``, ``drill``.
 
 Thin: validate input, call one domain function, shape the result. Renderers
-turn results into text for people; ``drill_exit`` gives ``ouro drill`` its
-exit status (0 when every drill passed, 1 otherwise).
+turn results into text for people; exit codes are ``ouro.cli.exits``'s.
 """
 
 from __future__ import annotations
@@ -87,9 +86,10 @@ def sentinel_status_tool(bundle: Bundle, inp: StatusInput) -> dict[str, Any]:
 
 
 def drill(bundle: Bundle, inp: DrillInput) -> dict[str, Any]:
+    from ouro import progress
     from ouro.sentinel.drills import run_drills
 
-    results = run_drills(bundle, inp.names)
+    results = run_drills(bundle, inp.names, progress.counter("drills", "done"))
     written = refresh(bundle, trigger="drill", drills=results)
     failed = [r["name"] for r in results if r["status"] != "pass"]
     return {
@@ -99,10 +99,6 @@ def drill(bundle: Bundle, inp: DrillInput) -> dict[str, Any]:
         "drills": results,
         "receipt": _summary(written),
     }
-
-
-def drill_exit(result: dict[str, Any]) -> int:
-    return 0 if result.get("ok") else 1
 
 
 def render_refresh(r: dict[str, Any]) -> str:

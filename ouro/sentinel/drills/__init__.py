@@ -11,7 +11,7 @@ bundle is only read. ``ouro.sentinel.api.drill`` then records one receipt
 from __future__ import annotations
 
 import importlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ouro.bundle import Bundle
@@ -42,7 +42,17 @@ def load_drill(name: str) -> Drill:
     return fn
 
 
-def run_drills(bundle: Bundle, names: Sequence[str] = ()) -> list[dict[str, Any]]:
+def run_drills(
+    bundle: Bundle,
+    names: Sequence[str] = (),
+    progress: Callable[[int, int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Run the named drills (all by default); ``progress(done, total)`` after each."""
     chosen = list(dict.fromkeys(names)) or list(DRILLS)
     drills = [(name, load_drill(name)) for name in chosen]
-    return [run_one(name, fn, bundle) for name, fn in drills]
+    results = []
+    for name, fn in drills:
+        results.append(run_one(name, fn, bundle))
+        if progress:
+            progress(len(results), len(drills))
+    return results

@@ -1,0 +1,90 @@
+"""The exit-code contract of the ``ouro`` command (documented in docs/cli.md).
+
+====  =====================================================================
+code  meaning
+====  =====================================================================
+0     success: the command did what was asked
+1     a negative outcome you asked about: a check failed, a verdict is
+      blocked or unknown, a drill or habit failed, something was not found,
+      a write was refused (conflict, lease held, lock timeout, tool denied)
+2     usage error, wherever it is detected: unknown command or option, a
+      missing or bad argument, a value the input model refuses
+3     the bundle is unusable: none found, legacy layout, bundle.json or a
+      contract file unreadable, the OS refusing a read or write
+130   interrupted (Ctrl-C)
+====  =====================================================================
+
+With ``--json`` the exit code is the same, and an error object carries it as
+``exitCode``. ``CODE_BY_KIND`` maps each ``OuroError.kind`` to its code (any
+kind not listed is 1); the ``*_exit`` functions map a tool result to the code
+of its outcome (named in the registry as ``Tool.exit_status``; ``claim verify``'s
+is ``ouro.arc.tools_claims.verify_exit``: 1 when the check it ran failed).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+OK = 0
+NEGATIVE = 1
+USAGE = 2
+UNUSABLE = 3
+INTERRUPTED = 130
+
+CODE_BY_KIND: dict[str, int] = {
+    "invalid_input": USAGE,
+    "invalid_locator": USAGE,
+    "usage": USAGE,
+    "bundle_not_found": UNUSABLE,
+    "legacy_layout": UNUSABLE,
+    "corrupt_file": UNUSABLE,
+    "storage": UNUSABLE,
+    "not_found": NEGATIVE,
+    "conflict": NEGATIVE,
+    "lock_timeout": NEGATIVE,
+    "index_unavailable": NEGATIVE,
+    "tool_denied": NEGATIVE,
+    "bundle_exists": NEGATIVE,
+}
+
+#: rows of the table in docs/cli.md: (code, meaning, examples)
+TABLE: tuple[tuple[int, str, str], ...] = (
+    (OK, "success", "a write recorded, a read answered (even with no results)"),
+    (
+        NEGATIVE,
+        "a negative outcome you asked about",
+        "`claim verify` check failed; `sentinel refresh`/`status` verdict blocked or unknown; "
+        "`drill` or `habits run`/`tick` failed; not found; conflict, lease held, lock timeout",
+    ),
+    (
+        USAGE,
+        "usage error, wherever it is detected",
+        "unknown command or option, missing argument, `arc query bogus`, `--limit 0`",
+    ),
+    (
+        UNUSABLE,
+        "the bundle is unusable",
+        "no bundle found, legacy layout (run `ouro migrate`), unreadable bundle.json or record "
+        "file",
+    ),
+    (INTERRUPTED, "interrupted", "Ctrl-C"),
+)
+
+
+def code_for(kind: str) -> int:
+    return CODE_BY_KIND.get(kind, NEGATIVE)
+
+
+def sentinel_exit(result: dict[str, Any]) -> int:
+    """``sentinel refresh|status``: 1 when the verdict is blocked or unknown."""
+    return NEGATIVE if result.get("verdict") in ("blocked", "unknown", None) else OK
+
+
+def drill_exit(result: dict[str, Any]) -> int:
+    """``drill``: 1 when any drill failed."""
+    return OK if result.get("ok") else NEGATIVE
+
+
+def habit_exit(result: dict[str, Any]) -> int:
+    """``habits run``: 1 when the run was blocked or errored."""
+    return NEGATIVE if result.get("outcome") in ("blocked", "error") else OK

@@ -1,0 +1,363 @@
+"""Settings with a precedence you can see: ``ouro config get|set|list``.
+
+A setting's value comes from the highest of these sources that has it
+(``SOURCES``, lowest first):
+
+- ``default``: the built-in default (``SETTINGS``);
+- ``global``: ``$XDG_CONFIG_HOME/ouro/config.toml`` (``~/.config/ouro/config.toml``),
+  flat TOML ``key = "value"``;
+- ``bundle``: ``bundle.json`` (``agent`` is its top-level ``agent``; the others
+  live under ``"settings"``);
+- ``project``: the project pointer file (``.ouro`` or ``ouro.toml``, the nearest
+  walking up from the current folder; TOML, its ``bundle`` key names the bundle
+  and is not a setting);
+- ``env``: ``OURO_<KEY>`` (``OURO_COLOR=never``);
+- ``command``: ``--config KEY=VALUE`` on the command line (anywhere on it).
+
+Only the names in ``SETTINGS`` exist; any other name, or a value outside a
+setting's choices, is ``InvalidInput`` naming it. Writes (``set_value``) are
+atomic (temp + fsync + rename) under a lock. A file that cannot be parsed is
+never silently ignored: ``layers`` raises ``CorruptFile`` naming it (``ouro
+config get|list`` exit 3); ``set_value`` into it first copies it aside to
+``<file>.bad-<UTC stamp>``, says so, then writes a fresh file;
+``lookup`` (used while printing) warns once on stderr and skips that file.
+Reading changes no file. Standard library only; TOML is parsed lazily.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ouro.errors import CorruptFile, InvalidInput, NotFound
+
+SOURCES = ("default", "global", "bundle", "project", "env", "command")
+#: project pointer files, nearest first in each folder (as ``ouro.bundle`` looks for them)
+PROJECT_FILES = (".ouro", "ouro.toml")
+#: files written by ``set``: the scopes a user can choose
+WRITABLE = ("global", "bundle", "project")
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    description: str
+    default: str | None
+    choices: tuple[str, ...] = ()
+
+    @property
+    def env(self) -> str:
+        return "OURO_" + self.name.upper().replace(".", "_").replace("-", "_")
+
+
+SETTINGS: dict[str, Setting] = {
+    s.name: s
+    for s in (
+        Setting(
+            "agent",
+            "The agent's name: the default --agent for task leases and iterations.",
+            None,
+        ),
+        Setting(
+            "color",
+            "Colour statuses in human output: auto (on a terminal, unless NO_COLOR is set), "
+            "always, never.",
+            "auto",
+            ("auto", "always", "never"),
+        ),
+        Setting(
+            "progress",
+            "Progress lines on stderr for long work: auto (on a terminal, never with --json), "
+            "always, never.",
+            "auto",
+            ("auto", "always", "never"),
+        ),
+        Setting(
+            "dates",
+            "How human output shows times: relative (3h ago) or absolute (ISO 8601).",
+            "relative",
+            ("relative", "absolute"),
+        ),
+    )
+}
+
+#: ``--config KEY=VALUE`` pairs from the command line (set by the CLI root)
+COMMAND_LINE: dict[str, str] = {}
+
+
+def setting(name: str) -> Setting:
+    try:
+        return SETTINGS[name]
+    except KeyError:
+        raise InvalidInput(
+            f"key: no setting named {name!r}",
+            hint="settings are: " + ", ".join(SETTINGS) + " ('ouro config list')",
+        ) from None
+
+
+def check_value(name: str, value: str) -> str:
+    known = setting(name)
+    if known.choices and value not in known.choices:
+        raise InvalidInput(
+            f"{name}: {value!r} is not one of {', '.join(known.choices)}",
+            hint=f"for example: ouro config set {name} {known.choices[0]}",
+        )
+    if not value.strip():
+        raise InvalidInput(f"{name}: empty value", hint=f"for example: ouro config set {name} x")
+    return value
+
+
+def parse_assignment(text: str) -> tuple[str, str]:
+    """``KEY=VALUE`` from ``--config``, checked."""
+    key, eq, value = text.partition("=")
+    if not eq:
+        raise InvalidInput(
+            f"--config: {text!r} is not KEY=VALUE", hint="for example: --config color=never"
+        )
+    return key.strip(), check_value(key.strip(), value.strip())
+
+
+# --- where the files are --------------------------------------------------------
+
+
+def global_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "ouro" / "config.toml"
+
+
+def project_path(start: Path | None = None) -> Path | None:
+    """The nearest project pointer file walking up from ``start`` (the cwd)."""
+    folder = (start or Path.cwd()).absolute()
+    while True:
+        for name in PROJECT_FILES:
+            candidate = folder / name
+            if candidate.is_file():
+                return candidate
+        if folder.parent == folder:
+            return None
+        folder = folder.parent
+
+
+# --- reading ------------------------------------------------------------------------
+
+
+def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, str]:
+    out: dict[str, str] = {}
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(_flatten(value, name + "."))
+        else:
+            out[name] = value if isinstance(value, str) else str(value)
+    return out
+
+
+def read_toml(path: Path) -> dict[str, str] | None:
+    """The flat settings in a TOML file; None if it does not exist."""
+    import tomllib
+
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise CorruptFile(
+            f"{path}: cannot read ({exc.strerror})", hint="check its permissions"
+        ) from None
+    try:
+        table = tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise CorruptFile(
+            f"{path}: not valid TOML ({exc})",
+            hint="fix it by hand, or 'ouro config set' copies it aside and writes a fresh one",
+        ) from None
+    return _flatten(table)
+
+
+def _bundle_settings(meta: dict[str, Any]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if isinstance(meta.get("agent"), str):
+        out["agent"] = meta["agent"]
+    settings = meta.get("settings")
+    if isinstance(settings, dict):
+        out.update({k: str(v) for k, v in settings.items() if k != "agent"})
+    return out
+
+
+def layers(bundle_root: Path | None, *, cwd: Path | None = None) -> dict[str, dict[str, str]]:
+    """Every source's values, lowest precedence first. Raises ``CorruptFile``."""
+    found: dict[str, dict[str, str]] = {
+        "default": {n: s.default for n, s in SETTINGS.items() if s.default is not None}
+    }
+    found["global"] = read_toml(global_path()) or {}
+    found["bundle"] = {}
+    if bundle_root is not None:
+        from ouro.bundle import Bundle
+
+        found["bundle"] = _bundle_settings(Bundle(bundle_root).read_meta())
+    project = project_path(cwd)
+    values = read_toml(project) if project else None
+    found["project"] = {k: v for k, v in (values or {}).items() if k != "bundle"}
+    found["env"] = {n: os.environ[s.env] for n, s in SETTINGS.items() if s.env in os.environ}
+    found["command"] = dict(COMMAND_LINE)
+    return found
+
+
+def origin_label(source: str, bundle_root: Path | None) -> str:
+    if source == "global":
+        return f"global ({global_path()})"
+    if source == "bundle" and bundle_root is not None:
+        return f"bundle ({bundle_root / 'bundle.json'})"
+    if source == "project":
+        return f"project ({project_path()})"
+    if source == "env":
+        return "env"
+    return source
+
+
+def resolve(bundle_root: Path | None) -> dict[str, tuple[str | None, str]]:
+    """``{name: (value, source)}`` for every setting (unknown keys in files are ignored)."""
+    found = layers(bundle_root)
+    out: dict[str, tuple[str | None, str]] = {}
+    for name in SETTINGS:
+        value: str | None = None
+        source = "default"
+        for layer in SOURCES:
+            if name in found[layer]:
+                value, source = found[layer][name], layer
+        out[name] = (value, source)
+    return out
+
+
+_warned: set[str] = set()
+
+
+def lookup(name: str, bundle_root: Path | None = None) -> str | None:
+    """One setting's effective value, for printing decisions: command line and
+    environment first (cheap), then the files; an unreadable file is warned
+    about on stderr once and skipped, never silently."""
+    if name in COMMAND_LINE:
+        return COMMAND_LINE[name]
+    known = SETTINGS[name]
+    if known.env in os.environ:
+        return os.environ[known.env]
+    try:
+        project = project_path()
+        values = (read_toml(project) or {}) if project else {}
+        if name in values:
+            return values[name]
+        if bundle_root is not None:
+            from ouro.bundle import Bundle
+
+            bundled = _bundle_settings(Bundle(bundle_root).read_meta())
+            if name in bundled:
+                return bundled[name]
+        values = read_toml(global_path()) or {}
+        if name in values:
+            return values[name]
+    except CorruptFile as exc:
+        if exc.message not in _warned:
+            _warned.add(exc.message)
+            sys.stderr.write(f"warning: {exc.message} (ignored for {name})\n")
+    return known.default
+
+
+# --- writing --------------------------------------------------------------------------
+
+
+def _toml_line(key: str, value: str) -> str:
+    import json
+
+    bare = all(part and all(c.isalnum() or c in "_-" for c in part) for part in key.split("."))
+    return f"{key if bare else json.dumps(key)} = {json.dumps(value, ensure_ascii=False)}\n"
+
+
+def _backup(path: Path) -> Path:
+    import shutil
+    import time
+
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    target = path.with_name(f"{path.name}.bad-{stamp}")
+    shutil.copy2(path, target)
+    return target
+
+
+def _write_toml(path: Path, name: str, value: str | None, lock: Path) -> str | None:
+    from ouro.store.atomic import atomic_write_text
+    from ouro.store.lock import FileLock
+
+    with FileLock(lock, purpose="config set"):
+        backup: str | None = None
+        try:
+            values = read_toml(path) or {}
+        except CorruptFile:
+            backup = str(_backup(path))
+            values = {}
+        if value is None:
+            if name not in values:
+                raise NotFound(
+                    f"{name} is not set in {path}", hint="'ouro config list --show-origin'"
+                )
+            del values[name]
+        else:
+            values[name] = value
+        atomic_write_text(path, "".join(_toml_line(k, v) for k, v in values.items()))
+    return backup
+
+
+def set_value(name: str, value: str | None, scope: str, bundle_root: Path | None) -> dict[str, Any]:
+    """Write (or with ``value=None`` remove) one setting in ``scope``'s file."""
+    setting(name)
+    if value is not None:
+        check_value(name, value)
+    backup: str | None = None
+    if scope == "global":
+        path = global_path()
+        backup = _write_toml(path, name, value, path.with_name("config.toml.lock"))
+    elif scope == "project":
+        found = project_path()
+        if found is None:
+            raise NotFound(
+                "no project pointer file (.ouro or ouro.toml) here or above",
+                hint="create one with 'ouro init --link', or use --global / --bundle-scope",
+            )
+        path = found
+        lock_dir = global_path().parent / "locks"
+        import hashlib
+
+        digest = hashlib.sha256(str(path.absolute()).encode()).hexdigest()[:16]
+        backup = _write_toml(path, name, value, lock_dir / f"project-{digest}.lock")
+    elif scope == "bundle":
+        if bundle_root is None:
+            raise InvalidInput("scope: bundle needs a bundle", hint="pass --bundle PATH")
+        from ouro.bundle import Bundle
+        from ouro.store.atomic import atomic_write_json
+        from ouro.store.lock import FileLock
+
+        bundle = Bundle(bundle_root)
+        path = bundle.meta_path
+        with FileLock(bundle.lock_path("bundle-json"), purpose="config set"):
+            meta = bundle.read_meta()  # a corrupt bundle.json is reported, never replaced
+            if name == "agent":
+                if value is None:
+                    raise InvalidInput("agent: bundle.json must name its agent", hint="set another")
+                meta["agent"] = value
+            else:
+                settings = dict(meta.get("settings") or {})
+                if value is None:
+                    if name not in settings:
+                        raise NotFound(f"{name} is not set in {path}", hint="'ouro config list'")
+                    settings.pop(name)
+                else:
+                    settings[name] = value
+                if settings:
+                    meta["settings"] = settings
+                else:
+                    meta.pop("settings", None)
+            atomic_write_json(path, meta)
+    else:
+        raise InvalidInput(f"scope: {scope!r} is not one of {', '.join(WRITABLE)}")
+    return {"key": name, "value": value, "scope": scope, "file": str(path), "backup": backup}

@@ -1,0 +1,167 @@
+"""Help that teaches: every command's --help is whole (summary at a sentence
+boundary, every option described, an example), every group is described, and
+every example in ``ouro.cli.examples`` runs against a scratch bundle."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+from pathlib import Path
+
+import click
+import pytest
+
+from ouro.cli.app import GROUP_HELP, cli, run
+from ouro.cli.examples import EXAMPLES
+from ouro.cli.helptopics import TOPICS
+
+
+def walk(
+    group: click.Group, ctx: click.Context, prefix: tuple[str, ...] = ()
+) -> dict[tuple[str, ...], tuple[click.Command, click.Context]]:
+    """Every command and group of the tree, by path, with its context."""
+    found: dict[tuple[str, ...], tuple[click.Command, click.Context]] = {}
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None, (*prefix, name)
+        sub = click.Context(command, info_name=name, parent=ctx)
+        found[(*prefix, name)] = (command, sub)
+        if isinstance(command, click.Group):
+            found.update(walk(command, sub, (*prefix, name)))
+    return found
+
+
+ROOT = click.Context(cli, info_name="ouro")
+TREE = walk(cli, ROOT)
+LEAVES = {p: c for p, c in TREE.items() if not isinstance(c[0], click.Group) or c[0].callback}
+
+
+def test_every_group_is_described() -> None:
+    for path, (command, _ctx) in TREE.items():
+        if isinstance(command, click.Group):
+            assert command.help, f"group 'ouro {' '.join(path)}' has no description"
+    assert set(GROUP_HELP) - {()} <= set(TREE)
+
+
+@pytest.mark.parametrize("path", sorted(TREE), ids=lambda p: " ".join(p))
+def test_help_is_whole(path: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> None:
+    command, ctx = TREE[path]
+    summary = command.get_short_help_str(limit=1000)
+    assert summary, path
+    assert summary.endswith((".", ")")), f"summary not a sentence: {summary!r}"
+    assert not summary.endswith("..."), f"summary truncated: {summary!r}"
+    for param in command.get_params(ctx):
+        if isinstance(param, click.Option):
+            assert param.help, f"ouro {' '.join(path)} {param.opts[0]} has no help"
+    assert run([*path, "--help"]) == 0
+    text = capsys.readouterr().out
+    if path in LEAVES:
+        assert "Examples:" in text and f"ouro {' '.join(path)}" in text, text
+    # the listing of a group shows each child's whole summary, never cut
+    if isinstance(command, click.Group):
+        flat = "".join(text.split())  # click wraps (and may break at a hyphen)
+        for name in command.list_commands(ctx):
+            child = command.get_command(ctx, name)
+            assert child is not None
+            assert "".join(child.get_short_help_str(limit=1000).split()) in flat
+
+
+def test_every_command_has_an_example_and_no_example_is_stale() -> None:
+    runnable = set(LEAVES)
+    assert runnable - set(EXAMPLES) == set(), "commands without an example"
+    assert set(EXAMPLES) - runnable == set(), "examples for commands that do not exist"
+
+
+def test_help_topics(capsys: pytest.CaptureFixture[str]) -> None:
+    assert {"bundle", "arc", "desk", "locators", "drills"} <= set(TOPICS)
+    assert run(["help"]) == 0
+    listing = capsys.readouterr().out
+    for topic in TOPICS:
+        assert run(["help", topic]) == 0
+        assert TOPICS[topic][0] in capsys.readouterr().out
+        assert topic in listing
+    assert run(["help", "desk", "search"]) == 0
+    assert "Usage: ouro desk search" in capsys.readouterr().out
+    assert run(["help", "nonsense"]) == 2
+    assert "locators" in capsys.readouterr().err
+
+
+#: examples that cannot end in success in a scratch bundle, with why
+EXPECTED_EXIT = {
+    ("sync", "resolve"): (2, "a scratch bundle has no conflict to resolve"),
+}
+#: long-running commands: started, given a moment, and must still be running
+SERVERS = {("watch",), ("mcp",), ("workbench",)}
+
+
+def _fill(line: str, ids: dict[str, str]) -> list[str]:
+    words = shlex.split(line.split(" < ")[0])
+    return [ids.get(w, w) for w in words]
+
+
+def test_every_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.chdir(tmp_path)
+    assert run(["init", str(home / "agent.ouro"), "--agent", "ada"]) == 0
+    bundle = home / "agent.ouro"
+    monkeypatch.setenv("OURO_BUNDLE", str(bundle))
+    (home / "README.md").write_text("Install with pip; test with pytest.\n")  # the claim example's
+    (bundle / "habits" / "tidy.yaml").write_text("title: tidy\ncadence: 1d\nrun: 'true'\n")
+    (tmp_path / "payload.json").write_text('{"hook_event_name": "SessionStart"}')
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    ids = {"<remote>": str(remote), "<conflict-id>": "sc-none"}
+    for path, examples in EXAMPLES.items():
+        if path == ("init",):
+            continue  # ran above
+        for line, _what in examples:
+            argv = _fill(line, ids)
+            if path in SERVERS:
+                proc = subprocess.Popen(
+                    [sys.executable, "-m", "ouro.cli", *argv],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                )
+                try:
+                    proc.wait(timeout=1.5)
+                except subprocess.TimeoutExpired:
+                    proc.terminate()
+                    proc.wait()
+                    continue
+                raise AssertionError(f"ouro {line} exited early: {proc.stderr.read()!r}")
+            stdin = (tmp_path / "payload.json").open() if " < " in line else None
+            if stdin is not None:
+                monkeypatch.setattr("sys.stdin", stdin)
+            elif path == ("notes", "write"):
+                import io
+
+                monkeypatch.setattr("sys.stdin", io.StringIO("Tag, build, publish.\n"))
+            want, why = EXPECTED_EXIT.get(path, (0, ""))
+            code = run(["--json", *argv])
+            assert code == want, f"ouro {line} exited {code} (expected {want} {why})"
+            if stdin is not None:
+                stdin.close()
+            if path == ("claim", "add"):
+                out = json.loads(run_json(["claim", "list"]))
+                ids["<older-claim-id>"] = ids.get("<claim-id>", "")
+                ids["<claim-id>"] = out["claims"][-1]["id"]
+            if path == ("obligation", "add"):
+                out = json.loads(run_json(["obligation", "list"]))
+                ids["<obligation-id>"] = out["obligations"][-1]["id"]
+
+
+def run_json(argv: list[str]) -> str:
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert run(["--json", *argv]) == 0
+    return buf.getvalue()
