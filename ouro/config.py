@@ -8,9 +8,11 @@ A setting's value comes from the highest of these sources that has it
   flat TOML ``key = "value"``;
 - ``bundle``: ``bundle.json`` (``agent`` is its top-level ``agent``; the others
   live under ``"settings"``);
-- ``project``: the project pointer file (``.ouro`` or ``ouro.toml``, the nearest
-  walking up from the current folder; TOML, its ``bundle`` key names the bundle
-  and is not a setting);
+- ``project``: ``ouro.toml`` in the project root, the folder of the nearest
+  bundle pointer walking up from the current folder (``.ouro`` or
+  ``ouro.toml``, ``ouro.bundle.find_pointer``); its ``bundle`` key is the
+  pointer, not a setting. ``set --project`` creates it next to a ``.ouro``
+  pointer with the same ``bundle`` path, so it stays a valid pointer;
 - ``env``: ``OURO_<KEY>`` (``OURO_COLOR=never``);
 - ``command``: ``--config KEY=VALUE`` on the command line (anywhere on it).
 
@@ -35,8 +37,8 @@ from typing import Any
 from ouro.errors import CorruptFile, InvalidInput, NotFound
 
 SOURCES = ("default", "global", "bundle", "project", "env", "command")
-#: project pointer files, nearest first in each folder (as ``ouro.bundle`` looks for them)
-PROJECT_FILES = (".ouro", "ouro.toml")
+#: the project settings file, in the folder of the project's bundle pointer
+PROJECT_FILE = "ouro.toml"
 #: files written by ``set``: the scopes a user can choose
 WRITABLE = ("global", "bundle", "project")
 
@@ -128,17 +130,17 @@ def global_path() -> Path:
     return Path(base) / "ouro" / "config.toml"
 
 
+def project_pointer(start: Path | None = None) -> Path | None:
+    """The nearest bundle pointer file walking up from ``start`` (the cwd)."""
+    from ouro.bundle import find_pointer
+
+    return find_pointer((start or Path.cwd()).absolute())
+
+
 def project_path(start: Path | None = None) -> Path | None:
-    """The nearest project pointer file walking up from ``start`` (the cwd)."""
-    folder = (start or Path.cwd()).absolute()
-    while True:
-        for name in PROJECT_FILES:
-            candidate = folder / name
-            if candidate.is_file():
-                return candidate
-        if folder.parent == folder:
-            return None
-        folder = folder.parent
+    """The project settings file (it may not exist yet), or None outside a project."""
+    pointer = project_pointer(start)
+    return None if pointer is None else pointer.parent / PROJECT_FILE
 
 
 # --- reading ------------------------------------------------------------------------
@@ -308,6 +310,13 @@ def _write_toml(path: Path, name: str, value: str | None, lock: Path) -> str | N
     return backup
 
 
+def _project_lock(path: Path) -> Path:
+    import hashlib
+
+    digest = hashlib.sha256(str(path.absolute()).encode()).hexdigest()[:16]
+    return global_path().parent / "locks" / f"project-{digest}.lock"
+
+
 def set_value(name: str, value: str | None, scope: str, bundle_root: Path | None) -> dict[str, Any]:
     """Write (or with ``value=None`` remove) one setting in ``scope``'s file."""
     setting(name)
@@ -318,18 +327,19 @@ def set_value(name: str, value: str | None, scope: str, bundle_root: Path | None
         path = global_path()
         backup = _write_toml(path, name, value, path.with_name("config.toml.lock"))
     elif scope == "project":
-        found = project_path()
-        if found is None:
+        pointer = project_pointer()
+        if pointer is None:
             raise NotFound(
-                "no project pointer file (.ouro or ouro.toml) here or above",
-                hint="create one with 'ouro init --link', or use --global / --bundle-scope",
+                "no project here: no bundle pointer (.ouro or ouro.toml) in this folder or above",
+                hint="run 'ouro init PATH --link' at the project root, or use --global",
             )
-        path = found
-        lock_dir = global_path().parent / "locks"
-        import hashlib
+        path = pointer.parent / PROJECT_FILE
+        if not path.exists():  # keep it a valid pointer: the bundle .ouro names
+            from ouro.bundle import read_pointer
 
-        digest = hashlib.sha256(str(path.absolute()).encode()).hexdigest()[:16]
-        backup = _write_toml(path, name, value, lock_dir / f"project-{digest}.lock")
+            relative = os.path.relpath(read_pointer(pointer), pointer.parent)
+            _write_toml(path, "bundle", relative.replace(os.sep, "/"), _project_lock(path))
+        backup = _write_toml(path, name, value, _project_lock(path))
     elif scope == "bundle":
         if bundle_root is None:
             raise InvalidInput("scope: bundle needs a bundle", hint="pass --bundle PATH")
