@@ -33,6 +33,8 @@ NO_BUNDLE = {
     ("hook", "codex"): "a host hook fails open: exit 0, one line for the user",
     ("hook", "install"): "edits the project's host config",
     ("habits", "install"): "prints a scheduler entry",
+    ("guide",): "prints the operating guide",
+    ("hook", "doctor"): "an unreachable bundle is a problem it reports (exit 1)",
 }
 
 

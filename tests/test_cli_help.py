@@ -90,6 +90,7 @@ def test_help_topics(capsys: pytest.CaptureFixture[str]) -> None:
 #: examples that cannot end in success in a scratch bundle, with why
 EXPECTED_EXIT = {
     ("sync", "resolve"): (2, "a scratch bundle has no conflict to resolve"),
+    ("hook", "doctor"): (1, "nothing is installed in a scratch project"),
 }
 #: long-running commands: started, given a moment, and must still be running
 SERVERS = {("watch",), ("mcp",), ("workbench",)}

@@ -83,6 +83,7 @@ GROUP_HELP: dict[tuple[str, ...], str] = {
     ("diary",): "The diary: atomic facts with provenance and daily reflections. Write, "
     "search, rebuild its entity list.",
     ("facts",): "Diary facts only: search them by text and by the entities they are about.",
+    ("record",): "The record's own maintenance: take a secret out of a record file for good.",
     ("notes",): "Reference notes in the record: write, search, rebuild the manifest.",
     ("hook",): "Host lifecycle hooks for Claude Code and Codex: run one, or install them.",
     ("index",): "The search index under state/index/: sync, rebuild, status. A cache of the "

@@ -18,7 +18,7 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     ("info",): (("info", "what is in the bundle and where it is"),),
     ("orient",): (
         ("orient", "the orientation packet a new session starts from"),
-        ("orient --budget 2000 --format json", "the same, within 2000 characters, as JSON"),
+        ("orient --budget 2000", "the same, within 2000 characters"),
     ),
     ("help",): (
         ("help", "list the concepts and commands"),
@@ -37,6 +37,7 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     ("arc", "blocker"): (('arc blocker "waiting for credentials"', "why work cannot go on"),),
     ("arc", "unblock"): (("arc unblock", "clear every active blocker"),),
     ("arc", "handoff"): (('arc handoff "login fix half done"', "a note for the next session"),),
+    ("arc", "confirm"): (("arc confirm", "the recorded ask still holds (after a handoff)"),),
     ("arc", "checkpoint"): (("arc checkpoint", "rebuild the checkpoint; mark it safe"),),
     ("arc", "resume"): (("arc resume", "can I continue, and with what?"),),
     ("arc", "query"): (
@@ -126,6 +127,12 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
         ('notes write "How we release" --tag release --body-file -', "a note, body on stdin"),
     ),
     ("notes", "search"): (("notes search release", "notes that mention release"),),
+    ("record", "redact"): (
+        (
+            'record redact desk/_record/notes/how-we-release.md --match "Tag, build"',
+            "take a secret out of a record for good",
+        ),
+    ),
     ("diary", "rebuild-entities"): (
         ("diary rebuild-entities", "regenerate entities.json after a merge"),
     ),
@@ -161,6 +168,13 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     # --- hosts and migration -----------------------------------------------------
     ("hook", "install"): (
         ("hook install claude --dry-run", "show the Claude Code hooks ouro would add"),
+    ),
+    ("hook", "doctor"): (
+        ("hook doctor claude", "check the install end to end; exit 1 on a problem"),
+    ),
+    ("guide",): (
+        ("guide", "the operating guide agents get"),
+        ("guide --file AGENTS.md", "put it into AGENTS.md between markers"),
     ),
     ("hook", "claude"): (
         ("hook claude SessionStart < payload.json", "what Claude Code runs (host JSON on stdin)"),
