@@ -269,3 +269,35 @@ def test_stop_hook_does_not_nag_about_asserted_claims(bundle, repo) -> None:
         options=Options(block_on_debt=True), handlers=HANDLERS,
     )  # fmt: skip
     assert out.stdout == ""  # nothing to nag about, nothing to block on
+
+
+def test_on_a_terminal_the_cli_shows_the_check_and_asks(bundle, repo, tmp_path) -> None:
+    """A person at a terminal is asked (a real pty); 'n' runs nothing, 'y' runs it."""
+    import pty
+    import subprocess
+    import sys
+
+    marker = tmp_path / "ran"
+    added = claims.add_claim(bundle, "X", check=f"touch {marker}")
+    copy = Bundle(tmp_path / "copy.ouro")
+    shutil.copytree(bundle.root, copy.root)
+
+    def answer(reply: str) -> subprocess.CompletedProcess[bytes]:
+        master, slave = pty.openpty()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "ouro.cli", "--bundle", str(copy.root), "claim", "verify",
+             added["id"]],
+            stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        os.close(slave)
+        os.write(master, reply.encode() + b"\n")
+        out, err = proc.communicate(timeout=60)
+        os.close(master)
+        return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+    refused = answer("n")
+    assert refused.returncode != 0 and f"touch {marker}".encode() in refused.stderr
+    assert b"Run it?" in refused.stderr and not marker.exists()
+    accepted = answer("y")
+    assert accepted.returncode == 0, accepted.stderr
+    assert marker.exists()

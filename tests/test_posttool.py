@@ -84,6 +84,10 @@ def test_claude_pytest_exit_0_verifies_and_exit_1_fails(bundle, claim_id) -> Non
     assert shown["status"] == "failed" and shown["evidence"][-1]["exitCode"] == 1
     assert _kinds(bundle).count("tool_completed") == 1
     assert _kinds(bundle).count("tool_failed") == 1
+    day = sorted((bundle.root / "arc" / "flight-recorder" / "events").glob("*.jsonl"))[-1]
+    tool = [json.loads(x) for x in day.read_text().splitlines() if '"tool_completed"' in x]
+    assert tool[0]["meta"]["toolUseId"] == "toolu_01ABCDEFabcdef0123456789"
+    assert tool[0]["meta"]["checkOf"] == [claim_id]
 
 
 def test_codex_pytest_exit_0_verifies_and_exit_1_fails(bundle, claim_id) -> None:

@@ -144,7 +144,14 @@ def parse_input(text: str) -> HookInput:
     if values.get("event") in TOOL_EVENTS or "tool_name" in data:
         tool = {
             k: data.get(k)
-            for k in ("tool_name", "tool_input", "tool_response", "error", "is_interrupt")
+            for k in (
+                "tool_name",
+                "tool_input",
+                "tool_response",
+                "error",
+                "is_interrupt",
+                "tool_use_id",
+            )
         }
     return HookInput(**values, stop_hook_active=active, tool=tool)
 

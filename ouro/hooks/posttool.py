@@ -11,7 +11,11 @@ records an ``observed-by-host`` receipt with the exit status the host reported:
 - one compact Arc event, ``tool_completed`` (exit 0) or ``tool_failed``, naming
   the host, the exit status, the output digest and the claim / task ids.
 
-The output itself is never kept: only its digest and a redacted tail.
+The output itself is never kept: only its digest and a redacted tail. The
+event names the host session and ``tool_use_id`` so a receipt can be traced
+back to the host's transcript. Limit: ouro trusts the hook's stdin, so an
+agent that can run ``ouro hook … PostToolUse`` itself with a made-up payload
+can forge a host receipt; the event log and the transcript then disagree.
 
 The exit status, as each host reports it:
 
@@ -253,6 +257,8 @@ def _record(
 
     digest = content_hash(seen.output)
     tail = checkrun.tail_of(seen.output, bundle_literals(bundle))
+    raw_id = (inp.tool or {}).get("tool_use_id")
+    tool_use_id = raw_id[:200] if isinstance(raw_id, str) else None
     # The tool event first: the receipts that follow are what the packet shows
     # as the latest event, so the tool event never crowds it.
     kind = "tool_completed" if seen.exit_code == 0 else "tool_failed"
@@ -268,6 +274,7 @@ def _record(
                 "exitCode": seen.exit_code,
                 "outputDigest": digest,
                 "checkOf": [*claim_ids, *task_ids],
+                "toolUseId": tool_use_id,
             },
         )
     except (OuroError, OSError) as exc:
