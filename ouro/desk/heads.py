@@ -220,13 +220,17 @@ def _cached(entry: Any, st: os.stat_result, recorded: int) -> dict[str, Any] | N
     return fields
 
 
+_KEYS = frozenset(FIELDS)
+
+
 def _well_typed(fields: dict[str, Any]) -> bool:
-    if set(fields) != set(FIELDS) or type(fields["priority"]) is not int:
+    """The entry has every field, with the types orient sorts and prints by."""
+    if fields.keys() != _KEYS or type(fields["priority"]) is not int:
         return False
-    strings = ("id", "title", "status", "created", "updated")
-    optional = ("heldBy", "leaseUntil", "unverified")
-    return all(isinstance(fields[k], str) for k in strings) and all(
-        fields[k] is None or isinstance(fields[k], str) for k in optional
+    return (
+        type(fields["id"]) is str
+        and type(fields["status"]) is str
+        and (type(fields["created"]) is str and type(fields["title"]) is str)
     )
 
 

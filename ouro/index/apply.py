@@ -224,17 +224,6 @@ def _append_start(fd: int, st: os.stat_result, row: tuple[Any, ...] | None) -> t
     return indexed, lines + 1
 
 
-def _read_from(fd: int, start: int, size: int) -> bytes:
-    chunks, pos = [], start
-    while pos < size:
-        chunk = os.pread(fd, min(size - pos, 1 << 24), pos)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        pos += len(chunk)
-    return b"".join(chunks)
-
-
 def _count_entities(docs: list[Doc]) -> dict[str, tuple[int, str | None]]:
     """entity -> (facts naming it, newest createdAt) over ``docs``."""
     out: dict[str, tuple[int, str | None]] = {}
@@ -246,6 +235,10 @@ def _count_entities(docs: list[Doc]) -> dict[str, tuple[int, str | None]]:
                 last = created
             out[entity] = (count + 1, last)
     return out
+
+
+#: facts.jsonl is indexed in pieces of about this many bytes (bounded memory at any size)
+CHUNK = 8 << 20
 
 
 def _apply_facts(
@@ -260,14 +253,43 @@ def _apply_facts(
         fd = handle.fileno()
         st = os.fstat(fd)
         start, first_line = _append_start(fd, st, row)
-        data = _read_from(fd, start, st.st_size)
-    cut = data.rfind(b"\n") + 1
-    end = start + cut
-    if start == 0:
-        _remove_docs(conn, FACTS, "facts")
-        conn.execute("DELETE FROM problems WHERE file = ?", (FACTS,))
-    docs, problems = extract_fact_lines(data[:cut], first_line)
-    seen: set[str] = set()
+        if start == 0:
+            _remove_docs(conn, FACTS, "facts")
+            conn.execute("DELETE FROM problems WHERE file = ?", (FACTS,))
+        seen: set[str] = set()
+        pos, line, carry = start, first_line, b""
+        end, tail = start, b""
+        while pos < st.st_size:
+            piece = os.pread(fd, min(CHUNK, st.st_size - pos), pos)
+            if not piece:
+                break
+            pos += len(piece)
+            data = carry + piece
+            cut = data.rfind(b"\n") + 1
+            carry = data[cut:]
+            if not cut:
+                continue
+            _apply_fact_lines(conn, data[:cut], line, bool(start), seen, report)
+            line += data.count(b"\n", 0, cut)
+            end = pos - len(carry)
+            tail = (tail + data[:cut])[-FINGERPRINT:]
+        if end and len(tail) < FINGERPRINT:
+            lo = max(0, end - FINGERPRINT)
+            tail = os.pread(fd, end - lo, lo)
+    fingerprint = _fingerprint(st.st_ino, tail) if end else "tail:-:"
+    _save_file(conn, FACTS, "facts", st, racy, fingerprint, end, line - 1)
+
+
+def _apply_fact_lines(
+    conn: sqlite3.Connection,
+    data: bytes,
+    first_line: int,
+    appended: bool,
+    seen: set[str],
+    report: SyncReport,
+) -> None:
+    """Index complete lines of facts.jsonl (``first_line`` is the first one's number)."""
+    docs, problems = extract_fact_lines(data, first_line)
     fresh: list[Doc] = []
     for doc in docs:
         fact_id = doc.row["id"]
@@ -275,7 +297,7 @@ def _apply_facts(
             continue  # the same id twice (e.g. a git union merge): the first line wins
         seen.add(fact_id)
         fresh.append(doc)
-    if start and fresh:
+    if appended and fresh:
         known = {
             r[0]
             for chunk in range(0, len(fresh), 500)
@@ -309,17 +331,6 @@ def _apply_facts(
             [(name, count, last) for name, (count, last) in _count_entities(fresh).items()],
         )
     _add_problems(conn, problems, report)
-    lines = first_line - 1 + data.count(b"\n", 0, cut)
-    if end:
-        tail = data[max(0, cut - FINGERPRINT) : cut]
-        if len(tail) < FINGERPRINT and start:
-            with open(path, "rb") as handle:
-                lo = max(0, end - FINGERPRINT)
-                tail = os.pread(handle.fileno(), end - lo, lo)
-        fingerprint = _fingerprint(st.st_ino, tail)
-    else:
-        fingerprint = "tail:-:"
-    _save_file(conn, FACTS, "facts", st, racy, fingerprint, end, lines)
     report.facts_added += len(fresh)
 
 
