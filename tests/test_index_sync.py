@@ -276,3 +276,21 @@ def test_eight_processes_writing_facts_keep_the_index_exact(bundle: Bundle) -> N
     assert not db.stale_marker(bundle.root).exists()
     assert status(bundle)["counts"]["fact"] == 1600
     assert search_facts(bundle.root, "zq3x199")["total"] == 1
+
+
+def test_facts_indexed_in_small_pieces_equal_one_piece(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lines that straddle the pieces facts.jsonl is read in are indexed once, whole."""
+    from ouro.index import apply
+
+    for i in range(40):
+        append_fact(bundle, f"f-{i:03d}", f"fact number {i} " + "x" * (i * 7), [f"e{i % 3}"])
+    rebuild(bundle)
+    whole = dump_index(bundle)
+    monkeypatch.setattr(apply, "CHUNK", 97)
+    rebuild(bundle)
+    assert dump_index(bundle) == whole
+    append_fact(bundle, "f-100", "appended after", ["e1"], supersedes="f-004")
+    sync(bundle)
+    assert dump_index(bundle) == (rebuild(bundle), dump_index(bundle))[1]
