@@ -31,27 +31,34 @@ BEGIN_MARKER = "<!-- ouro:guide begin (managed by 'ouro guide'; edits here are r
 END_MARKER = "<!-- ouro:guide end -->"
 _BLOCK = re.compile(r"<!-- ouro:guide begin[^\n]*-->\n.*?<!-- ouro:guide end -->\n?", re.DOTALL)
 
-#: (moment, verb, tool names in order of preference: the first registered is used)
-STEPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("A new request or a change of direction", "record the ask", ("arc_ask",)),
+#: (moment, what to do with one ``{}`` per tool, the tools: each a tuple of names in
+#: order of preference, the first registered one is named)
+STEPS: tuple[tuple[str, str, tuple[tuple[str, ...], ...]], ...] = (
+    ("A new request or a change of direction", "record the ask {}", (("arc_ask",),)),
     (
         "Before acting",
-        "record the next safe action and what to stop before",
-        ("arc_next",),
+        "record the next safe action and what to stop before {}",
+        (("arc_next",),),
     ),
-    ("You cannot go on", "record a blocker; clear it when solved", ("arc_blocker",)),
+    ("You cannot go on", "record a blocker {}; clear it when solved", (("arc_blocker",),)),
     (
         "You say something is done or true",
-        "record a claim with its check command, then verify it",
-        ("claim_add",),
+        "record a claim with its check command {}, then run the check {}",
+        (("claim_add",), ("claim_verify",)),
     ),
-    ("You learn a lasting fact", "write a diary entry", ("diary_write",)),
-    ("You owe someone something", "add an obligation; close it when done", ("obligation_add",)),
-    ("Before you stop or hand over", "record a handoff", ("arc_handoff",)),
+    ("You learn a lasting fact", "write a diary entry {}", (("diary_write",),)),
+    (
+        "You owe someone something",
+        "add an obligation {}; close it when done {}",
+        (("obligation_add",), ("obligation_close",)),
+    ),
+    ("Before you stop or hand over", "record a handoff {}", (("arc_handoff",),)),
+    (
+        "Session start, or after a wipe or compaction",
+        "read the packet {}, then confirm the ask {} before acting on it",
+        (("orient",), ("arc_confirm", "arc_ask")),
+    ),
 )
-#: after a wipe: read the packet, then confirm what it says
-ORIENT_TOOLS = ("orient",)
-CONFIRM_TOOLS = ("arc_confirm", "arc_ask")
 
 
 def _name(candidates: tuple[str, ...], *, mcp: bool) -> str:
@@ -62,8 +69,6 @@ def _name(candidates: tuple[str, ...], *, mcp: bool) -> str:
         tool = by_name.get(name)
         if tool is not None:
             return name if mcp else f"ouro {' '.join(tool.cli)}"
-    if not mcp and candidates == ORIENT_TOOLS:
-        return "ouro orient"
     return candidates[0]
 
 
@@ -72,20 +77,16 @@ def render(*, mcp: bool = False, both: bool = True) -> str:
 
     def verb(tools: tuple[str, ...]) -> str:
         if mcp:
-            return _name(tools, mcp=True)
+            return f"({_name(tools, mcp=True)})"
         if both:
-            return f"{_name(tools, mcp=True)} | {_name(tools, mcp=False)}"
-        return _name(tools, mcp=False)
+            return f"({_name(tools, mcp=True)} | {_name(tools, mcp=False)})"
+        return f"({_name(tools, mcp=False)})"
 
     lines = [
         f"ouro operating guide v{GUIDE_VERSION}: keep Arc current as work happens, not at the end.",
     ]
     for moment, what, tools in STEPS:
-        lines.append(f"- {moment}: {what} ({verb(tools)}).")
-    lines.append(
-        f"- Session start, or after a wipe or compaction: read the packet ({verb(ORIENT_TOOLS)}), "
-        f"then confirm the ask ({verb(CONFIRM_TOOLS)}) before acting on it."
-    )
+        lines.append(f"- {moment}: " + what.format(*(verb(group) for group in tools)) + ".")
     lines.append("Tool errors carry a hint naming the next call.")
     return "\n".join(lines) + "\n"
 

@@ -23,8 +23,9 @@ def test_guide_is_short_versioned_and_names_real_tools() -> None:
         assert "memor" not in text.lower()
     names = {t.name for t in TOOLS}
     mcp_text = guide.render(mcp=True)
-    for _moment, _what, tools in guide.STEPS:
-        assert tools[0] in names and tools[0] in mcp_text
+    for _moment, _what, groups in guide.STEPS:
+        for group in groups:
+            assert group[0] in names and group[0] in mcp_text
     for word in ("ask", "next safe action", "claim", "diary entry", "handoff", "confirm"):
         assert word in mcp_text
 
@@ -111,3 +112,11 @@ def test_hook_install_guide_flag_writes_the_hosts_file(tmp_path: Path) -> None:
         assert result.exit_code == 0, result.output
         assert json.loads(result.output)["guideWritten"] == str(tmp_path / name)
         assert guide.render() in (tmp_path / name).read_text()
+
+
+def test_every_tool_the_guide_names_is_in_the_default_mcp_set() -> None:
+    from ouro.mcp import LEAN
+
+    for _moment, _what, groups in guide.STEPS:
+        for group in groups:
+            assert group[0] in LEAN, group
