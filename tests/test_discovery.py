@@ -186,3 +186,11 @@ def test_a_dry_session_start_writes_nothing(project: Path) -> None:
     )
     assert "# orient" in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
     assert snapshot(made.root) == before
+
+
+def test_a_long_reason_is_cut_but_the_fix_command_stays() -> None:
+    from ouro.hooks.common import NOTICE_LIMIT, notice_text
+
+    text = notice_text(CODEX, "x" * 2000)
+    assert len(text) == NOTICE_LIMIT and "\n" not in text
+    assert text.endswith("check the install with 'ouro hook doctor codex'.")

@@ -281,11 +281,14 @@ NOTICE_LIMIT = 400
 
 def notice_text(host: Host, reason: str) -> str:
     """The one line a session sees when ouro's hooks cannot do their job."""
-    text = (
-        f"ouro: {reason}. The ouro hooks recorded and injected nothing; check the install "
-        f"with 'ouro hook doctor {host.name}'."
+    tail = (
+        ". The ouro hooks recorded and injected nothing; check the install with "
+        f"'ouro hook doctor {host.name}'."
     )
-    return text if len(text) <= NOTICE_LIMIT else text[: NOTICE_LIMIT - 1] + "…"
+    room = NOTICE_LIMIT - len("ouro: ") - len(tail)
+    if len(reason) > room:
+        reason = reason[: room - 1] + "…"  # the fix command at the end always stays
+    return f"ouro: {reason}{tail}"
 
 
 def _failed(
