@@ -192,6 +192,20 @@ def test_timeline_marks_a_compaction(copy: Bundle) -> None:
     assert html.count("context compacted here") == 2
 
 
+def test_secondary_lists_are_paged(copy: Bundle) -> None:
+    for n in range(22):
+        ouro(copy.root, "desk", "tip", "add", f"tip number {n:02d}")
+    bench = Workbench(copy, served=True)
+    first = bench.render("desk")
+    assert first.count("tip number") == 19 and "/desk?tips=2" in first  # + the session's tip
+    second = bench.render("desk", parse_query("desk", {"tips": ["2"]}))
+    assert second.count("tip number") == 3 and "/desk?tips=1" in second
+    static = Workbench(copy, served=False).render("desk")
+    assert "ouro desk tip list" in static  # the static site names the command for the rest
+    with pytest.raises(InvalidInput):
+        parse_query("record", {"notes": ["0"]})
+
+
 def test_unknown_stays_unknown(copy: Bundle) -> None:
     shutil.rmtree(copy.root / "arc" / "claims")
     html = Workbench(copy, served=True).render("now")

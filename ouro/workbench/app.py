@@ -53,6 +53,17 @@ def _page(text: str | None, key: str) -> int:
     return int(text)
 
 
+def _sub_pages(name: str) -> tuple[str, ...]:
+    """The query keys that page a page's secondary lists."""
+    if name == "desk":
+        from ouro.desk.tasks import STATUSES
+
+        return (*(f"col_{s}" for s in STATUSES), "friction", "tips")
+    if name == "record":
+        return ("notes", "entities")
+    return ()
+
+
 def parse_query(name: str, params: Mapping[str, Sequence[str]]) -> Query:
     from ouro.arc.kinds import EVENT_KINDS
 
@@ -72,13 +83,10 @@ def parse_query(name: str, params: Mapping[str, Sequence[str]]) -> Query:
         unknown = [k for k in query.kinds if k not in KINDS]
         if unknown:
             raise InvalidInput(f"kind: unknown kind {unknown[0]!r}")
-    elif name == "desk":
-        from ouro.desk.tasks import STATUSES
-
-        for status in STATUSES:
-            value = _one(params, f"col_{status}")
-            if value is not None:
-                query.column_pages[status] = _page(value, f"col_{status}")
+    for key in _sub_pages(name):
+        value = _one(params, key)
+        if value is not None:
+            query.sub_pages[key] = _page(value, key)
     return query
 
 

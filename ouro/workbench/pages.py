@@ -27,6 +27,7 @@ PAGE_SIZE = {
     "history": 25,
     "tasks": 25,
     "claims": 25,
+    "side": 20,
 }
 
 
@@ -40,10 +41,14 @@ class Query:
     entity: str | None = None
     q: str | None = None
     kinds: list[str] = field(default_factory=list)
-    column_pages: dict[str, int] = field(default_factory=dict)
+    #: pages of a page's secondary lists (``col_<status>``, ``notes``, ``friction`` …)
+    sub_pages: dict[str, int] = field(default_factory=dict)
 
     def skip(self, size: int) -> int:
         return (self.page - 1) * size
+
+    def sub(self, key: str) -> int:
+        return self.sub_pages.get(key, 1)
 
 
 def _guard(fn: Callable[[], Any]) -> tuple[Any, str | None]:
@@ -221,7 +226,7 @@ def desk_page(bundle: Bundle, query: Query) -> dict[str, Any]:
         members = sorted(
             (h for h in heads if h.status == status), key=lambda h: (h.priority, h.created, h.id)
         )
-        page = query.column_pages.get(status, 1)
+        page = query.sub(f"col_{status}")
         start = (page - 1) * size
         tasks = []
         for head in members[start : start + size]:
@@ -244,14 +249,20 @@ def desk_page(bundle: Bundle, query: Query) -> dict[str, Any]:
                 "more": len(members) > start + size,
             }
         )
-    frictions, friction_problems = friction.list_friction(bundle, limit=20)
+    size = PAGE_SIZE["side"]
+    start = (query.sub("friction") - 1) * size
+    frictions, friction_problems = friction.list_friction(bundle, limit=start + size + 1)
     tip_rows, tip_problems = tips.list_tips(bundle)
+    tips_start = (query.sub("tips") - 1) * size
     return {
         "columns": columns,
         "problems": problems + friction_problems + tip_problems,
-        "friction": frictions,
-        "tips": tip_rows[:50],
-        "tipsMore": len(tip_rows) > 50,
+        "friction": frictions[start : start + size],
+        "frictionPage": query.sub("friction"),
+        "frictionMore": len(frictions) > start + size,
+        "tips": tip_rows[tips_start : tips_start + size],
+        "tipsPage": query.sub("tips"),
+        "tipsMore": len(tip_rows) > tips_start + size,
     }
 
 
@@ -275,21 +286,28 @@ def record_page(bundle: Bundle, query: Query) -> dict[str, Any]:
     from ouro.workbench.cache import stat_cached
 
     # Both are derived files of megabytes at scale: parsed once per change.
+    size = PAGE_SIZE["entities"]
+    skip = (query.sub("entities") - 1) * size
     entities, entities_error = _guard(
         lambda: stat_cached(
-            entities_path(bundle), "entity_page",
-            partial(entity_page, bundle, limit=PAGE_SIZE["entities"]),
+            entities_path(bundle), f"entity_page:{skip}",
+            partial(entity_page, bundle, skip=skip, limit=size),
         )
     )  # fmt: skip
     manifest = stat_cached(manifest_path(bundle), "manifest", partial(read_manifest, bundle))
     notes = sorted(manifest or [], key=lambda n: str(n.get("updated") or ""), reverse=True)
+    notes_start = (query.sub("notes") - 1) * PAGE_SIZE["notes"]
+    shown = notes[notes_start : notes_start + PAGE_SIZE["notes"]]
     return {
         "facts": facts,
         "factsError": facts_error,
         "entities": entities,
         "entitiesError": entities_error,
-        "notes": [_note(bundle, n) for n in notes[: PAGE_SIZE["notes"]]],
+        "entitiesPage": query.sub("entities"),
+        "notes": [_note(bundle, n) for n in shown],
         "notesTotal": len(notes),
+        "notesPage": query.sub("notes"),
+        "notesMore": len(notes) > notes_start + len(shown),
         "notesError": None if manifest is not None else "notes/.index.json missing or unreadable",
         "daily": _daily(bundle),
     }
