@@ -173,3 +173,28 @@ def test_a_write_that_cannot_refresh_the_index_says_so(indexed: Bundle) -> None:
     result = invoke("diary_reflect", indexed, {"text": "the index is foreign today"})
     assert any("search index is stale" in w for w in result["warnings"]), result
     assert db.stale_reason(indexed.root)
+
+
+def test_an_index_folder_symlinked_out_of_the_bundle_is_never_written(
+    indexed: Bundle, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere"
+    shutil.move(str(_index(indexed)), str(outside))
+    os.symlink(outside, _index(indexed))
+    before = {p.name: p.read_bytes() for p in outside.iterdir() if p.is_file()}
+    import sys
+
+    proc = subprocess.run(  # a fresh process: no connection cached from before the move
+        [sys.executable, "-m", "ouro.cli", "--bundle", str(indexed.root), "desk", "search", "x"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 1 and "outside the bundle" in proc.stderr, proc.stderr
+    invoke("diary_write", indexed, {"text": "written while the index is away", "about": ["x"]})
+    after = {p.name: p.read_bytes() for p in outside.iterdir() if p.is_file()}
+    assert after == before
+    from ouro.index.sync import rebuild
+
+    report = rebuild(indexed).to_json()  # the symlink is moved aside, not followed
+    assert report["movedAside"] and _answer(indexed)
+    assert {p.name: p.read_bytes() for p in outside.iterdir() if p.is_file()} == before

@@ -229,7 +229,21 @@ def _nearly_full(path: str) -> bool:
         return False
 
 
+def inside(root: Root, path: str) -> bool:
+    """Whether ``path`` resolves (symlinks followed) inside the bundle at ``root``:
+    the index obeys the write rule of ``ouro.store`` too (docs/concepts.md)."""
+    base = os.path.realpath(root)
+    return os.path.realpath(path).startswith(base.rstrip(os.sep) + os.sep)
+
+
 def _open(root: Root, path: str, create: bool) -> sqlite3.Connection:
+    if create and not inside(root, path):
+        raise IndexUnavailable(
+            f"the index {path} resolves to {os.path.realpath(path)}, outside the bundle "
+            "(through a symlink); ouro writes only inside its bundle",
+            hint="replace the symlink under state/ with a real folder, then run "
+            "'ouro index rebuild'",
+        )
     if not create:
         if not os.path.isfile(path):
             raise IndexUnavailable(
@@ -272,6 +286,12 @@ def move_aside(root: Root) -> str | None:
     folder = os.path.dirname(db_file(root))
     if not os.path.lexists(folder):
         return None
+    if not inside(root, os.path.join(os.path.dirname(folder), "x")):
+        raise IndexUnavailable(
+            f"{os.path.dirname(folder)} resolves outside the bundle (through a symlink); "
+            "ouro will not move or write anything there",
+            hint="replace the symlink with a real folder inside the bundle",
+        )
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     name, n = f"index.damaged-{stamp}", 1
     while os.path.lexists(os.path.join(os.path.dirname(folder), name)):
@@ -330,6 +350,8 @@ def stale_reason(root: Root) -> str | None:
 def mark_stale(root: Root, reason: str) -> None:
     """Leave a marker that ``status`` and the next search see. Never raises."""
     marker = stale_file(root)
+    if not inside(root, marker):
+        return  # never write outside the bundle; status reads the outside index as unusable
     try:
         os.makedirs(os.path.dirname(marker), exist_ok=True)
         with open(marker, "a", encoding="utf-8") as handle:
