@@ -55,6 +55,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from ouro import tools as registry
+from ouro.arc.redact import bundle_literals, redact_obj
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
 
@@ -215,6 +216,9 @@ def call_tool(
                 "traceback is on its stderr",
             }
         )
+    # MCP results are a render surface: the record keeps what the user wrote,
+    # the agent never sees a secret from it (ouro.arc.redact, the one redactor).
+    result = redact_obj(result, bundle_literals(bundle))
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=_json_text(result))],
         structured_content=result,

@@ -6,8 +6,8 @@ and through every Arc write path. Then every surface that puts text in front
 of an agent is read through its real entry point: ``ouro orient`` (text and
 JSON), the SessionStart and UserPromptSubmit injections and the Stop message
 (real ``ouro hook`` processes), ``ouro arc resume`` (text and JSON), the MCP
-``arc_query doing`` and ``arc_resume`` tools over stdio, and ``ouro drill``
-output.
+``orient``, ``arc_resume``, ``diary_search`` and ``desk_search`` results over
+stdio (search snippets of the diary and Desk), and ``ouro drill`` output.
 """
 
 from __future__ import annotations
@@ -48,7 +48,12 @@ def _mcp_texts(bundle: Bundle, tmp: Path) -> list[str]:
     out: list[str] = []
 
     async def body(client: Any) -> None:
-        for name, args in (("arc_query", {"what": "doing"}), ("arc_resume", {})):
+        for name, args in (
+            ("orient", {}),
+            ("arc_resume", {}),
+            ("diary_search", {"query": "fact"}),
+            ("desk_search", {"query": "task"}),
+        ):
             out.append(text_of(await client.call_tool(name, args)))
 
     drive(bundle.root, tmp / "server.log", body)
