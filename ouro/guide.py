@@ -13,8 +13,8 @@ confirm after a wipe. It is delivered four ways, all from ``render()``:
   ``BEGIN_MARKER`` and ``END_MARKER`` (``write_block`` / ``remove_block``:
   idempotent, removable, everything outside the markers untouched).
 
-Each verb is named by its tool in the registry (``ouro.tools``), with the
-CLI command derived from the same entry, so a renamed tool renames the guide.
+Each verb is named by its MCP tool and the CLI command the naming rule gives
+(``claim_add`` is ``ouro claim add``); a test checks both against the registry.
 ``GUIDE_VERSION`` changes whenever the protocol (not just wording) changes.
 """
 
@@ -31,62 +31,58 @@ BEGIN_MARKER = "<!-- ouro:guide begin (managed by 'ouro guide'; edits here are r
 END_MARKER = "<!-- ouro:guide end -->"
 _BLOCK = re.compile(r"<!-- ouro:guide begin[^\n]*-->\n.*?<!-- ouro:guide end -->\n?", re.DOTALL)
 
-#: (moment, what to do with one ``{}`` per tool, the tools: each a tuple of names in
-#: order of preference, the first registered one is named)
-STEPS: tuple[tuple[str, str, tuple[tuple[str, ...], ...]], ...] = (
-    ("A new request or a change of direction", "record the ask {}", (("arc_ask",),)),
+#: (moment, what to do with one ``{}`` per tool, the MCP tool names). The CLI command
+#: is the name with ``_`` read as a space (the registry's naming rule; a test checks
+#: each name against ``ouro.tools``), so rendering never imports the registry: the
+#: SessionStart hook pays only for this module.
+STEPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("A new request or a change of direction", "record the ask {}", ("arc_ask",)),
     (
         "Before acting",
         "record the next safe action and what to stop before {}",
-        (("arc_next",),),
+        ("arc_next",),
     ),
-    ("You cannot go on", "record a blocker {}; clear it when solved", (("arc_blocker",),)),
+    ("You cannot go on", "record a blocker {}; clear it when solved", ("arc_blocker",)),
     (
         "You say something is done or true",
         "record a claim with its check command {}, then run the check {}",
-        (("claim_add",), ("claim_verify",)),
+        ("claim_add", "claim_verify"),
     ),
-    ("You learn a lasting fact", "write a diary entry {}", (("diary_write",),)),
+    ("You learn a lasting fact", "write a diary entry {}", ("diary_write",)),
     (
         "You owe someone something",
         "add an obligation {}; close it when done {}",
-        (("obligation_add",), ("obligation_close",)),
+        ("obligation_add", "obligation_close"),
     ),
-    ("Before you stop or hand over", "record a handoff {}", (("arc_handoff",),)),
+    ("Before you stop or hand over", "record a handoff {}", ("arc_handoff",)),
     (
         "Session start, or after a wipe or compaction",
         "read the packet {}, then confirm the ask {} before acting on it",
-        (("orient",), ("arc_confirm", "arc_ask")),
+        ("orient", "arc_confirm"),
     ),
 )
 
 
-def _name(candidates: tuple[str, ...], *, mcp: bool) -> str:
-    from ouro.tools import TOOLS
-
-    by_name = {t.name: t for t in TOOLS}
-    for name in candidates:
-        tool = by_name.get(name)
-        if tool is not None:
-            return name if mcp else f"ouro {' '.join(tool.cli)}"
-    return candidates[0]
+def command(name: str) -> str:
+    """The CLI command of MCP tool ``name`` (``claim_add`` -> ``ouro claim add``)."""
+    return "ouro " + name.replace("_", " ")
 
 
 def render(*, mcp: bool = False, both: bool = True) -> str:
     """The guide text. ``mcp``: name MCP tools only; else ``both`` names tool and command."""
 
-    def verb(tools: tuple[str, ...]) -> str:
+    def verb(name: str) -> str:
         if mcp:
-            return f"({_name(tools, mcp=True)})"
+            return f"({name})"
         if both:
-            return f"({_name(tools, mcp=True)} | {_name(tools, mcp=False)})"
-        return f"({_name(tools, mcp=False)})"
+            return f"({name} | {command(name)})"
+        return f"({command(name)})"
 
     lines = [
         f"ouro operating guide v{GUIDE_VERSION}: keep Arc current as work happens, not at the end.",
     ]
-    for moment, what, tools in STEPS:
-        lines.append(f"- {moment}: " + what.format(*(verb(group) for group in tools)) + ".")
+    for moment, what, names in STEPS:
+        lines.append(f"- {moment}: " + what.format(*(verb(name) for name in names)) + ".")
     lines.append("Tool errors carry a hint naming the next call.")
     return "\n".join(lines) + "\n"
 

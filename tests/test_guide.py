@@ -23,9 +23,11 @@ def test_guide_is_short_versioned_and_names_real_tools() -> None:
         assert "memor" not in text.lower()
     names = {t.name for t in TOOLS}
     mcp_text = guide.render(mcp=True)
-    for _moment, _what, groups in guide.STEPS:
-        for group in groups:
-            assert group[0] in names and group[0] in mcp_text
+    by_name = {t.name: t for t in TOOLS}
+    for _moment, _what, step_names in guide.STEPS:
+        for name in step_names:
+            assert name in names and f"({name})" in mcp_text
+            assert guide.command(name) == "ouro " + " ".join(by_name[name].cli)
     for word in ("ask", "next safe action", "claim", "diary entry", "handoff", "confirm"):
         assert word in mcp_text
 
@@ -117,6 +119,6 @@ def test_hook_install_guide_flag_writes_the_hosts_file(tmp_path: Path) -> None:
 def test_every_tool_the_guide_names_is_in_the_default_mcp_set() -> None:
     from ouro.mcp import LEAN
 
-    for _moment, _what, groups in guide.STEPS:
-        for group in groups:
-            assert group[0] in LEAN, group
+    for _moment, _what, step_names in guide.STEPS:
+        for name in step_names:
+            assert name in LEAN, name
