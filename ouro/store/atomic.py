@@ -28,6 +28,7 @@ from ouro.store.guard import (
     confine,
     fsync_dir,
     make_dirs,
+    note_written,
     remove_dirs,
     storage_error,
     sweep_temps,
@@ -83,6 +84,7 @@ def atomic_write_chunks(
         if isinstance(exc, OSError):
             raise storage_error(exc, target) from None
         raise
+    note_written(target.parent)
     try:
         fsync_dir(target.parent)
     except OSError as exc:
