@@ -149,7 +149,7 @@ def test_timeline_pages_and_filters(copy: Bundle) -> None:
     bench = Workbench(copy, served=True)
     first = bench.render("timeline")
     assert first.count('<li class="event') == 50 and "step 119 done" in first
-    assert 'rel="next"' in first
+    assert 'rel="next"' in first and "/timeline?session=s-many" in first
     third = bench.render(
         "timeline", parse_query("timeline", {"page": ["3"], "kind": ["agent_note"]})
     )

@@ -31,6 +31,7 @@ from ouro.arc.redact import redact
 if TYPE_CHECKING:
     import jinja2
     from markdown_it import MarkdownIt
+    from markupsafe import Markup
 
 #: pages of each paged list that a static build writes
 STATIC_PAGES = 20
@@ -71,22 +72,29 @@ class Site:
     def clean(self, text: str) -> str:
         return redact(text, self.literals)
 
-    def page_url(self, name: str, page: int = 1, **params: Any) -> str:
+    # URLs are built from values redacted one by one, then escaped, and handed to
+    # the templates as Markup: a second redaction pass over a whole URL would
+    # mistake our own query keys (``?session=``) for credentials.
+    def page_url(self, name: str, page: int = 1, **params: Any) -> Markup:
+        from markupsafe import escape
+
         args = {k: self.clean(str(v)) for k, v in params.items() if v not in (None, "", [])}
         if self.served:
             path = "/" if name == "now" else f"/{name}"
             if page > 1:
                 args["page"] = str(page)
-            return path + (f"?{urlencode(args)}" if args else "")
+            return escape(path + (f"?{urlencode(args)}" if args else ""))
         if page > STATIC_PAGES:
-            return ""  # not in the static site: the pager shows the link as off
+            return escape("")  # not in the static site: the pager shows the link as off
         base = "index" if name == "now" else name
-        return f"{base}.html" if page <= 1 else f"{base}-{page}.html"
+        return escape(f"{base}.html" if page <= 1 else f"{base}-{page}.html")
 
-    def locator_url(self, locator: str | None) -> str | None:
+    def locator_url(self, locator: str | None) -> Markup | None:
+        from markupsafe import escape
+
         if not self.served or not locator:
             return None
-        return "/locator?l=" + quote(self.clean(locator), safe="/-_.~")
+        return escape("/locator?l=" + quote(self.clean(locator), safe="/-_.~"))
 
 
 @cache
