@@ -263,3 +263,42 @@ def test_only_the_tasks_a_merge_writes_are_locked(tmp_path: Path) -> None:
     ids = incoming_task_ids(b, Git(b.root), ["refs/remotes/origin/main"])
     by_title = {t["title"]: t["id"] for t in ouro(a, "desk", "task", "list")["tasks"]}
     assert ids == sorted([by_title["ship it"], by_title["brand new"]])
+
+
+def test_the_index_catches_up_after_a_merge(tmp_path: Path) -> None:
+    from ouro.index.sync import status
+
+    _, a, b = remote_and_clones(tmp_path)
+    ouro(b, "index", "sync")
+    ouro(a, "diary", "write", "the zeppelin hangar is in hall seven")
+    ouro(a, "desk", "task", "add", "work", "inspect the zeppelin")
+    ouro(a, "sync")
+    ouro(b, "diary", "write", "unrelated local fact")
+    ouro(b, "sync")
+    # ouro sync itself brought the index up to the merged files (no index sync
+    # ran since); the folder check may still call it racy-stale for a moment.
+    counts = status(b)["counts"]
+    assert counts["fact"] == 2 and counts["task"] == 2
+    found = json.dumps(ouro(b, "desk", "search", "zeppelin"))
+    assert "hall seven" in found and "inspect the zeppelin" in found
+    assert (
+        not (b.root / "state/index").joinpath("ouro.sqlite3").exists()
+        or git(b.root, "ls-files", "state") == ""
+    )  # the index is never committed
+
+
+def test_malformed_log_lines_travel_and_are_reported(tmp_path: Path) -> None:
+    _, a, b = remote_and_clones(tmp_path)
+    for side, junk in ((a, b"{torn line from a\n"), (b, b"not json from b\n")):
+        ouro(side, "diary", "write", f"good fact from {side.root.name}")
+        with (side.root / FACTS).open("ab") as fh:
+            fh.write(junk)
+    ouro(a, "sync")
+    result = ouro(b, "sync")
+    assert len(result["malformed"]) == 2
+    assert all(FACTS in m and "(kept)" in m for m in result["malformed"])
+    ouro(a, "sync")
+    for side in (a, b):
+        text = (side.root / FACTS).read_bytes()
+        assert b"{torn line from a\n" in text and b"not json from b\n" in text
+        assert text.count(b"good fact from") == 2
