@@ -42,7 +42,7 @@ from ouro.models.clock import utc_now_iso
 from ouro.store.lock import FileLock
 from ouro.sync import state
 from ouro.sync.conflicts import MergeOutcome, Merger
-from ouro.sync.git import Git, SyncError
+from ouro.sync.git import Git, SyncError, first_line
 from ouro.sync.locks import incoming_task_ids, writer_locks
 from ouro.sync.summary import describe, staged_summary
 
@@ -133,7 +133,7 @@ def _merging(git: Git) -> bool:
 
 def _finish_merge(run: Run, message: str) -> None:
     """Finish the stopped merge by the per-kind rules, then commit it."""
-    run.progress("merging")
+    run.progress("applying the merge rules")
     outcome: MergeOutcome = Merger(run.bundle, run.git).finish()
     run.conflicts.extend(outcome.conflicts)
     run.malformed.extend(m.describe() for m in outcome.malformed)
@@ -190,11 +190,10 @@ def _merge_remote(run: Run) -> None:
         return
     before = run.head()
     incoming = int(git.out("rev-list", "--count", f"HEAD..{run.remote_ref}") or "0")
+    run.progress(f"merging {incoming} commit(s) from {run.remote}/{run.branch}")
     proc = git.run("merge", "--no-edit", "--no-commit", "--no-stat", run.remote_ref, check=False)
     if not _merging(git):
         if proc.returncode != 0:
-            from ouro.sync.git import first_line
-
             why = first_line(proc)
             hint = "fix what git says, then run 'ouro sync' again"
             if "unrelated histories" in why:
@@ -242,8 +241,6 @@ def _push(run: Run) -> bool:
     err = proc.stderr.decode("utf-8", "replace")
     if run.mode == "both" and ("fetch first" in err or "non-fast-forward" in err):
         return False
-    from ouro.sync.git import first_line
-
     hint = "run 'ouro sync' again"
     if "fetch first" in err or "non-fast-forward" in err:
         hint = "the remote has changes this bundle lacks: run 'ouro sync' (not --push-only)"
