@@ -1,12 +1,12 @@
 """``ouro sync [--pull-only|--push-only]``, ``ouro sync init|status|resolve|habit``.
 
 Each command makes one call into ``ouro.sync`` and prints its result. Progress
-lines go to stderr, and only when stderr is a terminal.
+lines (``ouro.progress.steps``) go to stderr, only when the ``progress``
+setting allows (default: stderr is a terminal) and never under ``--json``.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 
 import click
@@ -15,15 +15,10 @@ from ouro.cli.common import bundle_from, wants_json, with_json
 from ouro.cli.output import emit
 
 
-def _progress() -> Callable[[str], None]:
-    if not sys.stderr.isatty():
-        return lambda _step: None
+def _progress() -> Callable[[str], None] | None:
+    from ouro.progress import steps
 
-    def show(step: str) -> None:
-        sys.stderr.write(f"sync: {step} …\n")
-        sys.stderr.flush()
-
-    return show
+    return steps("sync")
 
 
 @click.group("sync", invoke_without_command=True)
