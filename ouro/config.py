@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +42,18 @@ PROJECT_FILE = "ouro.toml"
 WRITABLE = ("global", "bundle", "project")
 
 
-@dataclass(frozen=True)
 class Setting:
-    name: str
-    description: str
-    default: str | None
-    choices: tuple[str, ...] = ()
+    """One known setting. (A plain class: ``dataclasses`` costs a cold CLI ~5 ms.)"""
+
+    __slots__ = ("choices", "default", "description", "name")
+
+    def __init__(
+        self, name: str, description: str, default: str | None, choices: tuple[str, ...] = ()
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.default = default
+        self.choices = choices
 
     @property
     def env(self) -> str:

@@ -434,8 +434,9 @@ def test_paths_are_inside_the_repo() -> None:
 def test_show_explains_policy_and_envelope(bundle: Bundle) -> None:
     define(bundle, "shown", f"{PY} -c pass", tools=["surface"], origin={"friendId": "ari"})
     out = CliRunner().invoke(cli, ["--bundle", str(bundle.root), "habits", "show", "shown"]).output
+    assert "  tools requested: surface\n  tools granted: 1; denied: " in out
     assert (
-        "  tools requested: surface\n  tools granted: 1; denied: info (not in the tools: list of habits/shown.yaml)"
+        "not in the tools: list of habits/shown.yaml; habits_run: habits do not start habits)"
         in out
     )
     assert "    originator: ari (allowed)\n" in out
@@ -449,10 +450,13 @@ def test_demo_section_shows_one_run_and_its_receipt(bundle: Bundle) -> None:
     demo.run(bundle, lambda title, detail: steps.append((title, detail)))
     titles = [title for title, _ in steps]
     assert "ouro habits run report  (private session, thrown away afterwards)" in titles
-    receipt_step = next(detail for title, detail in steps if title.startswith("the receipt: "))
-    receipt = json.loads(receipt_step)
+    title, receipt_step = next(s for s in steps if s[0].startswith("the receipt: "))
+    receipt = json.loads(bundle.path(title.removeprefix("the receipt: ")).read_text())
     assert receipt["outcome"] == "surfaced"
     validate(receipt)
+    # the demo shows a summary and where the whole receipt is, not 100 lines of JSON
+    assert f"({receipt['trigger']}): surfaced" in receipt_step and "cat " in receipt_step
+    assert len(receipt_step.splitlines()) <= 5
     assert "habit report (manual): surfaced" in steps[-1][1]
 
 

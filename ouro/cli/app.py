@@ -197,11 +197,14 @@ def cli(
     verbose: bool,
     settings: tuple[str, ...],
 ) -> None:
-    from ouro import config, progress
+    from ouro import progress
     from ouro.cli import output
 
-    config.COMMAND_LINE.clear()  # one run's settings (in-process runs share the module)
-    config.COMMAND_LINE.update(dict(config.parse_assignment(s) for s in settings))
+    if settings or "ouro.config" in sys.modules:  # one run's settings (in-process runs
+        from ouro import config  # share the module); untouched, nothing to import
+
+        config.COMMAND_LINE.clear()
+        config.COMMAND_LINE.update(dict(config.parse_assignment(s) for s in settings))
     output.reset()
     progress.set_json(json_mode)
     ctx.obj = State(bundle=bundle, json=json_mode, verbose=verbose)

@@ -12,8 +12,21 @@ from typing import Any
 
 import click
 
-from ouro.cli.common import bundle_from, wants_json, with_json
+from ouro.cli.common import bundle_from, wants_json, wants_verbose, with_json
 from ouro.cli.output import emit
+
+
+def _denied(tools: list[str], because: dict[str, str]) -> str:
+    """Denied tools grouped by reason: a big group is a count, a small one its names
+    (--verbose or --json list every tool)."""
+    groups: dict[str, list[str]] = {}
+    for tool in tools:
+        groups.setdefault(because.get(tool, "denied"), []).append(tool)
+    parts = [
+        f"{len(names)} {reason}" if len(names) > 3 else f"{', '.join(names)}: {reason}"
+        for reason, names in groups.items()
+    ]
+    return "; ".join(parts) or "none"
 
 
 def _render_show(r: dict[str, Any]) -> str:
@@ -30,9 +43,8 @@ def _render_show(r: dict[str, Any]) -> str:
         f"  run: {shlex.join(r['run'])}",
         "  tools requested: "
         + ("all (no tools: list)" if requested is None else ", ".join(requested) or "none"),
-        f"  tools granted: {len(policy['grantedTools'])}; denied: "
-        + ", ".join(f"{t} ({r['deniedBecause'][t]})" for t in policy["deniedTools"][:8])
-        + (" …" if len(policy["deniedTools"]) > 8 else ""),
+        f"  tools granted: {len(policy['grantedTools'])}; "
+        f"denied: {len(policy['deniedTools'])} ({_denied(policy['deniedTools'], r['deniedBecause'])})",
         f"  can message outward: {'yes' if envelope['canMessageOutward'] else 'no'}",
     ]
     for route in envelope["returnRoutes"]:
@@ -64,7 +76,7 @@ def show_cmd(ctx: click.Context, name: str, json_mode: bool) -> None:
     emit(
         habit_show(bundle_from(ctx), name),
         json_mode=wants_json(ctx, json_mode),
-        render=_render_show,
+        render=None if wants_verbose(ctx) else _render_show,
     )
 
 

@@ -73,5 +73,7 @@ def run(bundle: Bundle, step: Step) -> None:
     )
     step(
         "notes are reference Markdown with a manifest",
-        f"{note['locator']}\n" + (bundle.record / "notes" / ".index.json").read_text(),
+        f"{note['locator']}\n"
+        f"manifest desk/_record/notes/.index.json lists it: title, tags, hash "
+        f"(ouro notes rebuild-manifest regenerates it)",
     )

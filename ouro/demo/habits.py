@@ -51,9 +51,14 @@ def run(bundle: Bundle, step: Step) -> None:
         f"granted tools: {', '.join(receipt['toolPolicy']['grantedTools'])}\n"
         f"receipt: {receipt['receiptLocator']}",
     )
+    policy = receipt["toolPolicy"]
+    produced = [r["locator"] for r in receipt["producedRefs"] if r["kind"] != "none"]
     step(
         f"the receipt: {receipt['receiptLocator']}",
-        bundle.path(receipt["receiptLocator"]).read_text(encoding="utf-8"),
+        f"run {receipt['runId']} ({receipt['trigger']}): {receipt['outcome']}\n"
+        f"tools granted {len(policy['grantedTools'])}, denied {len(policy['deniedTools'])}\n"
+        f"produced: {', '.join(produced) or 'nothing'}\n"
+        f"(the whole receipt: cat {bundle.path(receipt['receiptLocator'])})",
     )
     step(
         "ouro habits last report  (from the receipt + runtime state alone)",
