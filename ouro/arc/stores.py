@@ -91,10 +91,7 @@ def _scan(
 ) -> None:
     """Add a line per JSON file in ``folder`` to ``out`` (and its item or error).
 
-    Fast path: when every file's fingerprint equals its cached one (checked
-    with one joined comparison instead of a lookup per file), the cached lines,
-    items and errors are taken whole. Raises OSError when the folder cannot be
-    listed.
+    Raises OSError when the folder cannot be listed.
     """
     old_files, old_items, old_errors = (_part(cached, k) for k in ("files", "items", "errors"))
     with os.scandir(folder) as listing:
@@ -111,28 +108,7 @@ def _scan(
             continue  # removed between the listing and the stat
         except OSError:
             stats.append((key, dir_entry, None))
-    if old_files and len(old_files) >= len(stats) and _all_unchanged(stats, old_files):
-        for key, _entry, _st in stats:
-            line = old_files[key]
-            out["files"][key] = line
-            item_id = line.split(" ", 2)[2]
-            if item_id in old_errors:
-                out["errors"][item_id] = old_errors[item_id]
-            elif item_id in old_items:
-                out["items"][item_id] = old_items[item_id]
-        return
     _scan_each(stats, old_files, old_items, old_errors, parse, out)
-
-
-def _all_unchanged(
-    stats: list[tuple[str, os.DirEntry[str], os.stat_result | None]], old_files: dict[str, Any]
-) -> bool:
-    get = old_files.get
-    for key, _entry, st in stats:
-        line = get(key)
-        if st is None or not isinstance(line, str) or not line.startswith(fp_text(st) + " "):
-            return False
-    return True
 
 
 def _scan_each(
