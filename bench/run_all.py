@@ -44,6 +44,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "migrate": ([], ["--facts", "300", "--notes", "20"]),
     "workbench": (["--corpus", "{copy}"], ["--repeat", "2"]),
     "mcp_tools_list": ([], []),
+    "posttool": ([], ["--tasks", "20", "--claims", "10", "--repeat", "2"]),
 }  # fmt: skip
 RATIO = re.compile(r"ratio|baseline|target|x\b|vs", re.IGNORECASE)
 
