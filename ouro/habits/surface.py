@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from ouro.arc.paths import arc_lock
 from ouro.arc.redact import bundle_literals, redact
 from ouro.bundle import Bundle
 from ouro.habits.config import read_config
@@ -150,7 +151,10 @@ def _queue(
         record["friendId"] = route.friend_id
     if route.key:
         record["key"] = route.key
-    append_jsonl(bundle.root / OUTBOX, [record])
+    # Under the Arc lock like every arc/ write, so 'ouro sync' (which holds it
+    # while git replaces files) never has this append land in a replaced file.
+    with arc_lock(bundle, "outbox queue"):
+        append_jsonl(bundle.root / OUTBOX, [record])
     return f"{OUTBOX}#{record['id']}"
 
 

@@ -99,19 +99,22 @@ def resolve(bundle: Bundle, conflict_id: str) -> dict[str, Any]:
             f"conflict id {conflict_id!r} is not a sync conflict id (cf-…)",
             hint="list open conflicts with 'ouro sync status'",
         )
+    from ouro.arc.paths import arc_lock
+
     path = conflicts_dir(bundle) / f"{conflict_id}.json"
-    try:
-        record = orjson.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise NotFound(
-            f"no sync conflict {conflict_id} in {CONFLICTS_DIR}/",
-            hint="list open conflicts with 'ouro sync status'",
-        ) from None
-    if record.get("resolved"):
-        raise Conflict(f"sync conflict {conflict_id} is already resolved", hint="nothing to do")
-    record["resolved"] = True
-    record["resolvedAt"] = utc_now_iso()
-    atomic_write_json(path, record)
+    with arc_lock(bundle, "sync resolve"):  # an arc/ file: serialized with sync's merge
+        try:
+            record = orjson.loads(path.read_bytes())
+        except FileNotFoundError:
+            raise NotFound(
+                f"no sync conflict {conflict_id} in {CONFLICTS_DIR}/",
+                hint="list open conflicts with 'ouro sync status'",
+            ) from None
+        if record.get("resolved"):
+            raise Conflict(f"sync conflict {conflict_id} is already resolved", hint="nothing to do")
+        record["resolved"] = True
+        record["resolvedAt"] = utc_now_iso()
+        atomic_write_json(path, record)
     return {"id": conflict_id, "path": record.get("path"), "resolved": True}
 
 
