@@ -178,16 +178,18 @@ def _task_files(bundle: Bundle) -> list[tuple[str, str, os.stat_result]]:
             )
     except FileNotFoundError:
         return out
+    stat = os.stat
     for track in tracks:
+        base = f"{desk}{os.sep}{track}{os.sep}"  # plain strings: os.path.join costs ~3 µs a call
         try:
-            with os.scandir(os.path.join(desk, track)) as entries:
+            with os.scandir(base) as entries:
                 folders = sorted(e.name for e in entries if e.is_dir())
         except (FileNotFoundError, NotADirectoryError):
             continue
         for folder in folders:
-            path = os.path.join(desk, track, folder, "task.md")
+            path = f"{base}{folder}{os.sep}task.md"
             try:
-                st = os.stat(path)
+                st = stat(path)
             except (FileNotFoundError, NotADirectoryError):
                 continue
             out.append((f"{track}/{folder}", path, st))
