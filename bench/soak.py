@@ -388,7 +388,7 @@ def disk_full(base: Path) -> Figures:
                 elif proc.returncode == 0:
                     succeeded += 1  # durable; a derived file may be stale (warned)
                     done.append(" ".join(args[:2]) + (" (warned)" if "warning" in out else ""))
-                elif proc.returncode == 1 and "error:" in out and "hint:" in out:
+                elif proc.returncode in (1, 3) and "error:" in out and "hint:" in out:
                     clear += 1
                     if tree_hash(root) != before:
                         partial += 1
@@ -609,7 +609,7 @@ def bad_input(base: Path) -> Figures:
         elif code == 0:
             tally("cli", "accepted")
             problems.append(f"cli {tool.name}.{field} {kind}: accepted")
-        elif code in (1, 2) and ("error" in out.lower()):
+        elif code in (1, 2, 3) and ("error" in out.lower()):
             tally("cli", "clear")
         else:
             tally("cli", "unclear")
@@ -618,7 +618,7 @@ def bad_input(base: Path) -> Figures:
         for command in (["arc", "ask"], ["diary", "write"], ["desk", "search"], ["init"]):
             argv = [*command, raw.decode("utf-8", "surrogateescape")]
             code, out, escaped = _run_cli_inprocess(["--bundle", str(bundle.root), *argv])
-            ok = code == 1 and "not valid UTF-8" in out and not escaped
+            ok = code == 2 and "not valid UTF-8" in out and not escaped
             tally("cli", "clear" if ok else "unclear")
 
     # MCP (one real server process)
@@ -724,7 +724,8 @@ def reads(base: Path) -> Figures:
             code, out, escaped = _run_cli_inprocess(["--bundle", str(bundle.root), *json_flag,
                                                      *argv])  # fmt: skip
             after = snapshot(bundle.root)
-            if escaped or code not in (0,):
+            # 1 = a negative outcome asked about (e.g. no sentinel receipt yet)
+            if escaped or code not in (0, 1) or "Traceback" in out:
                 failed.append(f"{' '.join(argv)}: {code} {out[-160:]!r}")
             diff = sorted(
                 k

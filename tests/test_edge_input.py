@@ -58,11 +58,11 @@ def _cli(bundle: Bundle, *args: str | bytes) -> subprocess.CompletedProcess[byte
 def test_invalid_utf8_in_argv_is_a_clear_error(bundle: Bundle) -> None:
     before = snapshot(bundle.root)
     proc = _cli(bundle, "arc", "ask", b"fix \xff\xfe it")
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # a usage error (docs/cli.md exit codes)
     assert b"Traceback" not in proc.stderr
     assert b"command-line argument 5: not valid UTF-8" in proc.stderr
     proc = _cli(bundle, "--json", "desk", "search", b"\xc3(")
-    assert proc.returncode == 1 and b'"invalid_input"' in proc.stdout
+    assert proc.returncode == 2 and b'"invalid_input"' in proc.stdout
     assert snapshot(bundle.root) == before
 
 

@@ -29,7 +29,8 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _refuse_argv(args: list[str]) -> int:
-    """Say which argument is not UTF-8 text (never echoing it); exit status 1."""
+    """Say which argument is not UTF-8 text (never echoing it); a usage error (2)."""
+    from ouro.cli.exits import USAGE
     from ouro.cli.output import emit_error
     from ouro.edge import check_argv
     from ouro.errors import OuroError
@@ -37,5 +38,5 @@ def _refuse_argv(args: list[str]) -> int:
     try:
         check_argv(args)
     except OuroError as exc:
-        emit_error(exc, json_mode="--json" in args)
-    return 1
+        emit_error(exc, json_mode="--json" in args, exit_code=USAGE)
+    return USAGE
