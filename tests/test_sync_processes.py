@@ -107,3 +107,30 @@ def test_a_killed_sync_is_completed_by_the_next(tmp_path: Path, delay: float) ->
     events = jsonl_ids(b, "arc/flight-recorder/events")
     assert len(events) == len(set(events))
     assert build_packet(a).text == build_packet(b).text
+
+
+def test_two_machines_syncing_at_the_same_moment_converge(tmp_path: Path) -> None:
+    _, a, b = remote_and_clones(tmp_path)
+    for round_no in range(3):
+        for side, tag in ((a, "a"), (b, "b")):
+            for i in range(3):
+                ouro(side, "diary", "write", f"{tag} round {round_no} fact {i}")
+            ouro(side, "desk", "task", "add", "work", f"{tag} task {round_no}")
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "ouro.cli", "--bundle", str(s.root), "sync"],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for s in (a, b)
+        ]
+        for proc in procs:
+            _, err = proc.communicate(timeout=120)
+            assert proc.returncode == 0, err
+    for side in (a, b, a):
+        ouro(side, "sync")
+    assert tracked_files(a) == tracked_files(b)
+    texts = _facts_at_head(a)
+    assert len(texts) == 18 == len(set(texts))
+    assert git(a.root, "status", "--porcelain") == "" == git(b.root, "status", "--porcelain")
