@@ -131,7 +131,9 @@ def obligation_list(bundle: Bundle, inp: ObligationListInput) -> dict[str, Any]:
 
 
 def render_claim(c: dict[str, Any]) -> str:
-    lines = [f"{c['id']} [{c['status']}] {c['text']}", f"  why: {c['statusReason']}"]
+    from ouro.cli.output import status
+
+    lines = [f"{c['id']} [{status(c['status'])}] {c['text']}", f"  why: {c['statusReason']}"]
     if c.get("check"):
         lines.append(f"  check: {c['check']}")
     evidence = c.get("evidence") or []

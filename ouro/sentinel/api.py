@@ -102,9 +102,11 @@ def drill(bundle: Bundle, inp: DrillInput) -> dict[str, Any]:
 
 
 def render_refresh(r: dict[str, Any]) -> str:
+    from ouro.cli.output import status
+
     score = r["score"]
     lines = [
-        f"sentinel: {r['verdict'].upper()}  score {score['earned']}/{score['possible']} "
+        f"sentinel: {status(r['verdict'].upper())}  score {score['earned']}/{score['possible']} "
         f"({score['percentage']}%)  receipt {r['receiptId']} ({r['trigger']})",
     ]
     anchor = r["recoveryAnchor"]
@@ -136,9 +138,11 @@ def render_sentinel_status(r: dict[str, Any]) -> str:
 
 
 def render_drill(r: dict[str, Any]) -> str:
+    from ouro.cli.output import status
+
     lines = []
     for d in r["drills"]:
-        mark = "PASS" if d["status"] == "pass" else "FAIL"
+        mark = status("PASS" if d["status"] == "pass" else "FAIL")
         lines.append(f"{mark} {d['name']} ({d['durationMs']:.0f} ms): {d['detail']}")
         if d["status"] != "pass":
             for check in d["checks"]:
