@@ -26,8 +26,8 @@ truth; the search index under state/index/ is a cache you can delete.
     state/    machine state: the index, locks, sessions (never synced)
 
 Which bundle a command uses: --bundle PATH (anywhere on the line), else
-$OURO_BUNDLE, else the project's pointer file, else the nearest bundle.json
-upwards from the current folder. A bundle with top-level journal/, diary/ or
+$OURO_BUNDLE, else a pointer file (.ouro or ouro.toml) walking up, else the
+nearest bundle.json upwards, else the one *.ouro folder in the current folder. A bundle with top-level journal/, diary/ or
 notes/ is the legacy layout: every command but 'ouro migrate' refuses it
 (exit 3).
 
@@ -134,7 +134,7 @@ Open a new shell; then 'ouro desk <TAB>' lists the desk commands.""",
 Each setting is read from, lowest to highest precedence:
   global    $XDG_CONFIG_HOME/ouro/config.toml (~/.config/ouro/config.toml)
   bundle    bundle.json
-  project   the project pointer file
+  project   ouro.toml beside the project's bundle pointer (.ouro / ouro.toml)
   env       OURO_<KEY> (e.g. OURO_COLOR=never)
   command   an option on the command line
 A higher source overrides a lower one.
@@ -143,6 +143,7 @@ A higher source overrides a lower one.
   ouro config get color              one value
   ouro config set color never        write it (bundle.json by default)
   ouro config set color never --global
+  ouro config set dates absolute --project
 See docs/cli.md.""",
     ),
 }

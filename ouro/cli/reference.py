@@ -64,10 +64,12 @@ open, exit 0, and say what is wrong in one line the host shows.
 `ouro config list --show-origin` shows every setting, its value and where it
 came from. Sources, lowest precedence first: built-in default < global
 (`$XDG_CONFIG_HOME/ouro/config.toml`, else `~/.config/ouro/config.toml`) <
-bundle (`bundle.json`) < project (the pointer file `.ouro` / `ouro.toml`
-found walking up) < environment (`OURO_<KEY>`) < command line
-(`--config KEY=VALUE`). `ouro config set KEY VALUE` writes bundle.json, or
-the global file with `--global`, or the project file with `--project`;
+bundle (`bundle.json`) < project (`ouro.toml` in the folder of the
+project's bundle pointer, `.ouro` or `ouro.toml`, found walking up) <
+environment (`OURO_<KEY>`) < command line (`--config KEY=VALUE`).
+`ouro config set KEY VALUE` writes bundle.json, or the global file with
+`--global`, or the project file with `--project` (created beside a `.ouro`
+pointer with the same `bundle` path, so it stays a valid pointer);
 writes are atomic under a lock. A file that cannot be parsed is reported with
 its path (`config get|list` exit 3); `config set` copies it aside to
 `<file>.bad-<stamp>` before writing a fresh one, and says so.
