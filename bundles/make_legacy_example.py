@@ -18,7 +18,12 @@ What it holds, on purpose:
 - ``notes/`` with and without front matter, a legacy ``.index.json``, a name
   that collides with an existing ``desk/_record/notes`` note, and an image;
 - ``journal/`` with Markdown, text, a nested folder, a binary file, a symlink
-  and an entry whose front matter is broken;
+  and an entry whose front matter is broken, and entries of every triage
+  route: open checklist items and a TODO line (task), Learned/Note to
+  self/Decided/TIL lines including an exact and a near-duplicate of existing
+  facts (facts), long reference prose and a titled retro (note), short log
+  lines, an empty day and scratch thinking (drop), and a notebook file split
+  into dated sections of different routes;
 - a small populated ``desk/_record`` (facts, a daily file, notes).
 """
 
@@ -205,10 +210,53 @@ def _journal(root: Path, rng: random.Random, count: int) -> None:
            "---\ntitle: Q1 retro\nmood: good\n---\nWhat went well: the release train.\n")
     _write(root / "journal/broken-front-matter.md", "---\ntitle: [unclosed\n---\nBody.\n")
     _write(root / "journal/whiteboard.jpg", b"\xff\xd8\xff\xe0" + bytes(range(256)) * 2)
+    _triage_journal(root)
     first = (BASE + timedelta(hours=20)).strftime("%Y-%m-%d")
     link = root / "journal/latest.md"
     if not os.path.lexists(link):
         os.symlink(f"{first}.md", link)
+
+
+def _triage_journal(root: Path) -> None:
+    """Journal entries of every triage route (docs/migrating.md, "Journal triage")."""
+    day = BASE + timedelta(days=11, hours=21)
+    _write(root / "journal/2025-01-17.md",
+           "# 2025-01-17\n\nPlanning the harbor cutover.\n\n"
+           "- [ ] Write the rollback runbook for harbor\n"
+           "- [x] Book the maintenance window\n"
+           "- [ ] Ask Dana to review the DNS change\n", day)
+    _write(root / "journal/2025-01-18.txt",
+           "TODO: rotate the staging credentials before Friday\n", day + timedelta(days=1))
+    _write(root / "journal/2025-01-19.md",
+           "# 2025-01-19\n\n"
+           "- Learned: Ari prefers async review over calls.\n"
+           "- Note to self: the lantern beta opens in March.\n"
+           "- Decided: lantern ships behind a feature flag.\n"
+           "- TIL the kestrel nightly export runs at 02:00 UTC\n", day + timedelta(days=2))
+    _write(root / "journal/2025-01-24.md", "# 2025-01-24\n\n", day + timedelta(days=7))
+    _write(root / "journal/deploy-pipeline.md",
+           "# How the deploy pipeline works\n\n"
+           "A push to main runs the unit suite, then builds one container image per service "
+           "and tags it with the commit id. The staging deploy pulls the newest tag every ten "
+           "minutes and runs the smoke checks against it. A release is a promotion of a tag "
+           "that passed staging for at least a day; production pulls it in two waves, first "
+           "the canary hosts, then the rest after twenty quiet minutes. Rolling back means "
+           "promoting the previous tag again.\n", day + timedelta(days=3))
+    _write(root / "journal/notebook.md",
+           "# Notebook\n\n"
+           "## 2025-01-20 Cache design for harbor\n\n"
+           "The harbor cache keeps one entry per tenant and route. Entries expire after five "
+           "minutes or when the tenant's settings change, whichever comes first. Writes go "
+           "through the cache to the database, never around it, so a reader never sees a "
+           "value older than the last write it could have observed. Sharding is by tenant "
+           "id, sixteen shards, rebalanced by hand.\n\n"
+           "## 2025-01-21\n\n"
+           "Scratch: maybe shard by route instead? Or by region? Not sure, sleep on it.\n\n"
+           "## 2025-01-22\n\n"
+           "- [ ] Draft the lantern launch email\n\n"
+           "## 2025-01-23\n\n"
+           "Decided: the weekly harbor sync moves to Thursday mornings.\n",
+           day + timedelta(days=6))
 
 
 def _desk(root: Path, shared_text: str, shared_about: list[str]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,8 @@ def normalized(root: Path) -> dict[str, Any]:
     files = tree(root, "desk", "arc", "habits", "state/migration/quarantine")
     files.pop("desk/_record/migration-report.jsonl", None)
     lines = sorted(
-        (r["action"], r["source"] or "", r["destination"] or "", r["bytes"],
+        (r["action"], r["source"] or "",
+         re.sub(r"backup-[0-9TZ-]+/", "backup-*/", r["destination"] or ""), r["bytes"],
          r["sourceHash"] or "", r["destinationHash"] or "")
         for r in report(root)
     )  # fmt: skip

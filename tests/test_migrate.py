@@ -52,7 +52,7 @@ def test_example_migrates_with_every_byte_accounted(example: Path) -> None:
     placed = {r["source"].split(":")[0] for r in lines if r["action"] != "removed"}
     assert set(before) <= placed | {"diary/facts.jsonl"}
     for r in lines:
-        if r["action"] in ("moved", "quarantined") and r["source"] in before:
+        if r["action"] in ("moved", "quarantined") and r["source"] in before and "route" not in r:
             dest = example / r["destination"]
             if before[r["source"]].startswith(b"->"):
                 assert os.readlink(dest).encode() == before[r["source"]][2:]
@@ -78,7 +78,11 @@ def test_facts_merge_once_with_provenance_and_malformed_lines_quarantined(exampl
     for dup in dups:
         fid = dup["destination"].split("#")[1]
         assert fid in ids
-    migrated = [f for f in facts if f["provenance"]["tool"] == "migrate"]
+    migrated = [
+        f
+        for f in facts
+        if f["provenance"]["tool"] == "migrate" and f["source"].startswith("diary/facts.jsonl:")
+    ]
     merged = [r for r in lines if r["action"] == "merged" and ":" in str(r["source"])]
     assert len(migrated) == len(merged) == 307
     sample = next(f for f in migrated if f["legacy"].get("id") == "fact_00003")
@@ -122,9 +126,10 @@ def test_entities_conflicts_daily_notes_and_journal(example: Path) -> None:
     assert {"release-checklist", "release-checklist-2", "people-ari"} <= {
         n["slug"] for n in manifest
     }
-    # Journal: text and Markdown become notes with provenance; the rest is quarantined.
-    entry = (rec / "notes/journal/2025-01-09.md").read_text()
-    assert "source: journal/2025-01-09.txt" in entry and "tool: migrate" in entry
+    # Journal: reference prose becomes a note with provenance; the rest is quarantined.
+    entry = (rec / "notes/deploy-pipeline.md").read_text()
+    assert "source: journal/deploy-pipeline.md" in entry and "tool: migrate" in entry
+    assert "title: How the deploy pipeline works" in entry
     q = example / "state/migration/quarantine/journal"
     assert (q / "whiteboard.jpg").read_bytes()[:4] == b"\xff\xd8\xff\xe0"
     assert os.readlink(q / "latest.md") == "2025-01-07.md"
@@ -363,10 +368,12 @@ def test_migrated_journal_notes_are_in_the_manifest_and_found_by_consult_notes(
     run_ouro("--bundle", str(example), "migrate", "--yes", check=True)
     rec = example / "desk/_record"
     manifest = orjson.loads((rec / "notes/.index.json").read_bytes())["notes"]
-    assert "journal/2025-01-09" in {n["slug"] for n in manifest}
-    body = (rec / "notes/journal/2025-01-09.md").read_text()
+    assert "deploy-pipeline" in {n["slug"] for n in manifest}
+    body = (rec / "notes/deploy-pipeline.md").read_text()
     word = next(w for w in body.split("---")[-1].split() if w.isalpha() and len(w) > 5)
     out = json.loads(
         run_ouro("--bundle", str(example), "notes", "search", word, "--json", check=True).stdout
     )
-    assert any(r["locator"].startswith("desk/_record/notes/journal/") for r in out["results"])
+    assert any(
+        r["locator"].startswith("desk/_record/notes/deploy-pipeline") for r in out["results"]
+    )

@@ -40,16 +40,32 @@ def _root(ctx: click.Context) -> Path:
     default=None,
     help="journal/ Markdown and text: make them Desk record notes (default) or quarantine all.",
 )
+@click.option(
+    "--plan",
+    "plan_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="With --dry-run: write the journal entries' proposed routes to this JSON file. "
+    "Without: apply, routing each journal entry as the (edited) file says.",
+)
 @with_json
 @click.pass_context
 def migrate_cmd(
-    ctx: click.Context, dry_run: bool, yes: bool, journal: str | None, json_mode: bool
+    ctx: click.Context,
+    dry_run: bool,
+    yes: bool,
+    journal: str | None,
+    plan_file: Path | None,
+    json_mode: bool,
 ) -> None:
     """Move a legacy bundle (top-level journal/, diary/, notes/) into desk/_record/.
 
-    Backs the legacy folders up first, merges facts without duplicates, keeps
-    conflicts and anything unreadable aside, proves every byte is accounted
-    for, then removes the old folders and writes desk/_record/migration-report.jsonl.
+    Backs the legacy folders (and every Desk file it will change) up first,
+    merges facts without duplicates, triages each journal entry into a task,
+    diary facts, a note or drop (review and edit the routes with
+    --dry-run --plan FILE, apply them with --plan FILE), keeps conflicts and
+    anything unreadable aside, proves every byte is accounted for, then
+    removes the old folders and writes desk/_record/migration-report.jsonl.
     """
     from ouro.migrate.engine import migrate
     from ouro.migrate.report import render_plan, render_summary
@@ -57,7 +73,7 @@ def migrate_cmd(
     machine = wants_json(ctx, json_mode)
     root = _root(ctx)
     if dry_run:
-        result = migrate(root, journal=journal, dry_run=True)
+        result = migrate(root, journal=journal, dry_run=True, plan_file=plan_file)
         emit(result, json_mode=machine, render=render_summary)
         return
     confirm = None
@@ -80,5 +96,5 @@ def migrate_cmd(
 
     progress = shown.phased("migrate")
     kwargs: dict[str, Any] = {"progress": progress} if progress else {}
-    result = migrate(root, journal=journal, confirm=confirm, **kwargs)
+    result = migrate(root, journal=journal, confirm=confirm, plan_file=plan_file, **kwargs)
     emit(result, json_mode=machine, render=render_summary)

@@ -60,8 +60,17 @@ def backup(root: Path, plan: Plan, progress: Progress = _noop) -> None:
                 target.unlink()
             os.symlink(os.readlink(live), target)
         progress("backup", n, total)
+    # Files outside the legacy roots that the run changes (merge targets, derived
+    # files, bundle.json, the report), as they were before it: same relative path.
+    targets = []
+    for rel in plan.meta.get("targets", []):
+        target = folder / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(root / rel, target, follow_symlinks=False)
+        targets.append({"path": rel, "bytes": target.stat().st_size, "hash": hash_file(target)})
     write_atomic(
-        folder / "MANIFEST.json", dump_json({"runId": plan.run_id, "sources": plan.sources})
+        folder / "MANIFEST.json",
+        dump_json({"runId": plan.run_id, "sources": plan.sources, "targets": targets}),
     )
     for src in plan.sources:
         problem = backup_problem(root, plan, src)
@@ -107,7 +116,10 @@ def _write_new(root: Path, item: Item, data: bytes) -> None:
 
 
 def _backup_bytes(root: Path, plan: Plan, item: Item) -> bytes:
-    return (root / plan.backup / str(item.source)).read_bytes()
+    """The legacy bytes of an item from the backup (its entry's byte range, if it has one)."""
+    data = (root / plan.backup / str(item.source)).read_bytes()
+    span = item.detail.get("range")
+    return data[span[0] : span[1]] if span else data
 
 
 def apply_item(root: Path, plan: Plan, item: Item) -> None:
@@ -126,6 +138,10 @@ def apply_item(root: Path, plan: Plan, item: Item) -> None:
         text = _backup_bytes(root, plan, item).decode("utf-8")
         content = documents.render_with(item.detail["meta"], text, source=str(item.source))
         _write_new(root, item, content.encode())
+    elif op == "doc":
+        from ouro.store.frontmatter import render
+
+        _write_new(root, item, render(item.detail["meta"], item.detail["body"]).encode())
     elif op == "concat":
         _concat(root, plan, item)
     elif op == "malformed":
@@ -179,14 +195,14 @@ def _lock(root: Path, name: str) -> Path:
 
 def append_facts(root: Path, plan: Plan, staged: Path) -> int:
     """Append the staged records whose ids are not in the facts file yet."""
-    if not plan.facts:
+    if not plan.facts and not (plan.triage or {}).get("facts"):
         return 0
     from ouro.bundle import Bundle
     from ouro.desk.record import entities_path
     from ouro.migrate.record import rebuild_entities
 
     bundle = Bundle(root)
-    dest = root / str(plan.facts["destination"])
+    dest = root / str((plan.facts or {}).get("destination") or "desk/_record/diary/facts.jsonl")
     lines = [line for line in staged.read_bytes().split(b"\n") if line]
     with (
         FileLock(_lock(root, "entities"), purpose="migrate facts"),

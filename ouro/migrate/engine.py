@@ -23,7 +23,7 @@ from typing import Any
 
 from ouro.bundle import LAYOUT_VERSION, Bundle
 from ouro.errors import BundleNotFound, InvalidInput, OuroError
-from ouro.migrate import apply, verify
+from ouro.migrate import apply, triage, verify
 from ouro.migrate.facts import encode_records
 from ouro.migrate.plan import Plan, build_plan
 from ouro.migrate.report import plan_view, write_report
@@ -33,7 +33,7 @@ from ouro.migrate.state import RunFiles, RunState
 from ouro.migrate.tidy import write_atomic
 from ouro.models.clock import utc_now, utc_now_iso
 from ouro.models.ids import new_id
-from ouro.store.atomic import dump_json
+from ouro.store.atomic import atomic_write_bytes, dump_json
 from ouro.store.lock import FileLock
 
 JOURNAL_MODES = ("migrate", "quarantine")
@@ -69,7 +69,11 @@ def migrate(
     dry_run: bool = False,
     confirm: Confirm | None = None,
     progress: apply.Progress = apply._noop,
+    plan_file: Path | None = None,
 ) -> dict[str, Any]:
+    """Dry run: the plan (and, with ``plan_file``, the journal routes written there for
+    review). Applied: with ``plan_file``, its (edited) routes are validated entirely
+    before anything is written and honoured entry by entry."""
     if journal is not None and journal not in JOURNAL_MODES:
         raise InvalidInput(f"--journal: {journal!r} is not one of {JOURNAL_MODES}", hint="")
     root = root.absolute()
@@ -96,16 +100,36 @@ def migrate(
                 now=utc_now_iso(),
                 backup=_backup_name(root, step),
             )
-        return {
+        out = {
             "status": "plan",
             "dryRun": True,
             "bundle": str(root),
             "plan": plan_view(plan),
             "resumes": state.run_id if state and state.reached("backed_up") else None,
         }
+        if plan_file is not None:
+            entries = (plan.triage or {}).get("entries", [])
+            doc = triage.review_document(str(root), entries)
+            atomic_write_bytes(plan_file, dump_json(doc))
+            out["planFile"] = str(plan_file)
+        return out
+    routes = triage.read_routes(plan_file) if plan_file is not None else None
+    if routes is not None and state is None:
+        # Validate the edited routes entry by entry before anything -- even the
+        # lock file -- is written (planning again under the lock repeats the checks).
+        build_plan(
+            root,
+            step,
+            journal_mode=journal or "migrate",
+            run_id="check",
+            now=utc_now_iso(),
+            backup=_backup_name(root, step),
+            routes=routes,
+            plan_file=str(plan_file),
+        )
     lock = root / "state" / "locks" / "migrate.lock"
     with FileLock(lock, timeout=2.0, purpose="ouro migrate"):
-        return _run(root, step, files, journal, confirm, progress)
+        return _run(root, step, files, journal, confirm, progress, routes, plan_file)
 
 
 def _run(
@@ -115,6 +139,8 @@ def _run(
     journal: str | None,
     confirm: Confirm | None,
     progress: apply.Progress,
+    routes: dict[str, dict[str, Any]] | None = None,
+    plan_file: Path | None = None,
 ) -> dict[str, Any]:
     state = files.load()
     if state is not None and not state.reached("backed_up"):
@@ -128,7 +154,14 @@ def _run(
         mode = journal or "migrate"
         run_id, now = new_id("mig"), utc_now_iso()
         plan, records = build_plan(
-            root, step, journal_mode=mode, run_id=run_id, now=now, backup=_backup_name(root, step)
+            root,
+            step,
+            journal_mode=mode,
+            run_id=run_id,
+            now=now,
+            backup=_backup_name(root, step),
+            routes=routes,
+            plan_file=str(plan_file) if plan_file is not None else None,
         )
         progress("plan", 1, 1)
         if confirm is not None and not confirm(plan_view(plan)):
@@ -146,6 +179,7 @@ def _run(
                 f"--journal {plan.journal_mode}",
                 hint=f"run 'ouro migrate --journal {plan.journal_mode}' to finish it",
             )
+        _same_routes(plan, routes, state.run_id)
         if confirm is not None and not confirm(plan_view(plan)):
             return {"status": "declined", "bundle": str(root)}
     if not state.reached("verified"):
@@ -174,6 +208,20 @@ def _run(
         apply.remove_roots(root, legacy_roots_present(root, step.legacy_roots))
         _advance(files, state, "removed")
     return _finish(root, step, files, state, plan, resumed)
+
+
+def _same_routes(plan: Plan, routes: dict[str, dict[str, Any]] | None, run_id: str) -> None:
+    """A resumed run follows its persisted plan; an edited plan that disagrees is refused."""
+    if not routes:
+        return
+    planned = {i.detail["entry"]: i.detail["route"] for i in plan.items if "route" in i.detail}
+    for loc, chosen in sorted(routes.items()):
+        if planned.get(loc) != chosen["route"]:
+            raise InvalidInput(
+                f"--plan: {loc}: the interrupted run {run_id} routed it to "
+                f"{planned.get(loc)!r}, the plan file says {chosen['route']!r}",
+                hint="run 'ouro migrate' without --plan to finish the interrupted run",
+            )
 
 
 def _advance(files: RunFiles, state: RunState, phase: str) -> None:
@@ -233,6 +281,7 @@ def _finish(
         "quarantined": [i.destination for i in plan.items if i.action == "quarantined"],
         "malformedLines": [q["line"] for q in view["facts"]["quarantined"]],
         "entityConflicts": view["entityConflicts"],
+        "triage": view["triage"],
         "collisions": [
             f"{i.source} -> {i.destination} ({i.why})"
             for i in plan.items

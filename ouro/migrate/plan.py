@@ -6,7 +6,7 @@ once an applied run persists it (``state/migration/run-<id>/plan.json``) the
 plan -- not a fresh scan -- drives every later phase, so a resumed run makes
 the same decisions as the interrupted one.
 
-Item actions are the report's vocabulary: moved | merged | deduplicated |
+Item actions are the report's vocabulary: moved | merged | deduplicated | dropped |
 created | quarantined | removed. ``op`` says how the engine carries it out.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from ouro.desk.names import slugify
-from ouro.errors import CorruptFile
+from ouro.errors import CorruptFile, InvalidInput
 from ouro.migrate import documents
 from ouro.migrate.entities import derive_entities, entity_conflicts, merge_conflicts
 from ouro.migrate.facts import FactsPlan, plan_facts
@@ -63,6 +63,8 @@ class Plan:
     facts: dict[str, Any] | None = None
     entities: dict[str, Any] | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    #: journal triage: {"entries": [...], "facts": [...]} (``ouro.migrate.triage``)
+    triage: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = dict(self.__dict__)  # shallow: asdict would deep-copy every fact decision
@@ -78,11 +80,13 @@ class Plan:
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
         for item in self.items:
-            if item.op == "facts":
+            if item.op == "facts" or item.detail.get("route") == "facts":
                 continue
             out[item.action] = out.get(item.action, 0) + 1
         for decision in (self.facts or {}).get("decisions", []):
             out[decision[1]] = out.get(decision[1], 0) + 1
+        for decision in (self.triage or {}).get("facts", []):
+            out[decision[2]] = out.get(decision[2], 0) + 1
         out["removed"] = len(self.sources)
         return out
 
@@ -93,6 +97,7 @@ class _Ctx:
     step: LayoutStep
     taken: set[str] = field(default_factory=set)  # destinations claimed by this plan
     hints: dict[str, dict[str, Any]] = field(default_factory=dict)
+    backup: str = ""
 
     def exists(self, rel: str) -> bool:
         return rel in self.taken or os.path.lexists(self.root / rel)
@@ -282,11 +287,28 @@ def _scaffold_items(root: Path) -> list[Item]:
 
 
 def build_plan(
-    root: Path, step: LayoutStep, *, journal_mode: str, run_id: str, now: str, backup: str
+    root: Path,
+    step: LayoutStep,
+    *,
+    journal_mode: str,
+    run_id: str,
+    now: str,
+    backup: str,
+    routes: dict[str, dict[str, Any]] | None = None,
+    plan_file: str | None = None,
 ) -> tuple[Plan, list[dict[str, Any]]]:
-    """(plan, fact records to append). Reads only."""
+    """(plan, fact records to append). Reads only.
+
+    ``routes`` (from an edited review file, ``ouro.migrate.triage.read_routes``)
+    overrides the proposed route of the journal entries it names; an entry it
+    names that the journal does not have is an error, raised before anything
+    is written."""
+    from ouro.migrate import journal
+
+    routes = routes or {}
     sources = scan(root, step.legacy_roots)
-    ctx = _Ctx(root, step, hints=_load_hints(root, sources))
+    ctx = _Ctx(root, step, hints=_load_hints(root, sources), backup=backup)
+    review: list[dict[str, Any]] = []
     scaffold = _scaffold_items(root)
     ctx.taken.update(str(i.destination) for i in scaffold)
     items: list[Item] = list(scaffold)
@@ -317,11 +339,33 @@ def build_plan(
             entities_src = (src, rule)
         elif rule.action == "move_daily":
             items.append(_daily_item(ctx, src, rule))
+        elif rule.action == "journal_triage":
+            found, entries = journal.journal_items(ctx, src, rule, routes, plan_file)
+            items.extend(found)
+            review.extend(entries)
         elif rule.action in ("move_note", "journal_note"):
             items.append(_note_item(ctx, src, rule, rule.action == "journal_note"))
         else:
             items.append(_quarantine(ctx, src, rule.why))
-    records = facts_plan.records if facts_plan else []
+    unknown = sorted(set(routes) - {e["entry"] for e in review})
+    if unknown:
+        raise InvalidInput(
+            f"--plan: {plan_file}: no journal entry {unknown[0]!r}"
+            + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""),
+            hint="the journal changed, or the locator was edited; write the plan again with "
+            "'ouro migrate --dry-run --plan FILE' (nothing was written)",
+        )
+    records = list(facts_plan.records) if facts_plan else []
+    track = journal.track_item(ctx, items)
+    if track is not None:
+        items.append(track)
+    journal_records, journal_decisions = journal.resolve_facts(
+        items, _existing_facts(root, journal.FACTS_TO), records
+    )
+    records.extend(journal_records)
+    triage_info = (
+        {"entries": review, "facts": journal_decisions, "planFile": plan_file} if review else None
+    )
     entities_info = None
     if entities_src is not None:
         item, entities_info = _entities_item(root, entities_src, facts_plan, records)
@@ -338,9 +382,26 @@ def build_plan(
         items=items,
         facts=facts_info,
         entities=entities_info,
-        meta={"bundleJson": (root / "bundle.json").is_file(), "to": step.to_version},
+        meta={
+            "bundleJson": (root / "bundle.json").is_file(),
+            "to": step.to_version,
+            "targets": _targets(root, step, items, bool(records) or facts_plan is not None),
+        },
+        triage=triage_info,
     )
     return plan, records
+
+
+def _targets(root: Path, step: LayoutStep, items: list[Item], facts: bool) -> list[str]:
+    """Existing files outside the legacy roots that this run will change (merge targets,
+    derived files, bundle.json, the report): the backup copies them before any change."""
+    paths = {"bundle.json", step.report, step.notes_manifest}
+    if facts:
+        paths.update({"desk/_record/diary/facts.jsonl", "desk/_record/diary/entities.json"})
+    for item in items:
+        if item.op in ("concat", "json", "entities") and item.destination:
+            paths.add(item.destination)
+    return sorted(p for p in paths if (root / p).is_file() and not (root / p).is_symlink())
 
 
 def _entities_item(

@@ -1,7 +1,8 @@
 """The migration report and the summaries printed for people and machines.
 
 Contract: ``desk/_record/migration-report.jsonl`` holds one line per action of
-every run (moved | merged | deduplicated | created | quarantined | removed),
+every run (moved | merged | deduplicated | created | quarantined | dropped |
+removed; journal entries add ``entry``, ``route`` and ``rule``),
 each with ``runId``, ``at``, ``source``, ``destination``, ``bytes``,
 ``sourceHash``, ``destinationHash`` and, where useful, ``why``. Fact lines are
 reported one by one (``diary/facts.jsonl:<line>``). The file is rewritten
@@ -56,19 +57,27 @@ def report_lines(root: Path, plan: Plan, at: str) -> list[dict[str, Any]]:
         if item.op == "facts" and plan.facts:
             lines.extend(_fact_lines(root, plan, at, malformed_to))
             continue
-        lines.append(
-            _line(
-                plan,
-                at,
-                item.action,
-                item.source,
-                item.destination,
-                item.bytes,
-                item.source_hash,
-                item.destination_hash,
-                item.why,
-            )
+        line = _line(
+            plan,
+            at,
+            item.action,
+            item.source,
+            item.destination,
+            item.bytes,
+            item.source_hash,
+            item.destination_hash,
+            item.why,
         )
+        if "route" in item.detail:
+            line["entry"] = item.detail["entry"]
+            line["route"] = item.detail["route"]
+            line["rule"] = item.detail["rule"]
+            if item.detail["route"] == "facts":
+                line["facts"] = [
+                    {"line": d[0], "action": d[2], "id": d[3], **({"why": d[5]} if d[5] else {})}
+                    for d in item.detail.get("facts", [])
+                ]
+        lines.append(line)
     why = f"legacy root removed after accounting; the backup keeps a copy in {plan.backup}"
     for src in plan.sources:
         lines.append(
@@ -124,6 +133,9 @@ def plan_view(plan: Plan) -> dict[str, Any]:
                     "destination": i.destination,
                     "bytes": i.bytes,
                     "why": i.why,
+                    "entry": i.detail.get("entry"),
+                    "route": i.detail.get("route"),
+                    "rule": i.detail.get("rule"),
                 }.items()
                 if v is not None
             }
@@ -138,9 +150,48 @@ def plan_view(plan: Plan) -> dict[str, Any]:
             ],
         },
         "entityConflicts": (plan.entities or {}).get("conflicts", []),
+        "triage": triage_view(plan),
         "remove": sorted({s["path"].split("/", 1)[0] for s in plan.sources}),
         "counts": plan.counts(),
     }
+
+
+def triage_view(plan: Plan) -> dict[str, Any] | None:
+    """Per route: entries, bytes and the rules that fired; per fact line: its fate."""
+    if not plan.triage:
+        return None
+    from ouro.migrate.triage import ROUTES
+
+    routes: dict[str, dict[str, Any]] = {r: {"entries": 0, "bytes": 0, "rules": {}} for r in ROUTES}
+    for item in plan.items:
+        route = item.detail.get("route")
+        if route is None:
+            continue
+        slot = routes[route]
+        slot["entries"] += 1
+        slot["bytes"] += item.bytes
+        rule = item.detail["rule"]
+        slot["rules"][rule] = slot["rules"].get(rule, 0) + 1
+    facts: dict[str, int] = {}
+    for decision in plan.triage.get("facts", []):
+        facts[decision[2]] = facts.get(decision[2], 0) + 1
+    return {"routes": routes, "facts": facts, "entries": len(plan.triage["entries"])}
+
+
+def _triage_lines(view: dict[str, Any] | None) -> list[str]:
+    if not view:
+        return []
+    lines = [f"journal triage ({view['entries']} entries):"]
+    for route, slot in view["routes"].items():
+        rules = ", ".join(f"{k} {v}" for k, v in sorted(slot["rules"].items())) or "-"
+        lines.append(
+            f"  {route:<6} {slot['entries']:>4} entries {slot['bytes']:>8} bytes  rules: {rules}"
+        )
+    if view["facts"]:
+        lines.append(
+            "  fact lines: " + ", ".join(f"{k} {v}" for k, v in sorted(view["facts"].items()))
+        )
+    return lines
 
 
 def render_plan(view: dict[str, Any], *, limit: int | None = None) -> str:
@@ -150,7 +201,10 @@ def render_plan(view: dict[str, Any], *, limit: int | None = None) -> str:
     for item in shown:
         dest = f" -> {item['destination']}" if item.get("destination") else ""
         why = f"  ({item['why']})" if item.get("why") else ""
-        lines.append(f"  {item['action']:<13} {item.get('source') or '-'}{dest}{why}")
+        if item.get("route"):
+            why = f"  [{item['route']} by rule {item['rule']}]"
+        where = item.get("entry") or item.get("source") or "-"
+        lines.append(f"  {item['action']:<13} {where}{dest}{why}")
     if len(shown) < len(items):
         lines.append(f"  ... and {len(items) - len(shown)} more (see --dry-run --json)")
     facts = view["facts"]
@@ -162,6 +216,7 @@ def render_plan(view: dict[str, Any], *, limit: int | None = None) -> str:
         )
     if view["entityConflicts"]:
         lines.append("entity conflicts kept aside: " + ", ".join(view["entityConflicts"]))
+    lines.extend(_triage_lines(view.get("triage")))
     lines.append(f"backup first: {view['backup']}/ (verified by hash)")
     lines.append("then remove: " + ", ".join(f"{r}/" for r in view["remove"]))
     return "\n".join(lines)
@@ -172,7 +227,13 @@ def render_summary(result: dict[str, Any]) -> str:
     if status == "nothing":
         return f"nothing to migrate: {result['bundle']} has no top-level journal/, diary/ or notes/"
     if status == "plan":
-        return render_plan(result["plan"]) + "\n(dry run: nothing was written)"
+        wrote = (
+            f"\n(dry run: nothing was written in the bundle; routes for review in "
+            f"{result['planFile']})"
+            if result.get("planFile")
+            else "\n(dry run: nothing was written)"
+        )
+        return render_plan(result["plan"]) + wrote
     if status == "declined":
         return "migration not applied"
     counts = ", ".join(f"{k} {v}" for k, v in sorted(result["counts"].items()))
@@ -190,6 +251,7 @@ def render_summary(result: dict[str, Any]) -> str:
         )
     if result.get("entityConflicts"):
         lines.append("  entity conflicts kept aside: " + ", ".join(result["entityConflicts"]))
+    lines.extend("  " + line for line in _triage_lines(result.get("triage")))
     for note in result.get("collisions", []):
         lines.append(f"  renamed: {note}")
     if result.get("quarantined"):

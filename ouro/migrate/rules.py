@@ -27,6 +27,7 @@ ACTIONS = frozenset(
         "move_daily",
         "move_note",
         "journal_note",
+        "journal_triage",
         "quarantine",
     }
 )

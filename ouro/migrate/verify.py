@@ -27,7 +27,7 @@ import orjson
 
 from ouro.errors import CorruptFile
 from ouro.migrate import documents
-from ouro.migrate.apply import backup_problem
+from ouro.migrate.apply import _backup_bytes, backup_problem
 from ouro.migrate.plan import Item, Plan
 from ouro.migrate.scan import scan
 from ouro.models.hashing import hash_file
@@ -36,8 +36,10 @@ from ouro.store.jsonl import read_jsonl
 
 def _dest_problem(root: Path, plan: Plan, item: Item) -> str | None:
     dest = root / str(item.destination) if item.destination else None
-    if dest is None or item.op in ("facts", "entities", "template", "json", "malformed"):
+    if dest is None or item.op in ("facts", "entities", "template", "json", "malformed", "doc"):
         return None
+    if item.detail.get("route") in ("facts", "drop"):
+        return None  # facts: checked line by line; drop: the backup check is the accounting
     if item.op == "link":
         ok = dest.is_symlink() and os.readlink(dest) == item.detail["target"]
         return None if ok else f"{item.destination} is not the quarantined link"
@@ -53,7 +55,7 @@ def _dest_problem(root: Path, plan: Plan, item: Item) -> str | None:
     if item.op == "copy":
         digest = hash_file(dest)
         return None if digest == item.source_hash else f"{item.destination} differs ({digest})"
-    legacy = (root / plan.backup / str(item.source)).read_bytes().decode("utf-8")
+    legacy = _backup_bytes(root, plan, item).decode("utf-8")
     current = dest.read_bytes().decode("utf-8", "replace")
     if item.op == "concat" or (item.op == "none" and "daily" in str(item.destination)):
         ok = documents.daily_contains(current, legacy, str(item.source))
@@ -99,6 +101,37 @@ def _facts_problems(root: Path, plan: Plan) -> list[str]:
     return problems
 
 
+def _journal_fact_problems(root: Path, plan: Plan) -> list[str]:
+    decisions = (plan.triage or {}).get("facts", [])
+    if not decisions:
+        return []
+    dest = "desk/_record/diary/facts.jsonl"
+    by_id = {r["id"]: r for r in read_jsonl(root / dest).records if "id" in r}
+    problems = []
+    for loc, _entry, action, fid, digest, _why in decisions:
+        if fid not in by_id:
+            problems.append(f"{loc}: fact {fid} is not in {dest}")
+        elif action == "merged" and by_id[fid].get("hash") != digest:
+            problems.append(f"{loc}: fact {fid} has another content hash")
+    return problems
+
+
+def _target_problems(root: Path, plan: Plan) -> list[str]:
+    """Every file the run changes outside the legacy roots is in the backup as it was."""
+    try:
+        manifest = orjson.loads((root / plan.backup / "MANIFEST.json").read_bytes())
+    except (FileNotFoundError, orjson.JSONDecodeError) as exc:
+        return [f"{plan.backup}/MANIFEST.json: unreadable ({exc})"]
+    listed = {t["path"]: t for t in manifest.get("targets", [])}
+    problems = []
+    for rel in plan.meta.get("targets", []):
+        copy = root / plan.backup / rel
+        known = listed.get(rel)
+        if known is None or not copy.is_file() or hash_file(copy) != known["hash"]:
+            problems.append(f"{rel}: the backup copy from before the run is missing or changed")
+    return problems
+
+
 def _entities_problems(root: Path, plan: Plan) -> list[str]:
     info = plan.entities
     if not info:
@@ -137,6 +170,8 @@ def account(root: Path, plan: Plan) -> list[str]:
         if problem:
             problems.append(f"{item.source}: {problem}")
     problems.extend(_facts_problems(root, plan))
+    problems.extend(_journal_fact_problems(root, plan))
+    problems.extend(_target_problems(root, plan))
     problems.extend(_entities_problems(root, plan))
     return problems
 
