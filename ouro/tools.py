@@ -588,7 +588,7 @@ TOOLS: tuple[Tool, ...] = (
         cli=("habits", "list"),
         read_only=True,
         idempotent=True,
-        render="ouro.habits.api:render_habit_list",
+        render="ouro.cli.render:habit_list",
     ),
     Tool(
         description="Run a habit now in a private session (trigger manual or poke): the body gets the orientation packet, its outcome is derived from what it changed, and a receipt is written to arc/flight-recorder/habit-receipts/.",

@@ -176,7 +176,8 @@ def test_list_cli_shows_habits_and_problems(bundle: Bundle) -> None:
     write(bundle, "ok.yaml", "title: the ok habit\ncadence: 2h\nrun: x\nstatus: paused\n")
     write(bundle, "bad.yaml", "title: bad\ncadence: 2h\nrun: x\ntimeout: 0\n")
     out = run_ouro("habits", "list", bundle=bundle, check=True).stdout
-    assert out.splitlines() == [
-        f"{'ok':<20} {'2h':<14} {'paused':<7} never ran  — the ok habit",
-        "invalid: habits/bad.yaml: timeout: 0s is outside 1s..3600s",
+    assert [line.split() for line in out.splitlines()] == [
+        ["NAME", "CADENCE", "STATUS", "LAST", "RUN", "TITLE"],
+        ["ok", "2h", "paused", "never", "the", "ok", "habit"],
+        ["invalid:", "habits/bad.yaml:", "timeout:", "0s", "is", "outside", "1s..3600s"],
     ]

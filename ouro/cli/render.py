@@ -277,3 +277,27 @@ def obligation_list(r: dict[str, Any]) -> str:
     lines = [table(rows, ["id", "status", "what", "to", "due", "route"], empty="no obligations")]
     lines += [f"unreadable: {u['file']}: {u['reason']}" for u in r.get("unreadable") or []]
     return "\n".join(lines)
+
+
+def habit_list(r: dict[str, Any]) -> str:
+    rows = [
+        {
+            "name": h["name"],
+            "cadence": h["cadence"],
+            "status": status("due" if h["due"] else h["status"]),
+            "last run": f"{when(h['lastRunAt'])} {status(h['lastOutcome'] or '')}".strip()
+            if h.get("lastRunAt")
+            else "never",
+            "title": h["title"],
+        }
+        for h in r["habits"]
+    ]
+    lines = [
+        table(
+            rows,
+            ["name", "cadence", "status", "last run", "title"],
+            empty="no habits (define one in habits/<name>.yaml)",
+        )
+    ]
+    lines += [f"invalid: {p['file']}: {p['field']}: {p['reason']}" for p in r["problems"]]
+    return "\n".join(lines)

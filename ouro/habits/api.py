@@ -53,19 +53,6 @@ def habit_list(bundle: Bundle, inp: HabitListInput) -> dict[str, Any]:
     return {"habits": rows, "problems": [p.to_json() for p in habits.problems]}
 
 
-def render_habit_list(result: dict[str, Any]) -> str:
-    lines = []
-    for row in result["habits"]:
-        mark = "due" if row["due"] else row["status"]
-        last = f"last {row['lastRunAt']} {row['lastOutcome']}" if row["lastRunAt"] else "never ran"
-        lines.append(f"{row['name']:<20} {row['cadence']:<14} {mark:<7} {last}  — {row['title']}")
-    if not lines:
-        lines.append("no habits (define one in habits/<name>.yaml)")
-    for problem in result["problems"]:
-        lines.append(f"invalid: {problem['file']}: {problem['field']}: {problem['reason']}")
-    return "\n".join(lines)
-
-
 def habit_run(bundle: Bundle, inp: HabitRunInput) -> dict[str, Any]:
     return run_habit(bundle, inp.name, trigger=inp.trigger, keep_session=inp.keep_session)
 
