@@ -260,3 +260,19 @@ def test_bad_plan_is_refused_naming_the_entry_and_nothing_is_written(
     # The unedited file applies as proposed.
     plan_path.write_bytes(orjson.dumps(doc))
     assert migrate(example, plan_file=plan_path)["triage"]["routes"] == EXPECTED_ROUTES
+
+
+def test_report_accounts_for_every_byte_of_every_legacy_file(example: Path) -> None:
+    before = tree(example, "journal", "diary", "notes")
+    result = migrate(example)
+    removed = {r["source"]: r for r in report(example) if r["action"] == "removed"}
+    assert set(removed) == set(before)
+    for path, line in removed.items():
+        size = len(before[path]) if not before[path].startswith(b"->") else line["bytes"]
+        assert line["bytes"] == size, path
+        assert sum(line["placed"].values()) == size, (path, line["placed"])
+    acc = result["accounting"]
+    assert acc["unaccounted"] == []
+    assert acc["files"] == len(before)
+    assert sum(acc["byAction"].values()) == acc["bytes"]
+    assert acc["byAction"]["dropped"] == EXPECTED_ROUTES["drop"]["bytes"]

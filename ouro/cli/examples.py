@@ -194,7 +194,14 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     ),
     ("workbench", "build"): (("workbench build site", "write it as a static site into site/"),),
     ("mcp",): (("mcp", "serve the tools to an MCP client on stdio"),),
-    ("migrate",): (("migrate --dry-run", "show how a legacy bundle would move"),),
+    ("migrate",): (
+        ("migrate --dry-run", "show how a legacy bundle would move"),
+        (
+            "migrate --dry-run --plan plan.json",
+            "write each journal entry's proposed route to plan.json for review",
+        ),
+        ("migrate --yes --plan plan.json", "apply, routing journal entries as plan.json says"),
+    ),
     ("demo",): (("demo", "a two-minute tour on a scratch bundle"),),
 }
 

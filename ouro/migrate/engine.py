@@ -282,6 +282,7 @@ def _finish(
         "malformedLines": [q["line"] for q in view["facts"]["quarantined"]],
         "entityConflicts": view["entityConflicts"],
         "triage": view["triage"],
+        "accounting": view["accounting"],
         "collisions": [
             f"{i.source} -> {i.destination} ({i.why})"
             for i in plan.items

@@ -5,7 +5,9 @@ every run (moved | merged | deduplicated | created | quarantined | dropped |
 removed; journal entries add ``entry``, ``route`` and ``rule``),
 each with ``runId``, ``at``, ``source``, ``destination``, ``bytes``,
 ``sourceHash``, ``destinationHash`` and, where useful, ``why``. Fact lines are
-reported one by one (``diary/facts.jsonl:<line>``). The file is rewritten
+reported one by one (``diary/facts.jsonl:<line>``). Each ``removed`` line
+carries ``placed``: ``{action: bytes}`` for that legacy file, adding up to its
+``bytes`` (merged, moved, created, dropped to the backup, quarantined...). The file is rewritten
 atomically with this run's lines replacing any it already had, so a resumed
 run never reports an action twice.
 """
@@ -79,10 +81,11 @@ def report_lines(root: Path, plan: Plan, at: str) -> list[dict[str, Any]]:
                 ]
         lines.append(line)
     why = f"legacy root removed after accounting; the backup keeps a copy in {plan.backup}"
+    placed = placed_bytes(plan)
     for src in plan.sources:
-        lines.append(
-            _line(plan, at, "removed", src["path"], None, src["bytes"], src["hash"], None, why)
-        )
+        line = _line(plan, at, "removed", src["path"], None, src["bytes"], src["hash"], None, why)
+        line["placed"] = dict(sorted(placed.get(src["path"], {}).items()))
+        lines.append(line)
     return lines
 
 
@@ -151,9 +154,62 @@ def plan_view(plan: Plan) -> dict[str, Any]:
         },
         "entityConflicts": (plan.entities or {}).get("conflicts", []),
         "triage": triage_view(plan),
+        "accounting": accounting(plan),
         "remove": sorted({s["path"].split("/", 1)[0] for s in plan.sources}),
         "counts": plan.counts(),
     }
+
+
+#: items that derive a second file from a legacy one (its bytes are counted once, by
+#: the primary item): the malformed-lines file, the entity conflicts file.
+_SECONDARY = frozenset({"malformed", "json"})
+
+
+def placed_bytes(plan: Plan) -> dict[str, dict[str, int]]:
+    """{legacy path: {action: bytes}} from the plan's primary items."""
+    by_source: dict[str, dict[str, int]] = {}
+    for item in plan.items:
+        if item.op in _SECONDARY or item.source is None:
+            continue
+        slot = by_source.setdefault(item.source, {})
+        slot[item.action] = slot.get(item.action, 0) + item.bytes
+    return by_source
+
+
+def accounting(plan: Plan) -> dict[str, Any]:
+    """Where every byte of every legacy file went, by action.
+
+    Each legacy file's bytes are attributed to its item -- or, for a triaged
+    journal file, to its entries, whose byte ranges cover the file -- so the
+    actions add up to the legacy total; ``unaccounted`` names any file whose
+    items do not add up to its size (empty unless something is wrong).
+    """
+    by_source = placed_bytes(plan)
+    by_action: dict[str, int] = {}
+    unaccounted = []
+    total = 0
+    for src in plan.sources:
+        size = int(src["bytes"])
+        total += size
+        found = by_source.get(src["path"], {})
+        if sum(found.values()) != size:
+            unaccounted.append(f"{src['path']}: {size} bytes, {sum(found.values())} placed")
+        for action, n in found.items():
+            by_action[action] = by_action.get(action, 0) + n
+    return {
+        "files": len(plan.sources),
+        "bytes": total,
+        "byAction": dict(sorted(by_action.items())),
+        "unaccounted": unaccounted,
+    }
+
+
+def _accounting_line(view: dict[str, Any] | None) -> list[str]:
+    if not view:
+        return []
+    parts = " + ".join(f"{k} {v}" for k, v in view["byAction"].items())
+    line = f"legacy bytes: {view['bytes']} in {view['files']} files = {parts}"
+    return [line] + [f"  NOT ACCOUNTED: {u}" for u in view["unaccounted"]]
 
 
 def triage_view(plan: Plan) -> dict[str, Any] | None:
@@ -217,6 +273,7 @@ def render_plan(view: dict[str, Any], *, limit: int | None = None) -> str:
     if view["entityConflicts"]:
         lines.append("entity conflicts kept aside: " + ", ".join(view["entityConflicts"]))
     lines.extend(_triage_lines(view.get("triage")))
+    lines.extend(_accounting_line(view.get("accounting")))
     lines.append(f"backup first: {view['backup']}/ (verified by hash)")
     lines.append("then remove: " + ", ".join(f"{r}/" for r in view["remove"]))
     return "\n".join(lines)
@@ -252,6 +309,7 @@ def render_summary(result: dict[str, Any]) -> str:
     if result.get("entityConflicts"):
         lines.append("  entity conflicts kept aside: " + ", ".join(result["entityConflicts"]))
     lines.extend("  " + line for line in _triage_lines(result.get("triage")))
+    lines.extend("  " + line for line in _accounting_line(result.get("accounting")))
     for note in result.get("collisions", []):
         lines.append(f"  renamed: {note}")
     if result.get("quarantined"):
