@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import bisect
 import gc
+import marshal
 import math
 import os
 import threading
@@ -40,6 +41,10 @@ from ouro.desk.factnorm import NEAR_THRESHOLD, could_exceed, normalize_text, ove
 from ouro.store.jsonl import BadLine
 
 TAIL = 64
+SNAPSHOT_VERSION = 1
+#: save the state again once the log grew this much (a fresh process then
+#: reads at most this much of the log itself)
+SNAPSHOT_EVERY = 1 << 20
 
 
 @dataclass(slots=True)
@@ -58,6 +63,10 @@ class DiaryState:
     mutex: threading.RLock = field(default_factory=threading.RLock)
 
     def __post_init__(self) -> None:
+        #: where this state is saved between processes (see "Snapshot" below)
+        self.snapshot: Path | None = None
+        self.snapshot_tried = False
+        self.snapshot_offset = 0
         self.reset()
 
     def reset(self) -> None:
@@ -94,6 +103,9 @@ class DiaryState:
         call, because an append in flight can look like one (ext4 sets the new
         mtime before the new size); then it returns False (not caught up).
         """
+        if not self.snapshot_tried and self.ino is None and not self.offset:
+            self.snapshot_tried = True
+            self._load_snapshot()
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
@@ -247,6 +259,70 @@ class DiaryState:
             ids.remove(fid)
             if not ids:
                 del self.by_norm[norm]
+
+    # --- snapshot: a fresh process does not replay the whole log ------------
+    def _load_snapshot(self) -> None:
+        """Restore the state a process saved (``save_snapshot``), if it is ours.
+
+        Never trusted blindly: the restored inode, offset, mtime and last bytes
+        go through the same checks as a live state in ``sync`` (an outside
+        rewrite resets it and the log is read from the start). Anything odd
+        about the file itself (missing, torn, another version) means "no
+        snapshot".
+        """
+        if self.snapshot is None:
+            return
+        try:
+            data = marshal.loads(self.snapshot.read_bytes())
+        except (OSError, EOFError, ValueError, TypeError):
+            return
+        if not (isinstance(data, tuple) and len(data) == 15 and data[0] == SNAPSHOT_VERSION):
+            return
+        if data[1] != str(self.path):
+            return
+        try:
+            (_v, _p, ino, offset, mtime_ns, tail, lines, facts, by_norm, superseded,
+             by_entity, last_seen, entity_keys, fragments, encoded) = data  # fmt: skip
+            self.facts = {fid: FactRef(*ref) for fid, ref in facts.items()}
+            self.encoded = {e: (n, bytearray(b)) for e, (n, b) in encoded.items()}
+        except (TypeError, ValueError):
+            self.reset()
+            return
+        self.ino, self.offset, self.mtime_ns, self.tail, self.lines = (
+            ino, offset, mtime_ns, tail, lines,
+        )  # fmt: skip
+        self.by_norm, self.superseded, self.by_entity = by_norm, superseded, by_entity
+        self.last_seen, self.entity_keys, self.fragments = last_seen, entity_keys, fragments
+        self.dirty = set()
+        self.snapshot_offset = offset
+
+    def save_snapshot(self) -> bool:
+        """Save the state when the log grew ``SNAPSHOT_EVERY`` bytes since the last save.
+
+        Bad lines are not saved: a state restored from a snapshot that had some
+        is not saved in the first place (they are re-read from the log).
+        """
+        if self.snapshot is None or self.bad or self.ino is None:
+            return False
+        if self.offset - self.snapshot_offset < SNAPSHOT_EVERY:
+            return False
+        from ouro.store.atomic import atomic_write_bytes
+
+        facts = {
+            fid: (r.text, r.about, r.norm, r.start, r.length, r.line_no)
+            for fid, r in self.facts.items()
+        }
+        self.entities_chunks()  # fragments current before they are saved
+        data = (
+            SNAPSHOT_VERSION, str(self.path), self.ino, self.offset, self.mtime_ns,
+            self.tail, self.lines, facts, self.by_norm, self.superseded, self.by_entity,
+            self.last_seen, self.entity_keys, self.fragments,
+            {e: (n, bytes(b)) for e, (n, b) in self.encoded.items()},
+        )  # fmt: skip
+        self.snapshot.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(self.snapshot, marshal.dumps(data))
+        self.snapshot_offset = self.offset
+        return True
 
     # --- questions a write asks ---------------------------------------------
     def line(self, fid: str) -> dict[str, Any]:

@@ -21,6 +21,12 @@ Contract (``docs/record.md`` has the line format):
   the log (``factstate``), unless another writer already rewrote it from a log
   that includes our lines (``entities.ensure_entities``). So it always reflects
   a prefix of the log that includes every completed write.
+- A fresh process does not replay the whole log: the writers' in-process view
+  (``factstate.DiaryState``) is saved to ``state/cache/diary-state.marshal``
+  each time the log has grown 1 MiB past the last save, and a new process
+  restores it and reads only the lines after it (the restored inode, offset,
+  mtime and last bytes are checked like a live state's; an outside rewrite
+  means the whole log is read).
 - Readers (``iter_facts``, ``active_facts``) are pure and report bad lines.
 """
 
@@ -263,6 +269,8 @@ def append_facts_batch(
     facts = [build_fact(d) for d in drafts]
     path, lock = facts_path(bundle), bundle.lock_path("diary")
     state = state_for(path)
+    if state.snapshot is None:
+        state.snapshot = state_snapshot_path(bundle)
     result = BatchResult()
     with state.mutex:
         # Catch up before taking the lock: a fresh process reads the whole log
@@ -309,6 +317,11 @@ def append_facts_batch(
                 " -- run 'ouro diary rebuild-entities' once the cause is fixed"
             )
             result.paths = [path]
+    if to_write:
+        # A cache for the next fresh process (``factstate``: "snapshot"); it
+        # validates itself, so failing to save it costs only speed.
+        with state.mutex, contextlib.suppress(OSError):
+            state.save_snapshot()
     result.written = len(to_write)
     return result
 
@@ -330,6 +343,11 @@ def bad_line_warnings(bad: Sequence[BadLine], limit: int = 10) -> list[str]:
 
 
 # --- entities.json -----------------------------------------------------------
+def state_snapshot_path(bundle: Bundle) -> Path:
+    """The saved ``DiaryState`` (machine-local cache: inode numbers, byte offsets)."""
+    return bundle.state / "cache" / "diary-state.marshal"
+
+
 def entities_lock(bundle: Bundle) -> Path:
     """Held by whoever rewrites entities.json (before the diary lock, if both)."""
     return bundle.lock_path("entities")

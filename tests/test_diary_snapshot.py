@@ -1,0 +1,115 @@
+"""A fresh process restores the writers' saved diary state instead of replaying
+the whole log (``factstate`` "snapshot"), and never trusts it blindly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from ouro.bundle import Bundle
+from ouro.desk import factstate, record
+from ouro.desk.factstate import DiaryState
+from ouro.desk.record import FactDraft
+from tests.index_support import append_fact
+
+
+def _view(state: DiaryState) -> tuple[object, ...]:
+    state.sync()
+    facts = {
+        k: (r.text, r.about, r.norm, r.start, r.length, r.line_no) for k, r in state.facts.items()
+    }
+    return (
+        state.offset,
+        state.lines,
+        facts,
+        state.by_norm,
+        state.superseded,
+        state.by_entity,
+        state.last_seen,
+        state.entities_bytes(),
+    )
+
+
+def _restored(bundle: Bundle) -> DiaryState:
+    state = DiaryState(record.facts_path(bundle))
+    state.snapshot = record.state_snapshot_path(bundle)
+    return state
+
+
+def _fresh(bundle: Bundle) -> DiaryState:
+    return DiaryState(record.facts_path(bundle))
+
+
+@pytest.fixture(autouse=True)
+def _save_often(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(factstate, "SNAPSHOT_EVERY", 1)
+
+
+def _write(bundle: Bundle, n: int, *about: str, **kw: object) -> record.FactWrite:
+    return record.write_fact(bundle, FactDraft(f"fact {n} about {about}", about=about, **kw))[0]  # type: ignore[arg-type]
+
+
+def test_a_restored_state_equals_one_read_from_the_log(bundle: Bundle) -> None:
+    first = _write(bundle, 1, "ari", "bo")
+    _write(bundle, 2, "bo")
+    _write(bundle, 3, "ari", supersedes=first.fact["id"])
+    snap = record.state_snapshot_path(bundle)
+    assert snap.is_file()
+    append_fact(bundle, "f-900", "an outside line after the save", ["zed"])
+    restored = _restored(bundle)
+    restored.sync()
+    assert restored.snapshot_offset > 0  # it did start from the snapshot
+    assert _view(restored) == _view(_fresh(bundle))
+    # a write in a new process sees the saved facts: exact duplicate found, not re-added
+    dup = record.write_fact(bundle, FactDraft("fact 2 about ('bo',)", about=["bo"]))[0]
+    assert dup.duplicate
+
+
+def test_an_outside_rewrite_after_the_save_is_not_trusted(bundle: Bundle) -> None:
+    for n in range(6):
+        _write(bundle, n, "ari")
+    path = record.facts_path(bundle)
+    lines = path.read_bytes().splitlines(keepends=True)
+    # same size and inode, one fact's text changed in place
+    edited = lines[2].replace(b"fact 2", b"fect 2")
+    with path.open("r+b") as handle:
+        handle.write(b"".join([*lines[:2], edited, *lines[3:]]))
+    assert _view(_restored(bundle)) == _view(_fresh(bundle))
+    # shrunk (a line removed), then grown past the old size
+    path.write_bytes(
+        b"".join(lines[:3] + lines[4:]) + lines[3] + lines[0].replace(b'"id":"f-', b'"id":"f-x')
+    )
+    assert _view(_restored(bundle)) == _view(_fresh(bundle))
+
+
+def test_a_damaged_or_foreign_snapshot_is_ignored(bundle: Bundle) -> None:
+    _write(bundle, 1, "ari")
+    snap = record.state_snapshot_path(bundle)
+    for junk in (b"", b"\x00garbage", orjson.dumps({"a": 1}), snap.read_bytes()[:100]):
+        snap.write_bytes(junk)
+        restored = _restored(bundle)
+        assert _view(restored) == _view(_fresh(bundle))
+        assert restored.snapshot_offset == 0
+
+
+def test_bad_lines_are_read_from_the_log_not_saved(bundle: Bundle) -> None:
+    _write(bundle, 1, "ari")
+    with record.facts_path(bundle).open("ab") as handle:
+        handle.write(b"{not json\n")
+    _write(bundle, 2, "bo")
+    restored = _restored(bundle)
+    restored.sync()
+    assert [b.line_no for b in restored.bad] == [2]
+    assert _view(restored) == _view(_fresh(bundle))
+
+
+def test_reading_never_writes_the_snapshot(bundle: Bundle, tmp_path: Path) -> None:
+    _write(bundle, 1, "ari")
+    snap = record.state_snapshot_path(bundle)
+    before = snap.stat().st_mtime_ns
+    record.iter_facts(bundle)
+    record.active_facts(bundle)
+    _restored(bundle).sync()
+    assert snap.stat().st_mtime_ns == before
