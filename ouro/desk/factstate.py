@@ -272,8 +272,17 @@ class DiaryState:
         """
         if self.snapshot is None:
             return
+        paused = gc.isenabled()
+        gc.disable()  # 100k objects, no cycles: the cyclic GC would rescan them many times
         try:
-            data = marshal.loads(self.snapshot.read_bytes())
+            self._restore(self.snapshot)
+        finally:
+            if paused:
+                gc.enable()
+
+    def _restore(self, snapshot: Path) -> None:
+        try:
+            data = marshal.loads(snapshot.read_bytes())
         except (OSError, EOFError, ValueError, TypeError):
             return
         if not (isinstance(data, tuple) and len(data) == 15 and data[0] == SNAPSHOT_VERSION):
