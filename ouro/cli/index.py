@@ -16,8 +16,19 @@ def _render_report(result: dict[str, Any]) -> str:
         f"indexed, {result['removed']} removed, {result['factsAdded']} facts added "
         f"({result['seconds']}s)"
     ]
+    if result.get("semantic"):
+        vectors = result["semantic"]
+        lines.append(f"vectors: {vectors['embedded']} computed ({vectors['seconds']}s)")
     lines += [f"skipped {p['locator']}:{p['line']}: {p['reason']}" for p in result["problems"]]
     return "\n".join(lines)
+
+
+def _with_vectors(result: dict[str, Any], root: Any) -> dict[str, Any]:
+    """The vectors for search by meaning, when ``ouro[semantic]`` is installed."""
+    from ouro.index.semantic import embed_bundle
+
+    vectors = embed_bundle(root)
+    return {**result, "semantic": vectors} if vectors is not None else result
 
 
 @click.command("sync")
@@ -28,8 +39,13 @@ def sync_cmd(ctx: click.Context, json_mode: bool) -> None:
     from ouro import progress
     from ouro.index.sync import sync
 
-    report = sync(bundle_from(ctx), progress=progress.counter("index sync", "files"))
-    emit(report.to_json(), json_mode=wants_json(ctx, json_mode), render=_render_report)
+    bundle = bundle_from(ctx)
+    report = sync(bundle, progress=progress.counter("index sync", "files"))
+    emit(
+        _with_vectors(report.to_json(), bundle.root),
+        json_mode=wants_json(ctx, json_mode),
+        render=_render_report,
+    )
 
 
 @click.command("rebuild")
@@ -40,8 +56,13 @@ def rebuild_cmd(ctx: click.Context, json_mode: bool) -> None:
     from ouro import progress
     from ouro.index.sync import rebuild
 
-    report = rebuild(bundle_from(ctx), progress=progress.counter("index rebuild", "files"))
-    emit(report.to_json(), json_mode=wants_json(ctx, json_mode), render=_render_report)
+    bundle = bundle_from(ctx)
+    report = rebuild(bundle, progress=progress.counter("index rebuild", "files"))
+    emit(
+        _with_vectors(report.to_json(), bundle.root),
+        json_mode=wants_json(ctx, json_mode),
+        render=_render_report,
+    )
 
 
 def _render_status(result: dict[str, Any]) -> str:

@@ -47,12 +47,14 @@ _RANK = "bm25(4.0, 1.0, 2.0)"
 class Request:
     """What to search for. (A plain class: ``dataclasses`` costs a cold CLI ~5 ms.)"""
 
-    __slots__ = ("about", "history", "kinds", "limit", "query", "since", "status", "tag", "track")
+    __slots__ = ("about", "explain", "history", "kinds", "limit", "mode", "query", "since",
+                 "status", "tag", "track")  # fmt: skip
 
     def __init__(self, query: str | None, kinds: list[str] | None = None, *,
                  track: str | None = None, status: str | None = None,
                  about: str | None = None, tag: str | None = None, since: str | None = None,
-                 history: bool = False, limit: int = 10) -> None:  # fmt: skip
+                 history: bool = False, limit: int = 10, mode: str | None = None,
+                 explain: bool = False) -> None:  # fmt: skip
         self.query = query if query is None or query.strip() else None  # blank = no query
         self.kinds = list(kinds or [])
         self.track = track
@@ -62,6 +64,27 @@ class Request:
         self.since = since
         self.history = history
         self.limit = limit
+        self.mode = mode  # lexical | semantic | hybrid; None: hybrid when installed
+        self.explain = explain
+
+
+MODES = ("lexical", "semantic", "hybrid")
+
+
+def resolve_mode(mode: str | None) -> str:
+    """The mode to use: None is hybrid when ``ouro[semantic]`` is installed, else lexical.
+    An explicit semantic or hybrid without the extra is refused in one line."""
+    if mode is None:
+        from ouro.index.semantic import available
+
+        return "hybrid" if available() else "lexical"
+    if mode not in MODES:
+        raise InvalidInput(f"mode: {mode!r} is not a mode", hint="modes are: " + ", ".join(MODES))
+    if mode != "lexical":
+        from ouro.index.semantic import require
+
+        require()
+    return mode
 
 
 def normalize_entity(text: str) -> str:
@@ -222,6 +245,10 @@ def _check(req: Request) -> None:
         raise InvalidInput(
             f"kind: unknown kind {unknown[0]!r}", hint="kinds are: " + ", ".join(KINDS)
         )
+    if req.mode is not None and req.mode not in MODES:
+        raise InvalidInput(
+            f"mode: {req.mode!r} is not a mode", hint="modes are: " + ", ".join(MODES)
+        )
     if not 1 <= req.limit <= MAX_LIMIT:
         raise InvalidInput(
             f"limit: must be 1..{MAX_LIMIT}, got {req.limit}", hint="pass --limit 10"
@@ -318,7 +345,17 @@ def search(root: str | os.PathLike[str], req: Request) -> dict[str, Any]:
     except sqlite3.DatabaseError as exc:  # malformed pages found while checking freshness
         raise db.damaged(db.db_file(top), exc) from None
     try:
-        total, results = _matching(conn, req, match) if match else _newest(conn, req)
+        mode = resolve_mode(req.mode) if match else "lexical"
+        if mode == "lexical":
+            total, results = _matching(conn, req, match) if match else _newest(conn, req)
+            if req.explain:
+                for rank, hit in enumerate(results, 1):
+                    hit["ranks"] = {"lexical": rank, "semantic": None}
+        else:
+            from ouro.index.fusion import by_meaning
+
+            total, results, vectors = by_meaning(conn, top, req, match, mode)
+            state = {**state, "mode": mode, "semantic": vectors}
     except sqlite3.DatabaseError as exc:
         _forget(conn)
         raise db.damaged(db.db_file(top), exc) from None
@@ -364,27 +401,43 @@ def search_readonly(root: str | os.PathLike[str], req: Request) -> dict[str, Any
 
 def desk_search(root: str | os.PathLike[str], query: str | None = None, kinds: list[str] | None = None,
                 track: str | None = None, status: str | None = None,
-                limit: int = 10) -> dict[str, Any]:  # fmt: skip
-    return search(root, Request(query, kinds or [], track=track, status=status, limit=limit))
+                limit: int = 10, mode: str | None = None,
+                explain: bool = False) -> dict[str, Any]:  # fmt: skip
+    return search(root, Request(query, kinds or [], track=track, status=status, limit=limit,
+                                mode=mode, explain=explain))  # fmt: skip
 
 
 def consult_diary(root: str | os.PathLike[str], query: str | None = None, about: str | None = None,
                   since: str | None = None, history: bool = False,
-                  limit: int = 10) -> dict[str, Any]:  # fmt: skip
+                  limit: int = 10, mode: str | None = None,
+                  explain: bool = False) -> dict[str, Any]:  # fmt: skip
     return search(
         root,
-        Request(query, ["fact", "daily"], about=about, since=since, history=history, limit=limit),
+        Request(
+            query,
+            ["fact", "daily"],
+            about=about,
+            since=since,
+            history=history,
+            limit=limit,
+            mode=mode,
+            explain=explain,
+        ),
     )
 
 
 def search_facts(root: str | os.PathLike[str], query: str | None = None, about: str | None = None,
-                 limit: int = 10) -> dict[str, Any]:  # fmt: skip
-    return search(root, Request(query, ["fact"], about=about, limit=limit))
+                 limit: int = 10, mode: str | None = None,
+                 explain: bool = False) -> dict[str, Any]:  # fmt: skip
+    return search(root, Request(query, ["fact"], about=about, limit=limit, mode=mode,
+                                explain=explain))  # fmt: skip
 
 
 def consult_notes(root: str | os.PathLike[str], query: str | None = None, tag: str | None = None,
-                  limit: int = 10) -> dict[str, Any]:  # fmt: skip
-    return search(root, Request(query, ["note"], tag=tag, limit=limit))
+                  limit: int = 10, mode: str | None = None,
+                  explain: bool = False) -> dict[str, Any]:  # fmt: skip
+    return search(root, Request(query, ["note"], tag=tag, limit=limit, mode=mode,
+                                explain=explain))  # fmt: skip
 
 
 def render(result: dict[str, Any]) -> str:
@@ -394,8 +447,17 @@ def render(result: dict[str, Any]) -> str:
         f" for {result['query']!r}" if result.get("query") else ""
     )
     lines = [head + ("" if state == "fresh" else f"  [index {state}]")]
+    vectors = result["index"].get("semantic")
+    if vectors and vectors.get("state") != "fresh":
+        lines.append(f"  [semantic part {vectors['state']}: {vectors.get('reason', '')}]")
     for hit in result["results"]:
-        lines.append(f"- [{hit['kind']}] {hit['title']}")
+        ranks = hit.get("ranks")
+        shown = (
+            f"  (lexical #{ranks['lexical'] or '-'}, semantic #{ranks['semantic'] or '-'})"
+            if ranks
+            else ""
+        )
+        lines.append(f"- [{hit['kind']}] {hit['title']}{shown}")
         lines.append(f"  {hit['locator']}" + (f"  ({hit['updated']})" if hit["updated"] else ""))
         if hit["snippet"]:
             lines.append(f"  {hit['snippet']}")

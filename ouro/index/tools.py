@@ -21,6 +21,13 @@ Query = Field(
     description='Words (all must match), "quoted phrases", prefix*; omit for the newest first.',
 )
 Limit = Field(default=10, ge=1, le=search.MAX_LIMIT, description="At most this many results.")
+Mode = Literal["lexical", "semantic", "hybrid"]
+ModeField = Field(
+    default=None,
+    description="lexical (FTS5 words), semantic (by meaning) or hybrid (both, fused); "
+    "default hybrid when 'ouro[semantic]' is installed, else lexical.",
+)
+Explain = Field(default=False, description="Show each result's lexical and semantic rank.")
 
 
 class DeskSearchInput(ToolInput):
@@ -29,6 +36,8 @@ class DeskSearchInput(ToolInput):
     track: str | None = Field(default=None, description="Only items of this track.")
     status: str | None = Field(default=None, description="Only tasks with this status.")
     limit: int = Limit
+    mode: Mode | None = ModeField
+    explain: bool = Explain
 
 
 class ConsultDiaryInput(ToolInput):
@@ -37,35 +46,55 @@ class ConsultDiaryInput(ToolInput):
     since: str | None = Field(default=None, description="Only entries at or after this date.")
     history: bool = Field(default=False, description="Include superseded facts.")
     limit: int = Limit
+    mode: Mode | None = ModeField
+    explain: bool = Explain
 
 
 class SearchFactsInput(ToolInput):
     query: str | None = Query
     about: str | None = Field(default=None, description="Only facts about this entity.")
     limit: int = Limit
+    mode: Mode | None = ModeField
+    explain: bool = Explain
 
 
 class ConsultNotesInput(ToolInput):
     query: str | None = Query
     tag: str | None = Field(default=None, description="Only notes with this tag.")
     limit: int = Limit
+    mode: Mode | None = ModeField
+    explain: bool = Explain
 
 
 def desk_search(bundle: Bundle, inp: DeskSearchInput) -> dict[str, Any]:
     return search.desk_search(
-        bundle.root, inp.query, list(inp.kind or []), inp.track, inp.status, inp.limit
+        bundle.root,
+        inp.query,
+        list(inp.kind or []),
+        inp.track,
+        inp.status,
+        inp.limit,
+        inp.mode,
+        inp.explain,
     )
 
 
 def consult_diary(bundle: Bundle, inp: ConsultDiaryInput) -> dict[str, Any]:
     return search.consult_diary(
-        bundle.root, inp.query, inp.about, inp.since, inp.history, inp.limit
+        bundle.root,
+        inp.query,
+        inp.about,
+        inp.since,
+        inp.history,
+        inp.limit,
+        inp.mode,
+        inp.explain,
     )
 
 
 def search_facts(bundle: Bundle, inp: SearchFactsInput) -> dict[str, Any]:
-    return search.search_facts(bundle.root, inp.query, inp.about, inp.limit)
+    return search.search_facts(bundle.root, inp.query, inp.about, inp.limit, inp.mode, inp.explain)
 
 
 def consult_notes(bundle: Bundle, inp: ConsultNotesInput) -> dict[str, Any]:
-    return search.consult_notes(bundle.root, inp.query, inp.tag, inp.limit)
+    return search.consult_notes(bundle.root, inp.query, inp.tag, inp.limit, inp.mode, inp.explain)

@@ -109,5 +109,5 @@ def crash_before_index(bundle: Bundle, probe: Probe) -> None:
 def _search(bundle: Bundle, token: str) -> int:
     from ouro.index.search import desk_search
 
-    result = desk_search(bundle.root, token, kinds=["fact"])
+    result = desk_search(bundle.root, token, kinds=["fact"], mode="lexical")
     return int(result["total"])
