@@ -169,7 +169,12 @@ def test_fast_json_is_byte_identical_to_orjson(value: object) -> None:
     assert fast.dumps(value) == expected
 
 
-def test_cli_search_does_not_import_click_or_pydantic(filled: Bundle) -> None:
+@pytest.mark.parametrize("mode", ["lexical", "hybrid"])
+def test_cli_search_does_not_import_click_or_pydantic(filled: Bundle, mode: str) -> None:
+    from ouro.index.semantic import available
+
+    if mode == "hybrid" and not available():
+        pytest.skip("ouro[semantic] is not installed")
     time.sleep(0.1)  # let the folders age past the racy window ...
     sync(filled)  # ... so this search needs no sync (which would load YAML)
     proc = subprocess.run(
@@ -184,6 +189,8 @@ def test_cli_search_does_not_import_click_or_pydantic(filled: Bundle) -> None:
             "desk",
             "search",
             "x",
+            "--mode",
+            mode,
             "--json",
         ],
         capture_output=True,
@@ -191,10 +198,13 @@ def test_cli_search_does_not_import_click_or_pydantic(filled: Bundle) -> None:
         check=True,
     )
     modules = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
-    heavy = ("click", "pydantic", "yaml", "orjson", "pathlib", "dataclasses", "typing", "hashlib")
+    heavy = ("click", "pydantic", "yaml", "orjson")
+    if mode == "lexical":  # numpy (hybrid) needs these; a lexical search does not
+        heavy += ("pathlib", "dataclasses", "typing", "hashlib", "numpy", "tokenizers")
     assert not {m for m in modules if m.split(".")[0] in heavy}
     assert "ouro.bundle" not in modules
     assert '"results"' in proc.stdout
+    assert (f'"mode":"{mode}"' in proc.stdout) == (mode == "hybrid")
 
 
 def test_index_commands(filled: Bundle) -> None:

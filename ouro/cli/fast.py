@@ -4,11 +4,12 @@ Agents run ``ouro desk search …`` once per tool call, so start-up time is
 most of the cost. ``try_run(argv)`` parses exactly these forms with the
 standard library::
 
-    ouro desk search [QUERY] [--kind K]... [--track T] [--status S] [--limit N]
-    ouro diary search [QUERY] [--about E] [--since D] [--history] [--limit N]
-    ouro facts search [QUERY] [--about E] [--limit N]
-    ouro notes search [QUERY] [--tag T] [--limit N]
+    ouro desk search [QUERY] [--kind K]... [--track T] [--status S] [--limit N] [MODE]
+    ouro diary search [QUERY] [--about E] [--since D] [--history] [--limit N] [MODE]
+    ouro facts search [QUERY] [--about E] [--limit N] [MODE]
+    ouro notes search [QUERY] [--tag T] [--limit N] [MODE]
 
+where MODE is ``[--mode lexical|semantic|hybrid] [--explain]``
 with ``--bundle B`` and ``--json`` anywhere on the line (as the full CLI accepts them)
 
 and answers through the same search functions and renderer as the click
@@ -59,6 +60,9 @@ def _limit(values: list[str]) -> int | None:
     return int(value) if 1 <= int(value) <= 100 else None
 
 
+MODES = ("lexical", "semantic", "hybrid")
+_MODE = {"--mode": ("mode", True, False), "--explain": ("explain", False, False)}
+
 #: verb -> (query required, {option: (field, takes value, repeatable)})
 _VERBS: dict[tuple[str, str], tuple[bool, dict[str, tuple[str, bool, bool]]]] = {
     ("desk", "search"): (
@@ -68,6 +72,7 @@ _VERBS: dict[tuple[str, str], tuple[bool, dict[str, tuple[str, bool, bool]]]] = 
             "--track": ("track", True, False),
             "--status": ("status", True, False),
             "--limit": ("limit", True, False),
+            **_MODE,
         },
     ),
     ("diary", "search"): (
@@ -77,15 +82,16 @@ _VERBS: dict[tuple[str, str], tuple[bool, dict[str, tuple[str, bool, bool]]]] = 
             "--since": ("since", True, False),
             "--history": ("history", False, False),
             "--limit": ("limit", True, False),
+            **_MODE,
         },
     ),
     ("facts", "search"): (
         False,
-        {"--about": ("about", True, False), "--limit": ("limit", True, False)},
+        {"--about": ("about", True, False), "--limit": ("limit", True, False), **_MODE},
     ),
     ("notes", "search"): (
         False,
-        {"--tag": ("tag", True, False), "--limit": ("limit", True, False)},
+        {"--tag": ("tag", True, False), "--limit": ("limit", True, False), **_MODE},
     ),
 }
 
@@ -150,7 +156,8 @@ def parse(argv: list[str]) -> tuple[str | None, bool, tuple[str, str], dict[str,
         j += 1
     if len(positional) > 1 or (required and not positional):
         return None
-    arguments: dict[str, Any] = {"query": positional[0] if positional else None}
+    # mode None: hybrid when ouro[semantic] is installed (the tools' default)
+    arguments: dict[str, Any] = {"query": positional[0] if positional else None, "mode": None}
     for field, given in values.items():
         if field == "kinds":
             kinds = _kinds(given)
@@ -162,8 +169,12 @@ def parse(argv: list[str]) -> tuple[str | None, bool, tuple[str, str], dict[str,
             if limit is None:
                 return None
             arguments[field] = limit
-        elif field == "history":
+        elif field in ("history", "explain"):
             arguments[field] = True
+        elif field == "mode":
+            if given[-1] not in MODES:
+                return None
+            arguments[field] = given[-1]
         else:
             arguments[field] = given[-1]
     return bundle, json_mode, verb, arguments

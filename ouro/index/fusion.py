@@ -24,10 +24,13 @@ The constants were chosen on ``bench/data/retrieval.json`` (``bench/semantic.py`
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
 
 from ouro.index import db, semantic
 from ouro.index.search import Request, _filters, _matching, _shorten
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 K = 60
 DEPTH = 50

