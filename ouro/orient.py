@@ -88,6 +88,10 @@ def arc_items(bundle: Bundle) -> list[OrientItem]:
     if ask["confidence"] in ("stale_risky", "needs_confirmation"):
         line += f" — {ask['reason']}"
     out.append(OrientItem("ask", 0, line, ask["locator"]))
+    if not ask["value"]:  # nothing asked: offer the ready Desk work instead
+        from ouro.desk.ready import ready_orient_items
+
+        out.extend(ready_orient_items(bundle))
     if nxt["value"]:
         stop = f" — stop before: {'; '.join(nxt['stopBefore'])}" if nxt["stopBefore"] else ""
         text = _short(nxt["value"]) + stop + _details(nxt.get("refs"))

@@ -424,6 +424,15 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.cli.render:task_written",
     ),
     Tool(
+        description="Ready work: open tasks whose blockedBy tasks are all done and that no live lease holds, most urgent (priority 0) first, then oldest; optionally one track. Also lists open tasks still waiting and on what. Writes nothing.",
+        input_model="ouro.desk.api:ReadyInput",
+        function="ouro.desk.api:desk_ready",
+        cli=("desk", "ready"),
+        read_only=True,
+        idempotent=True,
+        render="ouro.desk.render:render_ready",
+    ),
+    Tool(
         description="Run a task's declared check (a shell command) like a CI step: in the repository root, with a timeout and secrets scrubbed from the environment; records an observed-by-ouro receipt in the task's history (exit status, duration, output digest, redacted tail) that 'status done' requires. Exits 1 when the check fails. A check not written through ouro here needs yes.",
         input_model="ouro.desk.api:TaskVerifyInput",
         function="ouro.desk.api:task_verify",

@@ -53,6 +53,7 @@ SAMPLES: dict[str, Sample] = {
     "desk_task_add": {"track": "samples", "title": "another task", "priority": 1},
     "desk_task_update": {"task": lambda ctx: ctx["desk_task"], "status": "blocked"},
     "desk_task_list": {"track": "samples"},
+    "desk_ready": {"track": "samples"},
     "desk_task_show": {"task": lambda ctx: ctx["desk_task"]},
     "desk_task_take": {"task": lambda ctx: ctx["desk_task_take"], "agent": "sampler"},
     "desk_task_verify": {"task": lambda ctx: ctx["desk_task_checked"]},

@@ -91,6 +91,10 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     ("desk", "task", "take"): (
         ("desk task take release/document-the-tests", "hold the task for 30 minutes, as you"),
     ),
+    ("desk", "ready"): (
+        ("desk ready", "what you can pick up now: open, unblocked, not held"),
+        ("desk ready --track release --limit 3", "the top three of one track"),
+    ),
     ("desk", "task", "verify"): (
         ("desk task verify release/document-the-tests", "run its check; done needs a pass"),
     ),

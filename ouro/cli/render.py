@@ -51,7 +51,13 @@ def task_written(r: dict[str, Any]) -> str:
         head = f"{r['outcome']} task {t['id']} for {_holder(t)} (lease ends {until})"
     else:
         head = f"added task {t['id']} [{status(t['status'])}] p{t['priority']} {t['title']!r}"
-    return f"{head}  → {t['locator']}"
+    lines = [f"{head}  → {t['locator']}"]
+    if t.get("blockedBy"):
+        lines.append(f"  blocked by: {', '.join(t['blockedBy'])}")
+    lines.extend(
+        f"  unblocked: {u['id']} {u['title']}  → {u['locator']}" for u in r.get("unblocked") or []
+    )
+    return "\n".join(lines)
 
 
 def iteration_written(r: dict[str, Any]) -> str:

@@ -12,9 +12,12 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ouro.bundle import Bundle
-from ouro.desk import featured, friction, iterations, leases, tasks, tips, tracks
+from ouro.desk import featured, friction, iterations, leases, ready, tasks, tips, tracks
+from ouro.desk.deps import unblocked_by
+from ouro.desk.heads import read_heads
 from ouro.desk.hooks import after_write
 from ouro.models.base import ToolInput
+from ouro.models.clock import utc_now
 
 Status = Literal["open", "active", "blocked", "done", "dropped"]
 Severity = Literal["low", "medium", "high"]
@@ -53,6 +56,11 @@ class TaskAddInput(ToolInput):
         description="a file the task changes (repo-relative path or bundle locator); a change "
         "after the check passed means it must pass again",
     )
+    blocked_by: list[str] = Field(
+        default_factory=list,
+        description="a task (id or <track>/<slug>, any track) this one waits for (repeatable)",
+    )
+    parent: str | None = Field(None, description="the parent task (id or <track>/<slug>)")
 
 
 def task_add(bundle: Bundle, inp: TaskAddInput) -> dict[str, Any]:
@@ -65,6 +73,8 @@ def task_add(bundle: Bundle, inp: TaskAddInput) -> dict[str, Any]:
         acceptance=inp.acceptance,
         check=inp.check,
         about=inp.about,
+        blocked_by=inp.blocked_by,
+        parent=inp.parent,
     )
     after_write(bundle, [task.path])
     return {"task": task.summary()}
@@ -90,6 +100,13 @@ class TaskUpdateInput(ToolInput):
         description="with status done: complete without a passing check, for this reason "
         "(recorded and shown as unverified)",
     )
+    blocked_by: list[str] | None = Field(
+        None,
+        description="the tasks (ids or <track>/<slug>, any track) this one waits for "
+        "(replaces the list; a cycle is refused and named)",
+    )
+    clear_blocked_by: bool = Field(False, description="drop every blockedBy link")
+    parent: str | None = Field(None, description="the parent task ('' clears it)")
 
 
 def task_update(bundle: Bundle, inp: TaskUpdateInput) -> dict[str, Any]:
@@ -106,10 +123,34 @@ def task_update(bundle: Bundle, inp: TaskUpdateInput) -> dict[str, Any]:
         agent=inp.agent,
         take_over=inp.take_over,
         unverified=inp.unverified,
+        blocked_by=[] if inp.clear_blocked_by else inp.blocked_by,
+        parent=inp.parent,
     )
+    result: dict[str, Any] = {"task": task.summary(), "changed": changed}
     if changed:
         after_write(bundle, [task.path])
-    return {"task": task.summary(), "changed": changed}
+    if "status" in changed and task.meta.get("status") == "done":
+        # closing a task surfaces the work it unblocked
+        heads, _problems = read_heads(bundle)
+        result["unblocked"] = [ready.head_summary(h) for h in unblocked_by(heads, task.id)]
+    return result
+
+
+class ReadyInput(ToolInput):
+    track: str | None = Field(None, description="only tasks of this track")
+    limit: int | None = Field(None, ge=1, description="at most this many tasks")
+
+
+def desk_ready(bundle: Bundle, inp: ReadyInput) -> dict[str, Any]:
+    found = ready.ready_tasks(bundle, track=inp.track, now=utc_now())
+    total = len(found.tasks)
+    shown = found.tasks if inp.limit is None else found.tasks[: inp.limit]
+    return {
+        "total": total,
+        "ready": [ready.head_summary(h) for h in shown],
+        "waiting": found.waiting,
+        "problems": found.problems,
+    }
 
 
 class TaskListInput(ToolInput):

@@ -6,7 +6,8 @@ numbers mean nothing elsewhere)::
     {"schema": 1, "recordedAt": <time_ns>, "tasks": {
         "<track>/<task-folder>": [<size>, <mtime_ns>, <inode>,
                                   {"id", "title", "status", "priority", "created",
-                                   "updated", "heldBy", "leaseUntil", "unverified"}], ...}}
+                                   "updated", "heldBy", "leaseUntil", "unverified",
+                                   "blockedBy", "parent"}], ...}}
 
 Contract:
 - Files are the truth; this is a cache and is never trusted blindly. A reader
@@ -43,7 +44,7 @@ import orjson
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, OuroError
 
-SCHEMA = 1
+SCHEMA = 2  # 2: blockedBy and parent (task dependencies, ouro.desk.deps)
 #: an mtime this close to the refresh may hide a same-tick edit: re-read it
 RACY_NS = 50_000_000
 FIELDS = (
@@ -56,6 +57,8 @@ FIELDS = (
     "heldBy",
     "leaseUntil",
     "unverified",
+    "blockedBy",
+    "parent",
 )
 
 
@@ -79,6 +82,9 @@ class Head:
     lease_until: str | None
     #: completed without a passing check: the reason (``unverified`` in the file)
     unverified: str | None
+    #: the task ids this task waits for (``blockedBy``) and its ``parent``
+    blocked_by: tuple[str, ...] = ()
+    parent: str | None = None
 
     @property
     def path(self) -> Path:
@@ -111,7 +117,16 @@ def _fields_of(meta: dict[str, Any]) -> dict[str, Any]:
         "heldBy": holder_of(meta),
         "leaseUntil": _opt(meta.get("leaseUntil")),
         "unverified": _opt(meta.get("unverified") or None),
+        "blockedBy": _ids(meta.get("blockedBy")),
+        "parent": _opt(meta.get("parent") or None),
     }
+
+
+def _ids(value: Any) -> list[str]:
+    """``blockedBy`` as a list of ids; a hand-written single id counts as one."""
+    if isinstance(value, list):
+        return [str(v) for v in value if v]
+    return [str(value)] if value else []
 
 
 def _head(key: str, path: str, fields: dict[str, Any]) -> Head:
@@ -127,6 +142,8 @@ def _head(key: str, path: str, fields: dict[str, Any]) -> Head:
         fields["heldBy"],
         fields["leaseUntil"],
         fields["unverified"],
+        tuple(fields["blockedBy"]),
+        fields["parent"],
     )
 
 
@@ -233,6 +250,7 @@ def _well_typed(fields: dict[str, Any]) -> bool:
         type(fields["id"]) is str
         and type(fields["status"]) is str
         and (type(fields["created"]) is str and type(fields["title"]) is str)
+        and type(fields["blockedBy"]) is list
     )
 
 

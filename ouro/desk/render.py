@@ -27,3 +27,20 @@ def render_task_verify(result: dict[str, Any]) -> str:
 def task_verify_exit(result: dict[str, Any]) -> int:
     """``desk task verify`` exits 1 when the check it ran failed."""
     return 0 if result["run"]["exitCode"] == 0 else 1
+
+
+def render_ready(result: dict[str, Any]) -> str:
+    tasks = result["ready"]
+    if not tasks:
+        lines = ["no ready tasks (open, unblocked and not held)"]
+    else:
+        lines = [f"{result['total']} ready (most urgent, then oldest, first):"]
+        lines.extend(f"  {t['id']} p{t['priority']} {t['title']}  → {t['locator']}" for t in tasks)
+        if result["total"] > len(tasks):
+            lines.append(f"  … {result['total'] - len(tasks)} more")
+    waiting = result.get("waiting") or {}
+    if waiting:
+        lines.append(f"{len(waiting)} open task(s) waiting on blockers not done:")
+        lines.extend(f"  {tid} waits for {', '.join(bs)}" for tid, bs in list(waiting.items())[:10])
+    lines.extend(f"problem: {p}" for p in result.get("problems") or [])
+    return "\n".join(lines)

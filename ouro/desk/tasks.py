@@ -28,6 +28,7 @@ Contract:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Iterator
@@ -61,6 +62,8 @@ TASK_KEYS = (
     "acceptance",
     "check",
     "about",
+    "parent",
+    "blockedBy",
     "unverified",
     "history",
 )
@@ -111,7 +114,49 @@ class Task:
             "about": m.get("about") or [],
             "unverified": m.get("unverified"),
             "lastCheck": last_check(m),
+            "blockedBy": blockers_of(m),
+            "parent": m.get("parent") or None,
         }
+
+
+def blockers_of(meta: dict[str, Any]) -> list[str]:
+    """``blockedBy`` as a list of ids (a hand-written single id counts as one)."""
+    value = meta.get("blockedBy")
+    if isinstance(value, list):
+        return [str(v) for v in value if v]
+    return [str(value)] if value else []
+
+
+def resolve_links(
+    bundle: Bundle, blocked_by: list[str] | None, parent: str | None
+) -> tuple[list[str] | None, str | None]:
+    """Task references (ids or <track>/<slug>) as ids of tasks that exist.
+
+    None stays None (unchanged); ``parent=""`` clears the parent."""
+    ids = None
+    if blocked_by is not None:
+        ids = []
+        for ref in blocked_by:
+            try:
+                found = find_task(bundle, ref).id
+            except NotFound:
+                raise InvalidInput(
+                    f"blockedBy: no task {ref!r}",
+                    hint="name an existing task by id (t-…) or <track>/<slug>; "
+                    "list them with 'ouro desk task list'",
+                ) from None
+            if found not in ids:
+                ids.append(found)
+    parent_id = parent
+    if parent:
+        try:
+            parent_id = find_task(bundle, parent).id
+        except NotFound:
+            raise InvalidInput(
+                f"parent: no task {parent!r}",
+                hint="name an existing task by id (t-…) or <track>/<slug>",
+            ) from None
+    return ids, parent_id
 
 
 @dataclass
@@ -343,11 +388,20 @@ def add_task(
     acceptance: str | None = None,
     check: str | None = None,
     about: list[str] | None = None,
+    blocked_by: list[str] | None = None,
+    parent: str | None = None,
 ) -> Task:
     folder = require_track(bundle, track)
     meta = new_task_meta(folder.name, title, priority=priority, acceptance=acceptance, check=check)
     if about:
         meta["about"] = check_about(about)
+    # a new task's id is fresh: nothing can wait for it yet, so no loop is possible
+    blocker_ids, parent_id = resolve_links(bundle, blocked_by or None, parent or None)
+    if blocker_ids:
+        meta["blockedBy"] = blocker_ids
+    if parent_id:
+        meta["parent"] = parent_id
+    meta = ordered(meta, TASK_KEYS)
     base = require_slug(meta["title"], field="title")
     with FileLock(bundle.lock_path("desk"), purpose="task add"):
         slug = unique_slug(base, lambda s: (folder / s).exists())
@@ -571,6 +625,8 @@ def update_task(
     agent: str | None = None,
     take_over: bool = False,
     unverified: str | None = None,
+    blocked_by: list[str] | None = None,
+    parent: str | None = None,
 ) -> tuple[Task, list[str]]:
     """Apply the given changes; returns the task and the names of changed fields."""
     if status is not None:
@@ -586,9 +642,21 @@ def update_task(
     refs = check_about(about) if about is not None else None
     who = acting_agent(bundle, agent)
     task_id = find_task(bundle, ref).id
-    with task_lock(bundle, task_id):
+    links = blocked_by is not None or parent is not None
+    from ouro.desk import deps
+
+    with deps.links_lock(bundle) if links else contextlib.nullcontext(), task_lock(bundle, task_id):
         task = find_task(bundle, task_id)  # re-read under the lock
         changed: list[str] = []
+        if links:
+            blocker_ids, parent_id = resolve_links(bundle, blocked_by, parent)
+            deps.check_links(bundle, task_id, blocked_by=blocker_ids, parent=parent_id)
+            if blocker_ids is not None and blockers_of(task.meta) != blocker_ids:
+                task.meta["blockedBy"] = blocker_ids or None
+                changed.append("blockedBy")
+            if parent_id is not None and (task.meta.get("parent") or "") != parent_id:
+                task.meta["parent"] = parent_id or None
+                changed.append("parent")
         now_dt = utc_now()
         now = format_time(now_dt)
         what = "complete" if status == "done" else "update"

@@ -1,0 +1,96 @@
+"""Ready work: open tasks nothing blocks and nobody holds (``ouro desk ready``).
+
+Contract:
+- A task is ready when its status is ``open``, every task in its
+  ``blockedBy`` is ``done`` (an unknown or unreadable blocker keeps it
+  blocked: unknown stays unknown) and no live lease holds it (``heldBy`` set
+  with ``leaseUntil`` in the future; ``ready_tasks`` takes ``now``). Ordered
+  by priority (0 first), then age (oldest ``created`` first), then id.
+- The orientation variant (``ready_orient_items``) uses no clock, so the
+  packet stays deterministic: there any ``heldBy`` counts as held.
+- Pure: reads task front matter through the desk heads; writes nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ouro.bundle import Bundle
+from ouro.desk.deps import waiting_on
+from ouro.desk.heads import Head, read_heads
+from ouro.models.clock import parse_time
+from ouro.orient_types import OrientItem
+
+SECTION_READY = "Desk: ready (no current ask)"
+ORIENT_READY = 5
+
+
+@dataclass
+class Ready:
+    tasks: list[Head] = field(default_factory=list)
+    #: open tasks left out because a blocker is not done: id -> the blockers
+    waiting: dict[str, list[str]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+
+def _held(head: Head, now: datetime | None) -> bool:
+    if not head.held_by:
+        return False
+    if now is None:
+        return True
+    try:
+        return head.lease_until is not None and parse_time(head.lease_until) > now
+    except ValueError:
+        return False  # an unreadable lease holds nobody (ouro.desk.tasks.lease_end)
+
+
+def ready_tasks(bundle: Bundle, *, track: str | None = None, now: datetime | None) -> Ready:
+    """Ready tasks, most urgent then oldest first. ``now=None``: any holder counts."""
+    if track is not None:
+        from ouro.desk.tracks import require_track
+
+        require_track(bundle, track)
+    heads, problems = read_heads(bundle)
+    status_of = {h.id: h.status for h in heads}
+    out = Ready(problems=problems)
+    for head in heads:
+        if head.status != "open" or (track is not None and head.track != track):
+            continue
+        blockers = waiting_on(head, status_of)
+        if blockers:
+            out.waiting[head.id] = blockers
+        elif not _held(head, now):
+            out.tasks.append(head)
+    out.tasks.sort(key=lambda h: (h.priority, h.created, h.id))
+    return out
+
+
+def head_summary(head: Head) -> dict[str, Any]:
+    return {
+        "id": head.id,
+        "title": head.title,
+        "status": head.status,
+        "priority": head.priority,
+        "track": head.track,
+        "locator": head.locator,
+        "created": head.created,
+        "blockedBy": list(head.blocked_by),
+        "parent": head.parent,
+    }
+
+
+def ready_orient_items(bundle: Bundle) -> list[OrientItem]:
+    """The top ready tasks for the packet when no ask is recorded (no clock)."""
+    found = ready_tasks(bundle, now=None)
+    return [
+        OrientItem(
+            SECTION_READY,
+            2,
+            f"{h.id} p{h.priority} {h.title}",
+            h.locator,
+            more="ouro desk ready",
+        )
+        for h in found.tasks[:ORIENT_READY]
+    ]
