@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from ouro.arc import paths
 from ouro.arc.resume import read_resume_full
@@ -40,6 +40,12 @@ PROVIDERS: tuple[str, ...] = (
 CUT_MARKER = "\n… (cut to the budget)\n"
 
 Provider = Callable[[Bundle], list[OrientItem]]
+
+
+class Lines(Protocol):
+    """Packet lines by item index (``RedactedLines``, or a plain list)."""
+
+    def __getitem__(self, i: int, /) -> str: ...
 
 
 @dataclass
@@ -274,9 +280,9 @@ def render(
     items: Sequence[OrientItem],
     kept: set[int],
     agent: str | None,
-    lines_cache: Sequence[str] | None = None,
+    lines_cache: Lines | None = None,
 ) -> tuple[str, dict[str, int]]:
-    item_lines = lines_cache if lines_cache is not None else [_item_line(i) for i in items]
+    item_lines: Lines = lines_cache if lines_cache is not None else RedactedLines(items, ())
     sections: dict[str, list[int]] = {}
     for index, item in enumerate(items):
         sections.setdefault(item.section, []).append(index)
@@ -302,7 +308,7 @@ def _section_more(items: Sequence[OrientItem], members: list[int]) -> str | None
 
 def _fit(
     items: Sequence[OrientItem],
-    lines: Sequence[str],
+    lines: Lines,
     order: list[int],
     must: int,
     agent: str | None,
@@ -335,32 +341,64 @@ def _fit(
 def collect_items(bundle: Bundle) -> list[OrientItem]:
     """Every packet item from every provider, in order, before any budget.
 
-    Every item's text passes through the one redactor here, at render time:
-    Desk and the record keep what the user wrote, and an Arc file edited by
-    hand is caught too, so no provider can put a secret in front of an agent.
+    Texts are as the providers made them: ``pack`` (and the hooks' change
+    rendering) redact each item they show, at render time.
     """
-    from ouro.arc import redact as redaction
-
-    literals = redaction.bundle_literals(bundle)
     items: list[OrientItem] = []
     for ref in PROVIDERS:
-        for item in _load(ref)(bundle):
-            clean = redaction.redact(item.text, literals)
-            items.append(item if clean == item.text else replace(item, text=clean))
+        items.extend(_load(ref)(bundle))
     return items
 
 
 def build_packet(bundle: Bundle, budget: int = DEFAULT_BUDGET) -> Packet:
-    return pack(collect_items(bundle), budget, agent=agent_name(bundle))
+    from ouro.arc.redact import bundle_literals
+
+    return pack(
+        collect_items(bundle), budget, agent=agent_name(bundle), literals=bundle_literals(bundle)
+    )
 
 
-def pack(items: Sequence[OrientItem], budget: int, *, agent: str | None) -> Packet:
-    """The packet for already collected ``items`` (see ``collect_items``).
+class RedactedLines:
+    """Each item's packet line, redacted on first use (``ouro.arc.redact``, the one
+    redactor): Desk and the record keep what the user wrote, an Arc file edited
+    by hand is caught too, and only the items the budget considers pay for it."""
+
+    def __init__(self, items: Sequence[OrientItem], literals: Sequence[str]) -> None:
+        self.items = items
+        self.literals = literals
+        self._lines: dict[int, str] = {}
+        self._clean: dict[int, OrientItem] = {}
+
+    def item(self, i: int) -> OrientItem:
+        if i not in self._clean:
+            from ouro.arc.redact import redact
+
+            raw = self.items[i]
+            text = redact(raw.text, self.literals)
+            self._clean[i] = raw if text == raw.text else replace(raw, text=text)
+        return self._clean[i]
+
+    def __getitem__(self, i: int) -> str:
+        line = self._lines.get(i)
+        if line is None:
+            line = self._lines[i] = _item_line(self.item(i))
+        return line
+
+
+def pack(
+    items: Sequence[OrientItem],
+    budget: int,
+    *,
+    agent: str | None,
+    literals: Sequence[str] = (),
+) -> Packet:
+    """The packet for already collected ``items`` (see ``collect_items``), redacted.
 
     Lets a caller that also needs every item (the hooks hash them) read the
-    bundle once: ``build_packet(b, n)`` is ``pack(collect_items(b), n, agent=…)``.
+    bundle once: ``build_packet(b, n)`` is ``pack(collect_items(b), n, agent=…,
+    literals=bundle_literals(b))``.
     """
-    item_lines = [_item_line(i) for i in items]
+    item_lines = RedactedLines(items, literals)
     # Importance order: priority, then position (earlier items matter more).
     order = sorted(range(len(items)), key=lambda i: (items[i].priority, i))
     must = sum(1 for i in order if items[i].priority == 0)
@@ -372,7 +410,7 @@ def pack(items: Sequence[OrientItem], budget: int, *, agent: str | None) -> Pack
     if len(text) > budget:
         text = (text[: max(0, budget - len(CUT_MARKER))] + CUT_MARKER)[:budget]
     kept = set(order[:k])
-    return Packet(text, [items[i] for i in range(len(items)) if i in kept], dropped, budget)
+    return Packet(text, [item_lines.item(i) for i in sorted(kept)], dropped, budget)
 
 
 def agent_name(bundle: Bundle) -> str | None:

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ouro.arc.redact import bundle_literals, redact
 from ouro.bundle import Bundle
 from ouro.hooks import state
 from ouro.hooks.common import clip
@@ -37,14 +39,16 @@ IDENTITY_CHARS = 120
 Keyed = list[tuple[str, "OrientItem"]]
 
 
-def keyed_items(items: list[OrientItem]) -> Keyed:
-    """A stable key per item: section, identity (its locator, else its text), ordinal."""
+def keyed_items(items: list[OrientItem], literals: Sequence[str] = ()) -> Keyed:
+    """A stable key per item: section, identity (its locator, else its redacted
+    text: keys are saved in the session's state file), ordinal."""
     seen: Counter[tuple[str, str]] = Counter()
     out: Keyed = []
     for item in items:
         if item.section in VOLATILE_SECTIONS:
             continue
-        base = (item.section, item.locator or _text(item)[:IDENTITY_CHARS])
+        ident = item.locator or redact(_text(item), literals)[:IDENTITY_CHARS]
+        base = (item.section, ident)
         out.append((orjson.dumps([*base, seen[base]]).decode(), item))
         seen[base] += 1
     return out
@@ -76,11 +80,15 @@ def packet_context(bundle: Bundle, *, budget: int) -> tuple[str, dict[str, str]]
     from ouro.orient import agent_name, pack
 
     items = _all_items(bundle)
-    text = pack(items, budget, agent=agent_name(bundle)).text
-    return clip(text, budget), hashes_of(keyed_items(items))
+    literals = bundle_literals(bundle)
+    text = pack(items, budget, agent=agent_name(bundle), literals=literals).text
+    return clip(text, budget), hashes_of(keyed_items(items, literals))
 
 
-def render_changes(keyed: Keyed, changed: list[str], gone: list[str]) -> str:
+def render_changes(
+    keyed: Keyed, changed: list[str], gone: list[str], literals: Sequence[str] = ()
+) -> str:
+    """The changed items (each redacted: a render surface) and the ones gone."""
     wanted = set(changed)
     lines = [CHANGED_HEADER]
     section = None
@@ -90,7 +98,8 @@ def render_changes(keyed: Keyed, changed: list[str], gone: list[str]) -> str:
         if item.section != section:
             section = item.section
             lines.append(f"## {section}")
-        lines.append(f"- {item.text}" + (f"  [{item.locator}]" if item.locator else ""))
+        text = redact(item.text, literals)
+        lines.append(f"- {text}" + (f"  [{item.locator}]" if item.locator else ""))
     # A gone key in a section that now shows a changed item was replaced, not removed.
     shown = {_parse(key)[0] for key in changed}
     removed = sorted(p for p in map(_parse, gone) if p[0] not in shown)
@@ -115,10 +124,11 @@ def _parse(key: str) -> tuple[str, str]:
 def changed_context(
     bundle: Bundle, previous: dict[str, object], *, budget: int
 ) -> tuple[str | None, dict[str, str]]:
-    keyed = keyed_items(_all_items(bundle))
+    literals = bundle_literals(bundle)
+    keyed = keyed_items(_all_items(bundle), literals)
     hashes = hashes_of(keyed)
     before = {k: v for k, v in previous.items() if isinstance(v, str)}
     changed, gone = state.changed_keys(before, hashes)
     if not changed and not gone:
         return None, hashes
-    return clip(render_changes(keyed, changed, gone), budget), hashes
+    return clip(render_changes(keyed, changed, gone, literals), budget), hashes
