@@ -74,10 +74,12 @@ def test_an_unusable_bundle_exits_3_everywhere(
     missing = tmp_path / "nowhere"
     legacy = Bundle.init(tmp_path / "old.ouro", agent="old").root
     (legacy / "journal").mkdir()
+    torn = Bundle.init(tmp_path / "torn.ouro", agent="torn").root
+    (torn / "bundle.json").write_text("{torn")
     if path in NO_BUNDLE or path == ("migrate",):
         pytest.skip(NO_BUNDLE.get(path, "migrate is the command for a legacy bundle"))
     monkeypatch.setattr("sys.stdin", io.StringIO("a body on stdin\n"))
-    for root in (missing, legacy):
+    for root in (missing, legacy, torn):
         code, out, err = _run(["--bundle", str(root), "--json", *_line(path)])
         assert code == 3, (root.name, out, err)
         assert json.loads(out)["error"]["exitCode"] == 3
