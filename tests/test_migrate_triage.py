@@ -276,3 +276,32 @@ def test_report_accounts_for_every_byte_of_every_legacy_file(example: Path) -> N
     assert acc["files"] == len(before)
     assert sum(acc["byAction"].values()) == acc["bytes"]
     assert acc["byAction"]["dropped"] == EXPECTED_ROUTES["drop"]["bytes"]
+
+
+def test_dry_run_keeps_the_edits_of_an_existing_plan_file(example: Path, tmp_path: Path) -> None:
+    plan_path = tmp_path / "plan.json"
+    doc = _write_plan(example, plan_path)
+    target = next(e for e in doc["entries"] if e["entry"] == "journal/deploy-pipeline.md")
+    target["route"] = "drop"
+    plan_path.write_bytes(orjson.dumps(doc))
+    again = _write_plan(example, plan_path)  # a second dry run over the edited file
+    routes = {e["entry"]: e["route"] for e in again["entries"]}
+    assert routes["journal/deploy-pipeline.md"] == "drop"
+    assert sum(1 for e in again["entries"] if e["route"] != e["proposed"]) == 1
+    # A file that is not a routes file is refused, not overwritten.
+    plan_path.write_bytes(b"my notes")
+    proc = run_ouro("--bundle", str(example), "migrate", "--dry-run", "--plan", str(plan_path))
+    assert proc.returncode == 2 and "not valid JSON" in proc.stderr
+    assert plan_path.read_bytes() == b"my notes"
+
+
+def test_fact_lines_below_front_matter_name_their_file_line(example: Path) -> None:
+    (example / "journal/decisions.md").write_text(
+        "---\ntags: [work]\n---\n# Decisions\n\n- Decided: the kiln API keeps v1 until June.\n",
+        encoding="utf-8",
+    )
+    migrate(example)
+    facts = read_jsonl(example / "desk/_record/diary/facts.jsonl").records
+    fact = next(f for f in facts if str(f["source"]).startswith("journal/decisions.md"))
+    assert fact["source"] == "journal/decisions.md:6"
+    assert fact["text"] == "the kiln API keeps v1 until June."

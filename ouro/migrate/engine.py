@@ -89,8 +89,14 @@ def migrate(
             )
         return {"status": "nothing", "bundle": str(root)}
     if dry_run:
+        # An existing routes file is the user's review: its routes are shown (and
+        # kept when it is rewritten), never silently replaced by the proposals.
+        edited = (
+            triage.read_routes(plan_file) if plan_file is not None and plan_file.exists() else None
+        )
         if state is not None and state.reached("backed_up"):
             plan = files.read_plan(state.run_id)
+            _same_routes(plan, edited, state.run_id)
         else:
             plan, _ = build_plan(
                 root,
@@ -99,6 +105,8 @@ def migrate(
                 run_id="dry-run",
                 now=utc_now_iso(),
                 backup=_backup_name(root, step),
+                routes=edited,
+                plan_file=str(plan_file) if plan_file is not None else None,
             )
         out = {
             "status": "plan",

@@ -89,8 +89,8 @@ def journal_items(
             if chosen.get("sourceHash") not in (None, src.hash):
                 raise InvalidInput(
                     f"--plan: {entry.locator}: {src.path} changed since the plan was written",
-                    hint="write the plan again with 'ouro migrate --dry-run --plan FILE'; "
-                    "nothing was written",
+                    hint="remove the plan file and write it again with "
+                    "'ouro migrate --dry-run --plan FILE'; nothing was written",
                 )
             if chosen["route"] != proposed:
                 route, rule_name = chosen["route"], "plan"

@@ -352,8 +352,9 @@ def build_plan(
         raise InvalidInput(
             f"--plan: {plan_file}: no journal entry {unknown[0]!r}"
             + (f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""),
-            hint="the journal changed, or the locator was edited; write the plan again with "
-            "'ouro migrate --dry-run --plan FILE' (nothing was written)",
+            hint="the journal changed, or the locator was edited; remove the plan "
+            "file and write it again with 'ouro migrate --dry-run --plan FILE' (nothing was "
+            "written)",
         )
     records = list(facts_plan.records) if facts_plan else []
     track = journal.track_item(ctx, items)
