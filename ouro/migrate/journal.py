@@ -239,10 +239,13 @@ def resolve_facts(
     from ouro.desk.factnorm import NEAR_THRESHOLD, could_exceed, fact_hash, overlap, tokens
     from ouro.desk.record import MAX_TEXT, FactDraft, build_fact
 
+    if not any(i.detail.get("route") == "facts" for i in items):
+        return [], []
     superseded = {f["supersedes"] for f in existing if isinstance(f.get("supersedes"), str)}
     used = {str(f["id"]) for f in [*existing, *records] if isinstance(f.get("id"), str)}
     by_hash: dict[str, str] = {}
-    by_entity: dict[str, list[tuple[str, frozenset[str]]]] = {}
+    # Token sets are built only for the entities a journal line names (lazily).
+    by_entity: dict[str, list[tuple[str, Any]]] = {}
     for fact in [*existing, *records]:
         fid, text = fact.get("id"), fact.get("text")
         if not isinstance(fid, str) or not isinstance(text, str) or fid in superseded:
@@ -251,7 +254,7 @@ def resolve_facts(
         about = fact.get("about") if isinstance(fact.get("about"), list) else []
         for name in about or []:
             if isinstance(name, str):
-                by_entity.setdefault(name, []).append((fid, tokens(text)))
+                by_entity.setdefault(name, []).append((fid, text))
     known = sorted(by_entity, key=lambda n: (-len(n), n))
     out: list[dict[str, Any]] = []
     decisions: list[list[Any]] = []
@@ -280,7 +283,11 @@ def resolve_facts(
             toks = tokens(text)
             hit = None
             for name in about:
-                for fid, other in by_entity.get(name, []):
+                known_facts = by_entity.get(name, [])
+                for k, (fid, other) in enumerate(known_facts):
+                    if isinstance(other, str):
+                        other = tokens(other)
+                        known_facts[k] = (fid, other)
                     if (
                         could_exceed(len(toks), len(other))
                         and overlap(toks, other) > NEAR_THRESHOLD
