@@ -89,6 +89,8 @@ GROUP_HELP: dict[tuple[str, ...], str] = {
     ("index",): "The search index under state/index/: sync, rebuild, status. A cache of the "
     "files, rebuildable at any time.",
     ("sentinel",): "Context-loss sentinel: refresh a recovery receipt, read its status.",
+    ("lock",): "Advisory path locks: announce the files you are changing, see who holds what. "
+    "Nothing is blocked; overlapping takes by another agent are refused naming the holder.",
     ("habits",): "Habits: scheduled private sessions that leave Arc run receipts.",
 }
 

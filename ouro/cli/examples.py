@@ -91,6 +91,11 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     ("desk", "task", "take"): (
         ("desk task take release/document-the-tests", "hold the task for 30 minutes, as you"),
     ),
+    ("lock", "take"): (
+        ("lock take src/parser --reason 'splitting the lexer' --ttl 1h", "announce your edits"),
+    ),
+    ("lock", "release"): (("lock release", "release every lock you hold"),),
+    ("lock", "list"): (("lock list --path src/parser/lex.py", "who holds this file"),),
     ("desk", "ready"): (
         ("desk ready", "what you can pick up now: open, unblocked, not held"),
         ("desk ready --track release --limit 3", "the top three of one track"),

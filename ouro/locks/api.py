@@ -1,0 +1,70 @@
+"""Path lock tools: the registry's input models and functions (interface edge)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from ouro import locks
+from ouro.bundle import Bundle
+from ouro.desk.names import parse_duration
+from ouro.desk.tasks import acting_agent
+from ouro.models.base import ToolInput
+from ouro.models.clock import utc_now
+
+
+class LockTakeInput(ToolInput):
+    paths: list[str] = Field(description="a file or folder you are changing (repeatable)")
+    reason: str = Field("", description="why, in one line (shown to anyone who collides)")
+    ttl: str = Field(locks.DEFAULT_TTL, description="how long the lock lasts: 90s, 30m, 2h, 1d")
+    agent: str | None = Field(None, description="who takes it (default: the bundle's agent)")
+
+
+def lock_take(bundle: Bundle, inp: LockTakeInput) -> dict[str, Any]:
+    who = acting_agent(bundle, inp.agent)
+    seconds = parse_duration(inp.ttl, field="ttl")
+    taken, problems = locks.take(
+        bundle, inp.paths, agent=who, reason=inp.reason.strip(), ttl_seconds=seconds
+    )
+    return {"agent": who, "locks": [lk.to_json() for lk in taken], "problems": problems}
+
+
+class LockReleaseInput(ToolInput):
+    paths: list[str] = Field(
+        default_factory=list, description="a path to release (repeatable; none: all of yours)"
+    )
+    agent: str | None = Field(None, description="the holder (default: the bundle's agent)")
+
+
+def lock_release(bundle: Bundle, inp: LockReleaseInput) -> dict[str, Any]:
+    who = acting_agent(bundle, inp.agent)
+    gone, problems = locks.release(bundle, inp.paths or None, agent=who)
+    return {"agent": who, "released": [lk.to_json() for lk in gone], "problems": problems}
+
+
+class LockListInput(ToolInput):
+    path: str | None = Field(None, description="only locks overlapping this path")
+
+
+def lock_list(bundle: Bundle, inp: LockListInput) -> dict[str, Any]:
+    found = locks.list_locks(bundle, now=utc_now(), path=inp.path)
+    return {"locks": [lk.to_json() for lk in found.locks], "problems": found.problems}
+
+
+def render_locks(result: dict[str, Any]) -> str:
+    if "released" in result:
+        items, verb = result["released"], "released"
+    elif "agent" in result:
+        items, verb = result["locks"], f"locked for {result['agent']}"
+    else:
+        items, verb = result["locks"], "live"
+    if not items:
+        lines = ["no live path locks" if verb == "live" else f"nothing {verb}"]
+    else:
+        lines = [f"{len(items)} {verb}:"]
+        for lk in items:
+            why = f" — {lk['reason']}" if lk["reason"] else ""
+            lines.append(f"  {lk['path']}  {lk['agent']} until {lk['expiresAt']}{why}")
+    lines.extend(f"problem: {p}" for p in result.get("problems") or [])
+    return "\n".join(lines)
