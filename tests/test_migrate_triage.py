@@ -12,6 +12,7 @@ import pytest
 
 from ouro.bundle import Bundle
 from ouro.desk.tasks import iter_tasks
+from ouro.errors import InvalidInput
 from ouro.migrate import triage
 from ouro.migrate.engine import migrate
 from ouro.store.jsonl import read_jsonl
@@ -305,3 +306,38 @@ def test_fact_lines_below_front_matter_name_their_file_line(example: Path) -> No
     fact = next(f for f in facts if str(f["source"]).startswith("journal/decisions.md"))
     assert fact["source"] == "journal/decisions.md:6"
     assert fact["text"] == "the kiln API keeps v1 until June."
+
+
+def test_interrupted_run_with_an_edited_plan_resumes_with_it(
+    example: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ouro.migrate import engine
+
+    plan_path = tmp_path / "plan.json"
+    doc = _write_plan(example, plan_path)
+    for entry in doc["entries"]:
+        if entry["entry"] == "journal/deploy-pipeline.md":
+            entry["route"] = "task"
+    plan_path.write_bytes(orjson.dumps(doc))
+    real = engine._advance
+
+    def advance(files: Any, state: Any, phase: str) -> None:
+        real(files, state, phase)
+        if phase == "applied":
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(engine, "_advance", advance)
+    with pytest.raises(KeyboardInterrupt):
+        migrate(example, plan_file=plan_path)
+    monkeypatch.setattr(engine, "_advance", real)
+    # Another edit than the interrupted run's is refused; the run's own plan finishes.
+    other = tmp_path / "other.json"
+    doc["entries"][0]["route"] = "note"
+    other.write_bytes(orjson.dumps(doc))
+    with pytest.raises(InvalidInput, match="interrupted run"):
+        migrate(example, plan_file=other)
+    result = migrate(example, plan_file=plan_path)
+    assert result["resumed"] is True
+    line = next(r for r in _entry_lines(example) if r["entry"] == "journal/deploy-pipeline.md")
+    assert (line["route"], line["rule"]) == ("task", "plan")
+    assert "How the deploy pipeline works" in (example / str(line["destination"])).read_text()
