@@ -39,6 +39,7 @@ from ouro.index.search import desk_search
 from ouro.tools import invoke
 
 DATA = Path(__file__).resolve().parent / "data" / "retrieval.json"
+NEAR = Path(__file__).resolve().parent / "data" / "near_duplicates.tsv"
 STOP = frozenset(
     [
         "a",
@@ -235,6 +236,52 @@ def quality(work: Path) -> dict[str, Any]:
     return table
 
 
+def near_duplicates() -> None:
+    """The diary.near = meaning threshold on 80 labelled pairs (1: a restatement of
+    the existing fact, 0: a different fact about the same thing)."""
+    from ouro.desk.factnorm import NEAR_THRESHOLD, overlap, tokens
+    from ouro.index.semantic import NEAR_COSINE, model
+
+    rows = [line.split("\t") for line in NEAR.read_text(encoding="utf-8").splitlines()[1:]]
+    vecs = model().embed([r[1] for r in rows] + [r[2] for r in rows])
+    half = len(rows)
+    cosines = [float(vecs[i] @ vecs[half + i]) for i in range(half)]
+    dups = [i for i, r in enumerate(rows) if r[0] == "1"]
+    others = [i for i, r in enumerate(rows) if r[0] == "0"]
+    words = [overlap(tokens(r[1]), tokens(r[2])) > NEAR_THRESHOLD for r in rows]
+    print(
+        f"near-duplicates ({len(dups)} restatements, {len(others)} different facts): "
+        f"words (overlap > {NEAR_THRESHOLD}) catch {sum(words[i] for i in dups)}, refuse "
+        f"{sum(words[i] for i in others)} wrongly"
+    )
+    for t in (0.7, 0.75, NEAR_COSINE, 0.85, 0.9):
+        print(
+            f"  meaning, cosine >= {t:.2f}: catch {sum(cosines[i] >= t for i in dups)}, "
+            f"refuse {sum(cosines[i] >= t for i in others)} wrongly"
+            + ("  <- diary.near = meaning" if t == NEAR_COSINE else "")
+        )
+
+
+def cold_cli(bundle: Bundle, queries: list[str], runs: int) -> None:
+    import subprocess
+
+    base = [sys.executable, "-m", "ouro.cli", "--bundle", str(bundle.root), "desk", "search"]
+    times: dict[str, list[float]] = {"lexical": [], "hybrid": []}
+    for i in range(runs):
+        for mode in ("lexical", "hybrid"):
+            started = time.perf_counter()
+            subprocess.run(
+                [*base, queries[i % len(queries)], "--json", "--mode", mode],
+                check=True,
+                capture_output=True,
+            )
+            times[mode].append(time.perf_counter() - started)
+    print(
+        f"cold 'ouro desk search --json' p50: hybrid {p50_ms(times['hybrid']):.0f} ms, "
+        f"lexical {p50_ms(times['lexical']):.0f} ms (interleaved, {runs} runs each)"
+    )
+
+
 def p50_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
@@ -304,6 +351,7 @@ def scale(work: Path, factor: float, bundle_path: Path | None, nqueries: int) ->
         f"{p50_ms(times['semantic']):.2f} ms, lexical {p50_ms(times['lexical']):.2f} ms "
         f"(same run, interleaved, {nqueries} queries; goal hybrid <= 10 ms)"
     )
+    cold_cli(bundle, queries, 8)
     writes_after = diary_writes(bundle, 40, "after")
     print(
         f"diary_write p50: {p50_ms(writes_after):.2f} ms with vectors in the index, "
@@ -334,6 +382,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         quality(work)
+        near_duplicates()
         if not args.quality_only:
             scale(work, args.scale, args.bundle, args.queries)
 

@@ -83,6 +83,14 @@ SETTINGS: dict[str, Setting] = {
             ("auto", "always", "never"),
         ),
         Setting(
+            "diary.near",
+            "How diary_write finds near-duplicates among active facts sharing an entity: "
+            "words (token overlap > 0.6) or meaning (also by embeddings, cosine >= 0.8; "
+            "needs ouro[semantic]).",
+            "words",
+            ("words", "meaning"),
+        ),
+        Setting(
             "dates",
             "How human output shows times: relative (3h ago) or absolute (ISO 8601).",
             "relative",

@@ -212,3 +212,35 @@ def test_continuity_commands_never_import_it(bundle: Bundle) -> None:
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )
     assert "IMPORTED []" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-2000:]
+
+
+@needs_model
+def test_near_duplicate_by_meaning_is_refused_naming_the_fact(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ouro.errors import Conflict
+
+    first = invoke("diary_write", bundle, {"text": "Tom is allergic to peanuts", "about": ["tom"]})
+    restated = {"text": "Tom has a peanut allergy", "about": ["tom"]}
+    monkeypatch.setenv("OURO_DIARY_NEAR", "meaning")
+    with pytest.raises(Conflict) as caught:
+        invoke("diary_write", bundle, restated)
+    assert first["fact"]["id"] in caught.value.message
+    assert "Tom is allergic to peanuts" in caught.value.message
+    assert "--supersedes" in (caught.value.hint or "") and "--force" in (caught.value.hint or "")
+    # the default (words): the token overlap is low, so the same write goes through
+    monkeypatch.setenv("OURO_DIARY_NEAR", "words")
+    assert invoke("diary_write", bundle, restated)["duplicate"] is False
+    monkeypatch.setenv("OURO_DIARY_NEAR", "meaning")
+    # a different fact about the same entity is written; --force and --supersedes work
+    invoke("diary_write", bundle, {"text": "Tom prefers code review after lunch", "about": ["tom"]})
+    invoke(
+        "diary_write", bundle, {"text": "Tom is allergic to nuts", "about": ["tom"], "force": True}
+    )
+    fixed = invoke(
+        "diary_write",
+        bundle,
+        {"text": "Tom has a severe peanut allergy", "about": ["tom"],
+         "supersedes": first["fact"]["id"], "force": True},
+    )  # fmt: skip
+    assert fixed["duplicate"] is False

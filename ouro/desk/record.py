@@ -13,7 +13,9 @@ Contract (``docs/record.md`` has the line format):
 - An exact duplicate of an active fact writes nothing and returns the existing
   fact with ``duplicate: true``. A near-duplicate (token overlap > 0.6 with an
   active fact sharing an ``about`` entity) raises ``Conflict`` with the
-  existing fact's locator, unless ``force``. ``supersedes`` retires an active
+  existing fact's locator, unless ``force``; with the setting ``diary.near =
+  meaning`` also one whose embedding has cosine >= 0.8 with such a fact
+  (``ouro.index.semantic.near_fact``). ``supersedes`` retires an active
   fact by writing a new line; the old line is never rewritten.
 - ``entities.json`` is derived from the log and rewritten whole (atomic
   replace) under the entities lock after the append (not the diary lock:
@@ -216,7 +218,7 @@ class _Pending:
 
 
 def _check(
-    state: DiaryState, pending: _Pending, fact: dict[str, Any], force: bool
+    state: DiaryState, pending: _Pending, fact: dict[str, Any], force: bool, meaning: bool = False
 ) -> FactWrite | None:
     """None when the fact should be written; a duplicate result when it should not."""
     fid, target = fact["id"], fact.get("supersedes")
@@ -256,7 +258,54 @@ def _check(
             hint=f"to correct it pass --supersedes {other}; if it is a different fact, "
             "pass --force",
         )
+    if meaning and about:
+        _check_meaning(state, pending, fact, target)
     return None
+
+
+def _by_meaning(bundle: Bundle, facts: list[dict[str, Any]], force: bool) -> bool:
+    """Whether this write also checks near-duplicates by meaning (``diary.near``)."""
+    if force or not any(fact["about"] for fact in facts):
+        return False
+    from ouro.config import lookup
+
+    if lookup("diary.near", bundle.root) != "meaning":
+        return False
+    from ouro.index.semantic import ENABLE_HINT, available, model
+
+    if not available():
+        raise InvalidInput("diary.near = meaning needs the embedding model", hint=ENABLE_HINT)
+    model()  # loaded now, not while every writer waits for the diary lock
+    return True
+
+
+def _check_meaning(
+    state: DiaryState, pending: _Pending, fact: dict[str, Any], target: str | None
+) -> None:
+    """Refuse a fact that restates an active fact about the same entity in other words."""
+    from ouro.index.semantic import NEAR_COSINE, near_fact
+
+    seen: set[str] = set()
+    candidates: list[tuple[str, str]] = []
+    for entity in fact["about"]:
+        for fid in state.by_entity.get(entity, ()):
+            if fid not in seen and fid != target and fid not in state.superseded:
+                seen.add(fid)
+                candidates.append((fid, state.facts[fid].text))
+        for fid in pending.by_entity.get(entity, ()):
+            if fid not in seen and fid not in pending.superseded:
+                seen.add(fid)
+                candidates.append((fid, pending.facts[fid]["text"]))
+    hit = near_fact(fact["text"], candidates)
+    if hit is not None:
+        other, score = hit
+        text = dict(candidates)[other]
+        raise Conflict(
+            f"a fact about the same entity already says this in other words (cosine "
+            f"{score:.2f} >= {NEAR_COSINE}): {fact_locator(other)}: {text!r}",
+            hint=f"to correct it pass --supersedes {other}; if it is a different fact, "
+            "pass --force",
+        )
 
 
 def append_facts_batch(
@@ -272,6 +321,7 @@ def append_facts_batch(
     if state.snapshot is None:
         state.snapshot = state_snapshot_path(bundle)
     result = BatchResult()
+    meaning = _by_meaning(bundle, facts, force)
     with state.mutex:
         # Catch up before taking the lock: a fresh process reads the whole log
         # (and tokenises an entity's facts) here, not while every writer waits.
@@ -282,7 +332,7 @@ def append_facts_batch(
         state.sync()
         pending = _Pending()
         for fact in facts:
-            dup = _check(state, pending, fact, force)
+            dup = _check(state, pending, fact, force, meaning)
             if dup is not None:
                 result.results.append(dup)
                 continue
