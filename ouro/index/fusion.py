@@ -55,9 +55,9 @@ def _allowed(conn: sqlite3.Connection, req: Request) -> Any:
     return allowed
 
 
-def _vectors_state(conn: sqlite3.Connection) -> dict[str, Any]:
+def _vectors_state(conn: sqlite3.Connection, path: str) -> dict[str, Any]:
     try:
-        remaining = semantic.catch_up(conn, semantic.SEARCH_BUDGET)
+        remaining = semantic.catch_up_once(conn, path, semantic.SEARCH_BUDGET)
     except sqlite3.OperationalError as exc:  # read-only or busy: rank what is there
         return {"state": "catching up", "reason": f"vectors cannot be written now ({exc})"}
     if remaining:
@@ -107,8 +107,8 @@ def by_meaning(
     conn: sqlite3.Connection, root: str, req: Request, match: str, mode: str
 ) -> tuple[int, list[dict[str, Any]], dict[str, Any]]:
     """(total, results, state of the vectors) for a semantic or hybrid search."""
-    state = _vectors_state(conn)
     path = db.db_file(root)
+    state = _vectors_state(conn, path)
     depth = max(DEPTH, req.limit)
     near = _semantic_hits(conn, path, req, depth)
     if mode == "semantic":
