@@ -286,8 +286,21 @@ def p50_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
 
-def folder_size(path: Path) -> int:
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+def compact_size(root: Path, work: Path) -> int:
+    """Bytes of the index database written compactly (``VACUUM INTO``): a
+    rebuild leaves the pages of dropped vectors free inside the file."""
+    from ouro.index import db
+
+    target = work / "compact.sqlite3"
+    target.unlink(missing_ok=True)
+    conn = db.open_db(root)
+    try:
+        conn.execute("VACUUM INTO ?", (str(target),))
+    finally:
+        conn.close()
+    size = target.stat().st_size
+    target.unlink()
+    return size
 
 
 def scale(work: Path, factor: float, bundle_path: Path | None, nqueries: int) -> None:
@@ -309,23 +322,18 @@ def scale(work: Path, factor: float, bundle_path: Path | None, nqueries: int) ->
             events=int(10_000 * factor),
         )
         print(f"corpus built in {time.perf_counter() - started:.1f}s")
-    index_dir = bundle.root / "state" / "index"
     started = time.perf_counter()
     report = rebuild(bundle)
     fts_s = time.perf_counter() - started
-    conn = db.open_db(bundle.root)
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    conn.close()
-    size_fts = folder_size(index_dir)
+    size_fts = compact_size(bundle.root, work)
     writes_before = diary_writes(bundle, 40, "before")
     started = time.perf_counter()
     vectors = embed_bundle(bundle.root)
     embed_s = time.perf_counter() - started
     conn = db.open_db(bundle.root)
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     docs = conn.execute("SELECT count(*) FROM docs").fetchone()[0]
     conn.close()
-    size_all = folder_size(index_dir)
+    size_all = compact_size(bundle.root, work)
     print(f"index: {docs} docs, {report.facts_added} facts")
     print(
         f"FTS5 index build (rebuild) {fts_s:.2f}s; embedding build of the same docs "

@@ -12,7 +12,12 @@ If the sync cannot run (a read-only bundle, say) the answer comes from the
 index as it is, with ``index.state = "stale"`` and the reason.
 
 Ranking is BM25 (title ×4, keys ×2, body ×1), ties broken by locator, so an
-incrementally maintained index and a rebuilt one answer identically. Facts
+incrementally maintained index and a rebuilt one answer identically. That is
+``mode = "lexical"``, the default of these functions; ``"semantic"`` and
+``"hybrid"`` (``ouro.index.fusion``, imported only then) rank by meaning and
+add ``index.mode`` and ``index.semantic`` to the answer; ``mode = None`` is
+hybrid when ``ouro[semantic]`` is installed, else lexical (the tools' default).
+``explain`` adds ``ranks: {"lexical", "semantic"}`` to each result. Facts
 that a later fact supersedes are hidden unless ``history`` is set.
 
 The CLI fast path imports this module, so it (and what it imports) stays

@@ -97,7 +97,7 @@ def require() -> None:
     from ouro.errors import InvalidInput
 
     if not available():
-        raise InvalidInput("mode: semantic search is not installed", hint=ENABLE_HINT)
+        raise InvalidInput(f"mode: search by meaning is not installed; {ENABLE_HINT}")
 
 
 class Model:
