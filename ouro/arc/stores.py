@@ -31,9 +31,12 @@ folder itself cannot be listed (unknown, never empty). Obligation file names
 under ``inner/`` are keyed ``inner/<name>``; a closed obligation has a file
 line and no item.
 
-The claim schema (``ouro.arc.claim_status``, pydantic) is imported only when a
-claim file must be read; the common path, unchanged files, needs only
-``os.stat``, so host hooks start without pydantic.
+A claim file that must be read is checked against the exact on-disk form
+without pydantic (``ouro.arc.claim_derive.claim_view``) and its status derived
+by the same ``derive_status`` the claim commands use; only a file in an
+unusual form (or invalid) goes through the claim schema (``ouro.arc.claim_status``,
+pydantic), which gives the same answer or names the bad field. So orient,
+resume and host hooks start without pydantic.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 
 if TYPE_CHECKING:
+    from ouro.arc.claim_derive import ClaimView
     from ouro.arc.claim_status import Claim
 
 Summary = dict[str, Any]
@@ -197,8 +201,8 @@ def _stat_ref(roots: tuple[str, str], ref: str) -> str | None:
 # --- claims -------------------------------------------------------------------
 
 
-def claim_entry(bundle: Bundle, claim: Claim) -> dict[str, Any]:
-    from ouro.arc.claim_status import derive_status, memo_hasher, watched_refs
+def claim_entry(bundle: Bundle, claim: Claim | ClaimView) -> dict[str, Any]:
+    from ouro.arc.claim_derive import derive_status, memo_hasher, watched_refs
 
     status, reason = derive_status(claim, memo_hasher(bundle))
     text = " ".join(claim.text.split())[:TEXT_LIMIT]
@@ -210,12 +214,19 @@ def claim_entry(bundle: Bundle, claim: Claim) -> dict[str, Any]:
 
 def _parse_claim(bundle: Bundle, folder: Path) -> Callable[[bytes, str], Parsed]:
     def parse(data: bytes, name: str) -> Parsed:
-        from ouro.arc.claim_status import Claim
+        from ouro.arc.claim_derive import claim_view
 
         try:
-            claim = Claim.from_json(orjson.loads(data), source=str(folder / name))
+            raw = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
             return name[:-5], None, f"{folder / name}: not valid JSON ({exc})"
+        view = claim_view(raw)
+        if view is not None:
+            return view.id, claim_entry(bundle, view), None
+        from ouro.arc.claim_status import Claim  # unusual data: the schema judges it
+
+        try:
+            claim = Claim.from_json(raw, source=str(folder / name))
         except InvalidInput as exc:
             return name[:-5], None, exc.message
         return claim.id, claim_entry(bundle, claim), None

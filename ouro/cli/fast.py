@@ -1,4 +1,4 @@
-"""The CLI fast path for the four search verbs.
+"""The CLI fast path for the four search verbs and ``ouro orient``.
 
 Agents run ``ouro desk search …`` once per tool call, so start-up time is
 most of the cost. ``try_run(argv)`` parses exactly these forms with the
@@ -9,7 +9,10 @@ standard library::
     ouro facts search [QUERY] [--about E] [--limit N] [MODE]
     ouro notes search [QUERY] [--tag T] [--limit N] [MODE]
 
-where MODE is ``[--mode lexical|semantic|hybrid] [--explain]``
+where MODE is ``[--mode lexical|semantic|hybrid] [--explain]``, and::
+
+    ouro orient [--budget N]
+
 with ``--bundle B`` and ``--json`` anywhere on the line (as the full CLI accepts them)
 
 and answers through the same search functions and renderer as the click
@@ -180,6 +183,80 @@ def parse(argv: list[str]) -> tuple[str | None, bool, tuple[str, str], dict[str,
     return bundle, json_mode, verb, arguments
 
 
+#: ``ouro.orient_tool.OrientInput.budget``'s lower bound (``ge``)
+ORIENT_MIN_BUDGET = 200
+
+
+def parse_orient(argv: list[str]) -> tuple[str | None, bool, int | None] | None:
+    """``(bundle, json, budget)`` for ``ouro orient [--budget N]``, or None."""
+    from ouro.cli.argv import hoist_globals
+
+    argv = hoist_globals(argv)
+    bundle: str | None = None
+    json_mode = False
+    budget: int | None = None
+    seen_verb = False
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--json":
+            json_mode = True
+        elif not seen_verb and arg == "--bundle" and i + 1 < len(argv) and bundle is None:
+            bundle = argv[i + 1]
+            i += 1
+        elif not seen_verb and arg.startswith("--bundle=") and bundle is None:
+            bundle = arg.split("=", 1)[1]
+        elif not seen_verb and arg == "orient":
+            seen_verb = True
+        elif seen_verb and budget is None and arg.partition("=")[0] == "--budget":
+            _name, eq, value = arg.partition("=")
+            if not eq:
+                if i + 1 >= len(argv):
+                    return None
+                value = argv[i + 1]
+                i += 1
+            if not (0 < len(value) <= 9 and all(c in "0123456789" for c in value)):
+                return None
+            budget = int(value)
+            if budget < ORIENT_MIN_BUDGET:
+                return None
+        else:
+            return None
+        i += 1
+    if not seen_verb or (bundle is not None and not bundle):
+        return None
+    return bundle, json_mode, budget
+
+
+def run_orient(argv: list[str]) -> int | None:
+    """Answer ``ouro orient`` as the registry tool does, or None to use the full CLI."""
+    parsed = parse_orient(argv)
+    if parsed is None:
+        return None
+    bundle_arg, json_mode, budget = parsed
+    root = locate(bundle_arg)
+    if root is None:
+        return None
+    from ouro import progress
+    from ouro.bundle import Bundle
+    from ouro.errors import OuroError
+    from ouro.notices import collect
+    from ouro.orient import DEFAULT_BUDGET, build_packet
+
+    progress.set_json(json_mode)
+    try:
+        bundle = Bundle.open(root)
+        with collect() as warnings:
+            result = build_packet(bundle, budget=DEFAULT_BUDGET if budget is None else budget)
+            out = result.to_json()
+    except OuroError:
+        return None
+    if warnings:
+        out["warnings"] = [*out.get("warnings", []), *warnings]
+    sys.stdout.write(dumps(out) if json_mode else str(out["text"]).rstrip("\n") + "\n")
+    return 0
+
+
 def _refuse_constant(name: str) -> Any:
     raise ValueError(name)  # orjson refuses NaN and Infinity: let Bundle.open say so
 
@@ -234,6 +311,8 @@ def try_run(argv: list[str]) -> int | None:
     """Answer a search verb and return the exit code, or None to use the full CLI."""
     if os.environ.get("OURO_DEBUG") == "1" or any(v in os.environ for v in POLICY_ENV):
         return None
+    if "orient" in argv:
+        return run_orient(argv)
     parsed = parse(argv)
     if parsed is None:
         return None
