@@ -161,7 +161,7 @@ def test_without_the_extra_search_is_lexical_and_semantic_says_how_to_enable(
     assert len([line for line in bad.stderr.splitlines() if line.strip()]) == 1
 
 
-CONTINUITY = ("ouro/orient.py", "ouro/orient_tool.py", "ouro/arc", "ouro/sentinel")
+CONTINUITY = ("ouro/orient.py", "ouro/orient_tool.py", "ouro/arc", "ouro/sentinel", "ouro/hooks")
 
 
 def test_continuity_code_never_names_the_semantic_modules() -> None:
