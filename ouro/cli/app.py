@@ -91,6 +91,8 @@ GROUP_HELP: dict[tuple[str, ...], str] = {
     ("sentinel",): "Context-loss sentinel: refresh a recovery receipt, read its status.",
     ("lock",): "Advisory path locks: announce the files you are changing, see who holds what. "
     "Nothing is blocked; overlapping takes by another agent are refused naming the holder.",
+    ("message",): "Messages between agents' bundles: send, reply, read, list; peers; retry "
+    "what is queued. Typed (question, answer, status, handoff, blocker) and redacted.",
     ("habits",): "Habits: scheduled private sessions that leave Arc run receipts.",
 }
 

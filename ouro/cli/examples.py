@@ -96,6 +96,14 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     ),
     ("lock", "release"): (("lock release", "release every lock you hold"),),
     ("lock", "list"): (("lock list --path src/parser/lex.py", "who holds this file"),),
+    ("message", "send"): (
+        ("message send bo 'Is the parser API frozen?' --kind question", "ask a peer"),
+    ),
+    ("message", "reply"): (("message reply m-01abc 'Yes, until Friday'", "answer it"),),
+    ("message", "read"): (("message read", "read every unread message"),),
+    ("message", "list"): (("message list --unread", "what is waiting for you"),),
+    ("message", "peer"): (("message peer bo ../bo.ouro", "where bo's bundle is"),),
+    ("message", "retry"): (("message retry", "deliver what was queued"),),
     ("desk", "ready"): (
         ("desk ready", "what you can pick up now: open, unblocked, not held"),
         ("desk ready --track release --limit 3", "the top three of one track"),

@@ -1,0 +1,119 @@
+"""Messages between bundles: two bundles on one machine, through the CLI and MCP."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp.client.session import ClientSession
+
+from ouro import messages
+from ouro.bundle import Bundle
+from ouro.errors import InvalidInput
+from ouro.orient import build_packet
+from tests.conftest import ouro_json, run_ouro, snapshot
+from tests.mcp_client import json_of, session
+
+
+def _pair(tmp_path: Path) -> tuple[Bundle, Bundle]:
+    a = Bundle.init(tmp_path / "a.ouro", agent="ari")
+    b = Bundle.init(tmp_path / "b.ouro", agent="bo")
+    return a, b
+
+
+def test_question_and_answer_through_the_cli(tmp_path: Path) -> None:
+    a, b = _pair(tmp_path)
+    # b is not configured yet: the question is queued with the reason, not lost
+    sent = ouro_json(
+        "message",
+        "send",
+        "bo",
+        "Is the parser API frozen? key sk-live-abcdefghijklmnopqrstuvwx",
+        "--kind",
+        "question",
+        "--task",
+        "t-123",
+        bundle=a,
+    )
+    assert not sent["delivered"] and "no bundle configured for bo" in sent["queuedReason"]
+    listed = ouro_json("message", "list", bundle=a)
+    assert listed["queued"][0]["id"] == sent["message"]["id"]
+    assert "no bundle configured" in listed["queued"][0]["queuedReason"]
+    run_ouro("message", "peer", "bo", str(b.root), bundle=a, check=True)
+    retried = ouro_json("message", "retry", bundle=a)["retried"]
+    assert [r["delivered"] for r in retried] == [True]
+    assert ouro_json("message", "list", bundle=a)["queued"] == []
+    # the recipient's packet shows it, redacted; reading the packet writes nothing
+    before = snapshot(b.root)
+    packet = build_packet(b).text
+    assert snapshot(b.root) == before
+    assert "Messages: unread" in packet and "question from ari [task t-123]" in packet
+    assert "sk-live-abcdefghij" not in (b.root / messages.INBOX).read_text()
+    question = ouro_json("message", "list", "--unread", bundle=b)["messages"][0]
+    reply = ouro_json("message", "reply", question["id"], "Yes, until Friday", bundle=b)
+    assert reply["delivered"] and reply["message"]["replyTo"] == question["id"]
+    assert ouro_json("message", "list", "--unread", bundle=b)["messages"] == []
+    assert "Messages: unread" not in build_packet(b).text
+    answer = ouro_json("message", "read", bundle=a)["messages"]
+    assert [(m["kind"], m["from"], m["text"]) for m in answer] == [
+        ("answer", "bo", "Yes, until Friday")
+    ]
+    assert ouro_json("message", "read", bundle=a)["messages"] == []  # now read
+
+
+def test_limits_and_kinds(bundle: Bundle) -> None:
+    with pytest.raises(InvalidInput, match="over the 4000 limit"):
+        messages.send(bundle, "bo", "x" * 4001, kind="status", sender="ari")
+    assert (
+        run_ouro("message", "send", "bo", "hi", "--kind", "gossip", bundle=bundle).returncode == 2
+    )
+    assert not (bundle.root / messages.SENT).exists()  # nothing partial written
+
+
+def test_unreachable_peer_keeps_the_message_queued(tmp_path: Path) -> None:
+    a, _b = _pair(tmp_path)
+    messages.set_peer(a, "cy", str(tmp_path / "gone.ouro"))
+    out = messages.send(a, "cy", "handing over", kind="handoff", sender="ari")
+    assert not out["delivered"] and "not a reachable bundle" in out["queuedReason"]
+    Bundle.init(tmp_path / "gone.ouro", agent="cy")
+    again = messages.send(a, "cy", "second", kind="status", sender="ari")
+    assert again["delivered"] and [r["delivered"] for r in again["retried"]] == [True]
+    texts = [m["text"] for m in messages.inbox(Bundle(tmp_path / "gone.ouro")).messages]
+    assert texts == ["handing over", "second"]
+
+
+def test_question_and_answer_through_mcp(tmp_path: Path) -> None:
+    a, b = _pair(tmp_path)
+    messages.set_peer(a, "bo", str(b.root))
+    messages.set_peer(b, "ari", str(a.root))
+    got: dict[str, Any] = {}
+
+    async def main() -> None:
+        with anyio.fail_after(60), (tmp_path / "mcp.log").open("a") as log:
+            async with session(a.root, errlog=log) as ca, session(b.root, errlog=log) as cb:
+                await _exchange(ca, cb)
+
+    async def _exchange(ca: ClientSession, cb: ClientSession) -> None:
+        got["sent"] = json_of(
+            await ca.call_tool(
+                "message_send", {"agent": "bo", "text": "Can I take src/lex?", "kind": "question"}
+            )
+        )
+        got["orient"] = json_of(await cb.call_tool("orient", {}))
+        inbox = json_of(await cb.call_tool("message_read", {}))["messages"]
+        got["reply"] = json_of(
+            await cb.call_tool("message_reply", {"message_id": inbox[0]["id"], "text": "Go ahead"})
+        )
+        got["answer"] = json_of(await ca.call_tool("message_list", {"unread": True}))
+
+    anyio.run(main)
+    assert got["sent"]["delivered"]
+    assert "question from ari: Can I take src/lex?" in got["orient"]["text"]
+    assert got["reply"]["delivered"]
+    (answer,) = got["answer"]["messages"]
+    assert answer["kind"] == "answer" and answer["text"] == "Go ahead"
+    assert answer["replyTo"] == got["sent"]["message"]["id"]
+    assert json.loads((a.root / "arc/peers.json").read_text())["peers"]["bo"]["bundle"]
