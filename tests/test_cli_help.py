@@ -91,6 +91,7 @@ def test_help_topics(capsys: pytest.CaptureFixture[str]) -> None:
 EXPECTED_EXIT = {
     ("sync", "resolve"): (2, "a scratch bundle has no conflict to resolve"),
     ("hook", "doctor"): (1, "nothing is installed in a scratch project"),
+    ("message", "reply"): (1, "a scratch bundle's inbox has no message to answer"),
 }
 #: long-running commands: started, given a moment, and must still be running
 SERVERS = {("watch",), ("mcp",), ("workbench",)}

@@ -58,7 +58,7 @@ SAMPLES: dict[str, Sample] = {
     "lock_release": {"paths": [], "agent": "sampler"},
     "lock_list": {},
     "message_send": {"agent": "nobody", "text": "hello", "kind": "status"},
-    "message_reply": {"message_id": "m-none", "text": "hi"},
+    "message_reply": {"message_id": lambda ctx: ctx["message"], "text": "hi"},
     "message_read": {},
     "message_list": {},
     "message_peer": {"agent": "nobody", "bundle": "/nonexistent/bundle"},
@@ -120,6 +120,11 @@ def prepare_samples(bundle: Bundle) -> dict[str, Any]:
         bundle, "samples", "checked task", check="true"
     ).id
     desk_leases.take_task(bundle, ctx["desk_task_held"], agent="holder")
+    from ouro import messages
+
+    messages.set_peer(bundle, "self", str(bundle.root))
+    sent = messages.send(bundle, "self", "a question", kind="question", sender="sampler")
+    ctx["message"] = sent["message"]["id"]
     (bundle.root / "desk/_record/notes/pasted.md").write_text("# pasted\nlogin pw-sample-9f3k2\n")
     return ctx
 
