@@ -45,6 +45,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "workbench": (["--corpus", "{copy}"], ["--repeat", "2"]),
     "mcp_tools_list": ([], []),
     "posttool": ([], ["--tasks", "20", "--claims", "10", "--repeat", "2"]),
+    "semantic": (["--bundle", "{copy}"], ["--scale", "0.003", "--queries", "3"]),
 }  # fmt: skip
 RATIO = re.compile(r"ratio|baseline|target|x\b|vs", re.IGNORECASE)
 

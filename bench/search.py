@@ -226,7 +226,9 @@ def main() -> None:
     # --- cold CLI --------------------------------------------------------------------
     py = sys.executable
     q = queries[1]
-    cli = [py, "-m", "ouro.cli", "--bundle", str(bundle.root), "desk", "search", q, "--json"]
+    # lexical, like the bare baseline (hybrid's cold cost: bench/semantic.py)
+    cli = [py, "-m", "ouro.cli", "--bundle", str(bundle.root), "desk", "search", q, "--json",
+           "--mode", "lexical"]  # fmt: skip
     code = (
         "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); "
         f"print(c.execute({BARE_QUERY!r}, (sys.argv[2],)).fetchall())"
