@@ -296,7 +296,7 @@ def test_fail_open_on_stdin_that_is_not_json_through_the_cli(bundle: Bundle) -> 
 
 
 def test_fail_open_on_an_unknown_event(bundle: Bundle) -> None:
-    proc = run_ouro("hook", "claude", "PreToolUse", input="{}")
+    proc = run_ouro("hook", "claude", "Notification", input="{}")
     _assert_fail_open(proc, "unknown event")
 
 

@@ -74,7 +74,12 @@ def test_merge_keeps_other_hooks_and_settings_and_backs_up(tmp_path: Path) -> No
     result = install_json("claude", "--project", str(tmp_path))
     doc = json.loads(path.read_text())
     assert doc["permissions"] == original["permissions"]
-    assert doc["hooks"]["PreToolUse"] == original["hooks"]["PreToolUse"]
+    # the user's own PreToolUse group is kept as it was; ouro's edit warning is added beside it
+    assert doc["hooks"]["PreToolUse"][0] == original["hooks"]["PreToolUse"][0]
+    assert [h["command"] for h in handlers(doc, "PreToolUse")] == [
+        "guard",
+        "ouro hook claude PreToolUse",
+    ]
     assert [h["command"] for h in handlers(doc, "Stop")] == [
         "notify-send done",
         "ouro hook claude Stop",

@@ -73,7 +73,8 @@ def test_normalize_event_accepts_common_spellings() -> None:
     assert normalize_event("session-start") == "SessionStart"
     assert normalize_event("user_prompt_submit") == "UserPromptSubmit"
     assert normalize_event("STOP") == "Stop"
-    assert normalize_event("PreToolUse") is None
+    assert normalize_event("pre-tool-use") == "PreToolUse"
+    assert normalize_event("Notification") is None
 
 
 @pytest.mark.parametrize("h", [CLAUDE, CODEX], ids=["claude", "codex"])
@@ -247,7 +248,7 @@ def test_a_failed_step_warns_but_the_packet_is_still_injected(
 
 
 def test_every_event_has_a_handler_and_options_default_to_the_codex_budget() -> None:
-    assert set(HANDLERS) == set(EVENTS) | {"PostToolUse", "PostToolUseFailure"}
+    assert set(HANDLERS) == set(EVENTS) | {"PostToolUse", "PostToolUseFailure", "PreToolUse"}
     assert Options().budget <= 2500 and Options().block_on_debt is False
 
 

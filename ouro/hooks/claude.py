@@ -8,7 +8,9 @@
   ``reason``, ``stop_hook_active``, ``prompt``).
 - Output: exit 0 with a JSON object on stdout. ``SessionStart`` and
   ``UserPromptSubmit`` accept ``hookSpecificOutput.additionalContext``;
-  ``Stop`` accepts ``decision: "block"`` + ``reason``; every event accepts
+  ``Stop`` accepts ``decision: "block"`` + ``reason``; ``PreToolUse`` (edits:
+  ``Edit|Write|MultiEdit|NotebookEdit``) gets a path-lock warning as
+  ``systemMessage`` and never a permission decision; every event accepts
   ``systemMessage`` (shown to the user). ``SessionEnd`` output is not shown to
   anyone, so ouro prints nothing there; all SessionEnd hooks share a 1.5 s
   budget, so ouro installs SessionEnd with a 1 s timeout. Exit 2 is a blocking error; ouro never
@@ -33,6 +35,7 @@ HOST = Host(
         "PreCompact": "manual|auto",
         "PostToolUse": "Bash",
         "PostToolUseFailure": "Bash",
+        "PreToolUse": "Edit|Write|MultiEdit|NotebookEdit",
     },
     # SessionEnd hooks share a 1.5 s budget (CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS).
     timeouts={
@@ -43,7 +46,8 @@ HOST = Host(
         "SessionEnd": 1,
         "PostToolUse": 10,
         "PostToolUseFailure": 10,
+        "PreToolUse": 5,
     },
     guide_file="CLAUDE.md",
-    tool_events=("PostToolUse", "PostToolUseFailure"),
+    tool_events=("PostToolUse", "PostToolUseFailure", "PreToolUse"),
 )

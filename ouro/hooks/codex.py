@@ -39,6 +39,7 @@ HOST = Host(
         "SessionStart": "startup|resume|clear|compact",
         "PreCompact": "manual|auto",
         "PostToolUse": "Bash",
+        "PreToolUse": "apply_patch",
     },
     # Codex clamps SessionEnd to 3 s and warns in every session when it is larger.
     timeouts={
@@ -48,7 +49,8 @@ HOST = Host(
         "Stop": 10,
         "SessionEnd": 3,
         "PostToolUse": 10,
+        "PreToolUse": 5,
     },
     guide_file="AGENTS.md",
-    tool_events=("PostToolUse",),
+    tool_events=("PostToolUse", "PreToolUse"),
 )

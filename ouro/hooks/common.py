@@ -38,7 +38,7 @@ EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd"
 DRY_EVENTS = frozenset({"SessionStart", "Stop"})
 #: Tool events (``ouro.hooks.posttool``): a host reports a command it ran.
 #: Each host installs the ones it has (``Host.tool_events``).
-TOOL_EVENTS = ("PostToolUse", "PostToolUseFailure")
+TOOL_EVENTS = ("PostToolUse", "PostToolUseFailure", "PreToolUse")
 
 
 @dataclass(frozen=True)

@@ -278,7 +278,15 @@ def post_tool_use(bundle: Bundle, host: Host, inp: HookInput, options: Options) 
     return observe(bundle, host, inp)
 
 
+def pre_tool_use(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
+    """An edit the host is about to make: warn when another agent locked the path."""
+    from ouro.hooks.pretool import pre_tool_use as warn
+
+    return warn(bundle, host, inp, options)
+
+
 HANDLERS = {
+    "PreToolUse": pre_tool_use,
     "PostToolUse": post_tool_use,
     "PostToolUseFailure": post_tool_use,
     "SessionStart": session_start,
