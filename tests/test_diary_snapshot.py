@@ -17,9 +17,7 @@ from tests.index_support import append_fact
 
 def _view(state: DiaryState) -> tuple[object, ...]:
     state.sync()
-    facts = {
-        k: (r.text, r.about, r.norm, r.start, r.length, r.line_no) for k, r in state.facts.items()
-    }
+    facts = {k: (state.text(k), r) for k, r in state.facts.items()}
     return (
         state.offset,
         state.lines,
@@ -113,3 +111,26 @@ def test_reading_never_writes_the_snapshot(bundle: Bundle, tmp_path: Path) -> No
     record.active_facts(bundle)
     _restored(bundle).sync()
     assert snap.stat().st_mtime_ns == before
+
+
+def test_the_saved_state_keeps_no_fact_text(bundle: Bundle) -> None:
+    """Texts are read back from the log when a check needs them, so the save stays small."""
+    first = _write(bundle, 1, "ari")
+    _write(bundle, 2, "ari", "bo")
+    saved = record.state_snapshot_path(bundle).read_bytes()
+    assert b"fact 1 about" not in saved and b"fact 2 about" not in saved
+    restored = _restored(bundle)
+    restored.sync()
+    assert first.fact["id"] in restored.facts
+    assert first.fact["id"] not in restored.texts  # not read until needed
+    again = record.write_fact(bundle, FactDraft("Fact 1 about ('ari',)", about=["ari"]))[0]
+    assert again.duplicate and again.fact["id"] == first.fact["id"]
+
+
+def test_a_digest_hit_is_confirmed_against_the_text(bundle: Bundle) -> None:
+    fact = _write(bundle, 1, "ari")
+    state = _restored(bundle)
+    state.sync()
+    key = factstate.norm_key("some other text")
+    state.by_norm[key] = [fact.fact["id"]]  # a forged collision
+    assert state.exact("some other text", None) is None

@@ -239,9 +239,9 @@ def test_catch_up_outside_the_lock_only_consumes_appends(bundle: Bundle) -> None
     assert list(state.facts) == [first["id"], appended["id"]]
     path.write_bytes(path.read_bytes().replace(b"alpha fact text", b"omega fact text"))
     state.sync(locked=False)  # looks rewritten: left for the locked sync
-    assert state.facts[first["id"]].text == "alpha fact text"
+    assert state.text(first["id"]) == "alpha fact text"
     state.sync()
-    assert state.facts[first["id"]].text == "omega fact text"
+    assert state.text(first["id"]) == "omega fact text"
 
 
 def test_near_duplicate_of_a_line_appended_after_the_token_index_was_built(

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import bisect
 import gc
+import hashlib
 import marshal
 import math
 import os
@@ -33,7 +34,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -41,20 +42,27 @@ from ouro.desk.factnorm import NEAR_THRESHOLD, could_exceed, normalize_text, ove
 from ouro.store.jsonl import BadLine
 
 TAIL = 64
-SNAPSHOT_VERSION = 1
+#: 2: no fact texts (read from the log when needed), exact-duplicate keys are digests
+SNAPSHOT_VERSION = 2
 #: save the state again once the log grew this much (a fresh process then
 #: reads at most this much of the log itself)
 SNAPSHOT_EVERY = 1 << 20
 
 
-@dataclass(slots=True)
-class FactRef:
-    text: str
-    about: tuple[str, ...]
-    norm: str  # normalize_text(text): the exact-duplicate key
-    start: int
-    length: int
-    line_no: int
+def norm_key(norm: str) -> bytes:
+    """The exact-duplicate key: a 96-bit digest of the normalized text (a hit is
+    confirmed against the line itself, ``DiaryState.exact``)."""
+    return hashlib.blake2b(norm.encode("utf-8", "surrogatepass"), digest_size=12).digest()
+
+
+#: Per fact: ``(norm_key, start, length, line_no)`` -- a plain tuple, so a
+#: snapshot restores 100k of them without building an object each. The text is
+#: kept apart (``DiaryState.texts``) and left out of the snapshot.
+FactRef = tuple[bytes, int, int, int]
+NORM: Final = 0
+START: Final = 1
+LENGTH: Final = 2
+LINE_NO: Final = 3
 
 
 @dataclass
@@ -76,9 +84,12 @@ class DiaryState:
         self.tail = b""
         self.lines = 0
         self.facts: dict[str, FactRef] = {}
-        # normalized text -> ids of active facts with it (recomputed from the
-        # text, not the line's ``hash``: a hand-edited text must not keep its old hash)
-        self.by_norm: dict[str, list[str]] = {}
+        #: fact id -> text, for facts read here; a restored state reads texts
+        #: from the log when a check needs them (``text``, ``load_texts``)
+        self.texts: dict[str, str] = {}
+        # norm_key(normalized text) -> ids of active facts with it (recomputed from
+        # the text, not the line's ``hash``: a hand-edited text must not keep its old hash)
+        self.by_norm: dict[bytes, list[str]] = {}
         self.superseded: dict[str, str] = {}
         self.by_entity: dict[str, list[str]] = {}
         self.last_seen: dict[str, str] = {}
@@ -193,8 +204,8 @@ class DiaryState:
             # says something else is reported, as iter_facts does. (Rare: the
             # first line is read back only when an id repeats.)
             first = self.facts[fid]
-            if raw != self.read_bytes(first.start, first.length) and value != _loads(
-                self.read_bytes(first.start, first.length)
+            if raw != self.read_bytes(first[START], first[LENGTH]) and value != _loads(
+                self.read_bytes(first[START], first[LENGTH])
             ):
                 self.bad.append(
                     BadLine(self.path, self.lines, f"repeats id {fid} with other content", raw)
@@ -206,14 +217,15 @@ class DiaryState:
             if about_raw and isinstance(about_raw, list)
             else ()
         )
-        norm = normalize_text(text)
-        self.facts[fid] = FactRef(text, about, norm, start, len(raw), self.lines)
+        norm = norm_key(normalize_text(text))
+        self.facts[fid] = (norm, start, len(raw), self.lines)
+        self.texts[fid] = text
         target = value.get("supersedes")
         if isinstance(target, str) and target not in self.superseded:
             self.superseded[target] = fid
             old = self.facts.get(target)
             if old is not None:
-                self._drop_norm(old.norm, target)
+                self._drop_norm(old[NORM], target)
         if fid not in self.superseded:
             self.by_norm.setdefault(norm, []).append(fid)
         if not about:
@@ -248,12 +260,35 @@ class DiaryState:
         posts = self.postings.get(entity)
         if posts is None:
             posts = self.postings[entity] = {}
-            for fid in self.by_entity.get(entity, ()):
-                for word in tokens(self.facts[fid].text):
+            ids = self.by_entity.get(entity, ())
+            self.load_texts(ids)
+            for fid in ids:
+                for word in tokens(self.text(fid)):
                     posts.setdefault(word, []).append(fid)
         return posts
 
-    def _drop_norm(self, norm: str, fid: str) -> None:
+    def load_texts(self, fids: Iterable[str]) -> None:
+        """Read the texts a snapshot left out, for these facts, from the log (one open)."""
+        texts = self.texts
+        missing = [(self.facts[f], f) for f in fids if f not in texts]
+        if not missing:
+            return
+        fd = os.open(self.path, os.O_RDONLY)
+        try:
+            for ref, fid in sorted(missing):
+                value = _loads(os.pread(fd, ref[LENGTH], ref[START]))
+                text = value.get("text") if isinstance(value, dict) else None
+                texts[fid] = text if isinstance(text, str) else ""
+        finally:
+            os.close(fd)
+
+    def text(self, fid: str) -> str:
+        """A fact's text (from the log when a snapshot left it out)."""
+        if fid not in self.texts:
+            self.load_texts((fid,))
+        return self.texts[fid]
+
+    def _drop_norm(self, norm: bytes, fid: str) -> None:
         ids = self.by_norm.get(norm)
         if ids and fid in ids:
             ids.remove(fid)
@@ -292,14 +327,15 @@ class DiaryState:
         try:
             (_v, _p, ino, offset, mtime_ns, tail, lines, facts, by_norm, superseded,
              by_entity, last_seen, entity_keys, fragments, encoded) = data  # fmt: skip
-            self.facts = {fid: FactRef(*ref) for fid, ref in facts.items()}
-            self.encoded = {e: (n, bytearray(b)) for e, (n, b) in encoded.items()}
+            if encoded is not None or not isinstance(facts, dict):
+                raise TypeError("not this version's shape")
         except (TypeError, ValueError):
             self.reset()
             return
         self.ino, self.offset, self.mtime_ns, self.tail, self.lines = (
             ino, offset, mtime_ns, tail, lines,
         )  # fmt: skip
+        self.facts, self.texts, self.encoded = facts, {}, {}
         self.by_norm, self.superseded, self.by_entity = by_norm, superseded, by_entity
         self.last_seen, self.entity_keys, self.fragments = last_seen, entity_keys, fragments
         self.dirty = set()
@@ -317,16 +353,12 @@ class DiaryState:
             return False
         from ouro.store.atomic import atomic_write_bytes
 
-        facts = {
-            fid: (r.text, r.about, r.norm, r.start, r.length, r.line_no)
-            for fid, r in self.facts.items()
-        }
         self.entities_chunks()  # fragments current before they are saved
         data = (
             SNAPSHOT_VERSION, str(self.path), self.ino, self.offset, self.mtime_ns,
-            self.tail, self.lines, facts, self.by_norm, self.superseded, self.by_entity,
+            self.tail, self.lines, self.facts, self.by_norm, self.superseded, self.by_entity,
             self.last_seen, self.entity_keys, self.fragments,
-            {e: (n, bytes(b)) for e, (n, b) in self.encoded.items()},
+            None,  # the encoded factIds: re-encoded per entity when it changes
         )  # fmt: skip
         self.snapshot.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(self.snapshot, marshal.dumps(data))
@@ -336,13 +368,13 @@ class DiaryState:
     # --- questions a write asks ---------------------------------------------
     def line(self, fid: str) -> dict[str, Any]:
         ref = self.facts[fid]
-        value: dict[str, Any] = orjson.loads(self.read_bytes(ref.start, ref.length))
+        value: dict[str, Any] = orjson.loads(self.read_bytes(ref[START], ref[LENGTH]))
         return value
 
     def exact(self, norm: str, exclude: str | None) -> str | None:
         """An active fact whose normalized text is ``norm`` (other than ``exclude``)."""
-        for fid in self.by_norm.get(norm, ()):
-            if fid != exclude:
+        for fid in self.by_norm.get(norm_key(norm), ()):
+            if fid != exclude and normalize_text(self.text(fid)) == norm:
                 return fid
         return None
 
@@ -365,10 +397,10 @@ class DiaryState:
             probe = sorted(toks, key=lambda w: (len(posts.get(w, ())), w))[: len(toks) - need + 1]
             for word in probe:
                 candidates.update(posts.get(word, ()))
-        for fid in sorted(candidates, key=lambda f: self.facts[f].line_no):
+        for fid in sorted(candidates, key=lambda f: self.facts[f][LINE_NO]):
             if fid == exclude or fid in self.superseded:
                 continue
-            other = tokens(self.facts[fid].text)
+            other = tokens(self.text(fid))
             if not could_exceed(len(toks), len(other)):
                 continue
             score = overlap(toks, other)

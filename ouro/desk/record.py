@@ -251,7 +251,7 @@ def _check(
     hit = state.near(toks, about, target) or pending.near(toks, fact["about"])
     if hit is not None:
         other, score = hit
-        text = pending.facts[other]["text"] if other in pending.facts else state.facts[other].text
+        text = pending.facts[other]["text"] if other in pending.facts else state.text(other)
         raise Conflict(
             f"a fact about the same entity already says nearly this ({score:.2f} token "
             f"overlap > {NEAR_THRESHOLD}): {fact_locator(other)}: {text!r}",
@@ -288,10 +288,11 @@ def _check_meaning(
     seen: set[str] = set()
     candidates: list[tuple[str, str]] = []
     for entity in fact["about"]:
+        state.load_texts(state.by_entity.get(entity, ()))
         for fid in state.by_entity.get(entity, ()):
             if fid not in seen and fid != target and fid not in state.superseded:
                 seen.add(fid)
-                candidates.append((fid, state.facts[fid].text))
+                candidates.append((fid, state.text(fid)))
         for fid in pending.by_entity.get(entity, ()):
             if fid not in seen and fid not in pending.superseded:
                 seen.add(fid)
