@@ -28,7 +28,8 @@ Contract (``docs/record.md`` has the line format):
   each time the log has grown 1 MiB past the last save, and a new process
   restores it and reads only the lines after it (the restored inode, offset,
   mtime and last bytes are checked like a live state's; an outside rewrite
-  means the whole log is read).
+  means the whole log is read). It holds no fact texts (digests of the
+  normalized text, byte ranges): texts are read from the log when a check needs them.
 - Readers (``iter_facts``, ``active_facts``) are pure and report bad lines.
 """
 
