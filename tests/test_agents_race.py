@@ -15,7 +15,7 @@ import pytest
 from ouro import tools
 from ouro.bundle import Bundle
 from ouro.desk import tasks, tracks
-from ouro.errors import Conflict
+from ouro.errors import Conflict, InvalidInput
 from ouro.locks import list_locks
 from ouro.models.clock import utc_now
 
@@ -100,3 +100,68 @@ def test_eight_agents_race_for_locks_and_ready_tasks(bundle: Bundle) -> None:
             holder, when = took_at[task_id]
             assert not (holder != agent and when < asked), (agent, task_id, holder)
     assert tools.invoke("desk_ready", bundle, {})["ready"] == []
+
+
+def _send(root: str, peer: str, i: int, start: Any, out: Any) -> None:
+    bundle = Bundle(Path(root))
+    start.wait()
+    for n in range(10):
+        result = tools.invoke(
+            "message_send",
+            bundle,
+            {"agent": "peer", "text": f"status {i}-{n}", "sender": f"agent-{i}"},
+        )
+        out.put(result["delivered"])
+
+
+def test_eight_senders_at_once_lose_no_message(bundle: Bundle, tmp_path: Path) -> None:
+    from ouro import messages
+
+    peer = Bundle.init(tmp_path / "peer.ouro", agent="peer")
+    messages.set_peer(bundle, "peer", str(peer.root))
+    ctx = mp.get_context("fork")
+    start, out = ctx.Event(), ctx.Queue()
+    procs = [
+        ctx.Process(target=_send, args=(str(bundle.root), str(peer.root), i, start, out))
+        for i in range(AGENTS)
+    ]
+    for p in procs:
+        p.start()
+    start.set()
+    delivered = [out.get(timeout=120) for _ in range(AGENTS * 10)]
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    assert all(delivered)
+    texts = sorted(m["text"] for m in messages.inbox(peer).messages)
+    assert texts == sorted(f"status {i}-{n}" for i in range(AGENTS) for n in range(10))
+    assert messages.outgoing(bundle) == []
+
+
+def _link(root: str, task_id: str, blocker: str, start: Any, out: Any) -> None:
+    bundle = Bundle(Path(root))
+    start.wait()
+    try:
+        tasks.update_task(bundle, task_id, blocked_by=[blocker], agent="x")
+        out.put("linked")
+    except InvalidInput as exc:
+        out.put(exc.message)
+
+
+def test_racing_links_cannot_close_a_loop(bundle: Bundle) -> None:
+    tracks.add_track(bundle, "web")
+    a = tasks.add_task(bundle, "web", "A").id
+    b = tasks.add_task(bundle, "web", "B").id
+    ctx = mp.get_context("fork")
+    start, out = ctx.Event(), ctx.Queue()
+    procs = [
+        ctx.Process(target=_link, args=(str(bundle.root), x, y, start, out))
+        for x, y in ((a, b), (b, a))
+    ]
+    for p in procs:
+        p.start()
+    start.set()
+    results = sorted(out.get(timeout=60) for _ in procs)
+    for p in procs:
+        p.join(timeout=60)
+    assert results[1] == "linked" and "cycle" in results[0], results

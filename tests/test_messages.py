@@ -117,3 +117,20 @@ def test_question_and_answer_through_mcp(tmp_path: Path) -> None:
     assert answer["kind"] == "answer" and answer["text"] == "Go ahead"
     assert answer["replyTo"] == got["sent"]["message"]["id"]
     assert json.loads((a.root / "arc/peers.json").read_text())["peers"]["bo"]["bundle"]
+
+
+def test_bad_inbox_line_is_reported_and_kept_and_bad_peers_file_queues(tmp_path: Path) -> None:
+    a, b = _pair(tmp_path)
+    messages.set_peer(a, "bo", str(b.root))
+    messages.send(a, "bo", "first", kind="status", sender="ari")
+    inbox = b.root / messages.INBOX
+    inbox.write_text(inbox.read_text() + "{torn line\n")
+    listed = ouro_json("message", "list", bundle=b)
+    assert [m["text"] for m in listed["messages"]] == ["first"]
+    assert "inbox.jsonl:2" in listed["problems"][0]
+    messages.send(a, "bo", "second", kind="status", sender="ari")
+    assert "{torn line" in inbox.read_text()  # preserved; later lines still land
+    assert [m["text"] for m in messages.inbox(b).messages] == ["first", "second"]
+    (a.root / messages.PEERS).write_text("not json")
+    out = messages.send(a, "bo", "third", kind="status", sender="ari")
+    assert not out["delivered"] and "peers.json: unreadable" in out["queuedReason"]

@@ -210,7 +210,10 @@ def inbox(bundle: Bundle) -> Inbox:
     got = read_jsonl(bundle.root / INBOX)
     seen = read_jsonl(bundle.root / READ)
     read_ids = {str(r.get("id")) for r in seen.records}
-    out = Inbox(problems=[str(b) for b in got.bad] + [str(b) for b in seen.bad])
+    bad = [(INBOX, b) for b in got.bad] + [(READ, b) for b in seen.bad]
+    out = Inbox(
+        problems=[f"{where}:{b.line_no}: {b.reason} (line kept as it is)" for where, b in bad]
+    )
     ids: set[str] = set()
     for rec in got.records:
         mid = str(rec.get("id"))
