@@ -93,10 +93,16 @@ def test_incremental_entities_bytes_equal_a_full_rebuild(
             elif kind == "bad":
                 append_jsonl(path, [{"no": "id"}])
         write(bundle, f"closing fact {len(steps)}", "m", force=True)
-        incremental = record.entities_path(bundle).read_bytes()
-        assert incremental == expected_entities(bundle)
+        expected = expected_entities(bundle)
+        # through ouro: the file plus the verified lines it lags by
+        current = record.read_entities(bundle)
+        assert current == orjson.loads(expected) and list(current) == list(orjson.loads(expected))
+        state = state_for(path)
+        with state.mutex:
+            state.sync()
+            assert state.entities_bytes() == expected  # the incremental rewrite's bytes
         record.rebuild_entities(bundle)
-        assert record.entities_path(bundle).read_bytes() == incremental
+        assert record.entities_path(bundle).read_bytes() == expected
 
 
 # --- the stamp: who still has to rewrite entities.json --------------------------------
@@ -115,7 +121,7 @@ def test_a_write_is_covered_by_another_writers_rewrite(bundle: Bundle) -> None:
     b_upto = other.offset
     # process A writes next: its rewrite covers B's line as well
     write(bundle, "second fact", "x")
-    assert "y" in orjson.loads(record.entities_path(bundle).read_bytes())
+    assert "y" in record.read_entities(bundle)
     _state, ent, stamp = _paths(bundle)
     before = ent.stat()
     assert entities.ensure_entities(other, ent, stamp, b_upto) is False  # nothing to do
@@ -295,3 +301,55 @@ def test_a_waiter_gets_the_lock_when_it_is_released(tmp_path: Path) -> None:
         assert path.read_bytes().startswith(f"pid={os.getpid()} purpose=waiter".encode())
     thread.join()
     assert order == ["holder done", "waiter in"]
+
+
+# --- entities.json lags by verified lines, reads replay them ------------------------------
+def test_plain_writes_move_the_stamp_not_the_file(bundle: Bundle) -> None:
+    write(bundle, "the first fact about x", "x")
+    ent = record.entities_path(bundle)
+    before = ent.stat()
+    for n in range(5):
+        write(bundle, f"another fact number {n} zq{n * 31}", "x", "y")
+    assert (ent.stat().st_ino, ent.stat().st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert set(orjson.loads(ent.read_bytes())) == {"x"}  # the file as last rewritten
+    current = record.read_entities(bundle)  # through ouro: exact
+    assert current == orjson.loads(expected_entities(bundle))
+    assert current["x"]["count"] == 6 and current["y"]["count"] == 5
+
+
+def test_the_file_is_rewritten_once_the_lag_passes_the_limit(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(entities, "LAG_LIMIT", 400)
+    write(bundle, "the first fact about x", "x")
+    ent = record.entities_path(bundle)
+    rewrites = 0
+    for n in range(8):
+        before = ent.stat().st_mtime_ns
+        write(bundle, f"another fact number {n} zq{n * 31}", "x")
+        rewrites += ent.stat().st_mtime_ns != before
+    assert 1 <= rewrites < 8
+    assert record.read_entities(bundle) == orjson.loads(expected_entities(bundle))
+
+
+def test_an_irregular_line_means_the_next_write_rewrites(bundle: Bundle) -> None:
+    first = write(bundle, "the first fact about x", "x").fact
+    write(bundle, "a second fact about y", "y")
+    path, ent = record.facts_path(bundle), record.entities_path(bundle)
+    repeat = dict(first, about=["z"])  # an outside tool repeats an id: the first line wins
+    append_jsonl(path, [repeat, {"no": "id"}])
+    before = ent.stat().st_mtime_ns
+    write(bundle, "bananas ripen slowly in winter", "y")
+    assert ent.stat().st_mtime_ns != before  # rewritten whole, not replayed
+    assert ent.read_bytes() == expected_entities(bundle)
+    assert "z" not in record.read_entities(bundle)
+
+
+def test_a_hand_edited_file_is_read_as_written_without_replay(bundle: Bundle) -> None:
+    write(bundle, "the first fact about x", "x")
+    write(bundle, "a second fact about y", "y")
+    ent = record.entities_path(bundle)
+    ent.write_bytes(b'{"mine": {"count": 1, "factIds": ["f-1"], "lastSeenAt": null}}\n')
+    assert list(record.read_entities(bundle)) == ["mine"]  # the stamp no longer matches it
+    write(bundle, "bananas ripen slowly in winter", "y")  # heals it
+    assert record.read_entities(bundle) == orjson.loads(expected_entities(bundle))

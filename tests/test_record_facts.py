@@ -70,7 +70,7 @@ def test_fact_line_has_the_documented_shape(bundle: Bundle) -> None:
         "trust": "told",
     }
     assert line["hash"] == factnorm.fact_hash("ari prefers short replies")
-    entities = orjson.loads(record.entities_path(bundle).read_bytes())
+    entities = record.read_entities(bundle)
     assert entities == {
         "ari": {"count": 1, "factIds": [fact["id"]], "lastSeenAt": fact["createdAt"]}
     }
@@ -122,7 +122,7 @@ def test_supersede_retires_the_old_fact_without_rewriting_it(bundle: Bundle) -> 
     # the retired text may be filed again: it is no longer an active duplicate
     again = write(bundle, "The API limit is 100 requests per minute", "other")
     assert again["duplicate"] is False
-    assert orjson.loads(record.entities_path(bundle).read_bytes())["api"]["count"] == 2
+    assert record.read_entities(bundle)["api"]["count"] == 2
 
 
 def test_bad_input_writes_nothing(bundle: Bundle) -> None:
@@ -200,7 +200,7 @@ def test_outside_append_and_rewrite_are_seen(bundle: Bundle) -> None:
     path.write_bytes(data.replace(b"alpha fact text", b"omega fact text"))
     assert write(bundle, "omega fact text", "z")["duplicate"] is True
     assert write(bundle, "alpha fact text", "z")["duplicate"] is False
-    entities = orjson.loads(record.entities_path(bundle).read_bytes())
+    entities = record.read_entities(bundle)
     assert entities["x"]["count"] == 2 and entities["z"]["count"] == 1
     assert "y" not in entities  # the duplicate wrote nothing
 

@@ -244,6 +244,13 @@ def test_a_full_disk_gives_a_clear_error_and_changes_nothing(
         return
     # Succeeded: the record is durable (a small append fits the file's last page),
     # so success is reported, with a warning for the derived file it could not refresh.
+    if tool == "diary_write" and not result.get("warnings"):
+        # entities.json is not rewritten for every write (ouro.desk.entities, LAG_LIMIT):
+        # the stamp moved in place, nothing went stale, and reads through ouro count it
+        from ouro.desk.record import read_entities
+
+        assert read_entities(bundle)["disk"]["count"] == 2
+        return
     assert result.get("warnings"), result
     assert any("disk full" in w for w in result["warnings"])
 

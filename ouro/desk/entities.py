@@ -9,16 +9,29 @@ Contract:
   by other writers go on meanwhile, and the next rewrite covers them all); a
   rebuild, and a writer that finds the log rewritten, hold both.
 - ``state/locks/diary.entities-stamp`` says which log the file reflects:
-  ``<facts inode> <facts bytes> <hex of the last log bytes> <entities inode>
-  <entities size> <entities mtime_ns>``. It is a rebuildable cache: missing,
-  unreadable, or not matching the files on disk means "not known to be current".
+  ``<facts inode> <covered> <hex of the log bytes before covered> <entities inode>
+  <entities size> <entities mtime_ns> <verified> <hex of the log bytes before
+  verified>``: the file holds the entities of the log's first ``covered`` bytes,
+  and an ouro writer checked that the lines from ``covered`` to ``verified``
+  are all plain new facts (valid lines, no repeated id), so their entities are
+  the file's plus a replay of those lines (``apply_lines``). It is a
+  rebuildable cache: missing, unreadable, or not matching the files on disk
+  means "not known to be current".
 - A writer whose lines end at byte ``upto`` of the log calls
   ``ensure_entities(..., upto)`` (entities lock held) before it reports success. If
-  another writer has since rewritten the file from a log of at least ``upto``
-  bytes (same log, same bytes there, and the file is untouched since) there is
-  nothing to do; otherwise it rewrites the file from the whole log. So the file
-  always reflects a prefix of the log that includes every completed write, and
-  concurrent writers share one rewrite (2.4 MB at 100k facts) instead of one each.
+  the stamp already verifies at least ``upto`` bytes (same log, same bytes
+  there, and the file is untouched since) there is nothing to do. If the lines
+  after ``covered`` are plain and at most ``LAG_LIMIT`` bytes, it only moves
+  ``verified`` to the end of what it has read (no rewrite); otherwise it
+  rewrites the file from the whole log. So the stamped file plus the verified
+  lines always give the entities of a prefix of the log that includes every
+  completed write, and the 2.4 MB file (at 100k facts) is rewritten about once
+  per ``LAG_LIMIT`` bytes of facts instead of once per write.
+- ``entities.json`` on disk may therefore lag the log by up to ``LAG_LIMIT``
+  bytes; ouro reads it through ``read_current`` (``ouro.desk.record.read_entities``),
+  which replays the verified lines as it reads (pure: no file changes). With no
+  valid stamp it returns the file as written. ``ouro diary rebuild-entities``
+  (and ``ouro sync``) rewrite it whole.
 - A rewrite never silently replaces a hand-edited file that does not parse: it is
   copied to ``entities.json.corrupt-<time>`` first (``keep_unreadable``).
 """
@@ -27,8 +40,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -37,6 +51,9 @@ from ouro.desk.factstate import DiaryState
 from ouro.store.atomic import atomic_write_bytes
 
 STAMP_TAIL = 32
+#: at most this many bytes of verified facts.jsonl lines are left to replay
+#: before a writer rewrites entities.json whole
+LAG_LIMIT = 256 * 1024
 
 
 def write_entities(path: Path, data: Sequence[bytes]) -> None:
@@ -57,31 +74,49 @@ def _read_stamp(path: Path) -> list[str] | None:
         fields = os.read(fd, 512).decode("ascii", "replace").split()
     finally:
         os.close(fd)
-    return fields if len(fields) == 6 else None
+    return fields if len(fields) == 8 else None
 
 
-def _is_current(state: DiaryState, entities: Path, stamp: Path, upto: int) -> bool:
-    fields = _read_stamp(stamp)
-    if fields is None or state.ino is None:
-        return False
-    ino, size, tail, e_ino, e_size, e_mtime = fields
+def _tail_hex(read: Callable[[int, int], bytes], upto: int) -> str:
+    start = max(0, upto - STAMP_TAIL)
+    return read(start, upto - start).hex() or "-"
+
+
+def _stamp_range(
+    fields: list[str] | None,
+    facts_ino: int | None,
+    facts_size: int,
+    read: Callable[[int, int], bytes],
+    entities_st: os.stat_result,
+) -> tuple[int, int] | None:
+    """``(covered, verified)`` when the stamp matches these files, else None."""
+    if fields is None or facts_ino is None:
+        return None
+    ino, covered_s, c_tail, e_ino, e_size, e_mtime, verified_s, v_tail = fields
     try:
-        covered = int(size)
-        if int(ino) != state.ino or not upto <= covered <= state.offset:
-            return False
-        st = os.stat(entities)
-        if (st.st_ino, st.st_size, st.st_mtime_ns) != (int(e_ino), int(e_size), int(e_mtime)):
-            return False  # replaced or edited since that rewrite
-        start = max(0, covered - STAMP_TAIL)
-        return state.read_bytes(start, covered - start).hex() == tail
+        covered, verified = int(covered_s), int(verified_s)
+        if int(ino) != facts_ino or not 0 <= covered <= verified <= facts_size:
+            return None
+        fingerprint = (entities_st.st_ino, entities_st.st_size, entities_st.st_mtime_ns)
+        if fingerprint != (int(e_ino), int(e_size), int(e_mtime)):
+            return None  # replaced or edited since that rewrite
+        if _tail_hex(read, covered) != c_tail or _tail_hex(read, verified) != v_tail:
+            return None
     except (ValueError, OSError):
-        return False
+        return None
+    return covered, verified
 
 
-def _write_stamp(state: DiaryState, entities: Path, stamp: Path) -> None:
+def _write_stamp(
+    state: DiaryState, entities: Path, stamp: Path, covered: tuple[int, str] | None = None
+) -> None:
     st = os.stat(entities)
     tail = state.tail[-STAMP_TAIL:].hex() or "-"
-    line = f"{state.ino} {state.offset} {tail} {st.st_ino} {st.st_size} {st.st_mtime_ns}\n"
+    at, c_tail = covered or (state.offset, tail)
+    line = (
+        f"{state.ino} {at} {c_tail} {st.st_ino} {st.st_size} {st.st_mtime_ns}"
+        f" {state.offset} {tail}\n"
+    )
     stamp.parent.mkdir(parents=True, exist_ok=True)
     # Overwrite in place, then cut: cheaper than a new file per write, and a torn
     # stamp (crash) only means "not current".
@@ -103,7 +138,7 @@ def keep_unreadable(entities: Path, stamp: Path) -> Path | None:
     fields = _read_stamp(stamp)
     try:
         st = os.stat(entities)
-        if fields is not None and fields[3:] == [
+        if fields is not None and fields[3:6] == [
             str(st.st_ino),
             str(st.st_size),
             str(st.st_mtime_ns),
@@ -148,7 +183,115 @@ def ensure_entities(
 
         with FileLock(diary_lock, purpose="entities update"):
             state.sync()
-    if _is_current(state, entities, stamp, upto):
-        return False
+    fields = _read_stamp(stamp)
+    try:
+        entities_st = os.stat(entities)
+    except OSError:
+        known = None
+    else:
+        known = _stamp_range(fields, state.ino, state.offset, state.read_bytes, entities_st)
+    if known is not None and fields is not None:
+        covered, verified = known
+        if upto <= verified:
+            return False  # another writer's stamp already covers our lines
+        plain = state.irregular <= covered and upto <= state.offset
+        if plain and state.offset - covered <= LAG_LIMIT:
+            # Every line after ``covered`` is a plain new fact: readers replay them.
+            _write_stamp(state, entities, stamp, covered=(covered, fields[2]))
+            return False
     rewrite_entities(state, entities, stamp)
+    return True
+
+
+def read_current(entities: Path, stamp: Path, facts: Path) -> bytes | dict[str, Any]:
+    """entities.json as of the last completed write (pure; see the module doc).
+
+    Returns the file's bytes when there is nothing to replay (or no valid
+    stamp: the file as written), else the parsed file with the verified lines
+    replayed. Raises FileNotFoundError when the file is missing.
+    """
+    fd = os.open(entities, os.O_RDONLY)
+    try:
+        entities_st = os.fstat(fd)
+        data = _read_all(fd, entities_st.st_size)
+    finally:
+        os.close(fd)
+    fields = _read_stamp(stamp)
+    if fields is None:
+        return data
+    try:
+        facts_fd = os.open(facts, os.O_RDONLY)
+    except OSError:
+        return data
+    try:
+        facts_st = os.fstat(facts_fd)
+
+        def read(start: int, size: int) -> bytes:
+            return os.pread(facts_fd, size, start)
+
+        known = _stamp_range(fields, facts_st.st_ino, facts_st.st_size, read, entities_st)
+        if known is None or known[0] == known[1]:
+            return data
+        covered, verified = known
+        lines = read(covered, verified - covered)
+    finally:
+        os.close(facts_fd)
+    try:
+        parsed = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return data  # the caller reports it
+    if not isinstance(parsed, dict) or not apply_lines(parsed, lines):
+        return data
+    return parsed
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        chunk = os.read(fd, max(size, 1 << 16))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def apply_lines(entities: dict[str, Any], lines: bytes) -> bool:
+    """Add plain fact lines to parsed entities.json in place, as
+    ``DiaryState._ingest`` counts them; False if a line is not a plain fact."""
+    added = False
+    for raw in lines.split(b"\n"):
+        if not raw.strip():
+            continue
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return False
+        if not isinstance(value, dict):
+            return False
+        fid, text = value.get("id"), value.get("text")
+        if not isinstance(fid, str) or not isinstance(text, str):
+            return False
+        about_raw = value.get("about")
+        if not about_raw or not isinstance(about_raw, list):
+            continue
+        created = value.get("createdAt")
+        for entity in about_raw:
+            if not isinstance(entity, str):
+                continue
+            entry = entities.get(entity)
+            if entry is None:
+                entry = entities[entity] = {"count": 0, "factIds": [], "lastSeenAt": None}
+                added = True
+            elif not isinstance(entry, dict) or not isinstance(entry.get("factIds"), list):
+                return False
+            ids = entry["factIds"]
+            if ids and ids[-1] == fid:
+                continue  # the entity is named twice in this line's about
+            ids.append(fid)
+            entry["count"] = len(ids)
+            if isinstance(created, str) and created > (entry.get("lastSeenAt") or ""):
+                entry["lastSeenAt"] = created
+    if added:
+        ordered = dict(sorted(entities.items()))
+        entities.clear()
+        entities.update(ordered)
     return True

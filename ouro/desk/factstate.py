@@ -101,6 +101,10 @@ class DiaryState:
         # entity's list is encoded once, then only extended
         self.encoded: dict[str, tuple[int, bytearray]] = {}
         self.bad: list[BadLine] = []
+        #: where the last line that was not a plain new fact ends (a bad line, a
+        #: repeated id): ``entities.json`` may be brought up to date from the
+        #: log after this byte by replaying the lines (``ouro.desk.entities``)
+        self.irregular = 0
         # entity -> token -> ids of its facts; an entity's map is built on the
         # first near() about it and kept up to date by _ingest from then on
         self.postings: dict[str, dict[str, list[str]]] = {}
@@ -186,8 +190,12 @@ class DiaryState:
             except invalid as exc:
                 if raw.strip():  # blank lines are allowed
                     self.bad.append(BadLine(self.path, self.lines, f"not valid JSON ({exc})", raw))
+                    self.irregular = pos
                 continue
+            known = len(self.facts)
             self._ingest(value, raw, start)
+            if len(self.facts) == known:
+                self.irregular = pos
 
     def _ingest(self, value: Any, raw: bytes, start: int) -> None:
         if not isinstance(value, dict):
@@ -339,6 +347,7 @@ class DiaryState:
         self.by_norm, self.superseded, self.by_entity = by_norm, superseded, by_entity
         self.last_seen, self.entity_keys, self.fragments = last_seen, entity_keys, fragments
         self.dirty = set()
+        self.irregular = offset  # not known for the restored part
         self.snapshot_offset = offset
 
     def save_snapshot(self) -> bool:

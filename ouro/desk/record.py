@@ -20,9 +20,11 @@ Contract (``docs/record.md`` has the line format):
 - ``entities.json`` is derived from the log and rewritten whole (atomic
   replace) under the entities lock after the append (not the diary lock:
   other writers append meanwhile), from the in-process view of
-  the log (``factstate``), unless another writer already rewrote it from a log
-  that includes our lines (``entities.ensure_entities``). So it always reflects
-  a prefix of the log that includes every completed write.
+  the log (``factstate``), unless another writer's rewrite already covers our
+  lines, or every line since the last rewrite is a plain new fact and they are
+  few (``entities.LAG_LIMIT``): then only the stamp records them and
+  ``read_entities`` replays them (``entities.ensure_entities``). So what ouro
+  reads always reflects a prefix of the log that includes every completed write.
 - A fresh process does not replay the whole log: the writers' in-process view
   (``factstate.DiaryState``) is saved to ``state/cache/diary-state.marshal``
   each time the log has grown 1 MiB past the last save, and a new process
@@ -44,7 +46,7 @@ from typing import Any
 import orjson
 
 from ouro.bundle import Bundle
-from ouro.desk.entities import ensure_entities, rewrite_entities
+from ouro.desk.entities import ensure_entities, read_current, rewrite_entities
 from ouro.desk.factnorm import (
     NEAR_THRESHOLD,
     could_exceed,
@@ -472,12 +474,20 @@ def active_facts(bundle: Bundle) -> tuple[list[dict[str, Any]], list[BadLine]]:
 
 
 def read_entities(bundle: Bundle) -> dict[str, Any]:
-    """entities.json as written (pure); ``{}`` when missing."""
+    """entities.json as of the last completed write (pure); ``{}`` when missing.
+
+    The file may lag the log by a few verified lines (``ouro.desk.entities``,
+    "LAG_LIMIT"); they are replayed here (nothing is written).
+    """
     path = entities_path(bundle)
     try:
-        data = orjson.loads(path.read_bytes())
+        current = read_current(path, entities_stamp_path(bundle), facts_path(bundle))
     except FileNotFoundError:
         return {}
+    if isinstance(current, dict):
+        return current
+    try:
+        data = orjson.loads(current)
     except orjson.JSONDecodeError as exc:
         raise CorruptFile(
             f"{bundle.locator(path)}: not valid JSON ({exc})",

@@ -6,6 +6,9 @@ A served workbench renders the same derived files again and again
 (inode, size, mtime) is unchanged; every ouro write replaces these files by
 rename (a new inode) or grows them, so a change is never missed. A missing or
 unreadable file is not cached: ``load`` runs and reports it. Reads only.
+``also`` names more files the value depends on (``entities.json`` as read
+through ouro also depends on ``facts.jsonl`` and its stamp: ``ouro.desk.entities``);
+a missing one counts as its own state, never as a reason to skip the check.
 """
 
 from __future__ import annotations
@@ -18,16 +21,22 @@ from typing import TypeVar
 
 T = TypeVar("T")
 _LOCK = threading.Lock()
-_CACHE: dict[tuple[str, str], tuple[tuple[int, int, int, int], object]] = {}
+_CACHE: dict[tuple[str, str], tuple[tuple[int, ...], object]] = {}
 
 
-def stat_cached(path: Path, kind: str, load: Callable[[], T]) -> T:
+def stat_cached(path: Path, kind: str, load: Callable[[], T], also: tuple[Path, ...] = ()) -> T:
     try:
         st = os.stat(path)
     except OSError:
         return load()
     key = (str(path), kind)
-    ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    ident: tuple[int, ...] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    for other in also:
+        try:
+            ost = os.stat(other)
+            ident += (ost.st_dev, ost.st_ino, ost.st_size, ost.st_mtime_ns)
+        except OSError:
+            ident += (-1, -1, -1, -1)
     with _LOCK:
         hit = _CACHE.get(key)
     if hit is not None and hit[0] == ident:

@@ -282,7 +282,7 @@ def record_page(bundle: Bundle, query: Query) -> dict[str, Any]:
         )
     )
     from ouro.desk.notes import manifest_path
-    from ouro.desk.record import entities_path
+    from ouro.desk.record import entities_path, entities_stamp_path, facts_path
     from ouro.workbench.cache import stat_cached
 
     # Both are derived files of megabytes at scale: parsed once per change.
@@ -292,6 +292,7 @@ def record_page(bundle: Bundle, query: Query) -> dict[str, Any]:
         lambda: stat_cached(
             entities_path(bundle), f"entity_page:{skip}",
             partial(entity_page, bundle, skip=skip, limit=size),
+            (facts_path(bundle), entities_stamp_path(bundle)),
         )
     )  # fmt: skip
     manifest = stat_cached(manifest_path(bundle), "manifest", partial(read_manifest, bundle))
