@@ -40,6 +40,7 @@ from ouro.index.apply import apply_file as _apply_file  # one name, patchable by
 from ouro.index.extract import classify
 from ouro.index.fresh import RACY_NS, scan, watched
 from ouro.notices import warn
+from ouro.store.lock import FileLock
 
 if TYPE_CHECKING:
     from ouro.bundle import Bundle
@@ -232,7 +233,17 @@ def touch_paths(bundle: Bundle, paths: Iterable[Path]) -> None:
     try:
         report = SyncReport()
         top = str(root)
-        with db.transaction(conn):
+        # Write-throughs queue on a flock (handed over the moment it frees)
+        # before BEGIN IMMEDIATE: SQLite's busy handler sleeps 1..100 ms
+        # between tries, and 8 writers racing on it spent most of a write asleep.
+        with (
+            FileLock(
+                bundle.lock_path("index-write"),
+                timeout=db.BUSY_TIMEOUT_S,
+                purpose="index write-through",
+            ),
+            db.transaction(conn),
+        ):
             for path in paths:
                 locator = _locator_of(root, Path(path))
                 if locator is None or not locator.startswith("desk/"):
