@@ -244,3 +244,89 @@ def test_near_duplicate_by_meaning_is_refused_naming_the_fact(
          "supersedes": first["fact"]["id"], "force": True},
     )  # fmt: skip
     assert fixed["duplicate"] is False
+
+
+@needs_model
+def test_vector_file_is_trusted_only_at_its_stamp(bundle: Bundle) -> None:
+    from ouro.index import db
+
+    _write(bundle)
+    sync(bundle)
+    embed_bundle(bundle.root)
+    path = db.db_file(bundle.root)
+    vector_file = Path(semantic.vector_file(path))
+    assert vector_file.is_file()
+    query = "how often do we change signing keys"
+    semantic._LOADED.clear()
+    from_file = desk_search(bundle.root, query, mode="semantic", explain=True)
+    conn = db.open_db(bundle.root)
+    try:
+        stamp = semantic._stamp(conn)
+        found = semantic._from_file(path, stamp)
+        assert found is not None and len(found[0]) == 5  # the file is what the search read
+        table_ids, table_rows = semantic._from_table(conn)
+        assert found[0].tolist() == table_ids.tolist()
+        assert found[1].tobytes() == table_rows.tobytes()
+        assert stamp is not None
+        assert semantic._from_file(path, (stamp[0], stamp[1] + 1)) is None  # moved on
+        assert semantic._from_file(path, ("0" * 16, stamp[1])) is None  # another index file
+    finally:
+        conn.close()
+    # a search that reads the file leaves it and the vectors as they were
+    before = vector_file.stat().st_mtime_ns
+    semantic._LOADED.clear()
+    assert desk_search(bundle.root, query, mode="semantic", explain=True) == from_file
+    assert vector_file.stat().st_mtime_ns == before
+    conn = db.open_db(bundle.root)
+    try:
+        assert semantic._stamp(conn) == stamp
+    finally:
+        conn.close()
+    # a torn file is not trusted: the table answers, the same
+    vector_file.write_bytes(vector_file.read_bytes()[:-4])
+    semantic._LOADED.clear()
+    assert desk_search(bundle.root, query, mode="semantic", explain=True) == from_file
+    # a new fact embedded by a search moves the stamp: the stale file is not used
+    embed_bundle(bundle.root)
+    invoke("diary_write", bundle, {"text": "signing keys change every quarter"})
+    semantic._LOADED.clear()
+    out = desk_search(bundle.root, query, mode="semantic")
+    assert "signing keys change every quarter" in [h["title"] for h in out["results"]]
+    assert out["index"]["semantic"] == {"state": "fresh"}
+    # deleting state/index/ and rebuilding gives the same answer
+    semantic._LOADED.clear()
+    embed_bundle(bundle.root)
+    again = desk_search(bundle.root, query, mode="semantic")
+    import shutil
+
+    shutil.rmtree(bundle.root / "state" / "index")
+    rebuild(bundle)
+    embed_bundle(bundle.root)
+    semantic._LOADED.clear()
+    assert desk_search(bundle.root, query, mode="semantic") == again
+
+
+@needs_model
+def test_cheap_check_counts_vectors_and_docs(bundle: Bundle) -> None:
+    from ouro.index import db
+
+    _write(bundle)
+    sync(bundle)
+    conn = db.open_db(bundle.root)
+    try:
+        assert not semantic.none_missing(conn)  # no vectors yet
+        semantic.catch_up(conn)
+        assert semantic.none_missing(conn)
+        # a deleted doc takes its vector with it, so the counts stay comparable
+        conn.execute("DELETE FROM docs WHERE kind = 'tip'")
+        assert semantic.none_missing(conn)
+        assert conn.execute("SELECT count(*) FROM vectors").fetchone()[0] == 4
+    finally:
+        conn.close()
+    invoke("diary_write", bundle, {"text": "a fact the vectors have not seen"})
+    conn = db.open_db(bundle.root)
+    try:
+        assert not semantic.none_missing(conn)
+        assert semantic.missing(conn) == 1
+    finally:
+        conn.close()

@@ -13,12 +13,19 @@ Contract:
   title, body (first ``MAX_CHARS``) and keys, so a vector is a pure function
   of what the index already holds.
 - Vectors live in the index file, table ``vectors(doc_id, vec)`` (float16,
-  256 values), created on first use together with a trigger that drops a
+  ``DIM`` values), created on first use together with a trigger that drops a
   doc id's vector when the id is given to a new doc. Only docs of the kinds
-  in ``KINDS`` get one. ``catch_up`` embeds the docs that have none (and
+  in ``KINDS`` get one; a second trigger drops a vector with its doc, so a
+  search first compares two counts and skips the catch-up (and its write
+  transaction) when they are equal. ``catch_up`` embeds the docs that have none (and
   drops vectors whose doc is gone); ``ouro index sync`` / ``rebuild`` run it
   to the end, a search runs it for at most ``SEARCH_BUDGET`` docs and
   otherwise says ``catching up``. A diary write (write-through) never embeds.
+- ``vectors_gen`` holds the vectors' stamp (a random epoch, a counter that
+  triggers move on every change to ``vectors``). ``embed_bundle`` (sync,
+  rebuild) writes ``state/index/vectors.f32`` atomically: header (model, dim,
+  stamp, count), int64 doc ids, float32 rows. A search maps it only while its
+  stamp is the index's, else reads the table; it is derived, never the truth.
 - ``rebuild`` empties ``vectors`` with the other tables, so a rebuilt index
   and an incrementally maintained one hold the same vectors for the same docs.
 - Continuity (orient, resume, the sentinel, drills) never imports this module.
@@ -57,6 +64,31 @@ _SCHEMA = (
     # must not inherit the old doc's vector
     "CREATE TRIGGER IF NOT EXISTS docs_vector_reuse AFTER INSERT ON docs "
     "BEGIN DELETE FROM vectors WHERE doc_id = new.id; END",
+)
+#: the vectors' generation: a random epoch (new with each index file) and a
+#: counter every change to ``vectors`` moves; the vector file carries the pair
+#: it was written at and is used only while the pair is unchanged
+_GEN_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS vectors_gen "
+    "(one INTEGER PRIMARY KEY CHECK (one = 1), epoch TEXT NOT NULL, n INTEGER NOT NULL)",
+    "INSERT OR IGNORE INTO vectors_gen VALUES (1, lower(hex(randomblob(8))), 0)",
+    "CREATE TRIGGER IF NOT EXISTS vectors_gen_ins AFTER INSERT ON vectors "
+    "BEGIN UPDATE vectors_gen SET n = n + 1; END",
+    "CREATE TRIGGER IF NOT EXISTS vectors_gen_upd AFTER UPDATE ON vectors "
+    "BEGIN UPDATE vectors_gen SET n = n + 1; END",
+    "CREATE TRIGGER IF NOT EXISTS vectors_gen_del AFTER DELETE ON vectors "
+    "BEGIN UPDATE vectors_gen SET n = n + 1; END",
+)
+#: the derived vector file beside the index database (see ``write_file``)
+VECTOR_FILE = "vectors.f32"
+_MAGIC = b"OUROVEC1"
+#: a doc's vector goes with it, so every vector belongs to a doc: equal counts
+#: of vectors and of docs of ``KINDS`` then mean no doc lacks one (the cheap
+#: check a search makes before the full one)
+_DROP_TRIGGER = "docs_vector_drop"
+_DROP = (
+    f"CREATE TRIGGER {_DROP_TRIGGER} AFTER DELETE ON docs "
+    "BEGIN DELETE FROM vectors WHERE doc_id = old.id; END"
 )
 
 
@@ -110,24 +142,44 @@ class Model:
         with open(_weights_file(folder), "rb") as handle:
             size = int.from_bytes(handle.read(8), "little")
             header = json.loads(handle.read(size))
-            data = handle.read()
         meta = header["embedding.weight"]
         start, end = meta["data_offsets"]
-        if meta["dtype"] != "F16" or meta["shape"][1] != MODEL_DIM:
+        rows, dims = meta["shape"]
+        if meta["dtype"] != "F16" or dims != MODEL_DIM or end - start != rows * dims * 2:
             from ouro.errors import OuroError
 
             raise OuroError(
                 f"{_weights_file(folder)} is not the expected model ({meta})",
                 hint="reinstall with pip install 'ouro[semantic]'",
             )
-        self.table = (
-            np.frombuffer(data[start:end], dtype=np.float16)
-            .reshape(meta["shape"])[:, :DIM]
-            .astype(np.float32)
+        # mapped, not read: a query touches only its tokens' rows
+        self.raw = np.memmap(
+            _weights_file(folder),
+            dtype="<f2",
+            mode="r",
+            offset=8 + size + start,
+            shape=tuple(meta["shape"]),
         )
+        self._table: NDArray[np.float32] | None = None
         self.tokenizer = Tokenizer.from_file(_tokenizer_file(folder))
         self.tokenizer.no_padding()
         self.tokenizer.no_truncation()
+
+    @property
+    def table(self) -> NDArray[np.float32]:
+        """The first ``DIM`` dimensions of every token, as float32 (made once)."""
+        import numpy as np
+
+        if self._table is None:
+            self._table = np.ascontiguousarray(self.raw[:, :DIM], dtype=np.float32)
+        return self._table
+
+    def _rows(self, table: NDArray[np.float32] | None, ids: Any) -> NDArray[np.float32]:
+        import numpy as np
+
+        if table is not None:
+            return table[ids]  # type: ignore[no-any-return]
+        return np.asarray(self.raw[ids][:, :DIM], dtype=np.float32)
 
     def embed(self, texts: list[str]) -> NDArray[np.float32]:
         """Unit vectors, one row per text (a text without tokens: all zeros)."""
@@ -137,7 +189,10 @@ class Model:
         if not texts:
             return out
         encoded = self.tokenizer.encode_batch(texts, add_special_tokens=False)
-        last = self.table.shape[0] - 1
+        # one text (a query) before the table is made: read only its tokens'
+        # rows (the same float32 values, summed in the same order)
+        table = self.table if len(texts) > 1 or self._table is not None else None
+        last = self.raw.shape[0] - 1
         # One text at a time: gathering every token row of a batch at once
         # builds a (tokens x 256) temporary that costs far more than the sums.
         for row, enc in enumerate(encoded):
@@ -146,9 +201,9 @@ class Model:
             ids = np.minimum(np.asarray(enc.ids, dtype=np.int64), last)
             if len(ids) > 64:  # long text: each distinct token once, times its count
                 unique, counts = np.unique(ids, return_counts=True)
-                total = counts.astype(np.float32) @ self.table[unique]
+                total = counts.astype(np.float32) @ self._rows(table, unique)
             else:
-                total = self.table[ids].sum(axis=0)
+                total = self._rows(table, ids).sum(axis=0)
             norm = float(np.linalg.norm(total))
             if norm:
                 out[row] = total / norm
@@ -165,8 +220,29 @@ def model() -> Model:
 
 def ensure_schema(conn: sqlite3.Connection) -> None:
     """Create the vectors table and its trigger (inside the caller's transaction)."""
-    for statement in _SCHEMA:
+    for statement in (*_SCHEMA, *_GEN_SCHEMA):
         conn.execute(statement)
+    if not _has_drop_trigger(conn):
+        # vectors of docs deleted before the trigger existed would upset the counts
+        conn.execute("DELETE FROM vectors WHERE doc_id NOT IN (SELECT id FROM docs)")
+        conn.execute(_DROP)
+
+
+def _has_drop_trigger(conn: sqlite3.Connection) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?", (_DROP_TRIGGER,)
+    ).fetchone()
+    return row is not None
+
+
+def none_missing(conn: sqlite3.Connection) -> bool:
+    """The cheap check: True only when every doc of ``KINDS`` surely has a vector
+    (two counts, no join, no write); False means "look properly"."""
+    if not _has_drop_trigger(conn):
+        return False
+    docs = conn.execute(f"SELECT count(*) FROM docs WHERE kind IN ({_KIND_SQL})").fetchone()[0]
+    vectors = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    return bool(docs == vectors)
 
 
 def has_table(conn: sqlite3.Connection) -> bool:
@@ -257,22 +333,116 @@ def _version(conn: sqlite3.Connection) -> tuple[int, int]:
     return int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes
 
 
-def matrix(conn: sqlite3.Connection, path: str) -> tuple[Any, Any]:
-    """(doc ids, float32 matrix) of every vector in the index, cached per connection
-    until the database changes."""
+def _stamp(conn: sqlite3.Connection) -> tuple[str, int] | None:
+    """The vectors' (epoch, generation), None when the index has no stamp yet."""
+    try:
+        row = conn.execute("SELECT epoch, n FROM vectors_gen").fetchone()
+    except sqlite3.OperationalError:  # no such table: an index without vectors yet
+        return None
+    return (str(row[0]), int(row[1])) if row else None
+
+
+def _from_table(conn: sqlite3.Connection) -> tuple[Any, Any]:
     import numpy as np
 
+    if not has_table(conn):
+        return np.zeros(0, dtype=np.int64), np.zeros((0, DIM), dtype=np.float32)
+    rows = conn.execute("SELECT doc_id, vec FROM vectors ORDER BY doc_id").fetchall()
+    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    blob = b"".join(r[1] for r in rows)
+    return ids, np.frombuffer(blob, dtype="<f2").reshape(len(rows), DIM).astype(np.float32)
+
+
+def vector_file(path: str) -> str:
+    return os.path.join(os.path.dirname(path), VECTOR_FILE)
+
+
+def _header(stamp: tuple[str, int], count: int) -> bytes:
+    meta = json.dumps(
+        {"model": MODEL, "dim": DIM, "epoch": stamp[0], "n": stamp[1], "count": count},
+        sort_keys=True,
+    ).encode()
+    size = -(-(len(_MAGIC) + 8 + len(meta)) // 64) * 64  # ids and rows start aligned
+    return (_MAGIC + (size - 16).to_bytes(8, "little") + meta).ljust(size, b" ")
+
+
+def _from_file(path: str, stamp: tuple[str, int] | None) -> tuple[Any, Any] | None:
+    """The vector file's (ids, rows), mapped read-only, or None unless its
+    header names exactly this model and the index's current stamp."""
+    import numpy as np
+
+    if stamp is None:
+        return None
+    name = vector_file(path)
+    try:
+        with open(name, "rb") as handle:
+            head = handle.read(16)
+            if len(head) < 16 or head[:8] != _MAGIC:
+                return None
+            size = int.from_bytes(head[8:], "little")
+            meta = json.loads(handle.read(size))
+            total = os.fstat(handle.fileno()).st_size
+    except (OSError, ValueError):  # absent, unreadable or torn: the table answers
+        return None
+    count = meta.get("count")
+    expected = {"model": MODEL, "dim": DIM, "epoch": stamp[0], "n": stamp[1]}
+    if any(meta.get(k) != v for k, v in expected.items()) or not isinstance(count, int):
+        return None
+    start = 16 + size
+    if total != start + count * 8 + count * DIM * 4:
+        return None
+    if not count:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, DIM), dtype=np.float32)
+    ids = np.memmap(name, dtype="<i8", mode="r", offset=start, shape=(count,))
+    rows = np.memmap(name, dtype="<f4", mode="r", offset=start + count * 8, shape=(count, DIM))
+    return np.asarray(ids), np.asarray(rows)  # plain arrays over the same mapping
+
+
+def write_file(conn: sqlite3.Connection, path: str) -> None:
+    """Write the vector file beside the index: a 64-byte-aligned JSON header
+    (model, dim, the stamp, count), the doc ids (int64) and the rows (float32),
+    atomically; derived from the table and trusted only at the same stamp."""
+    from pathlib import Path
+
+    from ouro.store.atomic import atomic_write_chunks
+
+    with db_read(conn):
+        stamp = _stamp(conn)
+        if stamp is None:
+            return
+        ids, rows = _from_table(conn)
+    atomic_write_chunks(
+        Path(vector_file(path)),
+        [_header(stamp, len(ids)), ids.astype("<i8").tobytes(), rows.astype("<f4").tobytes()],
+        root=Path(path).parent.parent.parent,
+    )
+
+
+def db_read(conn: sqlite3.Connection) -> Any:
+    """One read transaction (the stamp and the rows seen together)."""
+    import contextlib
+
+    @contextlib.contextmanager
+    def read() -> Any:
+        conn.execute("BEGIN")
+        try:
+            yield
+        finally:
+            conn.execute("ROLLBACK")
+
+    return read()
+
+
+def matrix(conn: sqlite3.Connection, path: str) -> tuple[Any, Any]:
+    """(doc ids, float32 matrix) of every vector in the index, cached per connection
+    until the database changes: from the vector file when its stamp is the
+    index's, else from the table."""
     version = _version(conn)
     cached = _LOADED.get(path)
     if cached is not None and cached[0] is conn and cached[1] == version:
         return cached[2], cached[3]
-    if not has_table(conn):
-        ids, mat = np.zeros(0, dtype=np.int64), np.zeros((0, DIM), dtype=np.float32)
-    else:
-        rows = conn.execute("SELECT doc_id, vec FROM vectors ORDER BY doc_id").fetchall()
-        ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        blob = b"".join(r[1] for r in rows)
-        mat = np.frombuffer(blob, dtype="<f2").reshape(len(rows), DIM).astype(np.float32)
+    found = _from_file(path, _stamp(conn))
+    ids, mat = found if found is not None else _from_table(conn)
     _LOADED[path] = (conn, version, ids, mat)
     return ids, mat
 
@@ -282,6 +452,9 @@ def catch_up_once(conn: sqlite3.Connection, path: str, budget: int) -> int:
     one found every doc with its vector."""
     seen = _CAUGHT_UP.get(path)
     if seen is not None and seen[0] is conn and seen[1] == _version(conn):
+        return 0
+    if none_missing(conn):  # no write transaction, no scan for docs without a vector
+        _CAUGHT_UP[path] = (conn, _version(conn))
         return 0
     remaining = catch_up(conn, budget, prune=False)
     if not remaining:
@@ -340,6 +513,7 @@ def embed_bundle(root: str | os.PathLike[str]) -> dict[str, Any] | None:
     try:
         before = missing(conn)
         catch_up(conn)
+        write_file(conn, db.db_file(root))
     except sqlite3.Error as exc:
         raise db.damaged(db.db_file(root), exc) from None
     finally:
