@@ -14,8 +14,18 @@ Files (all JSONL, locked single-write appends with fsync, ``ouro.store.jsonl``):
   are tried again by every ``send`` and by ``retry``. A crash between the lines
   leaves it pending, never lost.
 - ``arc/peers.json`` — ``{"peers": {"<agent>": {"bundle": "<path>"}}}``: where
-  each peer's bundle is on this machine (``ouro message peer``); written
-  atomically under ``state/locks/peers.lock``.
+  each peer's bundle is on this machine, or ``{"remote": "<git url>"}`` for a
+  peer whose bundle is a git repository elsewhere (``ouro message peer``; a
+  URL, ``host:path`` or a bare repository is remote); written atomically under
+  ``state/locks/peers.lock``.
+- ``state/messages/peers/<agent>/`` — a scratch clone of a remote peer's
+  bundle repository (machine-local, never synced; ``ouro.messages.remote``).
+
+A message to a remote peer is queued by ``send`` ("delivered by the next
+sync") and delivered by ``ouro sync`` and ``ouro message retry``: appended to
+the inbox in the scratch clone, committed and pushed with the ``git`` CLI; the
+peer's own sync merges its inbox by JSONL union. A failed fetch, commit or
+push leaves it queued with git's reason.
 
 Contract: kinds are ``question|answer|status|handoff|blocker``; the text is
 redacted (``ouro.arc.redact``, with the sender's literals) before anything is
@@ -28,6 +38,7 @@ what was read.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,14 +90,28 @@ def read_peers(bundle: Bundle) -> dict[str, dict[str, Any]]:
     return {k: v for k, v in peers.items() if isinstance(v, dict)}
 
 
+def is_remote(where: str) -> bool:
+    """A git URL, ``host:path`` or a bare repository (not a bundle folder)."""
+    if "://" in where or (re.match(r"^[\w.@-]+:(?!//)", where) and not os.path.exists(where)):
+        return True
+    path = Path(os.path.expanduser(where))
+    if (path / "bundle.json").is_file():
+        return False
+    return (path / "HEAD").is_file() and (path / "objects").is_dir()
+
+
 def set_peer(bundle: Bundle, agent: str, peer_bundle: str) -> dict[str, Any]:
     name = _name(agent, "agent")
-    path = os.path.abspath(os.path.expanduser(peer_bundle))
+    entry: dict[str, Any]
+    if is_remote(peer_bundle):
+        entry = {"remote": peer_bundle.strip()}
+    else:
+        entry = {"bundle": os.path.abspath(os.path.expanduser(peer_bundle))}
     with FileLock(bundle.lock_path("peers"), purpose="message peers"):
         peers = read_peers(bundle)
-        peers[name] = {"bundle": path}
+        peers[name] = entry
         atomic_write_json(bundle.root / PEERS, {"peers": dict(sorted(peers.items()))})
-    return {"agent": name, "bundle": path}
+    return {"agent": name, **entry}
 
 
 def _deliver(message: dict[str, Any], target: str | None) -> str | None:
@@ -119,16 +144,17 @@ def _pending(bundle: Bundle) -> tuple[list[dict[str, Any]], dict[str, str]]:
     return list(sent.values()), reasons
 
 
-def _try(bundle: Bundle, message: dict[str, Any]) -> str | None:
-    target: str | None = None
-    reason: str | None = None
+REMOTE_LATER = "the peer is remote: delivered by the next 'ouro sync' (or 'ouro message retry')"
+
+
+def _peer(bundle: Bundle, agent: str) -> tuple[dict[str, Any], str | None]:
     try:
-        found = read_peers(bundle).get(message["to"], {}).get("bundle")
-        target = str(found) if found else None
+        return read_peers(bundle).get(agent, {}), None
     except CorruptFile as exc:
-        reason = exc.message
-    target = target or message.get("toBundle")
-    reason = reason or _deliver(message, target)
+        return {}, exc.message
+
+
+def _record(bundle: Bundle, message: dict[str, Any], reason: str | None) -> None:
     if reason is None:
         append_jsonl(
             bundle.root / SENT, [{"event": "delivered", "id": message["id"], "at": utc_now_iso()}]
@@ -138,15 +164,44 @@ def _try(bundle: Bundle, message: dict[str, Any]) -> str | None:
             bundle.root / SENT,
             [{"event": "queued", "id": message["id"], "at": utc_now_iso(), "reason": reason}],
         )
+
+
+def _try(bundle: Bundle, message: dict[str, Any]) -> str | None:
+    peer, reason = _peer(bundle, str(message["to"]))
+    if reason is None and peer.get("remote"):
+        reason = REMOTE_LATER
+    if reason is None:
+        found = peer.get("bundle")
+        target = str(found) if found else message.get("toBundle")
+        reason = _deliver(message, target)
+    _record(bundle, message, reason)
     return reason
 
 
-def retry(bundle: Bundle) -> list[dict[str, Any]]:
-    """Try every pending message again; returns one outcome per message."""
+def retry(bundle: Bundle, *, remote: bool = True) -> list[dict[str, Any]]:
+    """Try every pending message again (remote peers through git when ``remote``);
+    returns one outcome per message."""
     pending, _ = _pending(bundle)
     out = []
+    outcomes: dict[str, str | None] = {}
+    if remote:
+        from ouro.messages.remote import deliver_remote
+
+        by_peer: dict[str, list[dict[str, Any]]] = {}
+        urls: dict[str, str] = {}
+        for message in pending:
+            peer, _bad = _peer(bundle, str(message["to"]))
+            if peer.get("remote"):
+                by_peer.setdefault(str(message["to"]), []).append(message)
+                urls[str(message["to"])] = str(peer["remote"])
+        for agent, batch in by_peer.items():
+            reason = deliver_remote(bundle, agent, urls[agent], batch)
+            for message in batch:
+                _record(bundle, message, reason)
+                outcomes[str(message["id"])] = reason
     for message in pending:
-        reason = _try(bundle, message)
+        mid = str(message["id"])
+        reason = outcomes[mid] if mid in outcomes else _try(bundle, message)
         out.append(
             {
                 "id": message["id"],
@@ -194,7 +249,7 @@ def send(
     }
     if to_bundle:
         message["toBundle"] = to_bundle
-    earlier = retry(bundle)
+    earlier = retry(bundle, remote=False)
     append_jsonl(bundle.root / SENT, [{"event": "sent", "message": message}])
     reason = _try(bundle, message)
     return {

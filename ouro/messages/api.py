@@ -87,7 +87,10 @@ def message_list(bundle: Bundle, inp: MessageListInput) -> dict[str, Any]:
 
 class MessagePeerInput(ToolInput):
     agent: str = Field(description="the peer agent's name")
-    bundle: str = Field(description="the path of the peer's bundle on this machine")
+    bundle: str = Field(
+        description="the path of the peer's bundle on this machine, or the git URL of its "
+        "bundle's repository (a remote peer: delivered by ouro sync)"
+    )
 
 
 def message_peer(bundle: Bundle, inp: MessagePeerInput) -> dict[str, Any]:
@@ -110,7 +113,8 @@ def _line(m: dict[str, Any]) -> str:
 
 def render_message(result: dict[str, Any]) -> str:
     if "peer" in result:
-        return f"peer {result['peer']['agent']} → {result['peer']['bundle']}"
+        p = result["peer"]
+        return f"peer {p['agent']} → {p.get('bundle') or p.get('remote')}"
     if "retried" in result and "message" not in result:
         done = [r for r in result["retried"] if r["delivered"]]
         lines = [f"{len(done)} of {len(result['retried'])} queued message(s) delivered"]

@@ -16,7 +16,9 @@ One run, under ``state/locks/sync.lock`` (one sync per bundle at a time):
 4. regenerate the derived files (resume checkpoint, entities, notes manifest)
    and let an existing index catch up incrementally, when the merge changed
    anything;
-5. ``git push``; if the remote moved meanwhile, go round again (3 tries).
+5. ``git push``; if the remote moved meanwhile, go round again (3 tries);
+6. deliver queued messages (``ouro.messages.retry``: remote peers by git); the
+   outcome is the result's ``messages``, a failure leaves them queued.
 
 Outcome: ``state/sync/status.json`` always; a ``sync_failed`` event when a step
 fails (committed by the next sync). A sync that only pulls, or finds nothing
@@ -305,6 +307,11 @@ def sync(
             raise
         result = _result(run, started)
         state.write_status(bundle, {**result, "lastSuccessAt": result["lastAttemptAt"]})
+    from ouro.messages import retry
+
+    # Queued messages go out after the bundle's own sync (remote peers by git);
+    # one that fails stays queued with the reason, the sync still succeeded.
+    result["messages"] = retry(bundle)
     return result
 
 
