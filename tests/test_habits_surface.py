@@ -147,3 +147,47 @@ def test_a_forged_session_id_cannot_escape_the_bundle(bundle: Bundle) -> None:
         "surface", "--to", "family", "--reason", "status", "hi", bundle=bundle, env=env
     )
     assert result["result"] == "blocked" and result["recorded"] is False
+
+
+def test_a_habit_sends_typed_messages_to_a_peer_through_the_messages_machinery(
+    bundle: Bundle, tmp_path: Any
+) -> None:
+    from ouro import messages
+
+    peer = Bundle.init(tmp_path / "bo.ouro", agent="bo")
+    messages.set_peer(bundle, "bo", str(peer.root))
+    messages.set_peer(bundle, "cy", str(tmp_path / "nowhere"))  # unreachable: queued
+    set_meta(bundle, redact={"literals": ["s3cret-value"]})
+    run = body(
+        bundle,
+        [
+            ["--to", "bo", "--reason", "needed_input", "which key? s3cret-value"],
+            ["--to", "cy", "--reason", "blocked", "waiting on cy"],
+        ],
+    )
+    routes = {"extra": [{"friendId": p, "channel": "message"} for p in ("bo", "cy")]}
+    define(bundle, "ask", run, surface=routes)
+    receipt = run_habit(bundle, "ask", trigger="manual")
+    got = [(a["recipient"], a["channel"], a["result"]) for a in receipt["surfaceAttempts"]]
+    assert got == [("bo", "message", "delivered"), ("cy", "message", "queued")]
+    assert "nowhere" in receipt["surfaceAttempts"][1]["rawStatus"]
+    assert receipt["outcome"] == "surfaced"
+
+    inbox = messages.inbox(peer).messages
+    assert [(m["from"], m["kind"], m["text"]) for m in inbox] == [
+        ("habit:ask", "question", "which key? [redacted:literal]")
+    ]
+    queued = messages.outgoing(bundle)
+    assert [(q["to"], q["kind"], q["from"]) for q in queued] == [("cy", "blocker", "habit:ask")]
+    refs = [r["locator"] for r in receipt["producedRefs"] if r["kind"] == "surface"]
+    assert refs[:2] == [
+        f"arc/messages/sent.jsonl#{inbox[0]['id']}",
+        f"arc/messages/sent.jsonl#{queued[0]['id']}",
+    ]
+
+    # the tool policy is respected: a habit not granted message_send cannot send one
+    define(bundle, "quiet", run, tools=["surface"], surface=routes)
+    refused = run_habit(bundle, "quiet", trigger="manual")
+    assert [a["result"] for a in refused["surfaceAttempts"]] == ["blocked", "blocked"]
+    assert refused["surfaceAttempts"][0]["error"] == "the habit's tool policy denies message_send"
+    assert len(messages.inbox(peer).messages) == 1

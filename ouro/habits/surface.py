@@ -16,6 +16,13 @@ bundle) the recipient is checked against the session's permission envelope:
        "runId": …, "sessionId": …, "recipient": …, "routeKind": …,
        "channel": … | null, "friendId"?: …, "key"?: …, "reason": …, "text": …}
 
+- the route's channel is ``message`` (``surface.extra: [{friendId: bo,
+  channel: message}]``) → a typed message to peer ``bo`` through
+  ``ouro.messages.send`` (kind from the reason: needed_input → question,
+  answer → answer, blocked → blocker, else status; sender ``habit:<name>``):
+  ``delivered``, or ``queued`` with the reason (never lost; ``ouro sync`` and
+  ``ouro message retry`` try it again). Refused (``blocked``) when the habit's
+  tool policy denies ``message_send``;
 - a recipient outside the envelope → ``blocked``; an unresolved route (e.g. an
   originator with no friendId) → ``unavailable``.
 
@@ -47,6 +54,8 @@ from ouro.store.jsonl import append_jsonl
 
 OUTBOX = "arc/outbox/pending.jsonl"
 SENSE_TIMEOUT = 30.0
+MESSAGE_CHANNEL = "message"
+_KIND = {"needed_input": "question", "answer": "answer", "blocked": "blocker"}
 _PRINTED = frozenset({"delivered", "delivered_now", "queued", "deferred", "sent"})
 
 
@@ -104,6 +113,8 @@ def surface(bundle: Bundle, inp: SurfaceInput) -> dict[str, Any]:
             route_kind=route.kind,
             error=route.reason or "route unresolved",
         )
+    elif route.channel == MESSAGE_CHANNEL:
+        attempt, queued_ref = _message(bundle, route, inp, text, envelope)
     else:
         template = read_config(bundle).senses.get(route.channel or "")
         if template:
@@ -123,6 +134,36 @@ def surface(bundle: Bundle, inp: SurfaceInput) -> dict[str, Any]:
         folder / SURFACE_FILE, [{"at": utc_now_iso(), "attempt": shown, "locator": queued_ref}]
     )
     return {**shown, "recorded": True, "outboxLocator": queued_ref}
+
+
+def _message(
+    bundle: Bundle, route: ReturnRoute, inp: SurfaceInput, text: str, env: PermissionEnvelope
+) -> tuple[SurfaceAttempt, str | None]:
+    """A typed message to the peer ``route.friend_id`` (ouro.messages)."""
+    from ouro import messages
+    from ouro.desk.tasks import acting_agent
+
+    base: dict[str, Any] = {
+        "recipient": route.recipient,
+        "channel": MESSAGE_CHANNEL,
+        "reason": inp.reason,
+        "route_kind": route.kind,
+    }
+    if "message_send" in env.denied_tools:
+        error = "the habit's tool policy denies message_send"
+        return SurfaceAttempt(**base, result="blocked", error=error), None
+    sent = messages.send(
+        bundle,
+        route.friend_id or route.recipient,
+        text,
+        kind=_KIND.get(inp.reason, "status"),
+        sender=acting_agent(bundle, None),
+    )
+    ref = f"{messages.SENT}#{sent['message']['id']}"
+    if sent["delivered"]:
+        return SurfaceAttempt(**base, result="delivered", raw_status="delivered"), ref
+    reason = str(sent["queuedReason"])
+    return SurfaceAttempt(**base, result="queued", raw_status=reason[:200]), ref
 
 
 def _queue(
