@@ -241,10 +241,16 @@ def _push(run: Run) -> bool:
         run.pushed = True
         return True
     err = proc.stderr.decode("utf-8", "replace")
-    if run.mode == "both" and ("fetch first" in err or "non-fast-forward" in err):
+    # "cannot lock ref": another push updated the branch between git's check
+    # and its ref update (two machines pushing at once) — the remote moved too.
+    moved = any(
+        sign in err
+        for sign in ("fetch first", "non-fast-forward", "cannot lock ref", "failed to update ref")
+    )
+    if run.mode == "both" and moved:
         return False
     hint = "run 'ouro sync' again"
-    if "fetch first" in err or "non-fast-forward" in err:
+    if moved:
         hint = "the remote has changes this bundle lacks: run 'ouro sync' (not --push-only)"
     raise SyncError(f"git push failed: {first_line(proc)}", hint=hint)
 
