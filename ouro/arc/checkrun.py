@@ -84,6 +84,19 @@ class CheckRun:
     def note(self, timeout: float) -> str | None:
         return f"timed out after {timeout:g}s" if self.timed_out else None
 
+    def to_json(self) -> dict[str, Any]:
+        """The run as tool results report it (claim verify, task verify)."""
+        return {
+            "command": self.command,
+            "cwd": self.cwd,
+            "exitCode": self.exit_code,
+            "durationMs": self.duration_ms,
+            "outputDigest": self.digest,
+            "tail": self.tail,
+            "timedOut": self.timed_out,
+            "envScrubbed": self.scrubbed,
+        }
+
 
 def repo_root(bundle: Bundle) -> Path:
     """The repository the bundle's claims and checks are about (see module doc)."""

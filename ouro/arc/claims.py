@@ -261,7 +261,7 @@ def verify_claim(
         sources_first=sources,
         expect_check=claim.check,
     )
-    result["run"] = _run_json(run)
+    result["run"] = run.to_json()
     return result
 
 
@@ -278,19 +278,6 @@ def _run_fields(
         "durationMs": run.duration_ms,
         "tail": run.tail,
         "cwd": run.cwd,
-    }
-
-
-def _run_json(run: checkrun.CheckRun) -> dict[str, Any]:
-    return {
-        "command": run.command,
-        "cwd": run.cwd,
-        "exitCode": run.exit_code,
-        "durationMs": run.duration_ms,
-        "outputDigest": run.digest,
-        "tail": run.tail,
-        "timedOut": run.timed_out,
-        "envScrubbed": run.scrubbed,
     }
 
 

@@ -240,16 +240,7 @@ def task_verify(bundle: Bundle, inp: TaskVerifyInput) -> dict[str, Any]:
     return {
         "task": task.summary(),
         "doneBlockedBy": tasks.completion_gate(bundle, task.meta),
-        "run": {
-            "command": run.command,
-            "cwd": run.cwd,
-            "exitCode": run.exit_code,
-            "durationMs": run.duration_ms,
-            "outputDigest": run.digest,
-            "tail": run.tail,
-            "timedOut": run.timed_out,
-            "envScrubbed": run.scrubbed,
-        },
+        "run": run.to_json(),
     }
 
 
