@@ -178,7 +178,8 @@ class Model:
         import numpy as np
 
         if table is not None:
-            return table[ids]  # type: ignore[no-any-return]
+            rows: NDArray[np.float32] = table[ids]
+            return rows
         return np.asarray(self.raw[ids][:, :DIM], dtype=np.float32)
 
     def embed(self, texts: list[str]) -> NDArray[np.float32]:
