@@ -13,7 +13,12 @@ changed: ``cursor.marks`` keeps, per day file, the folded length, a digest of
 those bytes and a (size, mtime, ctime, inode) fingerprint; a file whose
 fingerprint differs (or was too fresh to trust one) has its folded bytes
 re-digested. Otherwise the caller folds from scratch (``Inconsistent``), so a
-line edited in place by hand is seen on the next read.
+line edited in place by hand is seen on the next read. A re-digest that
+matches puts the file's current fingerprint into the mark (in memory; a writer
+persists it with the checkpoint), and a process remembers the digests it made,
+keyed on the same fingerprint (``_DIGESTS``), so an unchanged day file costs
+one ``stat`` per read even before a writer has refreshed the marks (after a
+copy or restore of the bundle, every inode and ctime differs).
 
 Rules (documented in docs/arc.md):
 
@@ -101,9 +106,27 @@ def _fp(st: os.stat_result, now: int) -> list[int] | None:
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
 
 
-def _digest_prefix(path: Path, length: int) -> str:
+#: (path, length) -> (fingerprint, digest) of prefixes digested by this process;
+#: only trusted fingerprints (see ``_fp``) are kept, so an entry is exactly as
+#: safe as a persisted mark.
+_DIGESTS: dict[tuple[str, int], tuple[list[int], str]] = {}
+_DIGESTS_MAX = 4096
+
+
+def _digest_prefix(path: Path, length: int, fp: list[int] | None = None) -> str:
+    """The digest of the first ``length`` bytes; ``fp``: the file's trusted fingerprint."""
+    key = (os.fspath(path), length)
+    if fp is not None:
+        known = _DIGESTS.get(key)
+        if known is not None and known[0] == fp:
+            return known[1]
     with path.open("rb") as handle:
-        return _line_digest(handle.read(length))
+        digest = _line_digest(handle.read(length))
+    if fp is not None:
+        if len(_DIGESTS) >= _DIGESTS_MAX:
+            _DIGESTS.clear()
+        _DIGESTS[key] = (fp, digest)
+    return digest
 
 
 def mark_files(state: State, folder: Path) -> None:
@@ -125,16 +148,22 @@ def mark_files(state: State, folder: Path) -> None:
         fp = _fp(st, now)
         if old and old.get("fp") is not None and old["fp"] == fp and old.get("length") == length:
             continue
-        marks[name] = {"fp": fp, "length": length, "digest": _digest_prefix(path, length)}
+        marks[name] = {"fp": fp, "length": length, "digest": _digest_prefix(path, length, fp)}
     for name in list(marks):
         if name not in cur["done"] and name != cur["file"]:
             del marks[name]
 
 
 def _check_marks(cur: dict[str, Any], folder: Path) -> None:
+    """Every folded day file still holds the bytes folded from it.
+
+    A file whose fingerprint moved is re-digested; when the bytes are the same,
+    its mark takes the new fingerprint (if trusted), which a writer persists.
+    """
     marks = cur.get("marks")
     if not isinstance(marks, dict):
         raise Inconsistent("the checkpoint has no day-file marks")
+    now = time.time_ns()
     for name in [*cur["done"], cur["file"]]:
         mark = marks.get(name)
         if not isinstance(mark, dict):
@@ -143,10 +172,14 @@ def _check_marks(cur: dict[str, Any], folder: Path) -> None:
         fp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
         if mark.get("fp") is not None and mark["fp"] == fp:
             continue
-        if st.st_size < int(mark["length"]):
+        length = int(mark["length"])
+        if st.st_size < length:
             raise Inconsistent(f"{name} is shorter than when it was folded")
-        if _digest_prefix(folder / name, int(mark["length"])) != mark.get("digest"):
+        trusted = _fp(st, now)
+        if _digest_prefix(folder / name, length, trusted) != mark.get("digest"):
             raise Inconsistent(f"{name} was edited in place after it was folded")
+        if trusted is not None:
+            mark["fp"] = trusted
 
 
 def check_cursor(state: State, folder: Path, names: list[str]) -> None:

@@ -1,0 +1,93 @@
+"""Day-file marks (ouro.arc.fold): an unchanged day file costs one stat per read.
+
+After a copy or restore every inode and ctime differs, so each folded day file
+is re-digested once; the digest is remembered per process keyed on the file's
+fingerprint, and a writer persists the refreshed fingerprints. An edit in
+place is still seen on the next read.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from ouro.arc import fold, paths
+from ouro.arc.recorder import record_event, write_checkpoint
+from ouro.arc.resume import read_resume
+from ouro.bundle import Bundle
+from tests.conftest import snapshot
+
+
+def _events(bundle: Bundle) -> None:
+    record_event(bundle, "turn_accepted", "ask", current_ask="ship the parser")
+    record_event(bundle, "agent_note", "next", next_safe_action="run the tests")
+    time.sleep(fold.RACY_NS / 1e9 + 0.05)  # let every fingerprint be trusted
+
+
+def _marks(bundle: Bundle) -> dict[str, dict[str, object]]:
+    data = orjson.loads(paths.checkpoint_path(bundle).read_bytes())
+    marks: dict[str, dict[str, object]] = data["fold"]["cursor"]["marks"]
+    return marks
+
+
+def _copy(bundle: Bundle, tmp_path: Path) -> Bundle:
+    target = tmp_path / "copy.ouro"
+    shutil.copytree(bundle.root, target)  # new inodes and ctimes, same bytes
+    time.sleep(fold.RACY_NS / 1e9 + 0.05)
+    return Bundle.open(target)
+
+
+def _codes(bundle: Bundle) -> list[str]:
+    return [i["code"] for i in read_resume(bundle)["recorder"]["issues"]]
+
+
+def test_a_copied_bundle_is_digested_once_per_process_and_refreshed_by_a_writer(
+    bundle: Bundle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _events(bundle)
+    copy = _copy(bundle, tmp_path)
+    digested: list[str] = []
+    real = fold._line_digest
+
+    def spy(raw: bytes) -> str:
+        digested.append("x")
+        return real(raw)
+
+    monkeypatch.setattr(fold, "_line_digest", spy)
+    before = snapshot(copy.root)
+    assert read_resume(copy)["currentAsk"]["value"] == "ship the parser"
+    first = len(digested)
+    assert first >= 1  # the prefix of the day file, re-digested: its inode moved
+    assert "checkpoint_inconsistent" not in _codes(copy)
+    second = len(digested) - first
+    assert second < first  # the prefix digest is remembered (only the last line is re-hashed)
+    assert snapshot(copy.root) == before  # reads wrote nothing
+    # a writer persists the day files' current fingerprints
+    fold._DIGESTS.clear()
+    with paths.arc_lock(copy, "test"):
+        write_checkpoint(copy)
+    names = fold.day_files(paths.events_dir(copy))
+    for name in names:
+        st = (paths.events_dir(copy) / name).stat()
+        assert _marks(copy)[name]["fp"] == [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+    digested.clear()
+    read_resume(copy)
+    assert len(digested) == 1  # only the line before the cursor: no prefix digest
+
+
+def test_an_edit_in_place_after_a_remembered_digest_is_seen(bundle: Bundle, tmp_path: Path) -> None:
+    _events(bundle)
+    copy = _copy(bundle, tmp_path)
+    assert "checkpoint_inconsistent" not in _codes(copy)  # digest remembered for copy
+    day = paths.events_dir(copy) / fold.day_files(paths.events_dir(copy))[0]
+    data = day.read_bytes()
+    # same size, one byte changed inside the first (folded) line
+    assert b"ship the parser" in data
+    with open(day, "r+b") as handle:
+        handle.write(data.replace(b"ship the parser", b"ship the parsed", 1))
+    assert "checkpoint_inconsistent" in _codes(copy)
+    assert read_resume(copy)["currentAsk"]["value"] == "ship the parsed"
