@@ -1,24 +1,41 @@
-"""``ouro info`` / ``info`` (MCP): what is in a bundle, read without writing."""
+"""``ouro info`` / ``info`` (MCP): what is in a bundle, read without writing.
+
+No pydantic here: the input model is ``ouro.info_input.InfoInput``."""
 
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ouro.bundle import Bundle
-from ouro.models.base import ToolInput
+
+if TYPE_CHECKING:
+    from ouro.info_input import InfoInput
 
 AREAS = ("arc", "desk", "habits", "state")
 
 
-class InfoInput(ToolInput):
-    pass
-
-
 def _count_files(folder: os.PathLike[str] | str) -> int:
+    """Files under ``folder`` as ``os.walk`` lists them (a symlink to a folder is
+    not followed nor counted; unreadable folders are skipped), by ``scandir``."""
     total = 0
-    for _dirpath, _dirs, files in os.walk(folder):
-        total += sum(1 for name in files if name != ".keep" and not name.endswith(".lock"))
+    stack = [os.fspath(folder)]
+    while stack:
+        try:
+            entries = os.scandir(stack.pop())
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                try:
+                    is_dir = entry.is_dir()
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    if not entry.is_symlink():
+                        stack.append(entry.path)
+                elif entry.name != ".keep" and not entry.name.endswith(".lock"):
+                    total += 1
     return total
 
 

@@ -80,7 +80,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Describe the bundle: its path, agent, layout version, how many files "
         "each area holds, and the state of the search index.",
-        input_model="ouro.info:InfoInput",
+        input_model="ouro.info_input:InfoInput",
         function="ouro.info:bundle_info",
         cli=("info",),
         read_only=True,
@@ -588,7 +588,7 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         description="Write a diary entry (a fact) to desk/_record/diary/facts.jsonl with provenance; exact duplicates are returned, near-duplicates refused unless forced, --supersedes corrects an earlier fact.",
-        input_model="ouro.desk.record_api:DiaryWriteInput",
+        input_model="ouro.desk.record_inputs:DiaryWriteInput",
         function="ouro.desk.record_api:diary_write",
         cli=("diary", "write"),
         read_only=False,
@@ -598,7 +598,7 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         description="Append a daily reflection to desk/_record/diary/daily/YYYY-MM-DD.md.",
-        input_model="ouro.desk.record_api:DiaryReflectInput",
+        input_model="ouro.desk.record_inputs:DiaryReflectInput",
         function="ouro.desk.record_api:diary_reflect",
         cli=("diary", "reflect"),
         read_only=False,
@@ -607,7 +607,7 @@ TOOLS: tuple[Tool, ...] = (
     ),
     Tool(
         description="Write a reference note to desk/_record/notes/<slug>.md (same title updates it) and refresh the notes manifest.",
-        input_model="ouro.desk.record_api:NotesWriteInput",
+        input_model="ouro.desk.record_inputs:NotesWriteInput",
         function="ouro.desk.record_api:notes_write",
         cli=("notes", "write"),
         read_only=False,
@@ -717,9 +717,13 @@ def get(name: str) -> Tool:
 
 
 def invoke(name: str, bundle: Bundle, arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """Validate ``arguments`` against the tool's model and call its function."""
+    """Validate ``arguments`` against the tool's model and call its function.
+
+    The function gets the validated input: a pydantic model instance, or for
+    plain input of a plain tool the same field values as a ``SimpleNamespace``
+    (``ouro.models.lite``); functions read fields as attributes only."""
     from ouro.edge import check_arguments
-    from ouro.models.base import validate_input
+    from ouro.models import lite
     from ouro.notices import collect
 
     tool = get(name)
@@ -730,7 +734,13 @@ def invoke(name: str, bundle: Bundle, arguments: Mapping[str, Any]) -> dict[str,
 
         enforce(name, bundle)
     usage = f"'ouro {' '.join(tool.cli)} --help' lists the fields (MCP: the {name} input schema)"
-    inp = validate_input(tool.model(), arguments, source=name, hint=usage)
+    # plain input of a plain tool: validated without importing pydantic; anything
+    # else (and every error message) is pydantic's (``ouro.models.lite``)
+    inp: Any = lite.validate(name, arguments)
+    if inp is None:
+        from ouro.models.base import validate_input
+
+        inp = validate_input(tool.model(), arguments, source=name, hint=usage)
     with collect() as warnings:
         result = tool.func()(bundle, inp)
     if warnings:  # e.g. the index could not be refreshed after a durable write

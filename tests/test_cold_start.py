@@ -70,6 +70,8 @@ def busy(bundle: Bundle) -> Bundle:
 
 FAST = [
     ("--version",),
+    ("info",),
+    ("info", "--json"),
     ("index", "status"),
     ("index", "status", "--json"),
     ("orient",),
@@ -94,6 +96,19 @@ PYDANTIC = {"pydantic", "pydantic_core"}
 @pytest.mark.parametrize("argv", FAST, ids=" ".join)
 def test_fast_commands_import_no_pydantic(busy: Bundle, argv: tuple[str, ...]) -> None:
     leaks = _leaks(_imports_of(busy, argv)) & PYDANTIC
+    assert leaks == set(), f"ouro {' '.join(argv)} imported {sorted(leaks)}"
+
+
+#: writes whose plain input is validated without pydantic (``ouro.models.lite``)
+LITE_WRITES = [
+    ("diary", "write", "the deploy window is friday", "--about", "deploys"),
+    ("diary", "write", "the deploy window is monday", "--about", "ops", "--force", "--json"),
+]
+
+
+@pytest.mark.parametrize("argv", LITE_WRITES, ids=" ".join)
+def test_plain_writes_import_no_pydantic(busy: Bundle, argv: tuple[str, ...]) -> None:
+    leaks = _leaks(_imports_of(busy, argv))
     assert leaks == set(), f"ouro {' '.join(argv)} imported {sorted(leaks)}"
 
 

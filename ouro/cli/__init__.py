@@ -12,6 +12,11 @@ def main(argv: list[str] | None = None) -> None:
         "".join(args).encode("utf-8")
     except UnicodeEncodeError:  # invalid bytes in argv arrive as lone surrogates
         sys.exit(_refuse_argv(args))
+    if _only_version(args):  # what click's version option prints, without click
+        from ouro import __version__
+
+        sys.stdout.write(f"ouro, version {__version__}\n")
+        sys.exit(0)
     # Host hooks and the search verbs have stdlib-only fast paths (no click,
     # no pydantic); hooks first, since hosts kill slow ones.
     from ouro.cli.fasthook import try_run as try_hook
@@ -26,6 +31,20 @@ def main(argv: list[str] | None = None) -> None:
 
         code = run(args)
     sys.exit(code)
+
+
+def _only_version(args: list[str]) -> bool:
+    """``ouro [--bundle B] --version``: click prints the version before it looks at
+    anything else (an eager option), so these forms print only the version."""
+    rest = list(args)
+    while rest[:1] != ["--version"]:
+        if rest[:1] == ["--bundle"] and len(rest) > 2:
+            del rest[:2]
+        elif rest and rest[0].startswith("--bundle=") and len(rest) > 1:
+            del rest[0]
+        else:
+            return False
+    return rest == ["--version"]
 
 
 def _refuse_argv(args: list[str]) -> int:

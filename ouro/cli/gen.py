@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 import types
 import typing
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -64,19 +65,50 @@ def _read_file(option: str, value: str) -> str:
         ) from None
 
 
-def tool_command(tool: Tool) -> click.Command:
+@dataclass(frozen=True)
+class _Field:
+    name: str
+    inner: Any  # the element type (str, int, bool, a Literal)
+    is_list: bool
+    required: bool
+    description: str | None
+
+
+def input_fields(tool: Tool, *, lite: bool = True) -> list[_Field]:
+    """The tool's input fields: from the generated plain spec when there is one
+    (no pydantic import, ``ouro.models.lite``), else from the pydantic model."""
+    from ouro.models import lite as lite_specs
+
+    spec = lite_specs.fields(tool.name) if lite else None
+    if spec is not None:
+        out = []
+        for name, kind, required, _default, description, choices in spec:
+            base = kind.rstrip("?")
+            inner: Any = {"str": str, "int": int, "bool": bool, "list": str}[base]
+            if choices is not None:
+                inner = Literal[choices]
+            out.append(_Field(name, inner, base == "list", required, description))
+        return out
     model = tool.model()
+    fields = []
+    for name, info in model.model_fields.items():
+        inner, is_list = _unwrap(info.annotation)
+        fields.append(_Field(name, inner, is_list, info.is_required(), info.description))
+    return fields
+
+
+def tool_command(tool: Tool, *, lite: bool = True) -> click.Command:
+    fields = {f.name: f for f in input_fields(tool, lite=lite)}
     params: list[click.Parameter] = []
     for name in tool.args:
-        info = model.model_fields[name]
-        _inner, is_list = _unwrap(info.annotation)
+        field = fields[name]
         params.append(
-            click.Argument([name], nargs=-1 if is_list else 1, required=info.is_required())
+            click.Argument([name], nargs=-1 if field.is_list else 1, required=field.required)
         )
-    for name, info in model.model_fields.items():
+    for name, field in fields.items():
         if name in tool.args:
             continue
-        help_text = info.description
+        help_text = field.description
         if name in tool.files:
             params.append(
                 click.Option(
@@ -85,16 +117,15 @@ def tool_command(tool: Tool) -> click.Command:
             )
             continue
         flag = tool.options.get(name, "--" + name.replace("_", "-"))
-        inner, is_list = _unwrap(info.annotation)
-        if inner is bool:
+        if field.inner is bool:
             params.append(click.Option([flag, name], is_flag=True, default=None, help=help_text))
         else:
             params.append(
                 click.Option(
                     [flag, name],
-                    type=_click_type(inner),
-                    multiple=is_list,
-                    required=info.is_required(),
+                    type=_click_type(field.inner),
+                    multiple=field.is_list,
+                    required=field.required,
                     help=help_text,
                 )
             )
@@ -111,11 +142,7 @@ def tool_command(tool: Tool) -> click.Command:
                 value = _read_file(tool.files[key], value)
             arguments[key] = list(value) if isinstance(value, tuple) else value
         for key, option in tool.files.items():
-            if (
-                key not in arguments
-                and model.model_fields[key].is_required()
-                and not sys.stdin.isatty()
-            ):
+            if key not in arguments and fields[key].required and not sys.stdin.isatty():
                 arguments[key] = _read_file(option, "-")
         bundle = bundle_from(ctx)
         try:

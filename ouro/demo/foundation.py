@@ -7,7 +7,8 @@ import os
 from ouro.bundle import Bundle
 from ouro.demo import Step
 from ouro.errors import InvalidLocator
-from ouro.info import InfoInput, bundle_info, render_info
+from ouro.info import bundle_info, render_info
+from ouro.info_input import InfoInput
 
 
 def _tree(bundle: Bundle) -> str:

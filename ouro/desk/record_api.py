@@ -1,28 +1,18 @@
-"""Record tools (diary facts, daily reflections, notes): input models and
-functions for the registry (interface edge; see ``hooks.after_write``)."""
+"""Record tools (diary facts, daily reflections, notes): the functions for the
+registry (interface edge; see ``hooks.after_write``). Their input models are in
+``ouro.desk.record_inputs``: this module imports no pydantic, so a plain
+``diary_write`` (validated by ``ouro.models.lite``) never loads it."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any
 
 from ouro.bundle import Bundle
 from ouro.desk import daily, notes, record
 from ouro.desk.hooks import after_write
-from ouro.models.base import ToolInput
 
-
-class DiaryWriteInput(ToolInput):
-    text: str = Field(description="the fact, one atomic statement")
-    about: list[str] = Field(default_factory=list, description="entities the fact is about")
-    source: str | None = Field(None, description="where it came from")
-    trust: str | None = Field(None, description="trust label, e.g. verified, told, inferred")
-    channel: str | None = Field(None, description="channel it arrived on")
-    friend: str | None = Field(None, description="friend id it came from")
-    friend_name: str | None = Field(None, description="friend's display name")
-    supersedes: str | None = Field(None, description="id of the fact this one corrects")
-    force: bool = Field(False, description="write even if a near-duplicate exists")
+if TYPE_CHECKING:
+    from ouro.desk.record_inputs import DiaryReflectInput, DiaryWriteInput, NotesWriteInput
 
 
 def diary_write(bundle: Bundle, inp: DiaryWriteInput) -> dict[str, Any]:
@@ -45,20 +35,10 @@ def diary_write(bundle: Bundle, inp: DiaryWriteInput) -> dict[str, Any]:
     }
 
 
-class DiaryReflectInput(ToolInput):
-    text: str = Field(description="the reflection")
-
-
 def diary_reflect(bundle: Bundle, inp: DiaryReflectInput) -> dict[str, Any]:
     path, at = daily.reflect(bundle, inp.text)
     after_write(bundle, [path])
     return {"locator": bundle.locator(path), "at": at}
-
-
-class NotesWriteInput(ToolInput):
-    title: str = Field(description="note title (names the file)")
-    body: str = Field(description="note body (Markdown)")
-    tags: list[str] = Field(default_factory=list, description="a tag (repeatable)")
 
 
 def notes_write(bundle: Bundle, inp: NotesWriteInput) -> dict[str, Any]:
