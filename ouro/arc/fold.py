@@ -14,7 +14,7 @@ those bytes and a (size, mtime, ctime, inode) fingerprint; a file whose
 fingerprint differs (or was too fresh to trust one) has its folded bytes
 re-digested. Otherwise the caller folds from scratch (``Inconsistent``), so a
 line edited in place by hand is seen on the next read. A re-digest that
-matches puts the file's current fingerprint into the mark (in memory; a writer
+matches puts the file's current fingerprint into the mark (in the loaded state; a writer
 persists it with the checkpoint), and a process remembers the digests it made,
 keyed on the same fingerprint (``_DIGESTS``), so an unchanged day file costs
 one ``stat`` per read even before a writer has refreshed the marks (after a
