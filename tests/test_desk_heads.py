@@ -7,7 +7,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
 from ouro import tools
@@ -59,27 +58,36 @@ def test_orient_reads_only_changed_task_files(
     assert tasks.find_task(bundle, made[5].id).meta["status"] == "blocked"
 
 
+def _forge(bundle: Bundle, change: Any) -> None:
+    """Rewrite the cache with ``change(cache) -> cache`` applied (a valid CRC)."""
+    cache = heads._load_cache(bundle)
+    assert cache is not None
+    forged = change(cache)
+    data = bytes(cache.closed.data)
+    heads.heads_path(bundle).write_bytes(heads._dump(forged, data))
+
+
 def test_a_cache_that_does_not_match_the_files_is_not_trusted(bundle: Bundle) -> None:
     tracks.add_track(bundle, "web")
     task = tasks.add_task(bundle, "web", "Alpha")
     _settle(bundle)
-    cache = heads.heads_path(bundle)
-    data = orjson.loads(cache.read_bytes())
-    (key,) = data["tasks"]
+    loaded = heads._load_cache(bundle)
+    assert loaded is not None and loaded.fps[0] is not None
     # a forged entry whose stat no longer matches the file
-    data["tasks"][key][3]["title"] = "forged"
-    data["tasks"][key][0] += 1
-    cache.write_bytes(orjson.dumps(data))
+    size, mtime, ctime, ino = loaded.fps[0]
+
+    def forge(cache: Any) -> Any:
+        row = (*cache.hot[0][:6], "forged", *cache.hot[0][7:])
+        return cache._replace(hot=[row], fps=[(size + 1, mtime, ctime, ino)])
+
+    _forge(bundle, forge)
     (head,), problems = heads.read_heads(bundle)
     assert head.title == "Alpha" and problems == []
-    # an entry with the right stat but ill-typed fields is not used either
-    data["tasks"][key][0] -= 1
-    data["tasks"][key][3]["priority"] = "high"
-    cache.write_bytes(orjson.dumps(data))
-    (head,), _ = heads.read_heads(bundle)
-    assert head.priority == task.meta["priority"]
-    for garbage in (b"", b"{not json", b'{"schema": 99, "tasks": {}}', b"[]"):
-        cache.write_bytes(garbage)
+    # a damaged file (the CRC no longer matches) or a foreign one is not used at all
+    good = heads.heads_path(bundle).read_bytes()
+    damaged = good[:-3] + bytes([good[-3] ^ 1]) + good[-2:]
+    for garbage in (b"", b"{not json", b"ouro-desk-heads 99 0 0 0 0\n", damaged, good[:-9]):
+        heads.heads_path(bundle).write_bytes(garbage)
         (head,), problems = heads.read_heads(bundle)
         assert (head.id, head.title, problems) == (task.id, "Alpha", [])
 
@@ -88,11 +96,15 @@ def test_writes_through_the_tool_path_keep_the_cache_current(bundle: Bundle) -> 
     tools.invoke("desk_track_add", bundle, {"name": "web"})
     added = tools.invoke("desk_task_add", bundle, {"track": "web", "title": "Alpha"})
     task_id = added["task"]["id"]
-    cache = orjson.loads(heads.heads_path(bundle).read_bytes())
-    assert [entry[3]["id"] for entry in cache["tasks"].values()] == [task_id]
+    cache = heads._load_cache(bundle)
+    assert cache is not None and [row[2] for row in cache.hot] == [task_id]
     tools.invoke("desk_task_update", bundle, {"task": task_id, "status": "blocked"})
-    cache = orjson.loads(heads.heads_path(bundle).read_bytes())
-    assert [entry[3]["status"] for entry in cache["tasks"].values()] == ["blocked"]
+    cache = heads._load_cache(bundle)
+    assert cache is not None and [row[5] for row in cache.hot] == ["blocked"]
+    tools.invoke("desk_task_update", bundle, {"task": task_id, "status": "done"})
+    cache = heads._load_cache(bundle)
+    assert cache is not None and cache.hot == []
+    assert [row[5] for row in cache.closed.rows()] == ["done"]
     # a deleted task folder drops out; an unreadable task is a problem, not a head
     tasks.add_task(bundle, "web", "Beta")
     broken = bundle.desk / "web" / "alpha" / "task.md"

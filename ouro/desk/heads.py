@@ -1,30 +1,45 @@
 """Desk heads: a small derived summary of every task, so orient reads O(changed) files.
 
-File: ``state/cache/desk-heads.json`` (machine-local, ignored by git; inode
-numbers mean nothing elsewhere)::
+File: ``state/cache/desk-heads.bin`` (machine-local, ignored by git; inode
+numbers mean nothing elsewhere): a header line
+``ouro-desk-heads <schema> <recordedAt ns> <main length> <crc32 main> <crc32 closed>\\n``,
+then two ``marshal`` blobs (stdlib; loads ~10× faster than JSON). Main::
 
-    {"schema": 1, "recordedAt": <time_ns>, "tasks": {
-        "<track>/<task-folder>": [<size>, <mtime_ns>, <inode>,
-                                  {"id", "title", "status", "priority", "created",
-                                   "updated", "heldBy", "leaseUntil", "unverified",
-                                   "blockedBy", "parent"}], ...}}
+    (desk_fp, tracks, rels, fps, hot)
+    tracks: [(name, fp, [folder, ...]), ...]   # every folder, sorted
+    rels:   ["<track>/<folder>/task.md", ...]  # folders that held a task.md
+    fps:    [(size, mtime_ns, ctime_ns, inode) or None, ...]   # per rel
+    hot:    [row, ...]     # tasks orient shows: not done/dropped, or done unverified
+
+Closed: ``[row, ...]`` of every other task, decoded (and its CRC checked) only
+when a caller needs every task (``read_heads``) or a featured task is closed.
+
+A row is ``(priority, created, id, track, key, status, title, updated,
+heldBy, leaseUntil, unverified, blockedBy, parent)``, so sorting rows sorts by
+orient's order (priority, created, id); ``hot`` is stored sorted.
 
 Contract:
-- Files are the truth; this is a cache and is never trusted blindly. A reader
-  (``read_heads``) lists the task folders and ``stat``s each ``task.md``; an
-  entry is used only when its size, mtime_ns and inode all match and its mtime
-  is older than ``recordedAt`` minus the racy window (an edit in the same
-  clock tick as the refresh could otherwise pass unseen). Every other task is
-  read from its file (front matter via ``ouro.store.frontmatter``: no YAML for
-  the shape ouro writes). A missing, unreadable or foreign cache file means
-  "read every task". Reading changes no file: a stale cache stays stale.
+- Files are the truth; this is a cache and is never trusted blindly. Every
+  read ``stat``s every ``task.md``: an entry is used only when the file's size,
+  mtime_ns, ctime_ns and inode all equal the cached fingerprint (``chmod``
+  moves the ctime, so a file made unreadable is read again and reported). A
+  fingerprint is cached only for a file that had not changed for ``RACY_NS``
+  when the cache was written (file times are coarse: a same-tick edit could
+  keep them); otherwise it is ``None`` and the file is read on every read until
+  the next refresh. The folder listings are cached the same way, keyed on each
+  folder's fingerprint (adding, removing or renaming a task folder changes its
+  track folder's mtime), so an unchanged desk is not listed again. Every other
+  task is read from its file (front matter via ``ouro.store.frontmatter``: no
+  YAML for the shape ouro writes). A missing, unreadable, foreign or damaged
+  cache file (the CRC covers the payload) means "read every task". Reading
+  changes no file: a stale cache stays stale.
 - Writers refresh it: every Desk write that names a task path (``after_write``
   in ``ouro.desk.hooks``) calls ``refresh_heads(bundle, paths)``, which
-  re-validates every entry the same way (one ``stat`` per task; only changed
-  tasks are read, so edits made outside ouro are absorbed too) and replaces
-  the file atomically under ``state/locks/heads.lock``. ``ouro index sync`` and
-  ``rebuild`` refresh it as well. A refresh that fails leaves the old cache in place, which
-  readers validate anyway, so the write it follows stands.
+  validates every entry the same way (only changed tasks are read, so edits
+  made outside ouro are absorbed too) and replaces the file atomically under
+  ``state/locks/heads.lock``. ``ouro index sync`` and ``rebuild`` refresh it as
+  well. A refresh that fails leaves the old cache in place, which readers
+  validate anyway, so the write it follows stands.
 - An unreadable task becomes a problem string (``<locator>: reason``), never a
   head with made-up fields.
 """
@@ -32,21 +47,22 @@ Contract:
 from __future__ import annotations
 
 import contextlib
+import marshal
 import os
+import sys
 import time
+import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import orjson
+from typing import Any, NamedTuple
 
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, OuroError
 
-SCHEMA = 2  # 2: blockedBy and parent (task dependencies, ouro.desk.deps)
-#: an mtime this close to the refresh may hide a same-tick edit: re-read it
-RACY_NS = 50_000_000
+SCHEMA = 3  # 3: marshal rows, per-folder listings, ctime in the fingerprint
+MAGIC = b"ouro-desk-heads"
+#: a file (or folder) this close to the refresh may hide a same-tick edit: re-read it
+RACY_NS = 100_000_000
 FIELDS = (
     "id",
     "title",
@@ -60,14 +76,20 @@ FIELDS = (
     "blockedBy",
     "parent",
 )
+#: statuses orient does not show (unless ``unverified``): their rows stay packed
+CLOSED = frozenset({"done", "dropped"})
+
+Fp = tuple[int, int, int, int]
+#: (priority, created, id, track, key, status, title, updated, heldBy,
+#:  leaseUntil, unverified, blockedBy, parent)
+Row = tuple[Any, ...]
 
 
 def heads_path(bundle: Bundle) -> Path:
-    return bundle.state / "cache" / "desk-heads.json"
+    return bundle.state / "cache" / "desk-heads.bin"
 
 
-@dataclass(frozen=True, slots=True)
-class Head:
+class Head(NamedTuple):
     """What orientation shows of a task, from its front matter."""
 
     file: str  # the task.md path (a string: Path objects cost ~50 µs each)
@@ -103,47 +125,53 @@ def _opt(value: Any) -> str | None:
     return None if value is None else str(value)
 
 
-def _fields_of(meta: dict[str, Any]) -> dict[str, Any]:
-    from ouro.desk.tasks import holder_of
-
-    priority = meta.get("priority")
-    return {
-        "id": _str(meta.get("id")),
-        "title": _str(meta.get("title")),
-        "status": _str(meta.get("status")),
-        "priority": priority if isinstance(priority, int) and not isinstance(priority, bool) else 9,
-        "created": _str(meta.get("created")),
-        "updated": _str(meta.get("updated")),
-        "heldBy": holder_of(meta),
-        "leaseUntil": _opt(meta.get("leaseUntil")),
-        "unverified": _opt(meta.get("unverified") or None),
-        "blockedBy": _ids(meta.get("blockedBy")),
-        "parent": _opt(meta.get("parent") or None),
-    }
-
-
-def _ids(value: Any) -> list[str]:
-    """``blockedBy`` as a list of ids; a hand-written single id counts as one."""
+def _ids(value: Any) -> tuple[str, ...]:
+    """``blockedBy`` as ids; a hand-written single id counts as one."""
     if isinstance(value, list):
-        return [str(v) for v in value if v]
-    return [str(value)] if value else []
+        return tuple(str(v) for v in value if v)
+    return (str(value),) if value else ()
 
 
-def _head(key: str, path: str, fields: dict[str, Any]) -> Head:
+def _row(key: str, meta: dict[str, Any]) -> Row:
+    priority = meta.get("priority")
+    held = meta.get("heldBy") or meta.get("claimedBy")  # claimedBy: the old name
+    return (
+        priority if isinstance(priority, int) and not isinstance(priority, bool) else 9,
+        _str(meta.get("created")),
+        _str(meta.get("id")),
+        key.partition("/")[0],
+        key,
+        _str(meta.get("status")),
+        _str(meta.get("title")),
+        _str(meta.get("updated")),
+        str(held) if held else None,
+        _opt(meta.get("leaseUntil")),
+        _opt(meta.get("unverified") or None),
+        _ids(meta.get("blockedBy")),
+        _opt(meta.get("parent") or None),
+    )
+
+
+def _is_hot(row: Row) -> bool:
+    return row[5] not in CLOSED or bool(row[10])
+
+
+def head_of(desk: str, row: Row) -> Head:
+    key = row[4]
     return Head(
-        path,
+        f"{desk}{os.sep}{key}{os.sep}task.md",
         f"desk/{key}/task.md",
-        fields["id"],
-        fields["status"],
-        fields["priority"],
-        fields["title"],
-        fields["created"],
-        fields["updated"],
-        fields["heldBy"],
-        fields["leaseUntil"],
-        fields["unverified"],
-        tuple(fields["blockedBy"]),
-        fields["parent"],
+        row[2],
+        row[5],
+        row[0],
+        row[6],
+        row[1],
+        row[7],
+        row[8],
+        row[9],
+        row[10],
+        row[11],
+        row[12],
     )
 
 
@@ -163,8 +191,8 @@ def _fast_meta(text: str) -> dict[str, Any] | None:
     return fast_fields(text[4 : end + 1], WANTED)
 
 
-def _read_task(key: str, path: str) -> dict[str, Any]:
-    """The head fields of one task.md; raises CorruptFile when unreadable."""
+def _read_task(key: str, path: str) -> Row:
+    """The head row of one task.md; raises CorruptFile when unreadable."""
     from ouro.store.frontmatter import parse
 
     locator = f"desk/{key}/task.md"
@@ -178,97 +206,295 @@ def _read_task(key: str, path: str) -> dict[str, Any]:
     meta = _fast_meta(text)
     if meta is None:
         meta, _body = parse(text, source=locator)
-    fields = _fields_of(meta)
-    if not fields["id"]:
+    row = _row(key, meta)
+    if not row[2]:
         raise CorruptFile(f"{locator}: the front matter has no id", hint="add 'id: t-…'")
-    return fields
+    return row
 
 
-def _task_files(bundle: Bundle) -> list[tuple[str, str, os.stat_result]]:
-    """(key, path, stat) of every ``<track>/<task>/task.md``, sorted by track then folder."""
-    out: list[tuple[str, str, os.stat_result]] = []
-    desk = str(bundle.desk)
+# --- the cache file ---------------------------------------------------------------
+
+
+class _Cache(NamedTuple):
+    recorded: int
+    desk_fp: Fp | None
+    tracks: list[tuple[str, Fp | None, list[str]]]
+    rels: list[str]
+    fps: list[Fp | None]
+    hot: list[Row]
+    closed: _Packed
+
+
+class _Packed(NamedTuple):
+    """The closed rows, still marshalled: decoded only when asked for."""
+
+    data: bytes | memoryview
+    crc: int
+
+    def rows(self) -> list[Row]:
+        if zlib.crc32(self.data) != self.crc:
+            return []  # damaged: those tasks are read from their files
+        try:
+            rows = marshal.loads(self.data)
+        except (ValueError, TypeError, EOFError):
+            return []
+        return rows if type(rows) is list else []
+
+
+def _load_cache(bundle: Bundle) -> _Cache | None:
+    """The cache file, or None when missing, not ours or damaged."""
     try:
+        data = heads_path(bundle).read_bytes()
+    except OSError:
+        return None
+    end = data.find(b"\n", 0, 200)
+    parts = data[:end].split(b" ")
+    if end < 0 or len(parts) != 6 or parts[0] != MAGIC or parts[1] != b"%d" % SCHEMA:
+        return None
+    try:
+        recorded, length, crc, closed_crc = (int(p) for p in parts[2:])
+        view = memoryview(data)  # slices without copying the (large) payload
+        main = view[end + 1 : end + 1 + length]
+        if zlib.crc32(main) != crc:
+            return None
+        value = marshal.loads(main)
+        packed = _Packed(view[end + 1 + length :], closed_crc)
+        desk_fp, tracks, rels, fps, hot = value
+        cache = _Cache(recorded, desk_fp, tracks, rels, fps, hot, packed)
+    except (ValueError, TypeError, EOFError):
+        return None
+    if (
+        type(cache.tracks) is not list
+        or type(cache.rels) is not list
+        or type(cache.fps) is not list
+        or len(cache.rels) != len(cache.fps)
+        or type(cache.hot) is not list
+    ):
+        return None
+    return cache
+
+
+def _dump(cache: _Cache, closed: bytes) -> bytes:
+    main = marshal.dumps((cache.desk_fp, cache.tracks, cache.rels, cache.fps, cache.hot), 4)
+    head = b"%s %d %d %d %d %d\n" % (
+        MAGIC,
+        SCHEMA,
+        cache.recorded,
+        len(main),
+        zlib.crc32(main),
+        zlib.crc32(closed),
+    )
+    return head + main + closed
+
+
+# --- reading ----------------------------------------------------------------------
+
+
+def _fp(st: os.stat_result) -> Fp:
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def _trusted(st: os.stat_result, now: int) -> Fp | None:
+    """The fingerprint, or None when the file changed too recently to trust one."""
+    if now - max(st.st_mtime_ns, st.st_ctime_ns) <= RACY_NS:
+        return None
+    return _fp(st)
+
+
+class _Scan(NamedTuple):
+    """What a read found: the listing, every task's stat, the rows."""
+
+    desk_st: os.stat_result | None
+    tracks: list[tuple[str, os.stat_result | None, list[str]]]
+    rels: list[str]
+    stats: list[os.stat_result | None]  # None: cannot stat (a problem)
+    hot: list[Row]
+    closed: _Packed | list[Row]  # still packed (from the cache) or rows
+    problems: dict[str, str]  # rel -> reason
+    #: True when nothing differs from the cache (a writer need not rewrite it)
+    same: bool
+
+
+def _listing(
+    desk: str, cache: _Cache | None
+) -> tuple[os.stat_result | None, list[tuple[str, os.stat_result | None, list[str]]]]:
+    """(desk stat, [(track, track stat, folders)]), reusing cached listings whose
+    folder fingerprint is unchanged."""
+    try:
+        desk_st = os.stat(desk)
+    except (FileNotFoundError, NotADirectoryError):
+        return None, []
+    cached = {t[0]: t for t in cache.tracks} if cache is not None else {}
+    if cache is not None and cache.desk_fp is not None and cache.desk_fp == _fp(desk_st):
+        names = [t[0] for t in cache.tracks]
+    else:
         with os.scandir(desk) as entries:
-            tracks = sorted(
+            names = sorted(
                 e.name for e in entries if e.is_dir() and not e.name.startswith(("_", "."))
             )
-    except FileNotFoundError:
-        return out
-    stat = os.stat
-    for track in tracks:
-        base = f"{desk}{os.sep}{track}{os.sep}"  # plain strings: os.path.join costs ~3 µs a call
+    out: list[tuple[str, os.stat_result | None, list[str]]] = []
+    for name in names:
+        base = f"{desk}{os.sep}{name}"
+        try:
+            st = os.stat(base)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        old = cached.get(name)
+        if old is not None and old[1] is not None and old[1] == _fp(st):
+            out.append((name, st, old[2]))
+            continue
         try:
             with os.scandir(base) as entries:
                 folders = sorted(e.name for e in entries if e.is_dir())
         except (FileNotFoundError, NotADirectoryError):
             continue
-        for folder in folders:
-            path = f"{base}{folder}{os.sep}task.md"
-            try:
-                st = stat(path)
-            except (FileNotFoundError, NotADirectoryError):
-                continue
-            out.append((f"{track}/{folder}", path, st))
+        out.append((name, st, folders))
+    return desk_st, out
+
+
+def _stat_all(paths: list[str]) -> list[Any]:
+    """One stat per path, in a tight loop: the stat, ``False`` for a missing file,
+    ``None`` for one that cannot be stat'ed."""
+    try:
+        return list(map(os.stat, paths))
+    except OSError:
+        pass
+    out: list[Any] = []
+    for path in paths:
+        try:
+            out.append(os.stat(path))
+        except (FileNotFoundError, NotADirectoryError):
+            out.append(False)
+        except OSError:
+            out.append(None)
     return out
 
 
-def _load_cache(bundle: Bundle) -> tuple[int, dict[str, Any]]:
-    """(recordedAt, entries) of the cache file; (0, {}) when missing or not ours."""
-    try:
-        data = orjson.loads(heads_path(bundle).read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return 0, {}
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        return 0, {}
-    tasks, recorded = data.get("tasks"), data.get("recordedAt")
-    if not isinstance(tasks, dict) or not isinstance(recorded, int):
-        return 0, {}
-    return recorded, tasks
-
-
-def _cached(entry: Any, st: os.stat_result, recorded: int) -> dict[str, Any] | None:
-    if not isinstance(entry, list) or len(entry) != 4 or not isinstance(entry[3], dict):
-        return None
-    size, mtime_ns, ino = entry[:3]
-    fields: dict[str, Any] = entry[3]
-    if (size, mtime_ns, ino) != (st.st_size, st.st_mtime_ns, st.st_ino):
-        return None
-    if st.st_mtime_ns > recorded - RACY_NS or not _well_typed(fields):
-        return None
-    return fields
-
-
-_KEYS = frozenset(FIELDS)
-
-
-def _well_typed(fields: dict[str, Any]) -> bool:
-    """The entry has every field, with the types orient sorts and prints by."""
-    if fields.keys() != _KEYS or type(fields["priority"]) is not int:
+def _same_listing(
+    tracks: list[tuple[str, os.stat_result | None, list[str]]], cache: _Cache
+) -> bool:
+    if len(tracks) != len(cache.tracks):
         return False
-    return (
-        type(fields["id"]) is str
-        and type(fields["status"]) is str
-        and (type(fields["created"]) is str and type(fields["title"]) is str)
-        and type(fields["blockedBy"]) is list
+    return all(
+        new[0] == old[0] and new[2] == old[2] for new, old in zip(tracks, cache.tracks, strict=True)
     )
+
+
+def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
+    desk = str(bundle.desk)
+    desk_st, tracks = _listing(desk, cache)
+    old_fps: list[Fp | None]
+    if cache is not None and _same_listing(tracks, cache):
+        # The listing is the cached one: the candidates are the cached files, plus
+        # folders that had no task.md then (rare; they may have one now).
+        rels, old_fps = cache.rels, cache.fps
+        if sum(len(t[2]) for t in tracks) != len(rels):
+            rels, old_fps = list(rels), list(old_fps)
+            have = set(rels)
+            for name, _st, folders in tracks:
+                for folder in folders:
+                    if f"{name}/{folder}/task.md" not in have:
+                        rels.append(f"{name}/{folder}/task.md")
+                        old_fps.append(None)
+    else:
+        rels = [f"{name}/{folder}/task.md" for name, _st, folders in tracks for folder in folders]
+        index = {r: i for i, r in enumerate(cache.rels)} if cache is not None else {}
+        old_fps = [cache.fps[index[r]] if cache and r in index else None for r in rels]
+    prefix = desk + os.sep
+    paths = [prefix + r for r in rels]
+    stats = _stat_all(paths)
+    # the tight loop: one tuple per task, compared in C
+    now = [(s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_ino) if s else None for s in stats]
+    # None (racy when cached, missing, cannot stat) never matches: such a task is read.
+    # (equal lengths and every fingerprint found: the same files as cached)
+    same = cache is not None and len(rels) == len(cache.rels) and now == old_fps
+    same = same and None not in now
+    if cache is not None and same:
+        return _Scan(desk_st, tracks, rels, stats, cache.hot, cache.closed, {}, True)
+    changed = [i for i, (a, b) in enumerate(zip(now, old_fps, strict=True)) if a is None or a != b]
+    hot: list[Row] = []
+    closed: list[Row] = []
+    if cache is not None:
+        gone = {rels[i][:-8] for i in changed} | {r[:-8] for r in set(cache.rels) - set(rels)}
+        hot = [r for r in cache.hot if r[4] not in gone]
+        closed = [r for r in cache.closed.rows() if r[4] not in gone]
+    problems: dict[str, str] = {}
+    for i in changed if cache is not None else range(len(rels)):
+        st = stats[i]
+        if st is False:
+            continue  # no task.md (a folder without one, or removed since the listing)
+        key = rels[i][:-8]
+        if st is None:
+            problems[rels[i]] = f"desk/{rels[i]}: cannot stat it"
+            continue
+        try:
+            row = _read_task(key, paths[i])
+        except CorruptFile as exc:
+            problems[rels[i]] = exc.message
+            continue
+        (hot if _is_hot(row) else closed).append(row)
+    hot.sort()
+    keep = [i for i, st in enumerate(stats) if st is not False]
+    return _Scan(
+        desk_st,
+        tracks,
+        [rels[i] for i in keep],
+        [stats[i] or None for i in keep],
+        hot,
+        closed,
+        problems,
+        False,
+    )
+
+
+def _by_locator(row: Row) -> tuple[str, str]:
+    return (row[3], row[4])  # track, then folder (keys share the "track/" prefix)
+
+
+class DeskHeads:
+    """One read of the heads: the shown rows (``hot``, in orient's order) and
+    every other task only when asked for (``closed_heads``)."""
+
+    def __init__(self, desk: str, scan: _Scan) -> None:
+        self.desk = desk
+        self._scan = scan
+        #: rows of tasks orient may show, sorted by (priority, created, id)
+        self.hot: list[Row] = scan.hot
+        order = sorted(scan.problems, key=lambda rel: rel.split("/", 2))
+        self.problems: list[str] = [scan.problems[k] for k in order]
+
+    def head(self, row: Row) -> Head:
+        return head_of(self.desk, row)
+
+    def closed_rows(self) -> list[Row]:
+        closed = self._scan.closed
+        return closed.rows() if isinstance(closed, _Packed) else closed
+
+    def find(self, task_id: str) -> Head | None:
+        """The head with this id (the first by locator when copies share one)."""
+        rows = [r for r in self.hot if r[2] == task_id] or [
+            r for r in self.closed_rows() if r[2] == task_id
+        ]
+        return self.head(max(rows, key=_by_locator)) if rows else None
+
+    def all(self) -> list[Head]:
+        rows = [*self.hot, *self.closed_rows()]
+        rows.sort(key=_by_locator)
+        return [head_of(self.desk, r) for r in rows]
+
+
+def desk_heads(bundle: Bundle) -> DeskHeads:
+    """The heads as of now, validated per file. Pure: writes nothing."""
+    return DeskHeads(str(bundle.desk), _scan(bundle, _load_cache(bundle)))
 
 
 def read_heads(bundle: Bundle) -> tuple[list[Head], list[str]]:
     """Every task's head (sorted by track, then folder) and the unreadable ones. Pure."""
-    recorded, cache = _load_cache(bundle)
-    heads: list[Head] = []
-    problems: list[str] = []
-    for key, path, st in _task_files(bundle):
-        fields = _cached(cache.get(key), st, recorded)
-        if fields is None:
-            try:
-                fields = _read_task(key, path)
-            except CorruptFile as exc:
-                problems.append(exc.message)
-                continue
-        heads.append(_head(key, path, fields))
-    return heads, problems
+    found = desk_heads(bundle)
+    return found.all(), found.problems
+
+
+# --- writing ----------------------------------------------------------------------
 
 
 def _keys_for(bundle: Bundle, paths: Iterable[Path]) -> set[str] | None:
@@ -293,6 +519,10 @@ def touches_tasks(bundle: Bundle, paths: Iterable[Path]) -> bool:
     return keys is None or bool(keys)
 
 
+def _opt_trusted(st: os.stat_result | None, now: int) -> Fp | None:
+    return None if st is None else _trusted(st, now)
+
+
 def refresh_heads(bundle: Bundle, paths: Iterable[Path] | None = None) -> None:
     """Bring the cache up to date for ``paths`` (None: every task). Writers call this."""
     from ouro.store.atomic import atomic_write_bytes
@@ -301,27 +531,39 @@ def refresh_heads(bundle: Bundle, paths: Iterable[Path] | None = None) -> None:
     if paths is not None and not touches_tasks(bundle, paths):
         return
     with FileLock(bundle.lock_path("heads"), purpose="desk heads refresh"):
-        # Every entry is re-validated (one stat per task; only changed tasks are
+        # Every entry is validated (one stat per task; only changed tasks are
         # read), so edits made outside ouro are absorbed by the next write too.
-        recorded, cache = _load_cache(bundle)
+        cache = _load_cache(bundle)
+        scan = _scan(bundle, cache)
         now = time.time_ns()
-        entries: dict[str, Any] = {}
-        changed = False
-        for key, path, st in _task_files(bundle):
-            fields = _cached(cache.get(key), st, recorded)
-            if fields is None:
-                changed = True
-                try:
-                    fields = _read_task(key, path)
-                except CorruptFile:
-                    continue  # readers report it from the file itself
-            entries[key] = [st.st_size, st.st_mtime_ns, st.st_ino, fields]
-        if not changed and entries.keys() == cache.keys():
+        fps = [
+            None if rel in scan.problems else _opt_trusted(st, now)
+            for rel, st in zip(scan.rels, scan.stats, strict=True)
+        ]
+        tracks = [(name, _opt_trusted(st, now), folders) for name, st, folders in scan.tracks]
+        desk_fp = _opt_trusted(scan.desk_st, now)
+        if (
+            cache is not None
+            and scan.same
+            and fps == cache.fps
+            and tracks == cache.tracks
+            and desk_fp == cache.desk_fp
+        ):
             return  # every entry still holds: nothing to write
-        data = {"schema": SCHEMA, "recordedAt": now, "tasks": entries}
+        if isinstance(scan.closed, _Packed):
+            closed = bytes(scan.closed.data)
+        else:
+            closed = marshal.dumps(sorted(_interned(r) for r in scan.closed), 4)
+        hot = sorted(_interned(r) for r in scan.hot)
+        fresh = _Cache(now, desk_fp, tracks, scan.rels, fps, hot, _Packed(b"", 0))
         target = heads_path(bundle)
         target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(target, orjson.dumps(data))
+        atomic_write_bytes(target, _dump(fresh, closed))
+
+
+def _interned(row: Row) -> Row:
+    """Repeated short strings (status, track) as one object, so marshal stores them once."""
+    return (*row[:3], sys.intern(row[3]), row[4], sys.intern(row[5]), *row[6:])
 
 
 def refresh_quietly(bundle: Bundle, paths: Iterable[Path] | None = None) -> None:

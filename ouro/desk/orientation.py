@@ -17,11 +17,13 @@ them.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
+from itertools import islice
 
 from ouro.bundle import Bundle
 from ouro.desk.featured import featured_path, read_featured
 from ouro.desk.friction import list_friction
-from ouro.desk.heads import Head, read_heads
+from ouro.desk.heads import Head, Row, desk_heads
 from ouro.errors import CorruptFile
 from ouro.orient_types import OrientItem
 
@@ -44,14 +46,14 @@ def _task_text(head: Head) -> str:
     return text
 
 
-def _order(head: Head) -> tuple[int, str, str]:
-    return (head.priority, head.created, head.id)
+def _first(rows: Iterable[Row], limit: int = MAX_PER_SECTION) -> list[Row]:
+    return list(islice(rows, limit))
 
 
 def desk_items(bundle: Bundle) -> list[OrientItem]:
     items: list[OrientItem] = []
-    heads, problems = read_heads(bundle)
-    by_id = {h.id: h for h in heads}
+    found = desk_heads(bundle)
+    hot = found.hot  # the tasks orient can show, in (priority, created, id) order
     try:
         featured = read_featured(bundle)
     except CorruptFile as exc:
@@ -65,7 +67,7 @@ def desk_items(bundle: Bundle) -> list[OrientItem]:
             )
         )
     for name in featured["tracks"]:
-        counts = Counter(h.status for h in heads if h.track == name)
+        counts = Counter(r[5] for r in hot if r[3] == name)
         summary = ", ".join(f"{counts[s]} {s}" for s in ("active", "blocked", "open") if counts[s])
         items.append(
             OrientItem(
@@ -78,7 +80,7 @@ def desk_items(bundle: Bundle) -> list[OrientItem]:
         )
     shown: set[str] = set()
     for task_id in featured["tasks"]:
-        head = by_id.get(task_id)
+        head = found.find(task_id)
         if head is None:
             items.append(
                 OrientItem(
@@ -96,19 +98,13 @@ def desk_items(bundle: Bundle) -> list[OrientItem]:
         ("active", SECTION_ACTIVE, 4),
         ("blocked", SECTION_BLOCKED, 3),
     ):
-        picked = sorted(
-            (h for h in heads if h.status == status and h.id not in shown),
-            key=_order,
-        )
         more = f"ouro desk task list --status {status}"
-        for head in picked[:MAX_PER_SECTION]:
+        for row in _first(r for r in hot if r[5] == status and r[2] not in shown):
+            head = found.head(row)
             items.append(OrientItem(section, priority, _task_text(head), head.locator, more=more))
     # Completed without a passing check: shown until reopened or verified.
-    unverified = sorted(
-        (h for h in heads if h.status == "done" and h.unverified and h.id not in shown),
-        key=_order,
-    )
-    for head in unverified[:MAX_PER_SECTION]:
+    for row in _first(r for r in hot if r[5] == "done" and r[10] and r[2] not in shown):
+        head = found.head(row)
         items.append(
             OrientItem(
                 SECTION_UNVERIFIED,
@@ -118,12 +114,9 @@ def desk_items(bundle: Bundle) -> list[OrientItem]:
                 more="ouro desk task list --status done",
             )
         )
-    current = list(featured["tracks"]) or sorted({h.track for h in heads if h.status == "active"})
-    opened = sorted(
-        (h for h in heads if h.status == "open" and h.track in current and h.id not in shown),
-        key=_order,
-    )
-    for head in opened[:MAX_PER_SECTION]:
+    current = set(featured["tracks"]) or {r[3] for r in hot if r[5] == "active"}
+    for row in _first(r for r in hot if r[5] == "open" and r[3] in current and r[2] not in shown):
+        head = found.head(row)
         items.append(
             OrientItem(
                 SECTION_OPEN,
@@ -133,7 +126,7 @@ def desk_items(bundle: Bundle) -> list[OrientItem]:
                 more="ouro desk task list --status open",
             )
         )
-    for problem in problems[:MAX_PER_SECTION]:
+    for problem in found.problems[:MAX_PER_SECTION]:
         items.append(OrientItem(SECTION_ACTIVE, 3, f"unreadable task: {problem}", None))
     friction, problems = list_friction(bundle, limit=FRICTION_SHOWN)
     for entry in friction:

@@ -1,0 +1,147 @@
+"""Desk heads against edits made outside ouro (issue 11 point 4, issue 15 point 3).
+
+The cache is written by writers only; every read validates it per file
+(size, mtime_ns, ctime_ns, inode) and per folder listing, so each edit below is
+seen by the very next orient, and the read writes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from ouro.bundle import Bundle
+from ouro.desk import heads, tasks, tracks
+from ouro.desk.orientation import desk_items
+from ouro.orient import build_packet
+from tests.conftest import run_ouro, snapshot
+
+
+def _settle(bundle: Bundle) -> None:
+    """A refresh once the racy window has passed, so every entry is trusted."""
+    time.sleep(heads.RACY_NS / 1e9 + 0.05)
+    heads.refresh_heads(bundle)
+    cache = heads._load_cache(bundle)
+    assert cache is not None and None not in cache.fps
+    assert all(t[1] is not None for t in cache.tracks) and cache.desk_fp is not None
+
+
+@pytest.fixture
+def desk(bundle: Bundle) -> dict[str, tasks.Task]:
+    tracks.add_track(bundle, "web")
+    made = {
+        "active": tasks.add_task(bundle, "web", "Active one"),
+        "done": tasks.add_task(bundle, "web", "Closed one"),
+        "dropped": tasks.add_task(bundle, "web", "Dropped one"),
+    }
+    tasks.update_task(bundle, made["active"].id, status="active")
+    tasks.update_task(bundle, made["done"].id, status="done")
+    tasks.update_task(bundle, made["dropped"].id, status="dropped")
+    _settle(bundle)
+    return made
+
+
+def _texts(bundle: Bundle) -> str:
+    """What orient shows of Desk, in process and as a process, checking purity."""
+    before = snapshot(bundle.root)
+    text = "\n".join(f"{i.section}: {i.text}" for i in desk_items(bundle))
+    packet = build_packet(bundle, budget=100_000).text
+    cli = run_ouro("orient", "--budget", "100000", bundle=bundle, check=True).stdout
+    for item in desk_items(bundle):
+        assert item.text in cli and item.text in packet
+    assert snapshot(bundle.root) == before  # reads wrote nothing, not even the cache
+    return text
+
+
+def _edit_in_place(path: Path, old: str, new: str) -> None:
+    inode = path.stat().st_ino
+    text = path.read_text()
+    assert old in text
+    with open(path, "r+", encoding="utf-8") as handle:
+        handle.write(text.replace(old, new, 1))
+        handle.truncate()
+    assert path.stat().st_ino == inode
+
+
+def test_a_closed_task_reopened_by_hand_is_shown(
+    bundle: Bundle, desk: dict[str, tasks.Task]
+) -> None:
+    assert desk["done"].id not in _texts(bundle)
+    _edit_in_place(desk["done"].path, "status: done", "status: active")
+    assert f"{desk['done'].id} [active]" in _texts(bundle)
+
+
+def test_a_same_size_edit_in_place_is_shown(bundle: Bundle, desk: dict[str, tasks.Task]) -> None:
+    # 'dropped' and 'blocked' have the same length: only the times tell
+    size = desk["dropped"].path.stat().st_size
+    _edit_in_place(desk["dropped"].path, "status: dropped", "status: blocked")
+    assert desk["dropped"].path.stat().st_size == size
+    assert f"{desk['dropped'].id} [blocked]" in _texts(bundle)
+
+
+def test_a_new_task_folder_made_by_hand_is_shown(
+    bundle: Bundle, desk: dict[str, tasks.Task]
+) -> None:
+    source = desk["active"].path.parent
+    copy = source.parent / "copied-by-hand"
+    shutil.copytree(source, copy)
+    _edit_in_place(copy / "task.md", desk["active"].id, "t-0handmade0000000")
+    _edit_in_place(copy / "task.md", "title: Active one", "title: Made by hand")
+    text = _texts(bundle)
+    assert "t-0handmade0000000 [active] p2 Made by hand" in text
+    assert f"{desk['active'].id} [active]" in text
+    # a task.md appearing in a folder that had none is seen too
+    bare = source.parent / "bare"
+    bare.mkdir()
+    _settle(bundle)
+    shutil.copy(copy / "task.md", bare / "task.md")
+    _edit_in_place(bare / "task.md", "t-0handmade0000000", "t-0bare00000000000")
+    assert "t-0bare00000000000 [active]" in _texts(bundle)
+
+
+def test_a_deleted_task_is_gone(bundle: Bundle, desk: dict[str, tasks.Task]) -> None:
+    assert desk["active"].id in _texts(bundle)
+    shutil.rmtree(desk["active"].path.parent)
+    assert desk["active"].id not in _texts(bundle)
+
+
+def test_a_deleted_task_file_is_gone(bundle: Bundle, desk: dict[str, tasks.Task]) -> None:
+    desk["active"].path.unlink()  # the folder stays: its track folder's listing does not change
+    assert desk["active"].id not in _texts(bundle)
+
+
+def test_an_unreadable_task_is_reported_not_dropped(
+    bundle: Bundle, desk: dict[str, tasks.Task]
+) -> None:
+    path = desk["active"].path
+    data = path.read_bytes()
+    with open(path, "r+b") as handle:  # in place: invalid UTF-8 in the title
+        handle.write(data.replace(b"Active one", b"Active \xff\xfe\xfd"))
+    text = _texts(bundle)
+    assert "unreadable task: desk/web/active-one/task.md" in text
+    assert f"{desk['active'].id} [active]" not in text
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file whatever its mode")
+def test_a_task_made_unreadable_by_chmod_is_reported(
+    bundle: Bundle, desk: dict[str, tasks.Task]
+) -> None:
+    path = desk["active"].path
+    path.chmod(0)  # only the ctime moves
+    try:
+        assert "unreadable task: desk/web/active-one/task.md" in _texts(bundle)
+    finally:
+        path.chmod(0o644)
+
+
+def test_a_task_replaced_by_a_folder_is_reported(
+    bundle: Bundle, desk: dict[str, tasks.Task]
+) -> None:
+    path = desk["active"].path
+    path.unlink()
+    path.mkdir()
+    assert "unreadable task: desk/web/active-one/task.md" in _texts(bundle)
