@@ -246,57 +246,75 @@ def test_near_duplicate_by_meaning_is_refused_naming_the_fact(
     assert fixed["duplicate"] is False
 
 
-@needs_model
-def test_vector_file_is_trusted_only_at_its_stamp(bundle: Bundle) -> None:
+def _log_state(bundle: Bundle) -> tuple[str, int, int]:
     from ouro.index import db
 
+    conn = db.open_db(bundle.root)
+    try:
+        state = semantic._log_state(conn)
+    finally:
+        conn.close()
+    assert state is not None
+    return state
+
+
+def _table(bundle: Bundle) -> tuple[list[int], bytes]:
+    from ouro.index import db
+
+    conn = db.open_db(bundle.root)
+    try:
+        ids, rows = semantic._from_table(conn)
+    finally:
+        conn.close()
+    return ids.tolist(), rows.tobytes()
+
+
+@needs_model
+def test_vector_file_is_trusted_only_for_its_index_and_log(bundle: Bundle) -> None:
     _write(bundle)
     sync(bundle)
     embed_bundle(bundle.root)
+    from ouro.index import db
+
     path = db.db_file(bundle.root)
     vector_file = Path(semantic.vector_file(path))
     assert vector_file.is_file()
     query = "how often do we change signing keys"
     semantic._LOADED.clear()
     from_file = desk_search(bundle.root, query, mode="semantic", explain=True)
-    conn = db.open_db(bundle.root)
-    try:
-        stamp = semantic._stamp(conn)
-        found = semantic._from_file(path, stamp)
-        assert found is not None and len(found[0]) == 5  # the file is what the search read
-        table_ids, table_rows = semantic._from_table(conn)
-        assert found[0].tolist() == table_ids.tolist()
-        assert found[1].tobytes() == table_rows.tobytes()
-        assert stamp is not None
-        assert semantic._from_file(path, (stamp[0], stamp[1] + 1)) is None  # moved on
-        assert semantic._from_file(path, ("0" * 16, stamp[1])) is None  # another index file
-    finally:
-        conn.close()
+    epoch, since, position = _log_state(bundle)
+    found = semantic._from_file(path, epoch, since)
+    assert found is not None and len(found[0]) == 5  # the file is what the search read
+    assert found[2] == position
+    assert (found[0].tolist(), found[1].tobytes()) == _table(bundle)
+    assert semantic._from_file(path, "0" * 16, since) is None  # another index file
+    assert semantic._from_file(path, epoch, position + 1) is None  # the log no longer covers it
     # a search that reads the file leaves it and the vectors as they were
     before = vector_file.stat().st_mtime_ns
     semantic._LOADED.clear()
     assert desk_search(bundle.root, query, mode="semantic", explain=True) == from_file
     assert vector_file.stat().st_mtime_ns == before
-    conn = db.open_db(bundle.root)
-    try:
-        assert semantic._stamp(conn) == stamp
-    finally:
-        conn.close()
-    # a torn file is not trusted: the table answers, the same
+    assert _log_state(bundle) == (epoch, since, position)
+    # a torn file is not trusted: the table answers, the same, and the file is written again
     vector_file.write_bytes(vector_file.read_bytes()[:-4])
     semantic._LOADED.clear()
     assert desk_search(bundle.root, query, mode="semantic", explain=True) == from_file
-    # a new fact embedded by a search moves the stamp: the stale file is not used
-    embed_bundle(bundle.root)
+    assert semantic._from_file(path, epoch, since) is not None
+    # a new fact is found by the next search (embedded by it); the file stays, the log
+    # carries the change to this process and to a new one alike
     invoke("diary_write", bundle, {"text": "signing keys change every quarter"})
-    semantic._LOADED.clear()
+    written = vector_file.stat().st_mtime_ns
     out = desk_search(bundle.root, query, mode="semantic")
     assert "signing keys change every quarter" in [h["title"] for h in out["results"]]
     assert out["index"]["semantic"] == {"state": "fresh"}
+    assert vector_file.stat().st_mtime_ns == written
+    semantic._LOADED.clear()
+    assert desk_search(bundle.root, query, mode="semantic") == out
     # deleting state/index/ and rebuilding gives the same answer
     semantic._LOADED.clear()
     embed_bundle(bundle.root)
     again = desk_search(bundle.root, query, mode="semantic")
+    assert again == out
     import shutil
 
     shutil.rmtree(bundle.root / "state" / "index")
@@ -304,6 +322,104 @@ def test_vector_file_is_trusted_only_at_its_stamp(bundle: Bundle) -> None:
     embed_bundle(bundle.root)
     semantic._LOADED.clear()
     assert desk_search(bundle.root, query, mode="semantic") == again
+
+
+def _held(bundle: Bundle) -> tuple[list[int], bytes]:
+    """The vectors this process holds for the bundle's index, as the search sees them."""
+    from ouro.index import db
+
+    conn = db.open_db(bundle.root)
+    try:
+        ids, rows = semantic.matrix(conn, db.db_file(bundle.root))
+    finally:
+        conn.close()
+    return ids.tolist(), rows.astype("float32").tobytes()
+
+
+@needs_model
+def test_vectors_follow_writes_exactly(bundle: Bundle) -> None:
+    """Writes, edits and deletions between searches: the vectors a process holds
+    (file + log) are always exactly the table's, and every search answers as a
+    fresh process reading only the table would."""
+    _write(bundle)
+    sync(bundle)
+    embed_bundle(bundle.root)
+    note = invoke("notes_write", bundle, {"title": "Kettle", "body": "boil water for tea"})
+    query = "how do I make tea"
+    for i in range(4):
+        invoke("diary_write", bundle, {"text": f"tea step {i}: warm the pot, steep {i} minutes"})
+        edited = bundle.root / note["locator"]  # an outside edit, then sync (a new doc id)
+        edited.write_text(edited.read_text().replace("boil water", f"boil water ({i})", 1))
+        sync(bundle)
+        warm = desk_search(bundle.root, query, mode="semantic", explain=True)
+        assert warm["index"]["semantic"] == {"state": "fresh"}
+        assert _held(bundle) == _table(bundle)
+        assert f"tea step {i}: warm the pot, steep {i} minutes" in [
+            h["title"] for h in warm["results"]
+        ]
+        semantic._LOADED.clear()
+        Path(semantic.vector_file(str(bundle.root / "state" / "index" / "ouro.sqlite3"))).unlink()
+        assert desk_search(bundle.root, query, mode="semantic", explain=True) == warm
+    # a deleted note takes its vector with it
+    (bundle.root / note["locator"]).unlink()
+    sync(bundle)
+    out = desk_search(bundle.root, "boil water kettle", mode="semantic")
+    assert note["locator"] not in [h["locator"] for h in out["results"]]
+    assert _held(bundle) == _table(bundle)
+
+
+@needs_model
+def test_many_changes_rewrite_the_file_and_trim_the_log(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ouro.index import db
+
+    _write(bundle)
+    sync(bundle)
+    embed_bundle(bundle.root)
+    path = db.db_file(bundle.root)
+    first = desk_search(bundle.root, "tea", mode="semantic")
+    assert first["index"]["semantic"] == {"state": "fresh"}
+    old_view = semantic._LOADED[path]
+    monkeypatch.setattr(semantic, "REWRITE_AT", 3)
+    for i in range(5):
+        invoke("diary_write", bundle, {"text": f"teapot {i} is on the shelf"})
+    out = desk_search(bundle.root, "where is the teapot", mode="semantic")
+    epoch, since, position = _log_state(bundle)
+    assert since == position  # the file holds every change: the log is empty
+    found = semantic._from_file(path, epoch, since)
+    assert found is not None and (found[0].tolist(), found[1].tobytes()) == _table(bundle)
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("SELECT count(*) FROM vectors_log").fetchone()[0] == 0
+    finally:
+        conn.close()
+    # a process still holding vectors from before the trim reads the new file
+    semantic._LOADED[path] = old_view
+    assert desk_search(bundle.root, "where is the teapot", mode="semantic") == out
+    assert _held(bundle) == _table(bundle)
+
+
+@needs_model
+def test_search_writes_no_vector_file_in_a_read_only_index(bundle: Bundle) -> None:
+    """A file that cannot be written leaves the search answering from the table."""
+    _write(bundle)
+    sync(bundle)
+    embed_bundle(bundle.root)
+    from ouro.index import db
+
+    path = db.db_file(bundle.root)
+    expected = desk_search(bundle.root, "signing keys", mode="semantic")
+    Path(semantic.vector_file(path)).unlink()
+    lock = Path(semantic.vector_file(path) + ".lock")
+    lock.unlink(missing_ok=True)
+    lock.mkdir()  # the lock cannot be taken
+    try:
+        semantic._LOADED.clear()
+        assert desk_search(bundle.root, "signing keys", mode="semantic") == expected
+        assert not Path(semantic.vector_file(path)).exists()
+    finally:
+        lock.rmdir()
 
 
 @needs_model

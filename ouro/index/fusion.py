@@ -119,7 +119,7 @@ def by_meaning(
         return len(near), results, state
     wide = Request(req.query, req.kinds, track=req.track, status=req.status, about=req.about,
                    tag=req.tag, since=req.since, history=req.history, limit=depth)  # fmt: skip
-    _total, words = _matching(conn, wide, match)
+    _total, words = _matching(conn, wide, match, count=False)
     fused: dict[str, dict[str, Any]] = {}
     ranks: dict[str, dict[str, int | None]] = {}
     scores: dict[str, float] = {}

@@ -266,8 +266,10 @@ def _shorten(text: str, limit: int = 160) -> str:
 
 
 def _matching(
-    conn: sqlite3.Connection, req: Request, match: str
+    conn: sqlite3.Connection, req: Request, match: str, *, count: bool = True
 ) -> tuple[int, list[dict[str, Any]]]:
+    """(total, the first ``req.limit`` results) of the FTS5 matches; with
+    ``count=False`` the total is only a lower bound (hybrid does not show it)."""
     where, params, needs_docs = _filters(req, "docs_fts.rowid")
     clause = " AND ".join(["docs_fts MATCH ?", *where])
     # CROSS JOIN keeps the FTS table the outer loop: given a kind filter the
@@ -292,13 +294,13 @@ def _matching(
             break
         picked.append(row)
     cursor.close()
-    if exhausted:
+    if exhausted or not count:
         total = len(picked)
     else:
         # Counting joins docs only when a filter reads it (a join per match costs).
         tables = f"docs_fts {join}" if needs_docs else "docs_fts"
-        count = f"SELECT count(*) FROM {tables} WHERE {clause}"
-        total = conn.execute(count, [match, *params]).fetchone()[0]
+        counting = f"SELECT count(*) FROM {tables} WHERE {clause}"
+        total = conn.execute(counting, [match, *params]).fetchone()[0]
     picked.sort(key=lambda r: (r[4], r[0]))
     results = [
         {

@@ -13,19 +13,26 @@ Contract:
   title, body (first ``MAX_CHARS``) and keys, so a vector is a pure function
   of what the index already holds.
 - Vectors live in the index file, table ``vectors(doc_id, vec)`` (float16,
-  ``DIM`` values), created on first use together with a trigger that drops a
-  doc id's vector when the id is given to a new doc. Only docs of the kinds
-  in ``KINDS`` get one; a second trigger drops a vector with its doc, so a
-  search first compares two counts and skips the catch-up (and its write
-  transaction) when they are equal. ``catch_up`` embeds the docs that have none (and
-  drops vectors whose doc is gone); ``ouro index sync`` / ``rebuild`` run it
-  to the end, a search runs it for at most ``SEARCH_BUDGET`` docs and
-  otherwise says ``catching up``. A diary write (write-through) never embeds.
-- ``vectors_gen`` holds the vectors' stamp (a random epoch, a counter that
-  triggers move on every change to ``vectors``). ``embed_bundle`` (sync,
-  rebuild) writes ``state/index/vectors.f32`` atomically: header (model, dim,
-  stamp, count), int64 doc ids, float32 rows. A search maps it only while its
-  stamp is the index's, else reads the table; it is derived, never the truth.
+  ``DIM`` values), created on first use together with triggers: one drops a
+  doc id's vector when the id is given to a new doc, one drops a vector with
+  its doc, one queues every new doc of ``KINDS`` in ``vectors_todo`` (a
+  vector's insert takes it off). A search reads one row of that queue and
+  skips the catch-up (and its write transaction) when it is empty.
+  ``catch_up`` embeds queued docs (and with ``prune`` drops vectors whose doc
+  is gone); ``ouro index sync`` / ``rebuild`` run it to the end, a search runs
+  it for at most ``SEARCH_BUDGET`` docs and otherwise says ``catching up``. A
+  diary write (write-through) never embeds.
+- Every change to ``vectors`` is logged by triggers in ``vectors_log``
+  (position, doc id); ``vectors_logged.since`` says up to where the log was
+  dropped. ``vectors_gen`` holds the index's random epoch (and a change
+  counter). ``state/index/vectors.f32`` holds the vectors at one log position:
+  header (model, dim, epoch, log position, count), int64 doc ids (ascending),
+  float32 rows, written atomically under ``vectors.f32.lock``. A process maps
+  it only for this epoch and model, whole, and when the log covers it
+  (position >= since), and adds the logged changes since (``Vectors``): exact
+  at every log position, O(changes) per write. Else it reads the table and
+  writes the file again; so does a search holding more than ``REWRITE_AT``
+  changes, and sync / rebuild. The file is derived, never the truth.
 - ``rebuild`` empties ``vectors`` with the other tables, so a rebuilt index
   and an incrementally maintained one hold the same vectors for the same docs.
 - Continuity (orient, resume, the sentinel, drills) never imports this module.
@@ -33,6 +40,7 @@ Contract:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -52,6 +60,7 @@ MODEL = "wordllama-0.4.0.post1/l2_supercat_256"
 MODEL_DIM = 256
 DIM = 128
 KINDS = ("fact", "note", "task", "friction", "tip")
+_KIND_SQL = ",".join(f"'{k}'" for k in KINDS)
 MAX_CHARS = 4000
 #: docs a search embeds itself before answering (~0.1 s); more is left to sync
 SEARCH_BUDGET = 4000
@@ -220,30 +229,51 @@ def model() -> Model:
 
 
 def ensure_schema(conn: sqlite3.Connection) -> None:
-    """Create the vectors table and its trigger (inside the caller's transaction)."""
+    """Create the vectors tables and their triggers (inside the caller's transaction)."""
     for statement in (*_SCHEMA, *_GEN_SCHEMA):
         conn.execute(statement)
     if not _has_drop_trigger(conn):
         # vectors of docs deleted before the trigger existed would upset the counts
         conn.execute("DELETE FROM vectors WHERE doc_id NOT IN (SELECT id FROM docs)")
         conn.execute(_DROP)
+    if not _has_trigger(conn, _TODO_TRIGGER):
+        # The queue and the log start here, exact from now on: the queue holds
+        # every doc of KINDS without a vector (one scan, once), the log starts
+        # empty and no vector file written before it is trusted.
+        for statement in _LOG_SCHEMA:
+            conn.execute(statement)
+        conn.execute("DELETE FROM vectors_todo")
+        conn.execute(
+            f"INSERT INTO vectors_todo SELECT d.id FROM docs d WHERE d.kind IN ({_KIND_SQL}) "
+            "AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.doc_id = d.id)"
+        )
+        conn.execute("DELETE FROM vectors_log")
+        conn.execute(
+            "INSERT OR REPLACE INTO vectors_logged VALUES "
+            "(1, coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'vectors_log'), 0))"
+        )
+        for statement in _QUEUE_TRIGGERS:
+            conn.execute(statement)
 
 
-def _has_drop_trigger(conn: sqlite3.Connection) -> bool:
+def _has_trigger(conn: sqlite3.Connection, name: str) -> bool:
     row = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?", (_DROP_TRIGGER,)
+        "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = ?", (name,)
     ).fetchone()
     return row is not None
 
 
+def _has_drop_trigger(conn: sqlite3.Connection) -> bool:
+    return _has_trigger(conn, _DROP_TRIGGER)
+
+
 def none_missing(conn: sqlite3.Connection) -> bool:
     """The cheap check: True only when every doc of ``KINDS`` surely has a vector
-    (two counts, no join, no write); False means "look properly"."""
-    if not _has_drop_trigger(conn):
+    (the queue of docs without one is empty: one row read, no write); False
+    means "look properly"."""
+    if not _has_trigger(conn, _TODO_TRIGGER):
         return False
-    docs = conn.execute(f"SELECT count(*) FROM docs WHERE kind IN ({_KIND_SQL})").fetchone()[0]
-    vectors = conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
-    return bool(docs == vectors)
+    return conn.execute("SELECT 1 FROM vectors_todo LIMIT 1").fetchone() is None
 
 
 def has_table(conn: sqlite3.Connection) -> bool:
@@ -257,11 +287,10 @@ def doc_text(title: str | None, body: str | None, keys: str | None) -> str:
     return " ".join(part for part in (title, (body or "")[:MAX_CHARS], keys) if part)
 
 
-_KIND_SQL = ",".join(f"'{k}'" for k in KINDS)
-
-
 def missing(conn: sqlite3.Connection) -> int:
     """How many docs of ``KINDS`` have no vector yet."""
+    if _has_trigger(conn, _TODO_TRIGGER):
+        return int(conn.execute("SELECT count(*) FROM vectors_todo").fetchone()[0])
     if not has_table(conn):
         return int(
             conn.execute(f"SELECT count(*) FROM docs WHERE kind IN ({_KIND_SQL})").fetchone()[0]
@@ -274,9 +303,9 @@ def missing(conn: sqlite3.Connection) -> int:
     )
 
 
-def catch_up(conn: sqlite3.Connection, budget: int | None = None, *, prune: bool = True) -> int:
-    """Embed docs without a vector (at most ``budget``); returns how many remain.
-    ``prune`` also drops vectors whose doc is gone (a scan: sync and rebuild do it)."""
+def _prepare(conn: sqlite3.Connection, *, prune: bool) -> None:
+    """The schema, vectors of another ouro version dropped (their docs queued
+    again), and with ``prune`` vectors whose doc is gone dropped (a scan)."""
     from ouro.index import db
 
     with db.transaction(conn):
@@ -284,19 +313,35 @@ def catch_up(conn: sqlite3.Connection, budget: int | None = None, *, prune: bool
         size = conn.execute("SELECT length(vec) FROM vectors LIMIT 1").fetchone()
         if size is not None and size[0] != DIM * 2:  # written by another ouro version
             conn.execute("DELETE FROM vectors")
+            conn.execute(
+                f"INSERT OR IGNORE INTO vectors_todo SELECT id FROM docs WHERE kind IN ({_KIND_SQL})"
+            )
         if prune:
             conn.execute("DELETE FROM vectors WHERE doc_id NOT IN (SELECT id FROM docs)")
+
+
+def catch_up(conn: sqlite3.Connection, budget: int | None = None, *, prune: bool = True) -> int:
+    """Embed docs without a vector (at most ``budget``); returns how many remain.
+    ``prune`` also drops vectors whose doc is gone (a scan: sync and rebuild do it)."""
+    from ouro.index import db
+
+    size = (
+        conn.execute("SELECT length(vec) FROM vectors LIMIT 1").fetchone()
+        if has_table(conn)
+        else None
+    )
+    foreign = size is not None and size[0] != DIM * 2  # written by another ouro version
+    if prune or foreign or not _has_trigger(conn, _TODO_TRIGGER):
+        _prepare(conn, prune=prune)
     done, last = 0, 0
     while budget is None or done < budget:
         take = BATCH if budget is None else min(BATCH, budget - done)
         with db.transaction(conn):
-            # docs the outer loop, walked by id: each batch starts after the last
+            # the queue of docs without a vector, walked by id: each batch starts after the last
             ids = [
                 r[0]
                 for r in conn.execute(
-                    f"SELECT d.id FROM docs d WHERE d.id > ? AND d.kind IN ({_KIND_SQL}) "
-                    "AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.doc_id = d.id) "
-                    "ORDER BY d.id LIMIT ?",
+                    "SELECT doc_id FROM vectors_todo WHERE doc_id > ? ORDER BY doc_id LIMIT ?",
                     (last, take),
                 )
             ]
@@ -322,9 +367,34 @@ def catch_up(conn: sqlite3.Connection, budget: int | None = None, *, prune: bool
 
 # --- the vectors of an index, kept in memory ----------------------------------
 
-#: database file -> (connection, its version, doc ids, unit vectors); the
-#: connection object is kept so that a new one is never taken for it
-_LOADED: dict[str, tuple[sqlite3.Connection, tuple[int, int], Any, Any]] = {}
+#: a search rewrites the vector file when more vectors than this changed since
+#: it was written (below that it reads just the changes, from the log)
+REWRITE_AT = 4096
+_LOG_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS vectors_todo (doc_id INTEGER PRIMARY KEY)",
+    "CREATE TABLE IF NOT EXISTS vectors_log "
+    "(n INTEGER PRIMARY KEY AUTOINCREMENT, doc_id INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS vectors_logged "
+    "(one INTEGER PRIMARY KEY CHECK (one = 1), since INTEGER NOT NULL)",
+)
+_TODO_TRIGGER = "docs_vector_todo"
+_QUEUE_TRIGGERS = (
+    f"CREATE TRIGGER {_TODO_TRIGGER} AFTER INSERT ON docs WHEN new.kind IN ({_KIND_SQL}) "
+    "BEGIN INSERT OR IGNORE INTO vectors_todo VALUES (new.id); END",
+    "CREATE TRIGGER docs_vector_todo_drop AFTER DELETE ON docs "
+    "BEGIN DELETE FROM vectors_todo WHERE doc_id = old.id; END",
+    "CREATE TRIGGER vectors_todo_done AFTER INSERT ON vectors "
+    "BEGIN DELETE FROM vectors_todo WHERE doc_id = new.doc_id; END",
+    "CREATE TRIGGER vectors_log_ins AFTER INSERT ON vectors "
+    "BEGIN INSERT INTO vectors_log(doc_id) VALUES (new.doc_id); END",
+    "CREATE TRIGGER vectors_log_upd AFTER UPDATE ON vectors "
+    "BEGIN INSERT INTO vectors_log(doc_id) VALUES (new.doc_id), (old.doc_id); END",
+    "CREATE TRIGGER vectors_log_del AFTER DELETE ON vectors "
+    "BEGIN INSERT INTO vectors_log(doc_id) VALUES (old.doc_id); END",
+)
+
+#: database file -> the vectors this process last read from it
+_LOADED: dict[str, Vectors] = {}
 #: database file -> (connection, its version when no doc lacked a vector)
 _CAUGHT_UP: dict[str, tuple[sqlite3.Connection, tuple[int, int]]] = {}
 
@@ -343,6 +413,21 @@ def _stamp(conn: sqlite3.Connection) -> tuple[str, int] | None:
     return (str(row[0]), int(row[1])) if row else None
 
 
+def _log_state(conn: sqlite3.Connection) -> tuple[str, int, int] | None:
+    """(epoch, since, position) of the vectors' change log: every change after
+    ``since`` up to ``position`` is in ``vectors_log``. None before the log exists."""
+    try:
+        row = conn.execute(
+            "SELECT g.epoch, l.since, (SELECT max(n) FROM vectors_log) "
+            "FROM vectors_gen g, vectors_logged l"
+        ).fetchone()
+    except sqlite3.OperationalError:  # no such table: an index without the log yet
+        return None
+    if row is None:
+        return None
+    return str(row[0]), int(row[1]), max(int(row[1]), int(row[2] or 0))
+
+
 def _from_table(conn: sqlite3.Connection) -> tuple[Any, Any]:
     import numpy as np
 
@@ -354,74 +439,234 @@ def _from_table(conn: sqlite3.Connection) -> tuple[Any, Any]:
     return ids, np.frombuffer(blob, dtype="<f2").reshape(len(rows), DIM).astype(np.float32)
 
 
+def _rows_of(blobs: list[bytes]) -> Any:
+    import numpy as np
+
+    return np.frombuffer(b"".join(blobs), dtype="<f2").reshape(len(blobs), DIM).astype(np.float32)
+
+
+class Vectors:
+    """The vectors of one index as this process holds them, exact at the log
+    position ``logpos``: the vector file's rows (``base``, sorted by doc id,
+    mapped) less those the log names (``dead``), plus the named ones that
+    exist now (``side``). Never changed once made (threads may share one)."""
+
+    __slots__ = ("base_ids", "base_rows", "conn", "dead", "epoch", "logpos", "side",
+                 "side_ids", "side_rows", "stale_file", "version")  # fmt: skip
+
+    def __init__(self, epoch: str | None, logpos: int, base_ids: Any, base_rows: Any,
+                 side: dict[int, bytes | None] | None = None, *,
+                 stale_file: bool = False) -> None:  # fmt: skip
+        import numpy as np
+
+        self.epoch = epoch
+        self.logpos = logpos
+        self.base_ids = base_ids
+        self.base_rows = base_rows
+        self.side = side or {}
+        self.stale_file = stale_file  # the file on disk is not this base: rewrite it
+        self.conn: sqlite3.Connection | None = None
+        self.version = (-1, -1)
+        present = sorted(i for i, v in self.side.items() if v is not None)
+        self.side_ids = np.asarray(present, dtype=np.int64)
+        self.side_rows = _rows_of([self.side[i] for i in present])  # type: ignore[misc]
+        self.dead = np.zeros(0, dtype=np.int64)
+        if self.side and len(base_ids):
+            keys = np.fromiter(self.side, dtype=np.int64, count=len(self.side))
+            pos = np.searchsorted(base_ids, keys)
+            inside = pos < len(base_ids)
+            pos, keys = pos[inside], keys[inside]
+            self.dead = pos[base_ids[pos] == keys]
+
+    def __len__(self) -> int:
+        return len(self.base_ids) - len(self.dead) + len(self.side_ids)
+
+    def advanced(self, conn: sqlite3.Connection, logpos: int) -> Vectors:
+        """These vectors with the changes logged after ``self.logpos`` (O(changes))."""
+        if logpos == self.logpos:
+            return self
+        changed = [
+            r[0]
+            for r in conn.execute(
+                "SELECT DISTINCT doc_id FROM vectors_log WHERE n > ? AND n <= ?",
+                (self.logpos, logpos),
+            )
+        ]
+        side = dict(self.side)
+        for start in range(0, len(changed), 500):
+            part = changed[start : start + 500]
+            found = dict(
+                conn.execute(
+                    f"SELECT doc_id, vec FROM vectors WHERE doc_id IN ({','.join('?' * len(part))})",
+                    part,
+                ).fetchall()
+            )
+            side.update((i, found.get(i)) for i in part)
+        return Vectors(self.epoch, logpos, self.base_ids, self.base_rows, side,
+                       stale_file=self.stale_file)  # fmt: skip
+
+    def scores(self, q: Any) -> tuple[Any, Any]:
+        """Cosine of every vector with the unit vector ``q``: (base rows, with
+        -inf for the dead ones; side rows)."""
+        import numpy as np
+
+        base = self.base_rows @ q
+        if len(self.dead):
+            base[self.dead] = -np.inf
+        return base, self.side_rows @ q
+
+    def merged(self) -> tuple[Any, Any]:
+        """(ids, rows) of every live vector, sorted by doc id."""
+        import numpy as np
+
+        if not self.side:
+            return self.base_ids, self.base_rows
+        keep = np.ones(len(self.base_ids), dtype=bool)
+        keep[self.dead] = False
+        ids = np.concatenate((self.base_ids[keep], self.side_ids))
+        rows = np.concatenate((self.base_rows[keep], self.side_rows))
+        order = np.argsort(ids, kind="stable")
+        return ids[order], rows[order]
+
+
 def vector_file(path: str) -> str:
     return os.path.join(os.path.dirname(path), VECTOR_FILE)
 
 
-def _header(stamp: tuple[str, int], count: int) -> bytes:
+def _header(epoch: str, logpos: int, count: int) -> bytes:
     meta = json.dumps(
-        {"model": MODEL, "dim": DIM, "epoch": stamp[0], "n": stamp[1], "count": count},
+        {"model": MODEL, "dim": DIM, "epoch": epoch, "log": logpos, "count": count},
         sort_keys=True,
     ).encode()
     size = -(-(len(_MAGIC) + 8 + len(meta)) // 64) * 64  # ids and rows start aligned
     return (_MAGIC + (size - 16).to_bytes(8, "little") + meta).ljust(size, b" ")
 
 
-def _from_file(path: str, stamp: tuple[str, int] | None) -> tuple[Any, Any] | None:
-    """The vector file's (ids, rows), mapped read-only, or None unless its
-    header names exactly this model and the index's current stamp."""
-    import numpy as np
-
-    if stamp is None:
+def _valid_header(handle: Any, epoch: str) -> tuple[int, int, int] | None:
+    """(count, log position, data offset) of an open vector file whose header
+    names this model and index (``epoch``) and whose size fits it, else None."""
+    head = handle.read(16)
+    if len(head) < 16 or head[:8] != _MAGIC:
         return None
-    name = vector_file(path)
-    try:
-        with open(name, "rb") as handle:
-            head = handle.read(16)
-            if len(head) < 16 or head[:8] != _MAGIC:
-                return None
-            size = int.from_bytes(head[8:], "little")
-            meta = json.loads(handle.read(size))
-            total = os.fstat(handle.fileno()).st_size
-    except (OSError, ValueError):  # absent, unreadable or torn: the table answers
+    size = int.from_bytes(head[8:], "little")
+    meta = json.loads(handle.read(size))
+    if not isinstance(meta, dict):
         return None
-    count = meta.get("count")
-    expected = {"model": MODEL, "dim": DIM, "epoch": stamp[0], "n": stamp[1]}
-    if any(meta.get(k) != v for k, v in expected.items()) or not isinstance(count, int):
+    expected = {"model": MODEL, "dim": DIM, "epoch": epoch}
+    if any(meta.get(k) != v for k, v in expected.items()):
+        return None
+    count, log = meta.get("count"), meta.get("log")
+    if not isinstance(count, int) or not isinstance(log, int):
         return None
     start = 16 + size
-    if total != start + count * 8 + count * DIM * 4:
+    if os.fstat(handle.fileno()).st_size != start + count * 8 + count * DIM * 4:
         return None
-    if not count:
-        return np.zeros(0, dtype=np.int64), np.zeros((0, DIM), dtype=np.float32)
-    ids = np.memmap(name, dtype="<i8", mode="r", offset=start, shape=(count,))
-    rows = np.memmap(name, dtype="<f4", mode="r", offset=start + count * 8, shape=(count, DIM))
-    return np.asarray(ids), np.asarray(rows)  # plain arrays over the same mapping
+    return count, log, start
+
+
+def _file_log(path: str, epoch: str) -> int:
+    """The log position of the vector file on disk when it is whole and belongs
+    to this index (``epoch``) and model, else -1."""
+    try:
+        with open(vector_file(path), "rb") as handle:
+            found = _valid_header(handle, epoch)
+    except (OSError, ValueError):
+        return -1
+    return -1 if found is None else found[1]
+
+
+def _from_file(path: str, epoch: str, since: int) -> tuple[Any, Any, int] | None:
+    """The vector file's (ids, rows, log position), mapped read-only, or None
+    unless it is whole, names this model and index (``epoch``) and a log
+    position from which the log is complete (``>= since``)."""
+    import mmap
+
+    import numpy as np
+
+    try:
+        with open(vector_file(path), "rb") as handle:
+            found = _valid_header(handle, epoch)
+            if found is None or found[1] < since:
+                return None
+            count, log, start = found
+            if not count:
+                return np.zeros(0, dtype=np.int64), np.zeros((0, DIM), dtype=np.float32), log
+            # the header and the rows from one open file (a rename cannot come between)
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # absent, unreadable or torn: the table answers
+        return None
+    ids = np.frombuffer(mapped, dtype="<i8", count=count, offset=start)
+    rows = np.frombuffer(mapped, dtype="<f4", count=count * DIM, offset=start + count * 8)
+    return ids, rows.reshape(count, DIM), log
+
+
+def _replace(target: str, chunks: list[bytes]) -> None:
+    """Replace ``target`` with ``chunks``, all or nothing (temp, fsync, rename).
+    Not ``ouro.store``: that package loads orjson, which a cold search need not."""
+    tmp = f"{target}.tmp"  # one writer at a time (the caller holds the lock)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    try:
+        try:
+            for chunk in chunks:
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _write(conn: sqlite3.Connection, path: str, held: Vectors) -> None:
+    """Write ``held`` as the vector file (atomically, under ``vectors.f32.lock``
+    beside it, unless the file on disk is as new), then drop the log up to its
+    position. Raises OSError or sqlite3.Error when it cannot."""
+    import fcntl
+
+    from ouro.index import db
+
+    assert held.epoch is not None
+    ids, rows = held.merged()
+    target = vector_file(path)
+    lock = os.open(target + ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another writer of the file: a second at most
+        if _file_log(path, held.epoch) < held.logpos:
+            _replace(target, [_header(held.epoch, held.logpos, len(ids)),
+                              ids.astype("<i8").tobytes(), rows.astype("<f4").tobytes()])  # fmt: skip
+        with db.transaction(conn):
+            conn.execute("DELETE FROM vectors_log WHERE n <= ?", (held.logpos,))
+            conn.execute("UPDATE vectors_logged SET since = max(since, ?)", (held.logpos,))
+    finally:
+        os.close(lock)
 
 
 def write_file(conn: sqlite3.Connection, path: str) -> None:
     """Write the vector file beside the index: a 64-byte-aligned JSON header
-    (model, dim, the stamp, count), the doc ids (int64) and the rows (float32),
-    atomically; derived from the table and trusted only at the same stamp."""
+    (model, dim, the index's epoch, the log position, count), the doc ids
+    (int64) and the rows (float32), atomically; derived from the table and
+    trusted only with the log from its position on."""
     from pathlib import Path
 
-    from ouro.store.atomic import atomic_write_chunks
+    from ouro.store.guard import storage_error
 
     with db_read(conn):
-        stamp = _stamp(conn)
-        if stamp is None:
+        state = _log_state(conn)
+        if state is None:
             return
         ids, rows = _from_table(conn)
-    atomic_write_chunks(
-        Path(vector_file(path)),
-        [_header(stamp, len(ids)), ids.astype("<i8").tobytes(), rows.astype("<f4").tobytes()],
-        root=Path(path).parent.parent.parent,
-    )
+    try:
+        _write(conn, path, Vectors(state[0], state[2], ids, rows))
+    except OSError as exc:
+        raise storage_error(exc, Path(vector_file(path))) from None
 
 
 def db_read(conn: sqlite3.Connection) -> Any:
     """One read transaction (the stamp and the rows seen together)."""
-    import contextlib
 
     @contextlib.contextmanager
     def read() -> Any:
@@ -434,18 +679,47 @@ def db_read(conn: sqlite3.Connection) -> Any:
     return read()
 
 
-def matrix(conn: sqlite3.Connection, path: str) -> tuple[Any, Any]:
-    """(doc ids, float32 matrix) of every vector in the index, cached per connection
-    until the database changes: from the vector file when its stamp is the
-    index's, else from the table."""
+def vectors(conn: sqlite3.Connection, path: str) -> Vectors:
+    """Every vector of the index, as of now: held per process and brought
+    forward by the log (O(changes) after a write); read from the vector file
+    when it belongs to this index and the log covers it, else from the table.
+    A search that had to read the table, or holds more than ``REWRITE_AT``
+    changes, writes the vector file again (and drops the log up to it)."""
     version = _version(conn)
-    cached = _LOADED.get(path)
-    if cached is not None and cached[0] is conn and cached[1] == version:
-        return cached[2], cached[3]
-    found = _from_file(path, _stamp(conn))
-    ids, mat = found if found is not None else _from_table(conn)
-    _LOADED[path] = (conn, version, ids, mat)
-    return ids, mat
+    held = _LOADED.get(path)
+    if held is not None and held.conn is conn and held.version == version:
+        return held
+    with db_read(conn):
+        state = _log_state(conn)
+        if state is None:  # no log yet (read-only old index): the table, every time
+            ids, rows = _from_table(conn)
+            held = Vectors(None, 0, ids, rows)
+        else:
+            epoch, since, position = state
+            if held is None or held.epoch != epoch or not since <= held.logpos <= position:
+                found = _from_file(path, epoch, since)
+                if found is not None:
+                    held = Vectors(epoch, found[2], found[0], found[1])
+                else:
+                    ids, rows = _from_table(conn)
+                    held = Vectors(epoch, position, ids, rows, stale_file=True)
+            held = held.advanced(conn, position)
+    if held.epoch is not None and (held.stale_file or len(held.side) > REWRITE_AT):
+        try:
+            _write(conn, path, held)
+        except (OSError, sqlite3.OperationalError):
+            held.stale_file = False  # cannot write here: keep reading the log
+        else:
+            ids, rows = held.merged()
+            held = Vectors(held.epoch, held.logpos, ids, rows)
+    held.conn, held.version = conn, version
+    _LOADED[path] = held
+    return held
+
+
+def matrix(conn: sqlite3.Connection, path: str) -> tuple[Any, Any]:
+    """(doc ids, float32 matrix) of every vector in the index, sorted by id."""
+    return vectors(conn, path).merged()
 
 
 def catch_up_once(conn: sqlite3.Connection, path: str, budget: int) -> int:
@@ -463,6 +737,22 @@ def catch_up_once(conn: sqlite3.Connection, path: str, budget: int) -> int:
     return remaining
 
 
+def _best(held: Vectors, base: Any, side: Any, take: int) -> tuple[Any, Any]:
+    """(ids, scores) of at least the ``take`` best vectors, best first, ties by id:
+    the ``take`` best base rows (a partial sort) and every side row."""
+    import numpy as np
+
+    if take < len(base):
+        part = np.argpartition(-base, take - 1)[:take]
+        ids, scores = held.base_ids[part], base[part]
+    else:
+        ids, scores = held.base_ids, base
+    if len(side):
+        ids, scores = np.concatenate((ids, held.side_ids)), np.concatenate((scores, side))
+    order = np.lexsort((ids, -scores))
+    return ids[order], scores[order]
+
+
 def ranked(
     conn: sqlite3.Connection, path: str, query: str, allowed: Any, depth: int
 ) -> list[tuple[int, float]]:
@@ -472,27 +762,28 @@ def ranked(
     """
     import numpy as np
 
-    ids, mat = matrix(conn, path)
-    if not len(ids):
+    held = vectors(conn, path)
+    if not len(held):
         return []
     q = model().embed([query])[0]
     if not q.any():
         return []
-    scores = mat @ q
+    base, side = held.scores(q)
+    total = len(base) + len(side)
     out: list[tuple[int, float]] = []
     window = max(depth * 4, 200)
     start = 0
-    order = None
-    while len(out) < depth and start < len(ids):
-        end = min(len(ids), start + window)
-        if order is None or end > len(order):
-            take = min(len(ids), end * 2)
-            if take >= len(ids):
-                order = np.lexsort((ids, -scores))
-            else:
-                part = np.argpartition(-scores, take - 1)[:take]
-                order = part[np.lexsort((ids[part], -scores[part]))]
-        chunk = [(int(ids[i]), float(scores[i])) for i in order[start:end]]
+    ids: Any = None
+    scores: Any = None
+    while len(out) < depth and start < total:
+        end = min(total, start + window)
+        if ids is None or (end > len(ids) and len(ids) < total):
+            ids, scores = _best(held, base, side, end * 2)
+        chunk = [
+            (int(i), float(s))
+            for i, s in zip(ids[start:end], scores[start:end], strict=True)
+            if s != -np.inf  # a dead row: its doc changed or is gone
+        ]
         keep = allowed([c[0] for c in chunk])
         out.extend(c for c in chunk if c[0] in keep)
         start = end
