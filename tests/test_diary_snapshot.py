@@ -22,7 +22,7 @@ def _view(state: DiaryState) -> tuple[object, ...]:
         state.offset,
         state.lines,
         facts,
-        state.by_norm,
+        state.by_norm.as_dict(),
         state.superseded,
         state.by_entity,
         state.last_seen,
@@ -121,8 +121,8 @@ def test_the_saved_state_keeps_no_fact_text(bundle: Bundle) -> None:
     assert b"fact 1 about" not in saved and b"fact 2 about" not in saved
     restored = _restored(bundle)
     restored.sync()
-    assert first.fact["id"] in restored.facts
     assert first.fact["id"] not in restored.texts  # not read until needed
+    assert first.fact["id"] in restored.facts  # (confirmed against its line)
     again = record.write_fact(bundle, FactDraft("Fact 1 about ('ari',)", about=["ari"]))[0]
     assert again.duplicate and again.fact["id"] == first.fact["id"]
 
@@ -132,5 +132,42 @@ def test_a_digest_hit_is_confirmed_against_the_text(bundle: Bundle) -> None:
     state = _restored(bundle)
     state.sync()
     key = factstate.norm_key("some other text")
-    state.by_norm[key] = [fact.fact["id"]]  # a forged collision
+    state.by_norm.new[key] = [fact.fact["id"]]  # a forged collision
     assert state.exact("some other text", None) is None
+
+
+def test_with_every_id_digest_colliding_lookups_are_confirmed_by_the_line(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The saved fact table is searched by a digest of the id; a hit is checked
+    against the log line, so even all-colliding digests give the same answers."""
+    monkeypatch.setattr(factstate, "id_key", lambda fid: b"\x00" * 8)
+    first = _write(bundle, 1, "ari")
+    second = _write(bundle, 2, "bo")
+    restored = _restored(bundle)
+    restored.sync()
+    assert restored.snapshot_offset > 0
+    assert first.fact["id"] in restored.facts and second.fact["id"] in restored.facts
+    assert "f-01nothere000000000" not in restored.facts
+    assert restored.facts[second.fact["id"]][factstate.LINE_NO] == 2
+    assert _view(restored) == _view(_fresh(bundle))
+
+
+def test_a_saved_fact_superseded_after_the_save_is_no_longer_a_duplicate(bundle: Bundle) -> None:
+    first = _write(bundle, 1, "ari")
+    _write(bundle, 2, "bo")
+    restored = _restored(bundle)
+    restored.sync()
+    text = "fact 1 about ('ari',)"
+    assert restored.exact(factstate.normalize_text(text), None) == first.fact["id"]
+    # superseded by another process after the save (written without saving again)
+    append_fact(bundle, "f-901", "a correction of fact one", ["ari"], supersedes=first.fact["id"])
+    restored.sync()
+    assert restored.exact(factstate.normalize_text(text), None) is None
+    assert _view(restored) == _view(_fresh(bundle))
+    # saved again by a state that was itself restored: the retired entry is left out
+    restored.snapshot_offset = 0
+    assert restored.save_snapshot()
+    again = _restored(bundle)
+    assert _view(again) == _view(_fresh(bundle))
+    assert record.write_fact(bundle, FactDraft(text, about=["ari"]))[0].duplicate is False

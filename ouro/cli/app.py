@@ -21,7 +21,7 @@ from typing import Any
 import click
 
 from ouro import __version__
-from ouro.cli.output import emit_error
+from ouro.cli.output import emit_error, report_error
 from ouro.errors import OuroError
 
 #: Non-tool commands by CLI path.
@@ -229,9 +229,7 @@ def run(argv: list[str]) -> int:
     except OuroError as exc:
         if debug:
             raise
-        code = exits.code_for(exc.kind)
-        emit_error(exc, json_mode=json_mode, exit_code=code)
-        return code
+        return report_error(exc, json_mode=json_mode)
     except click.UsageError as exc:
         if debug:
             raise
@@ -250,16 +248,7 @@ def run(argv: list[str]) -> int:
     except OSError as exc:  # an OS error no store primitive converted: say it plainly
         if debug:
             raise
-        from ouro.store.guard import storage_error
-
-        error = storage_error(
-            exc,
-            exc.filename or "(unknown path)",
-            outcome="the command stopped; what it had finished writing stays written",
-        )
-        code = exits.code_for(error.kind)
-        emit_error(error, json_mode=json_mode, exit_code=code)
-        return code
+        return report_error(exc, json_mode=json_mode)
     except (click.exceptions.Abort, KeyboardInterrupt):
         sys.stderr.write("interrupted\n")
         return exits.INTERRUPTED
@@ -277,13 +266,5 @@ def run(argv: list[str]) -> int:
     except Exception as exc:  # report internal errors as JSON when asked; never hide them
         if debug or not json_mode:
             raise
-        emit_error(
-            None,
-            json_mode=True,
-            kind="internal",
-            message=f"{type(exc).__name__}: {exc}",
-            hint="this is a bug in ouro; rerun with OURO_DEBUG=1 for the traceback",
-            exit_code=exits.NEGATIVE,
-        )
-        return exits.NEGATIVE
+        return report_error(exc, json_mode=True)
     return result if isinstance(result, int) else 0

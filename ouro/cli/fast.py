@@ -1,4 +1,4 @@
-"""The CLI fast path for the four search verbs and ``ouro orient``.
+"""The CLI fast path for the four search verbs, ``ouro orient`` and ``ouro diary write``.
 
 Agents run ``ouro desk search …`` once per tool call, so start-up time is
 most of the cost. ``try_run(argv)`` parses exactly these forms with the
@@ -12,6 +12,8 @@ standard library::
 where MODE is ``[--mode lexical|semantic|hybrid] [--explain]``, and::
 
     ouro orient [--budget N]
+    ouro diary write TEXT [--about E]... [--source S] [--trust T] [--channel C]
+                          [--friend F] [--friend-name N] [--supersedes ID] [--force]
 
 with ``--bundle B`` and ``--json`` anywhere on the line (as the full CLI accepts them)
 
@@ -22,8 +24,10 @@ producing the standard messages: ``--help``, an unknown or repeated option, a
 missing query, a bad value, ``OURO_DEBUG=1``, a habit session's tool policy
 (``OURO_GRANTED_TOOLS`` / ``OURO_DENIED_TOOLS`` set: only
 ``ouro.tools.invoke`` enforces it), a bundle that ``Bundle.locate`` might
-refuse, and every ``OuroError`` (the full CLI runs the search again and
-prints the error its way).
+refuse, and every ``OuroError`` of a read (the full CLI runs the search again
+and prints the error its way). ``diary write`` falls back only before its tool
+call; an error of the write itself is printed here by the same function the
+full CLI uses (``ouro.cli.output.report_error``), with the same exit code.
 
 Cost is what matters here, so this path imports only cheap standard modules:
 not click, pydantic, PyYAML, orjson (its import pulls in ``dataclasses`` and
@@ -307,12 +311,142 @@ def dumps(result: Any) -> str:
     return json.dumps(result, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
 
 
+#: ``ouro diary write`` options: flag -> (field, takes a value, repeatable), as
+#: the registry's generated command has them (a test compares the two)
+WRITE_OPTIONS: dict[str, tuple[str, bool, bool]] = {
+    "--about": ("about", True, True),
+    "--source": ("source", True, False),
+    "--trust": ("trust", True, False),
+    "--channel": ("channel", True, False),
+    "--friend": ("friend", True, False),
+    "--friend-name": ("friend_name", True, False),
+    "--supersedes": ("supersedes", True, False),
+    "--force": ("force", False, False),
+}
+
+
+def parse_write(argv: list[str]) -> tuple[str | None, bool, dict[str, Any]] | None:
+    """``(bundle, json, arguments)`` for ``ouro diary write TEXT [options]``, or None.
+
+    ``arguments`` are what the click command passes to ``tools.invoke``: the
+    text, each option given (``--about`` as a list, ``--force`` as True).
+    Anything unusual (a repeated single option, ``--``, a value or text that
+    starts with ``-``, ``--verbose``, ``--help``) is left to the full CLI.
+    """
+    from ouro.cli.argv import hoist_globals
+
+    argv = hoist_globals(argv)
+    bundle: str | None = None
+    json_mode = False
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):
+        arg = argv[i]
+        if arg == "--json":
+            json_mode = True
+        elif arg == "--bundle" and i + 1 < len(argv) and bundle is None:
+            bundle = argv[i + 1]
+            i += 1
+        elif arg.startswith("--bundle=") and bundle is None:
+            bundle = arg.split("=", 1)[1]
+        else:
+            return None
+        i += 1
+    if argv[i : i + 2] != ["diary", "write"] or (bundle is not None and not bundle):
+        return None
+    rest = argv[i + 2 :]
+    texts: list[str] = []
+    arguments: dict[str, Any] = {}
+    j = 0
+    while j < len(rest):
+        arg = rest[j]
+        if not arg.startswith("-"):
+            texts.append(arg)
+        elif arg == "--json":
+            json_mode = True
+        else:
+            name, eq, inline = arg.partition("=")
+            if name not in WRITE_OPTIONS:
+                return None
+            field, takes_value, repeatable = WRITE_OPTIONS[name]
+            if not takes_value:
+                if eq:
+                    return None
+                arguments[field] = True
+            else:
+                if eq:
+                    value = inline
+                elif j + 1 < len(rest) and not rest[j + 1].startswith("-"):
+                    value = rest[j + 1]
+                    j += 1
+                else:
+                    return None
+                if repeatable:
+                    arguments.setdefault(field, []).append(value)
+                elif field in arguments:
+                    return None
+                else:
+                    arguments[field] = value
+        j += 1
+    if len(texts) != 1:
+        return None
+    return bundle, json_mode, {"text": texts[0], **arguments}
+
+
+def run_write(argv: list[str]) -> int | None:
+    """Run ``ouro diary write`` as the click command does (same tool call, output,
+    errors and exit codes), or None to use the full CLI.
+
+    Only what happens before the tool runs may fall back (the full CLI then
+    does it again); once the write is attempted its outcome is reported here.
+    """
+    parsed = parse_write(argv)
+    if parsed is None:
+        return None
+    bundle_arg, json_mode, arguments = parsed
+    root = locate(bundle_arg)
+    if root is None:
+        return None
+    from ouro import progress
+    from ouro.bundle import Bundle
+    from ouro.errors import OuroError
+
+    progress.set_json(json_mode)
+    try:
+        bundle = Bundle.open(root)
+    except OuroError:
+        return None
+    from ouro.cli.output import emit, report_error
+    from ouro.cli.render import fact_written
+    from ouro.tools import invoke
+
+    try:
+        result = invoke("diary_write", bundle, arguments)
+    except (OuroError, OSError) as exc:
+        return report_error(exc, json_mode="--json" in argv)
+    except KeyboardInterrupt:
+        from ouro.cli.exits import INTERRUPTED
+
+        sys.stderr.write("interrupted\n")
+        return INTERRUPTED
+    except Exception as exc:  # as the full CLI: JSON when asked, else the traceback
+        if "--json" not in argv:
+            raise
+        return report_error(exc, json_mode=True)
+    emit(result, json_mode=json_mode, render=fact_written)
+    return 0
+
+
 def try_run(argv: list[str]) -> int | None:
-    """Answer a search verb and return the exit code, or None to use the full CLI."""
+    """Answer a search verb, ``orient`` or ``diary write`` and return the exit
+    code, or None to use the full CLI."""
     if os.environ.get("OURO_DEBUG") == "1" or any(v in os.environ for v in POLICY_ENV):
         return None
     if "orient" in argv:
         return run_orient(argv)
+    if "write" in argv:
+        code = run_write(argv)
+        if code is not None:
+            return code
     parsed = parse(argv)
     if parsed is None:
         return None

@@ -197,3 +197,35 @@ def emit_error(
         sys.stderr.write(f"error: {payload['message']}\n")
         if payload.get("hint"):
             sys.stderr.write(f"hint: {payload['hint']}\n")
+
+
+def report_error(exc: BaseException, *, json_mode: bool) -> int:
+    """Print a failed command's error (``ouro.cli.app.run`` and the CLI fast
+    paths share it, so both say it alike) and return its exit code.
+
+    An ``OuroError`` as itself; an ``OSError`` no store primitive converted as a
+    storage error; anything else (called only with ``--json``) as an internal error.
+    """
+    from ouro.cli import exits
+
+    if isinstance(exc, OSError):
+        from ouro.store.guard import storage_error
+
+        exc = storage_error(
+            exc,
+            exc.filename or "(unknown path)",
+            outcome="the command stopped; what it had finished writing stays written",
+        )
+    if isinstance(exc, OuroError):
+        code = exits.code_for(exc.kind)
+        emit_error(exc, json_mode=json_mode, exit_code=code)
+        return code
+    emit_error(
+        None,
+        json_mode=True,
+        kind="internal",
+        message=f"{type(exc).__name__}: {exc}",
+        hint="this is a bug in ouro; rerun with OURO_DEBUG=1 for the traceback",
+        exit_code=exits.NEGATIVE,
+    )
+    return exits.NEGATIVE

@@ -16,6 +16,18 @@ grows the file and keeps the bytes at the old end would pass as an append.)
 Only complete lines are consumed; a partial tail waits. Lines that are not
 facts are kept as bad lines (reported as warnings, never dropped).
 
+Snapshot (``state/cache/diary-state.marshal``): ``SNAPSHOT_MAGIC``, the length
+of a marshalled tuple (version, log path, inode, offset, mtime, tail, line
+count, superseded, by_entity, last_seen, entity names and lines, table sizes),
+that tuple, then two tables of fixed-width records sorted by their bytes:
+``FACT_RECORD`` (id digest, start, length, line number, text digest) and
+``NORM_RECORD`` (text digest, start, id digest, length) for the active facts.
+A restored state maps the file and bisects the tables (``FactTable``,
+``NormTable``); facts read after it live in dicts beside them. An id digest hit
+is confirmed by reading the id on that log line, and saved text-digest entries
+are filtered by the live ``superseded`` map. Saved atomically; anything torn,
+foreign or of another version means "no snapshot".
+
 Every call holds the state's thread lock (``mutex``). ``sync()`` with the diary
 lock (``state/locks/diary.lock``) held may rebuild; ``sync(locked=False)``
 (catching up before taking the lock) only consumes plain appends, which are
@@ -29,9 +41,11 @@ import gc
 import hashlib
 import marshal
 import math
+import mmap
 import os
+import struct
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -42,8 +56,12 @@ from ouro.desk.factnorm import NEAR_THRESHOLD, could_exceed, normalize_text, ove
 from ouro.store.jsonl import BadLine
 
 TAIL = 64
-#: 2: no fact texts (read from the log when needed), exact-duplicate keys are digests
-SNAPSHOT_VERSION = 2
+#: 2: no fact texts (read from the log when needed), exact-duplicate keys are digests;
+#: 3: the facts and the exact-duplicate keys as sorted tables, searched in place
+SNAPSHOT_VERSION = 3
+#: the snapshot file starts with this, then the length of the marshalled part
+SNAPSHOT_MAGIC = b"OURODS3\n"
+_HEADER = struct.Struct(">8sQ")
 #: save the state again once the log grew this much (a fresh process then
 #: reads at most this much of the log itself)
 SNAPSHOT_EVERY = 1 << 20
@@ -65,6 +83,177 @@ LENGTH: Final = 2
 LINE_NO: Final = 3
 
 
+def id_key(fid: str) -> bytes:
+    """A fact id's 64-bit digest: the saved fact table's sort key (a hit is
+    confirmed against the line)."""
+    return hashlib.blake2b(fid.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+
+
+# Saved tables: fixed-width records sorted by their bytes, searched by bisect
+# on the mapped snapshot file; offsets are big-endian so bytes sort as numbers.
+#: id_key, start, length, line_no, norm_key
+FACT_RECORD = struct.Struct(">8sQII12s")
+#: norm_key, start, id_key, length
+NORM_RECORD = struct.Struct(">12sQ8sI")
+
+
+class _Table:
+    """A sorted run of fixed-width records in a buffer (the mapped snapshot)."""
+
+    __slots__ = ("buf", "count", "start", "width")
+
+    def __init__(self, buf: Any, start: int, count: int, width: int) -> None:
+        self.buf, self.start, self.count, self.width = buf, start, count, width
+
+    def records(self, key: bytes) -> list[bytes]:
+        """Every record whose bytes start with ``key`` (in sorted order)."""
+        buf, width, base, size = self.buf, self.width, self.start, len(key)
+        lo, hi = 0, self.count
+        while lo < hi:
+            mid = (lo + hi) // 2
+            at = base + mid * width
+            if buf[at : at + size] < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        out = []
+        while lo < self.count:
+            at = base + lo * width
+            record = bytes(buf[at : at + width])
+            if record[:size] != key:
+                break
+            out.append(record)
+            lo += 1
+        return out
+
+    def all(self) -> list[bytes]:
+        buf, width, base = self.buf, self.width, self.start
+        return [bytes(buf[base + i * width : base + (i + 1) * width]) for i in range(self.count)]
+
+
+_EMPTY = _Table(b"", 0, 0, 1)
+
+
+class FactTable:
+    """fact id -> ``FactRef``: the saved facts (a sorted table, by id digest)
+    plus the facts read since (a dict). Ids are confirmed against the log line."""
+
+    def __init__(self, id_of: Callable[[int, int], str | None]) -> None:
+        self.base = _EMPTY
+        self.new: dict[str, FactRef] = {}
+        self._id_of = id_of  # the id on the log line at (start, length)
+
+    def _base_ref(self, fid: str) -> FactRef | None:
+        if not self.base.count:
+            return None
+        for record in self.base.records(id_key(fid)):
+            _key, start, length, line_no, norm = FACT_RECORD.unpack(record)
+            if self._id_of(start, length) == fid:
+                return (norm, start, length, line_no)
+        return None
+
+    def get(self, fid: str) -> FactRef | None:
+        ref = self.new.get(fid)
+        return ref if ref is not None else self._base_ref(fid)
+
+    def __contains__(self, fid: object) -> bool:
+        return isinstance(fid, str) and self.get(fid) is not None
+
+    def __getitem__(self, fid: str) -> FactRef:
+        ref = self.get(fid)
+        if ref is None:
+            raise KeyError(fid)
+        return ref
+
+    def __setitem__(self, fid: str, ref: FactRef) -> None:
+        self.new[fid] = ref
+
+    def __len__(self) -> int:
+        return self.base.count + len(self.new)
+
+    def __iter__(self) -> Iterator[str]:
+        """Fact ids in log order (reads the saved ids from the log: not for a write)."""
+        return iter([fid for fid, _ref in self.items()])
+
+    def records(self) -> list[bytes]:
+        """Every fact as a sorted ``FACT_RECORD`` (for the snapshot)."""
+        out = self.base.all()
+        out.extend(FACT_RECORD.pack(id_key(f), r[START], r[LENGTH], r[LINE_NO], r[NORM])
+                   for f, r in self.new.items())  # fmt: skip
+        out.sort()
+        return out
+
+    def items(self) -> list[tuple[str, FactRef]]:
+        """Every fact by id, in log order (reads the saved ids from the log; tests)."""
+        pairs = []
+        for record in self.base.all():
+            _key, start, length, line_no, norm = FACT_RECORD.unpack(record)
+            pairs.append((str(self._id_of(start, length)), (norm, start, length, line_no)))
+        pairs.extend(self.new.items())
+        return sorted(pairs, key=lambda p: p[1][LINE_NO])
+
+
+class NormTable:
+    """norm_key -> ids of active facts with that normalized text: the saved
+    entries (a sorted table, filtered by the live ``superseded``) plus a dict."""
+
+    def __init__(self, id_of: Callable[[int, int], str | None], superseded: dict[str, str]) -> None:
+        self.base = _EMPTY
+        self.new: dict[bytes, list[str]] = {}
+        self._id_of = id_of
+        self.superseded = superseded
+
+    def get(self, norm: bytes) -> list[str]:
+        out = []
+        if self.base.count:
+            for record in self.base.records(norm):
+                _norm, start, _key, length = NORM_RECORD.unpack(record)
+                fid = self._id_of(start, length)
+                if fid is not None and fid not in self.superseded:
+                    out.append(fid)
+        out.extend(self.new.get(norm, ()))
+        return out
+
+    def add(self, norm: bytes, fid: str) -> None:
+        self.new.setdefault(norm, []).append(fid)
+
+    def drop(self, norm: bytes, fid: str) -> None:
+        """``fid`` is superseded now (saved entries are filtered by ``superseded``)."""
+        ids = self.new.get(norm)
+        if ids and fid in ids:
+            ids.remove(fid)
+            if not ids:
+                del self.new[norm]
+
+    def records(self, facts: FactTable) -> list[bytes]:
+        """Every active entry as a sorted ``NORM_RECORD`` (for the snapshot)."""
+        gone = {id_key(t) for t in self.superseded}
+        out = []
+        for record in self.base.all():
+            _norm, start, key, length = NORM_RECORD.unpack(record)
+            if key in gone and self._id_of(start, length) in self.superseded:
+                continue
+            out.append(record)
+        for norm, ids in self.new.items():
+            for fid in ids:
+                ref = facts[fid]
+                out.append(NORM_RECORD.pack(norm, ref[START], id_key(fid), ref[LENGTH]))
+        out.sort()
+        return out
+
+    def as_dict(self) -> dict[bytes, list[str]]:
+        """Every entry (reads the saved ids from the log; tests)."""
+        out: dict[bytes, list[str]] = {}
+        for record in self.base.all():
+            norm = record[:12]
+            if norm not in out:
+                out[norm] = self.get(norm)
+        for norm in self.new:
+            if norm not in out:
+                out[norm] = self.get(norm)
+        return {k: v for k, v in out.items() if v}
+
+
 @dataclass
 class DiaryState:
     path: Path
@@ -83,14 +272,15 @@ class DiaryState:
         self.mtime_ns = 0
         self.tail = b""
         self.lines = 0
-        self.facts: dict[str, FactRef] = {}
+        #: fact id -> FactRef (the saved ones searched in the snapshot's table)
+        self.facts = FactTable(self._id_at)
         #: fact id -> text, for facts read here; a restored state reads texts
         #: from the log when a check needs them (``text``, ``load_texts``)
         self.texts: dict[str, str] = {}
+        self.superseded: dict[str, str] = {}
         # norm_key(normalized text) -> ids of active facts with it (recomputed from
         # the text, not the line's ``hash``: a hand-edited text must not keep its old hash)
-        self.by_norm: dict[bytes, list[str]] = {}
-        self.superseded: dict[str, str] = {}
+        self.by_norm = NormTable(self._id_at, self.superseded)
         self.by_entity: dict[str, list[str]] = {}
         self.last_seen: dict[str, str] = {}
         # sorted entity names and, in the same order, each one's serialized line
@@ -233,9 +423,9 @@ class DiaryState:
             self.superseded[target] = fid
             old = self.facts.get(target)
             if old is not None:
-                self._drop_norm(old[NORM], target)
+                self.by_norm.drop(old[NORM], target)
         if fid not in self.superseded:
-            self.by_norm.setdefault(norm, []).append(fid)
+            self.by_norm.add(norm, fid)
         if not about:
             return
         created = value.get("createdAt")
@@ -296,12 +486,17 @@ class DiaryState:
             self.load_texts((fid,))
         return self.texts[fid]
 
-    def _drop_norm(self, norm: bytes, fid: str) -> None:
-        ids = self.by_norm.get(norm)
-        if ids and fid in ids:
-            ids.remove(fid)
-            if not ids:
-                del self.by_norm[norm]
+    def _id_at(self, start: int, length: int) -> str | None:
+        """The id on the log line at ``start`` (its text is kept for the checks)."""
+        value = _loads(self.read_bytes(start, length))
+        if not isinstance(value, dict):
+            return None
+        fid, text = value.get("id"), value.get("text")
+        if not isinstance(fid, str):
+            return None
+        if isinstance(text, str) and fid not in self.texts:
+            self.texts[fid] = text
+        return fid
 
     # --- snapshot: a fresh process does not replay the whole log ------------
     def _load_snapshot(self) -> None:
@@ -324,18 +519,36 @@ class DiaryState:
                 gc.enable()
 
     def _restore(self, snapshot: Path) -> None:
+        """Map the snapshot: a small marshalled part, then the two sorted tables.
+
+        The tables stay in the file (mapped, searched by bisect), so a fresh
+        process reads only the records a write looks up, not 100k facts.
+        """
         try:
-            data = marshal.loads(snapshot.read_bytes())
-        except (OSError, EOFError, ValueError, TypeError):
+            with snapshot.open("rb") as handle:
+                mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # missing, or empty (nothing to map)
             return
-        if not (isinstance(data, tuple) and len(data) == 15 and data[0] == SNAPSHOT_VERSION):
+        try:
+            magic, size = _HEADER.unpack(mapped[: _HEADER.size])
+            if magic != SNAPSHOT_MAGIC:
+                return
+            data = marshal.loads(mapped[_HEADER.size : _HEADER.size + size])
+        except (struct.error, EOFError, ValueError, TypeError):
+            return
+        if not (isinstance(data, tuple) and len(data) == 14 and data[0] == SNAPSHOT_VERSION):
             return
         if data[1] != str(self.path):
             return
         try:
-            (_v, _p, ino, offset, mtime_ns, tail, lines, facts, by_norm, superseded,
-             by_entity, last_seen, entity_keys, fragments, encoded) = data  # fmt: skip
-            if encoded is not None or not isinstance(facts, dict):
+            (_v, _p, ino, offset, mtime_ns, tail, lines, superseded, by_entity, last_seen,
+             entity_keys, fragments, n_facts, n_norms) = data  # fmt: skip
+            at = _HEADER.size + size
+            if not (isinstance(n_facts, int) and isinstance(n_norms, int)) or len(mapped) != (
+                at + n_facts * FACT_RECORD.size + n_norms * NORM_RECORD.size
+            ):
+                raise TypeError("torn or not this version's shape")
+            if not isinstance(superseded, dict):
                 raise TypeError("not this version's shape")
         except (TypeError, ValueError):
             self.reset()
@@ -343,8 +556,15 @@ class DiaryState:
         self.ino, self.offset, self.mtime_ns, self.tail, self.lines = (
             ino, offset, mtime_ns, tail, lines,
         )  # fmt: skip
-        self.facts, self.texts, self.encoded = facts, {}, {}
-        self.by_norm, self.superseded, self.by_entity = by_norm, superseded, by_entity
+        self.texts, self.encoded = {}, {}
+        self.superseded = superseded
+        self.facts = FactTable(self._id_at)
+        self.facts.base = _Table(mapped, at, n_facts, FACT_RECORD.size)
+        self.by_norm = NormTable(self._id_at, superseded)
+        self.by_norm.base = _Table(
+            mapped, at + n_facts * FACT_RECORD.size, n_norms, NORM_RECORD.size
+        )
+        self.by_entity = by_entity
         self.last_seen, self.entity_keys, self.fragments = last_seen, entity_keys, fragments
         self.dirty = set()
         self.irregular = offset  # not known for the restored part
@@ -363,14 +583,29 @@ class DiaryState:
         from ouro.store.atomic import atomic_write_bytes
 
         self.entities_chunks()  # fragments current before they are saved
-        data = (
-            SNAPSHOT_VERSION, str(self.path), self.ino, self.offset, self.mtime_ns,
-            self.tail, self.lines, self.facts, self.by_norm, self.superseded, self.by_entity,
-            self.last_seen, self.entity_keys, self.fragments,
-            None,  # the encoded factIds: re-encoded per entity when it changes
-        )  # fmt: skip
+        facts = self.facts.records()
+        norms = self.by_norm.records(self.facts)
+        data = marshal.dumps(
+            (
+                SNAPSHOT_VERSION,
+                str(self.path),
+                self.ino,
+                self.offset,
+                self.mtime_ns,
+                self.tail,
+                self.lines,
+                self.superseded,
+                self.by_entity,
+                self.last_seen,
+                self.entity_keys,
+                self.fragments,
+                len(facts),
+                len(norms),
+            )
+        )
         self.snapshot.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(self.snapshot, marshal.dumps(data))
+        blob = b"".join([_HEADER.pack(SNAPSHOT_MAGIC, len(data)), data, *facts, *norms])
+        atomic_write_bytes(self.snapshot, blob)
         self.snapshot_offset = self.offset
         return True
 
@@ -382,7 +617,7 @@ class DiaryState:
 
     def exact(self, norm: str, exclude: str | None) -> str | None:
         """An active fact whose normalized text is ``norm`` (other than ``exclude``)."""
-        for fid in self.by_norm.get(norm_key(norm), ()):
+        for fid in self.by_norm.get(norm_key(norm)):
             if fid != exclude and normalize_text(self.text(fid)) == norm:
                 return fid
         return None

@@ -32,6 +32,8 @@ Contract (``docs/record.md`` has the line format):
   mtime and last bytes are checked like a live state's; an outside rewrite
   means the whole log is read). It holds no fact texts (digests of the
   normalized text, byte ranges): texts are read from the log when a check needs them.
+  The facts and text digests are sorted tables searched in place (``factstate``),
+  so restoring does not cost O(facts).
 - Readers (``iter_facts``, ``active_facts``) are pure and report bad lines.
 """
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ouro.bundle import Bundle
-from ouro.desk import daily, notes, record
+from ouro.desk import record
 from ouro.desk.hooks import after_write
 
 if TYPE_CHECKING:
@@ -36,12 +36,16 @@ def diary_write(bundle: Bundle, inp: DiaryWriteInput) -> dict[str, Any]:
 
 
 def diary_reflect(bundle: Bundle, inp: DiaryReflectInput) -> dict[str, Any]:
+    from ouro.desk import daily
+
     path, at = daily.reflect(bundle, inp.text)
     after_write(bundle, [path])
     return {"locator": bundle.locator(path), "at": at}
 
 
 def notes_write(bundle: Bundle, inp: NotesWriteInput) -> dict[str, Any]:
+    from ouro.desk import notes
+
     path, meta, created = notes.write_note(bundle, inp.title, inp.body, tags=inp.tags)
     after_write(bundle, [path, notes.manifest_path(bundle)])
     return {"note": meta, "slug": path.stem, "created": created, "locator": bundle.locator(path)}
