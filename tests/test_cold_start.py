@@ -135,3 +135,16 @@ def test_version_is_one_number() -> None:
     assert project["version"] == ouro.__version__
     proc = run_ouro("--version")
     assert proc.stdout.strip() == f"ouro, version {ouro.__version__}"
+
+
+#: what ``ouro orient`` reads Desk without: the task and track writers (and
+#: their threading, ids, unicodedata); featured and friction import them only
+#: to write
+ORIENT_WITHOUT = {"ouro.desk.tasks", "ouro.desk.tracks", "ouro.desk.names", "unicodedata"}
+
+
+@pytest.mark.parametrize("argv", [("orient",), ("orient", "--json")], ids=" ".join)
+def test_orient_imports_no_writer_machinery(busy: Bundle, argv: tuple[str, ...]) -> None:
+    names = _imports_of(busy, argv)
+    assert "ouro.desk.heads" in names and "ouro.arc.fold" in names  # it did orient
+    assert names & ORIENT_WITHOUT == set()

@@ -78,7 +78,10 @@ def _basic_ok(match: re.Match[str]) -> bool:
 
 class _Pattern(NamedTuple):
     kind: str
-    regex: re.Pattern[str]
+    #: the regex source, compiled on first use (``re`` keeps it compiled): most
+    #: texts hold none of a pattern's ``needs``, so a process that redacts a few
+    #: lines never pays to compile ~30 patterns
+    regex: str
     #: group to replace (0 = the whole match)
     group: int
     #: extra acceptance test of a match
@@ -91,7 +94,7 @@ class _Pattern(NamedTuple):
 _PATTERNS: tuple[_Pattern, ...] = (
     _Pattern(
         "private_key",
-        re.compile(
+        (
             r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
             r"(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*\Z)"
         ),
@@ -101,28 +104,28 @@ _PATTERNS: tuple[_Pattern, ...] = (
     ),
     _Pattern(
         "bearer_token",
-        re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)"),
+        (r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)"),
         1,
         None,
         ("bearer",),
     ),
     _Pattern(
         "jwt",
-        re.compile(r"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"),
+        (r"\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"),
         0,
         None,
         ("eyJ",),
     ),
     _Pattern(
         "url_password",
-        re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]+:([^\s@/]+)@"),
+        (r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]+:([^\s@/]+)@"),
         1,
         None,
         ("://",),
     ),
     _Pattern(
         "url_token",
-        re.compile(
+        (
             r"(?i)[?&;](?:[\w.\-]*?(?:token|key|secret|sig|signature|password|passwd|pwd"
             r"|credential|auth|code|session))=([^&\s#\"'<>]+)"
         ),
@@ -132,7 +135,7 @@ _PATTERNS: tuple[_Pattern, ...] = (
     ),
     _Pattern(
         "basic_auth",
-        re.compile(
+        (
             r"(?i:authorization[\"']?\s*[:=]\s*[\"']?)?(?i:basic)\s+"
             r"([A-Za-z0-9+/]{6,}={0,2})(?![\w+/=])"
         ),
@@ -142,14 +145,14 @@ _PATTERNS: tuple[_Pattern, ...] = (
     ),
     _Pattern(
         "basic_auth",
-        re.compile(r"(?:^|\s)(?:-u|--user)[ =]+[\"']?[^\s:\"']+:([^\s\"']+)"),
+        (r"(?:^|\s)(?:-u|--user)[ =]+[\"']?[^\s:\"']+:([^\s\"']+)"),
         1,
         _not_marker(1),
         ("-u", "--user"),
     ),
     _Pattern(
         "authorization",
-        re.compile(
+        (
             r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?"
             r"(?>(?:(?:basic|bearer|token|digest|negotiate|ntlm)\s+)?)([^\s\"']+)"
         ),
@@ -157,73 +160,67 @@ _PATTERNS: tuple[_Pattern, ...] = (
         _not_marker(1),
         ("authorization",),
     ),
-    _Pattern("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{16,}"), 0, None, ("sk-ant-",)),
+    _Pattern("anthropic_key", (r"\bsk-ant-[A-Za-z0-9_\-]{16,}"), 0, None, ("sk-ant-",)),
     _Pattern(
         "openai_key",
-        re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
+        (r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
         0,
         None,
         ("sk-",),
     ),
     _Pattern(
         "github_token",
-        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),
+        (r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),
         0,
         None,
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     ),
     _Pattern(
         "gitlab_token",
-        re.compile(r"\bgl(?:pat|dt|rt|ptt|cbt)-[A-Za-z0-9_\-]{20,}"),
+        (r"\bgl(?:pat|dt|rt|ptt|cbt)-[A-Za-z0-9_\-]{20,}"),
         0,
         None,
         ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-"),
     ),
-    _Pattern("slack_token", re.compile(r"\bxox[abposre]-[A-Za-z0-9\-]{10,}"), 0, None, ("xox",)),
+    _Pattern("slack_token", (r"\bxox[abposre]-[A-Za-z0-9\-]{10,}"), 0, None, ("xox",)),
     _Pattern(
         "slack_webhook",
-        re.compile(r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_\-]+"),
+        (r"https://hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9/_\-]+"),
         0,
         None,
         ("hooks.slack.com",),
     ),
-    _Pattern(
-        "aws_access_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), 0, None, ("AKIA", "ASIA")
-    ),
+    _Pattern("aws_access_key", (r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), 0, None, ("AKIA", "ASIA")),
     _Pattern(
         "aws_secret",
-        re.compile(
-            r"(?i)aws[_\-.]?(?:secret|sk)[A-Za-z_\-.]*[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})\b"
-        ),
+        (r"(?i)aws[_\-.]?(?:secret|sk)[A-Za-z_\-.]*[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})\b"),
         1,
         None,
         ("aws",),
     ),
-    _Pattern("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"), 0, None, ("AIza",)),
+    _Pattern("google_api_key", (r"\bAIza[0-9A-Za-z_\-]{35}"), 0, None, ("AIza",)),
     _Pattern(
         "stripe_key",
-        re.compile(r"\b(?:(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}|whsec_[0-9A-Za-z]{24,})"),
+        (r"\b(?:(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,}|whsec_[0-9A-Za-z]{24,})"),
         0,
         None,
         ("_live_", "_test_", "whsec_"),
     ),
-    _Pattern("npm_token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), 0, None, ("npm_",)),
-    _Pattern("pypi_token", re.compile(r"\bpypi-AgE[A-Za-z0-9_\-]{40,}"), 0, None, ("pypi-",)),
-    _Pattern("huggingface_token", re.compile(r"\bhf_[A-Za-z0-9]{30,}\b"), 0, None, ("hf_",)),
+    _Pattern("npm_token", (r"\bnpm_[A-Za-z0-9]{36}\b"), 0, None, ("npm_",)),
+    _Pattern("pypi_token", (r"\bpypi-AgE[A-Za-z0-9_\-]{40,}"), 0, None, ("pypi-",)),
+    _Pattern("huggingface_token", (r"\bhf_[A-Za-z0-9]{30,}\b"), 0, None, ("hf_",)),
     _Pattern(
         "sendgrid_key",
-        re.compile(r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
+        (r"\bSG\.[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}"),
         0,
         None,
         ("SG.",),
     ),
-    _Pattern("digitalocean_token", re.compile(r"\bdo[opr]_v1_[a-f0-9]{64}\b"), 0, None, ("_v1_",)),
-    _Pattern(
-        "shopify_token", re.compile(r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b"), 0, None, ("shp",)
-    ),
+    _Pattern("digitalocean_token", (r"\bdo[opr]_v1_[a-f0-9]{64}\b"), 0, None, ("_v1_",)),
+    _Pattern("shopify_token", (r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b"), 0, None, ("shp",)),
     _Pattern(
         "secret_flag",
-        re.compile(
+        (
             r"(?i)(?:^|\s)--?(?:[\w\-]*[\-_])?(?:password|passwd|passphrase|token|secret"
             r"|api-?key|access-?key|secret-?key|client-?secret)(?:=|\s+)[\"']?([^\s\"']+)"
         ),
@@ -245,11 +242,11 @@ _NEEDS: tuple[frozenset[str], ...] = tuple(
 
 #: ``name = value`` in the forms people paste: ``k=v``, ``k: v``, ``k => v``,
 #: ``"k": "v"``, ``k='v w'``, ``\"k\": \"v\"`` (JSON inside a JSON string).
-_ASSIGN = re.compile(
+_ASSIGN = (
     r"""(?<![\w.\-])(?P<key>[A-Za-z_][\w.\-]{0,80})(?:\\?["'])?[ \t]*(?::=|=>|[:=])[ \t]*"""
     r"""(?:"(?P<dq>(?:[^"\\\n]|\\.)*)"|'(?P<sq>[^'\n]*)'|\\"(?P<eq>.*?)\\"|(?P<v>[^\s"'<>]+))"""
 )
-_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_WORDS = r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+"
 #: Last words of a name that make its value a credential.
 _STRONG = frozenset(
     {
@@ -296,7 +293,7 @@ _KEY_OWNERS = frozenset(
         "subscription",
     }
 )
-_KEYISH = re.compile(r"(?=[^\s]*[A-Za-z])(?=[^\s]*\d)[^\s]{12,}")
+_KEYISH = r"(?=[^\s]*[A-Za-z])(?=[^\s]*\d)[^\s]{12,}"
 
 
 _PASSWORD_WORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pass"})
@@ -304,12 +301,12 @@ _PASSWORD_WORDS = frozenset({"password", "passwd", "passphrase", "pwd", "pass"})
 
 def _kind_of(key: str) -> str:
     """``password`` for a password-family name, else ``secret`` (the marker's kind)."""
-    words = _WORDS.findall(key)
+    words = re.findall(_WORDS, key)
     return "password" if words and words[-1].lower() in _PASSWORD_WORDS else "secret"
 
 
 def _credential_name(key: str, value: str) -> bool:
-    words = [w.lower() for w in _WORDS.findall(key)]
+    words = [w.lower() for w in re.findall(_WORDS, key)]
     if not words:
         return False
     last = words[-1]
@@ -320,7 +317,7 @@ def _credential_name(key: str, value: str) -> bool:
     if last == "key":
         if len(words) > 1 and words[-2] in _KEY_OWNERS:
             return True
-        return bool(_KEYISH.fullmatch(value))
+        return bool(re.fullmatch(_KEYISH, value))
     return False
 
 
@@ -380,9 +377,9 @@ def redact(text: str, literals: Sequence[str] = ()) -> str:
         return text
     for pat, needs in zip(_PATTERNS, _NEEDS, strict=True):
         if not found.isdisjoint(needs):
-            text = _apply(pat.regex, pat.group, pat.kind, pat.accept, text)
+            text = _apply(re.compile(pat.regex), pat.group, pat.kind, pat.accept, text)
     if (":" in text or "=" in text) and any(w in found for w in _CREDENTIAL_WORDS):
-        text = _ASSIGN.sub(_assignment, text)
+        text = re.sub(_ASSIGN, _assignment, text)
     return text
 
 

@@ -12,10 +12,7 @@ from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.desk.docs import ordered, read_doc, write_doc
-from ouro.desk.tasks import find_task
-from ouro.desk.tracks import require_track, track_dir
 from ouro.errors import CorruptFile
-from ouro.store.lock import FileLock
 
 DEFAULT_BODY = "# Featured\n"
 
@@ -46,6 +43,11 @@ def _str_list(value: Any, key: str, source: str) -> list[str]:
 def feature(
     bundle: Bundle, *, tracks: list[str], tasks: list[str], remove: bool = False
 ) -> dict[str, list[str]]:
+    # writer-only imports: orient reads the list without the task machinery
+    from ouro.desk.tasks import find_task
+    from ouro.desk.tracks import require_track, track_dir
+    from ouro.store.lock import FileLock
+
     if not tracks and not tasks:
         return read_featured(bundle)  # nothing to change: a pure read
     names = [

@@ -11,11 +11,7 @@ from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.desk.docs import read_doc, write_doc
-from ouro.desk.tasks import check_title, find_task
-from ouro.desk.tracks import require_track
 from ouro.errors import CorruptFile, InvalidInput
-from ouro.models.clock import utc_now_iso
-from ouro.models.ids import new_id
 
 SEVERITIES = ("low", "medium", "high")
 
@@ -33,6 +29,12 @@ def add_friction(
     track: str | None = None,
     task: str | None = None,
 ) -> tuple[Path, dict[str, Any]]:
+    # writer-only imports: orient lists friction without the task machinery
+    from ouro.desk.tasks import check_title, find_task
+    from ouro.desk.tracks import require_track
+    from ouro.models.clock import utc_now_iso
+    from ouro.models.ids import new_id
+
     clean = check_title(title)
     if severity not in SEVERITIES:
         raise InvalidInput(
