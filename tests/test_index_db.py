@@ -23,11 +23,11 @@ def test_migrations_are_recorded_with_identity(bundle: Bundle) -> None:
     assert conn.execute("PRAGMA user_version").fetchone()[0] == db.latest_version()
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     rows = conn.execute("SELECT version, name FROM schema_migrations").fetchall()
-    assert rows == [(1, "0001_initial.sql")]
+    assert rows == [(1, "0001_initial.sql"), (2, "0002_fact_text_once.sql")]
     conn.close()
     sync(bundle)  # reopening does not re-apply
     conn = sqlite3.connect(db.db_path(bundle.root))
-    assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 1
+    assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 2
 
 
 def _foreign(bundle: Bundle, app_id: int, version: int = 0) -> bytes:
@@ -106,3 +106,37 @@ def test_status_is_pure_when_present_and_sees_changes(bundle: Bundle) -> None:
     assert after["state"] == "stale" and "test" in after["reason"]
     sync(bundle)
     assert not db.stale_marker(bundle.root).exists()
+
+
+def test_schema_1_index_is_migrated_in_place_with_the_same_answers(bundle: Bundle) -> None:
+    """An index written by an ouro before schema 2 (fact text stored twice) is
+    migrated on open: facts.text is dropped, every answer stays the same."""
+    from ouro import tools
+    from tests.index_support import dump_index
+
+    tools.invoke(
+        "diary_write", bundle, {"text": "the deploy key rotates monthly", "about": ["ops"]}
+    )
+    write_note(bundle, "keys", "Signing keys", "how we change signing keys", tags=["sec"])
+    sync(bundle)
+    expected = dump_index(bundle)
+    answers = desk_search(bundle.root, "keys")["results"]
+    # Turn it back into schema 1: the text column back in facts, version 1.
+    conn = sqlite3.connect(db.db_path(bundle.root), isolation_level=None)
+    conn.execute("ALTER TABLE facts ADD COLUMN text TEXT NOT NULL DEFAULT ''")
+    conn.execute("UPDATE facts SET text = (SELECT body FROM docs_fts WHERE rowid = doc_id)")
+    conn.execute("DELETE FROM schema_migrations WHERE version = 2")
+    conn.execute("PRAGMA user_version = 1")
+    conn.close()
+    sync(bundle)  # opens, migrates (0002), finds nothing changed
+    conn = sqlite3.connect(db.db_path(bundle.root))
+    columns = [r[1] for r in conn.execute("PRAGMA table_info(facts)")]
+    assert "text" not in columns and "id" in columns
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == db.latest_version() == 2
+    conn.close()
+    assert dump_index(bundle) == expected
+    assert desk_search(bundle.root, "keys")["results"] == answers
+    # and a rebuild of the migrated index gives the same rows again
+    run = run_ouro("index", "rebuild", "--json", bundle=bundle)
+    assert run.returncode == 0, run.stderr
+    assert dump_index(bundle) == expected

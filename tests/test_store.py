@@ -200,6 +200,35 @@ def test_fast_front_matter_equals_yaml_on_hand_written_lines(
     assert [type(v) for v in fast.values()] == [type(v) for v in slow.values()]
 
 
+@settings(max_examples=400, deadline=None)
+@given(
+    items=st.lists(st.text(max_size=16) | SCALARS.map(str), min_size=1, max_size=4),
+    before=st.sampled_from(["", "title: x\n", "tags: a\n"]),
+    after=st.sampled_from(["", "created: '2026-01-01'\n", "- z\n", "  - z\n", "x: [a]\n"]),
+)
+def test_fast_front_matter_block_lists_equal_yaml(
+    items: list[str], before: str, after: str
+) -> None:
+    """``key:`` then ``- item`` lines (a note's tags): read like YAML, or left to YAML."""
+    block = before + "tags:\n" + "".join(f"- {item}\n" for item in items) + after
+    fast = frontmatter.fast_meta(block)
+    if fast is None:
+        return
+    try:
+        slow = frontmatter.load_yaml(block)
+    except CorruptFile:
+        raise AssertionError(f"fast reader accepted what YAML refuses: {block!r}") from None
+    assert fast == slow
+    assert [type(v) for v in fast["tags"]] == [type(v) for v in slow["tags"]]
+
+
+def test_fast_front_matter_reads_a_note_with_tags() -> None:
+    meta = {"title": "A note", "tags": ["ops", "deploy notes", "x-1"], "created": "2026-01-01"}
+    block = frontmatter.dump_yaml(meta)
+    assert "- ops\n" in block
+    assert frontmatter.fast_meta(block) == meta == frontmatter.load_yaml(block)
+
+
 def test_fast_front_matter_reads_the_task_shape_ouro_writes() -> None:
     meta = {
         "id": "t-01abc",

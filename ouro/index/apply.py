@@ -21,9 +21,11 @@ from typing import Any
 
 from ouro.index.extract import (
     Doc,
+    Fact,
     Problem,
     extract_fact_lines,
     extract_markdown,
+    shorten,
 )
 from ouro.index.fresh import FACTS, RACY_NS, file_hash
 
@@ -108,10 +110,7 @@ def _insert_docs(conn: sqlite3.Connection, docs: list[Doc]) -> int:
     )
     conn.executemany(
         "INSERT INTO docs_fts(rowid, title, body, keys) VALUES (?,?,?,?)",
-        [
-            (i, "" if d.kind == "fact" else d.title, d.body, d.keys)
-            for i, d in zip(ids, docs, strict=True)
-        ],
+        [(i, d.title, d.body, d.keys) for i, d in zip(ids, docs, strict=True)],
     )
     by_kind: dict[str, list[tuple[int, Doc]]] = {}
     for i, d in zip(ids, docs, strict=True):
@@ -123,13 +122,9 @@ def _insert_docs(conn: sqlite3.Connection, docs: list[Doc]) -> int:
             f"VALUES (?{', ?' * len(columns)})",
             [(i, *(d.row[c] for c in columns)) for i, d in items],
         )
-        label_table = {
-            "fact": "fact_entities(fact_doc, entity)",
-            "note": "note_tags(note_doc, tag)",
-        }
-        if kind in label_table:
+        if kind == "note":
             conn.executemany(
-                f"INSERT OR IGNORE INTO {label_table[kind]} VALUES (?, ?)",
+                "INSERT OR IGNORE INTO note_tags(note_doc, tag) VALUES (?, ?)",
                 [(i, label) for i, d in items for label in d.labels],
             )
     return first
@@ -224,12 +219,12 @@ def _append_start(fd: int, st: os.stat_result, row: tuple[Any, ...] | None) -> t
     return indexed, lines + 1
 
 
-def _count_entities(docs: list[Doc]) -> dict[str, tuple[int, str | None]]:
-    """entity -> (facts naming it, newest createdAt) over ``docs``."""
+def _count_entities(facts: list[Fact]) -> dict[str, tuple[int, str | None]]:
+    """entity -> (facts naming it, newest createdAt) over ``facts``."""
     out: dict[str, tuple[int, str | None]] = {}
-    for doc in docs:
-        created = doc.row.get("created_at")
-        for entity in doc.labels:
+    for fact in facts:
+        created = fact.created_at
+        for entity in fact.about:
             count, last = out.get(entity, (0, None))
             if created is not None and (last is None or created > last):
                 last = created
@@ -237,8 +232,41 @@ def _count_entities(docs: list[Doc]) -> dict[str, tuple[int, str | None]]:
     return out
 
 
+def _insert_facts(conn: sqlite3.Connection, facts: list[Fact]) -> int:
+    """Insert facts with fresh doc ids (docs, docs_fts, facts, fact_entities);
+    returns the first id used. Rows are generated, not listed, to keep a
+    chunk's memory to the facts themselves."""
+    first = int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM docs").fetchone()[0])
+    if not facts:
+        return first
+    numbered = list(enumerate(facts, first))
+    conn.executemany(
+        "INSERT INTO docs(id, locator, file, kind, title, updated, track) "
+        f"VALUES (?, '{FACTS}#' || ?, '{FACTS}', 'fact', ?, ?, NULL)",
+        ((i, f.id, shorten(f.text), f.created_at) for i, f in numbered),
+    )
+    conn.executemany(
+        "INSERT INTO docs_fts(rowid, title, body, keys) VALUES (?, '', ?, ?)",
+        ((i, f.text, f.keys) for i, f in numbered),
+    )
+    conn.executemany(
+        "INSERT INTO facts(doc_id, id, line, source, created_at, tool, channel, friend_id, "
+        "friend_name, trust, hash, supersedes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            (i, f.id, f.line, f.source, f.created_at, f.tool, f.channel, f.friend_id,
+             f.friend_name, f.trust, f.hash, f.supersedes)
+            for i, f in numbered
+        ),
+    )  # fmt: skip
+    conn.executemany(
+        "INSERT OR IGNORE INTO fact_entities(fact_doc, entity) VALUES (?, ?)",
+        ((i, entity) for i, f in numbered for entity in f.about),
+    )
+    return first
+
+
 #: facts.jsonl is indexed in pieces of about this many bytes (bounded memory at any size)
-CHUNK = 8 << 20
+CHUNK = 2 << 20
 
 
 def _apply_facts(
@@ -289,14 +317,14 @@ def _apply_fact_lines(
     report: SyncReport,
 ) -> None:
     """Index complete lines of facts.jsonl (``first_line`` is the first one's number)."""
-    docs, problems = extract_fact_lines(data, first_line)
-    fresh: list[Doc] = []
-    for doc in docs:
-        fact_id = doc.row["id"]
-        if fact_id in seen:
+    facts, problems = extract_fact_lines(data, first_line)
+    fresh: list[Fact] = []
+    for fact in facts:
+        if fact.id in seen:
             continue  # the same id twice (e.g. a git union merge): the first line wins
-        seen.add(fact_id)
-        fresh.append(doc)
+        seen.add(fact.id)
+        fresh.append(fact)
+    del facts
     if appended and fresh:
         known = {
             r[0]
@@ -305,11 +333,11 @@ def _apply_fact_lines(
                 "SELECT id FROM facts WHERE id IN ({})".format(
                     ",".join("?" * len(fresh[chunk : chunk + 500]))
                 ),
-                [d.row["id"] for d in fresh[chunk : chunk + 500]],
+                [f.id for f in fresh[chunk : chunk + 500]],
             )
         }
-        fresh = [d for d in fresh if d.row["id"] not in known]
-    first_id = _insert_docs(conn, fresh)
+        fresh = [f for f in fresh if f.id not in known]
+    first_id = _insert_facts(conn, fresh)
     if fresh:
         conn.execute(
             "UPDATE facts SET superseded = 1 WHERE superseded = 0 AND id IN "

@@ -12,7 +12,7 @@ path                               file kind   searchable items (doc kind)
 ``_meta/tips/<slug>.md``           tip         one ``tip``
 ``_record/notes/**/<slug>.md``     note        one ``note``
 ``_record/diary/daily/<date>.md``  daily       one ``daily`` (the whole day)
-``_record/diary/facts.jsonl``      facts       one ``fact`` per good line
+``_record/diary/facts.jsonl``      facts       one ``fact`` per good line (``Fact``)
 ``_record/diary/entities.json``    entities    none (``entities`` rows come from facts)
 =================================  ==========  ==============================
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -284,61 +284,98 @@ _BUILDERS = {
 }
 
 
-def extract_fact(record: dict[str, Any], line: int) -> Doc | Problem:
-    """One facts.jsonl record (already parsed) as a Doc, or why it is bad."""
-    fact_id, text = record.get("id"), record.get("text")
+class Fact(NamedTuple):
+    """One good facts.jsonl line, as the index stores it (a plain tuple: a rebuild
+    makes 100k of them; the fact's text is the FTS body and is stored only there)."""
+
+    id: str
+    line: int
+    text: str
+    about: list[str]
+    friend_name: str | None
+    created_at: str | None
+    source: str | None
+    tool: str | None
+    channel: str | None
+    friend_id: str | None
+    trust: str | None
+    hash: str | None
+    supersedes: str | None
+
+    @property
+    def keys(self) -> str:
+        """FTS ``keys``: the entities, then the friend's name."""
+        if self.friend_name:
+            return " ".join([*self.about, self.friend_name])
+        return " ".join(self.about)
+
+
+def _about(value: Any) -> list[str]:
+    """``_labels`` with a fast path for the usual list of distinct, trimmed strings."""
+    if (
+        type(value) is list
+        and all(type(item) is str and item and item == item.strip() for item in value)
+        and len(set(value)) == len(value)
+    ):
+        return value
+    return _labels(value)
+
+
+def _is_text(value: Any) -> bool:
+    return value is None or type(value) is str
+
+
+def extract_fact(record: dict[str, Any], line: int) -> Fact | Problem:
+    """One facts.jsonl record (already parsed) as a Fact, or why it is bad."""
+    get = record.get
+    fact_id, text = get("id"), get("text")
     if not isinstance(fact_id, str) or not fact_id or "#" in fact_id:
         return Problem(FACTS, line, "fact has no string 'id'")
     if not isinstance(text, str):
         return Problem(FACTS, line, f"fact {fact_id} has no string 'text'")
-    about = _labels(record.get("about"))
-    prov = record.get("provenance")
-    prov = prov if isinstance(prov, dict) else {}
-    friend_name = _text(prov.get("friendName"))
-    return Doc(
-        f"{FACTS}#{fact_id}",
-        "fact",
-        shorten(text),
-        text,
-        keys=" ".join(about + ([friend_name] if friend_name else [])),
-        updated=_text(record.get("createdAt")),
-        row={
-            "id": fact_id,
-            "line": line,
-            "text": text,
-            "source": _text(record.get("source")),
-            "created_at": _text(record.get("createdAt")),
-            "tool": _text(prov.get("tool")),
-            "channel": _text(prov.get("channel")),
-            "friend_id": _text(prov.get("friendId")),
-            "friend_name": friend_name,
-            "trust": _text(prov.get("trust")),
-            "hash": _text(record.get("hash")),
-            "supersedes": _text(record.get("supersedes")),
-        },
-        labels=about,
+    prov = get("provenance")
+    if isinstance(prov, dict):
+        pget = prov.get
+        friend_name, tool, channel = pget("friendName"), pget("tool"), pget("channel")
+        friend_id, trust = pget("friendId"), pget("trust")
+    else:
+        friend_name = tool = channel = friend_id = trust = None
+    values: tuple[Any, ...] = (
+        friend_name,
+        get("createdAt"),
+        get("source"),
+        tool,
+        channel,
+        friend_id,
+        trust,
+        get("hash"),
+        get("supersedes"),
     )
+    if not all(map(_is_text, values)):  # numbers and the like are indexed as text
+        values = tuple(map(_text, values))
+    return Fact(fact_id, line, text, _about(get("about")), *values)
 
 
-def extract_fact_lines(data: bytes, first_line: int) -> tuple[list[Doc], list[Problem]]:
+def extract_fact_lines(data: bytes, first_line: int) -> tuple[list[Fact], list[Problem]]:
     """Facts from complete JSONL lines; ``first_line`` is the 1-based number of the first."""
-    docs: list[Doc] = []
+    facts: list[Fact] = []
     problems: list[Problem] = []
+    loads, decode_error = orjson.loads, orjson.JSONDecodeError
     for offset, raw in enumerate(data.split(b"\n")):
         if not raw.strip():
             continue
         line = first_line + offset
         try:
-            value = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
+            value = loads(raw)
+        except decode_error as exc:
             problems.append(Problem(FACTS, line, f"not valid JSON ({exc})"))
             continue
         if not isinstance(value, dict):
             problems.append(Problem(FACTS, line, "not a JSON object"))
             continue
         item = extract_fact(value, line)
-        if isinstance(item, Doc):
-            docs.append(item)
+        if isinstance(item, Fact):
+            facts.append(item)
         else:
             problems.append(item)
-    return docs, problems
+    return facts, problems

@@ -33,8 +33,10 @@ Contract:
   at every log position, O(changes) per write. Else it reads the table and
   writes the file again; so does a search holding more than ``REWRITE_AT``
   changes, and sync / rebuild. The file is derived, never the truth.
-- ``rebuild`` empties ``vectors`` with the other tables, so a rebuilt index
-  and an incrementally maintained one hold the same vectors for the same docs.
+- ``rebuild`` drops ``vectors``, the other ``vectors*`` tables and their
+  triggers (``forget``) before emptying the other tables and creates them again
+  empty after loading, so a rebuilt index and an incrementally maintained one
+  hold the same vectors for the same docs, and the bulk load fires no trigger.
 - Continuity (orient, resume, the sentinel, drills) never imports this module.
 """
 
@@ -254,6 +256,30 @@ def ensure_schema(conn: sqlite3.Connection) -> None:
         )
         for statement in _QUEUE_TRIGGERS:
             conn.execute(statement)
+
+
+def forget(conn: sqlite3.Connection) -> bool:
+    """Drop every vector and what is derived with them (the ``vectors*`` tables
+    and the triggers on docs and vectors), inside the caller's transaction.
+
+    ``rebuild`` calls it before emptying the index: every doc gets a new id, so
+    every vector is computed again anyway, and without the triggers emptying
+    and loading docs costs no per-row trigger. ``ensure_schema`` creates them
+    again (with a new epoch, so an old vector file is never trusted); returns
+    whether there was a vectors table (then the rebuild creates it again, empty)."""
+    triggers = conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'trigger' "
+        "AND (tbl_name = 'docs' OR tbl_name = 'vectors' OR tbl_name GLOB 'vectors_*')"
+    ).fetchall()
+    for (name,) in triggers:
+        conn.execute(f'DROP TRIGGER "{name}"')
+    tables = conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' "
+        "AND (name = 'vectors' OR name GLOB 'vectors_*')"
+    ).fetchall()
+    for (name,) in tables:
+        conn.execute(f'DROP TABLE "{name}"')
+    return any(name == "vectors" for (name,) in tables)
 
 
 def _has_trigger(conn: sqlite3.Connection, name: str) -> bool:

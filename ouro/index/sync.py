@@ -47,6 +47,16 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int], None]
 BATCH = 500
+#: indexes a rebuild drops before loading and creates again after (in its one
+#: transaction); nothing the load reads goes through them
+DEFERRED_INDEXES = (
+    "docs_file",
+    "docs_kind_updated",
+    "fact_entities_doc",
+    "note_tags_doc",
+    "problems_file",
+    "tasks_status",
+)
 
 
 # --- the public API -----------------------------------------------------------
@@ -75,8 +85,23 @@ def _sync(
         # One transaction: readers keep the old index until the new one is
         # whole, and SQLite commits the new pages once instead of per batch.
         with db.transaction(conn):
-            _empty(conn)
+            had_vectors = _empty(conn)
+            # Lookup indexes are built once at the end (a sort) rather than
+            # grown row by row; the ones the load itself queries stay.
+            later = conn.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
+                f"AND name IN ({','.join('?' * len(DEFERRED_INDEXES))})",
+                DEFERRED_INDEXES,
+            ).fetchall()
+            for name, _sql in later:
+                conn.execute(f'DROP INDEX "{name}"')
             _apply_changes(conn, str(root), progress, report, batch=contextlib.nullcontext)
+            for _name, sql in later:
+                conn.execute(sql)
+            if had_vectors:  # the tables and triggers again, empty: every vector is due
+                from ouro.index.semantic import ensure_schema
+
+                ensure_schema(conn)
     else:
         _apply_changes(conn, str(root), progress, report, batch=lambda: db.transaction(conn))
     if _read_marker(root) == marker:
@@ -85,7 +110,11 @@ def _sync(
     return report
 
 
-def _empty(conn: sqlite3.Connection) -> None:
+def _empty(conn: sqlite3.Connection) -> bool:
+    """Empty every table; True when the index had vectors (``semantic.forget``)."""
+    from ouro.index.semantic import forget  # standard library only at import
+
+    had_vectors = forget(conn)  # every doc gets a new id; the load fires no trigger
     fts_sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'docs_fts'").fetchone()[0]
     # Dropping the FTS table is far faster than deleting its rows one by one.
     conn.execute("DROP TABLE docs_fts")
@@ -93,6 +122,7 @@ def _empty(conn: sqlite3.Connection) -> None:
     for table in DATA_TABLES:
         conn.execute(f"DELETE FROM {table}")
     conn.execute("DELETE FROM meta")
+    return had_vectors
 
 
 def _apply_changes(
@@ -194,8 +224,8 @@ def rebuild(bundle: Bundle, progress: Progress | None = None) -> SyncReport:
 def _rebuild(bundle: Bundle, progress: Progress | None) -> SyncReport:
     conn = db.open_db(bundle.root)
     try:
-        # A bigger page cache for the bulk load (the default is 2 MB).
-        conn.execute("PRAGMA cache_size = -65536")
+        # The default 2 MB page cache: a bigger one bought no speed for the
+        # bulk load and cost its size in peak memory.
         report = _sync(conn, bundle.root, progress, SyncReport(), empty_first=True)
         if db.stale_reason(bundle.root) is not None:  # a marker that cannot be cleared
             raise IndexUnavailable(f"{db.stale_file(bundle.root)} cannot be cleared")

@@ -14,8 +14,10 @@ round trip never changes a value's type.
 Reading is fast for the shape ouro writes: ``fast_meta`` reads a front matter
 of flat ``key: value`` lines whose values are plain words, integers, ``null``,
 ``true``/``false``, single-quoted or simple double-quoted strings, ``[]`` or
-``{}`` without YAML, and answers None for anything else (nesting, lists,
-block scalars, anything a YAML resolver could read differently), which then
+``{}``, and block lists of such values (``tags:`` then ``- item`` lines, as
+``render`` writes a note's tags) without YAML, and answers None for anything
+else (nesting, indented or flow lists, block scalars, anything a YAML resolver
+could read differently), which then
 goes through PyYAML. Same answers either way (a property test checks it);
 PyYAML is imported only when a document needs it or when writing.
 """
@@ -104,18 +106,31 @@ def fast_meta(block: str) -> dict[str, Any] | None:
     """The front matter block (between the ``---`` lines) read without YAML,
     or None when it is not in the plain shape described in the module doc."""
     meta: dict[str, Any] = {}
+    listing: str | None = None  # the ``key:`` whose ``- item`` lines may follow
     for line in block.split("\n"):
         if not line:
+            continue
+        if line[:2] == "- ":
+            if listing is None:
+                return None
+            ok, item = _scalar(line[2:])
+            if not ok:
+                return None
+            if meta[listing] is None:
+                meta[listing] = []
+            meta[listing].append(item)
             continue
         match = _LINE.fullmatch(line)
         if match is None:
             return None
+        listing = None
         key, raw = match.group(1), match.group(2)
         if key in meta or key in _WORDS or key.lower() in _RESERVED:
             return None  # a repeated key, or a key YAML would not read as a string
         if raw is None or raw == "":
             if raw is None and line.endswith(":"):
                 meta[key] = None
+                listing = key  # a block list of plain items may follow
                 continue
             return None
         ok, value = _scalar(raw)
