@@ -234,8 +234,8 @@ def _count_entities(facts: list[Fact]) -> dict[str, tuple[int, str | None]]:
 
 def _insert_facts(conn: sqlite3.Connection, facts: list[Fact]) -> int:
     """Insert facts with fresh doc ids (docs, docs_fts, facts, fact_entities);
-    returns the first id used. Rows are generated, not listed, to keep a
-    chunk's memory to the facts themselves."""
+    returns the first id used. Rows are generated, not listed: a chunk holds
+    its facts and little more."""
     first = int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM docs").fetchone()[0])
     if not facts:
         return first

@@ -225,7 +225,7 @@ def _rebuild(bundle: Bundle, progress: Progress | None) -> SyncReport:
     conn = db.open_db(bundle.root)
     try:
         # The default 2 MB page cache: a bigger one bought no speed for the
-        # bulk load and cost its size in peak memory.
+        # bulk load and cost its size in peak RSS.
         report = _sync(conn, bundle.root, progress, SyncReport(), empty_first=True)
         if db.stale_reason(bundle.root) is not None:  # a marker that cannot be cleared
             raise IndexUnavailable(f"{db.stale_file(bundle.root)} cannot be cleared")
