@@ -32,7 +32,6 @@ Contract:
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -241,6 +240,8 @@ class Bundle:
         except BaseException:
             # A failed init (disk full, say) leaves no half bundle: what it
             # created goes again; a folder that was already there stays, empty.
+            import shutil  # here only: every command imports this module
+
             for child in list(root.iterdir()) if root.is_dir() else []:
                 shutil.rmtree(
                     child

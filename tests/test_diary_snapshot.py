@@ -24,7 +24,7 @@ def _view(state: DiaryState) -> tuple[object, ...]:
         facts,
         state.by_norm.as_dict(),
         state.superseded,
-        state.by_entity,
+        {entity: state.entity_ids(entity) for entity in state.entity_keys},
         state.last_seen,
         state.entities_bytes(),
     )

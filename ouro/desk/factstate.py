@@ -18,10 +18,13 @@ facts are kept as bad lines (reported as warnings, never dropped).
 
 Snapshot (``state/cache/diary-state.marshal``): ``SNAPSHOT_MAGIC``, the length
 of a marshalled tuple (version, log path, inode, offset, mtime, tail, line
-count, superseded, by_entity, last_seen, entity names and lines, table sizes),
+count, superseded, where each entity's fact ids are, last_seen, entity names,
+where the entity lines are, table sizes),
 that tuple, then two tables of fixed-width records sorted by their bytes:
 ``FACT_RECORD`` (id digest, start, length, line number, text digest) and
-``NORM_RECORD`` (text digest, start, id digest, length) for the active facts.
+``NORM_RECORD`` (text digest, start, id digest, length) for the active facts,
+then each entity's marshalled fact ids and the marshalled entity lines (read
+only when a write is about that entity, or rewrites entities.json).
 A restored state maps the file and bisects the tables (``FactTable``,
 ``NormTable``); facts read after it live in dicts beside them. An id digest hit
 is confirmed by reading the id on that log line, and saved text-digest entries
@@ -57,8 +60,9 @@ from ouro.store.jsonl import BadLine
 
 TAIL = 64
 #: 2: no fact texts (read from the log when needed), exact-duplicate keys are digests;
-#: 3: the facts and the exact-duplicate keys as sorted tables, searched in place
-SNAPSHOT_VERSION = 3
+#: 3: the facts and the exact-duplicate keys as sorted tables, searched in place;
+#: 4: each entity's fact ids marshalled apart, decoded when a write needs them
+SNAPSHOT_VERSION = 4
 #: the snapshot file starts with this, then the length of the marshalled part
 SNAPSHOT_MAGIC = b"OURODS3\n"
 _HEADER = struct.Struct(">8sQ")
@@ -282,10 +286,17 @@ class DiaryState:
         # the text, not the line's ``hash``: a hand-edited text must not keep its old hash)
         self.by_norm = NormTable(self._id_at, self.superseded)
         self.by_entity: dict[str, list[str]] = {}
+        #: entity -> where its marshalled fact ids are in the mapped snapshot
+        #: (``entity_ids`` decodes one when a write asks about that entity)
+        self.entity_refs: dict[str, tuple[int, int]] = {}
+        self.mapped: Any = b""
+        #: where the marshalled entity lines are in the mapped snapshot (read
+        #: when entities.json is rewritten or a new entity appears)
+        self.fragments_ref: tuple[int, int] | None = None
         self.last_seen: dict[str, str] = {}
         # sorted entity names and, in the same order, each one's serialized line
         self.entity_keys: list[str] = []
-        self.fragments: list[bytes] = []
+        self._fragments: list[bytes] = []
         self.dirty: set[str] = set()
         # entity -> its factIds already JSON-encoded (``"f-1","f-2"``): a busy
         # entity's list is encoded once, then only extended
@@ -431,7 +442,7 @@ class DiaryState:
         created = value.get("createdAt")
         toks: frozenset[str] | None = None
         for entity in about:
-            ids = self.by_entity.get(entity)
+            ids = self.entity_ids(entity)
             if ids is None:
                 ids = self.by_entity[entity] = []
                 at = bisect.bisect_left(self.entity_keys, entity)
@@ -458,7 +469,7 @@ class DiaryState:
         posts = self.postings.get(entity)
         if posts is None:
             posts = self.postings[entity] = {}
-            ids = self.by_entity.get(entity, ())
+            ids = self.entity_ids(entity) or ()
             self.load_texts(ids)
             for fid in ids:
                 for word in tokens(self.text(fid)):
@@ -485,6 +496,28 @@ class DiaryState:
         if fid not in self.texts:
             self.load_texts((fid,))
         return self.texts[fid]
+
+    def entity_ids(self, entity: str) -> list[str] | None:
+        """The ids of the facts about ``entity`` in log order (None: no such entity)."""
+        ids = self.by_entity.get(entity)
+        if ids is None:
+            ref = self.entity_refs.pop(entity, None)
+            if ref is not None:
+                ids = self.by_entity[entity] = marshal.loads(self.mapped[ref[0] : ref[0] + ref[1]])
+        return ids
+
+    @property
+    def fragments(self) -> list[bytes]:
+        """Each entity's line of entities.json, in ``entity_keys`` order."""
+        if self.fragments_ref is not None:
+            start, size = self.fragments_ref
+            self._fragments = marshal.loads(self.mapped[start : start + size])
+            self.fragments_ref = None
+        return self._fragments
+
+    @fragments.setter
+    def fragments(self, value: list[bytes]) -> None:
+        self._fragments, self.fragments_ref = value, None
 
     def _id_at(self, start: int, length: int) -> str | None:
         """The id on the log line at ``start`` (its text is kept for the checks)."""
@@ -541,15 +574,20 @@ class DiaryState:
         if data[1] != str(self.path):
             return
         try:
-            (_v, _p, ino, offset, mtime_ns, tail, lines, superseded, by_entity, last_seen,
-             entity_keys, fragments, n_facts, n_norms) = data  # fmt: skip
+            (_v, _p, ino, offset, mtime_ns, tail, lines, superseded, entity_refs, last_seen,
+             entity_keys, fragments_ref, n_facts, n_norms) = data  # fmt: skip
             at = _HEADER.size + size
-            if not (isinstance(n_facts, int) and isinstance(n_norms, int)) or len(mapped) != (
-                at + n_facts * FACT_RECORD.size + n_norms * NORM_RECORD.size
-            ):
+            region = at + n_facts * FACT_RECORD.size + n_norms * NORM_RECORD.size
+            frag_at, frag_size = fragments_ref
+            if len(mapped) != region + frag_at + frag_size:
                 raise TypeError("torn or not this version's shape")
-            if not isinstance(superseded, dict):
+            if (
+                not (isinstance(superseded, dict) and isinstance(entity_refs, dict))
+                or len(entity_refs) != len(entity_keys)
+                or not all(e in entity_refs for e in entity_keys)
+            ):
                 raise TypeError("not this version's shape")
+            refs = {e: (region + rel, n) for e, (rel, n) in entity_refs.items()}
         except (TypeError, ValueError):
             self.reset()
             return
@@ -564,8 +602,11 @@ class DiaryState:
         self.by_norm.base = _Table(
             mapped, at + n_facts * FACT_RECORD.size, n_norms, NORM_RECORD.size
         )
-        self.by_entity = by_entity
-        self.last_seen, self.entity_keys, self.fragments = last_seen, entity_keys, fragments
+        self.mapped = mapped
+        self.by_entity = {}
+        self.entity_refs = refs
+        self.last_seen, self.entity_keys = last_seen, entity_keys
+        self.fragments_ref = (region + frag_at, frag_size)
         self.dirty = set()
         self.irregular = offset  # not known for the restored part
         self.snapshot_offset = offset
@@ -585,6 +626,21 @@ class DiaryState:
         self.entities_chunks()  # fragments current before they are saved
         facts = self.facts.records()
         norms = self.by_norm.records(self.facts)
+        # each entity's ids (still marshalled if no write asked), then the lines
+        region: list[bytes] = []
+        refs: dict[str, tuple[int, int]] = {}
+        used = 0
+        for entity in self.entity_keys:
+            ids = self.by_entity.get(entity)
+            if ids is not None:
+                blob = marshal.dumps(ids)
+            else:
+                start, size = self.entity_refs[entity]
+                blob = bytes(self.mapped[start : start + size])
+            refs[entity] = (used, len(blob))
+            region.append(blob)
+            used += len(blob)
+        fragments = marshal.dumps(self.fragments)
         data = marshal.dumps(
             (
                 SNAPSHOT_VERSION,
@@ -595,17 +651,19 @@ class DiaryState:
                 self.tail,
                 self.lines,
                 self.superseded,
-                self.by_entity,
+                refs,
                 self.last_seen,
                 self.entity_keys,
-                self.fragments,
+                (used, len(fragments)),
                 len(facts),
                 len(norms),
             )
         )
         self.snapshot.parent.mkdir(parents=True, exist_ok=True)
-        blob = b"".join([_HEADER.pack(SNAPSHOT_MAGIC, len(data)), data, *facts, *norms])
-        atomic_write_bytes(self.snapshot, blob)
+        header = _HEADER.pack(SNAPSHOT_MAGIC, len(data))
+        atomic_write_bytes(
+            self.snapshot, b"".join([header, data, *facts, *norms, *region, fragments])
+        )
         self.snapshot_offset = self.offset
         return True
 
@@ -671,7 +729,8 @@ class DiaryState:
 
     def _fragment(self, entity: str) -> bytes:
         """``"name": {"count":…,"factIds":[…],"lastSeenAt":…}``, as orjson writes it."""
-        ids = self.by_entity[entity]
+        ids = self.entity_ids(entity)
+        assert ids is not None  # a dirty entity has facts
         done, ids_json = self.encoded.get(entity) or (0, bytearray())
         if done < len(ids):
             if done:

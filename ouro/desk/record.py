@@ -293,8 +293,9 @@ def _check_meaning(
     seen: set[str] = set()
     candidates: list[tuple[str, str]] = []
     for entity in fact["about"]:
-        state.load_texts(state.by_entity.get(entity, ()))
-        for fid in state.by_entity.get(entity, ()):
+        ids = state.entity_ids(entity) or ()
+        state.load_texts(ids)
+        for fid in ids:
             if fid not in seen and fid != target and fid not in state.superseded:
                 seen.add(fid)
                 candidates.append((fid, state.text(fid)))
