@@ -82,6 +82,41 @@ def bare_build(bundle: Bundle, target: Path) -> float:
     return time.perf_counter() - start
 
 
+def bare_embed(index_file: Path, batch_size: int = 64) -> float:
+    """The embedding step's baseline: wordllama's own inference (``WordLlamaInference.embed``,
+    normalised, 128 dimensions) over the same texts ``semantic.doc_text`` gives each doc of
+    ``semantic.KINDS``, read from a built index; nothing is written. Built from the files in
+    the wordllama wheel (its loader looks for the tokenizer in a folder the wheel does not
+    have, then downloads: neither is wanted here)."""
+    import wordllama
+    from safetensors import safe_open
+    from tokenizers import Tokenizer
+    from wordllama.inference import WordLlamaInference
+
+    from ouro.index import semantic
+
+    start = time.perf_counter()
+    folder = Path(wordllama.__file__).parent
+    with safe_open(str(folder / "weights" / "l2_supercat_256.safetensors"), "np") as handle:
+        table = handle.get_tensor("embedding.weight")[:, : semantic.DIM]
+    tokenizer = Tokenizer.from_file(
+        str(folder / "tokenizers" / "l2_supercat_tokenizer_config.json")
+    )
+    model = WordLlamaInference(table, tokenizer)
+    conn = sqlite3.connect(f"file:{index_file}?mode=ro", uri=True)
+    kinds = ",".join(f"'{k}'" for k in semantic.KINDS)
+    texts = [
+        semantic.doc_text(*row)
+        for row in conn.execute(
+            f"SELECT f.title, f.body, f.keys FROM docs d JOIN docs_fts f ON f.rowid = d.id "
+            f"WHERE d.kind IN ({kinds}) ORDER BY d.id"
+        )
+    ]
+    conn.close()
+    model.embed(texts, norm=True, batch_size=batch_size)
+    return time.perf_counter() - start
+
+
 def whoosh_build(bundle: Bundle, folder: Path) -> float:
     from whoosh import fields, index
 

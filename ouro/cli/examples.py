@@ -159,7 +159,10 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     # --- index -----------------------------------------------------------------
     ("index", "status"): (("index status", "is the search index fresh?"),),
     ("index", "sync"): (("index sync", "apply hand edits to the index"),),
-    ("index", "rebuild"): (("index rebuild", "rebuild the index from the files"),),
+    ("index", "rebuild"): (
+        ("index rebuild", "rebuild the index from the files"),
+        ("index rebuild --no-vectors", "the word index now; vectors at the next sync"),
+    ),
     ("watch",): (("watch --quiet", "keep the index fresh while you edit by hand"),),
     # --- sentinel ----------------------------------------------------------------
     ("sentinel", "refresh"): (("sentinel refresh", "write a receipt; exit 1 if blocked"),),

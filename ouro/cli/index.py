@@ -18,16 +18,28 @@ def _render_report(result: dict[str, Any]) -> str:
     ]
     if result.get("semantic"):
         vectors = result["semantic"]
-        lines.append(f"vectors: {vectors['embedded']} computed ({vectors['seconds']}s)")
+        if "embedded" in vectors:
+            lines.append(f"vectors: {vectors['embedded']} computed ({vectors['seconds']}s)")
+        else:
+            lines.append(
+                f"vectors: not computed ({vectors['missing']} docs without one); "
+                "'ouro index sync' computes them"
+            )
     lines += [f"skipped {p['locator']}:{p['line']}: {p['reason']}" for p in result["problems"]]
     return "\n".join(lines)
 
 
-def _with_vectors(result: dict[str, Any], root: Any) -> dict[str, Any]:
-    """The vectors for search by meaning, when ``ouro[semantic]`` is installed."""
-    from ouro.index.semantic import embed_bundle
+def _with_vectors(result: dict[str, Any], root: Any, *, compute: bool = True) -> dict[str, Any]:
+    """The vectors for search by meaning, when ``ouro[semantic]`` is installed:
+    computed (a phase of its own, with its own progress line and seconds), or
+    with ``compute=False`` only counted."""
+    from ouro import progress
+    from ouro.index.semantic import embed_bundle, pending
 
-    vectors = embed_bundle(root)
+    if compute:
+        vectors = embed_bundle(root, progress=progress.counter("index vectors", "docs"))
+    else:
+        vectors = pending(root)
     return {**result, "semantic": vectors} if vectors is not None else result
 
 
@@ -49,17 +61,27 @@ def sync_cmd(ctx: click.Context, json_mode: bool) -> None:
 
 
 @click.command("rebuild")
+@click.option(
+    "--no-vectors",
+    is_flag=True,
+    help="Build the word index only; the vectors for search by meaning are computed "
+    "by the next 'ouro index sync' (or a few thousand per search meanwhile).",
+)
 @with_json
 @click.pass_context
-def rebuild_cmd(ctx: click.Context, json_mode: bool) -> None:
-    """Throw the index away and build it again from the files."""
+def rebuild_cmd(ctx: click.Context, no_vectors: bool, json_mode: bool) -> None:
+    """Throw the index away and build it again from the files.
+
+    Two phases, each timed in the report: the word index (files to FTS5 and
+    tables, one transaction), then, with ouro[semantic] installed, a vector for
+    every doc (in batches, with its own progress line)."""
     from ouro import progress
     from ouro.index.sync import rebuild
 
     bundle = bundle_from(ctx)
     report = rebuild(bundle, progress=progress.counter("index rebuild", "files"))
     emit(
-        _with_vectors(report.to_json(), bundle.root),
+        _with_vectors(report.to_json(), bundle.root, compute=not no_vectors),
         json_mode=wants_json(ctx, json_mode),
         render=_render_report,
     )

@@ -50,6 +50,7 @@ import sqlite3
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     import numpy as np
@@ -817,9 +818,17 @@ def ranked(
     return out[:depth]
 
 
-def embed_bundle(root: str | os.PathLike[str]) -> dict[str, Any] | None:
+#: docs embedded between two progress reports of ``embed_bundle``
+PROGRESS_STEP = 5 * BATCH
+
+
+def embed_bundle(
+    root: str | os.PathLike[str], progress: Callable[[int, int], None] | None = None
+) -> dict[str, Any] | None:
     """Compute every missing vector of the bundle's index (``ouro index sync`` and
-    ``rebuild`` call this after the files are indexed). None without the extra."""
+    ``rebuild`` call this after the files are indexed), ``BATCH`` docs per
+    transaction, reporting ``progress(done, total)`` every ``PROGRESS_STEP``;
+    then write the vector file. None without the extra."""
     import time
 
     from ouro.index import db
@@ -830,7 +839,13 @@ def embed_bundle(root: str | os.PathLike[str]) -> dict[str, Any] | None:
     conn = db.open_db(root)
     try:
         before = missing(conn)
-        catch_up(conn)
+        remaining = catch_up(conn, PROGRESS_STEP)  # prunes vectors of deleted docs first
+        while remaining:
+            if progress:
+                progress(max(0, before - remaining), max(before, remaining))
+            remaining = catch_up(conn, PROGRESS_STEP, prune=False)
+        if progress and before:
+            progress(before, before)
         write_file(conn, db.db_file(root))
     except sqlite3.Error as exc:
         raise db.damaged(db.db_file(root), exc) from None
@@ -841,6 +856,22 @@ def embed_bundle(root: str | os.PathLike[str]) -> dict[str, Any] | None:
         "embedded": before,
         "seconds": round(time.perf_counter() - started, 3),
     }
+
+
+def pending(root: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """``{"state": "not computed", "missing": n}`` for a rebuild told not to
+    embed (``--no-vectors``); None without the extra."""
+    from ouro.index import db
+
+    if not available():
+        return None
+    conn = db.open_db(root)
+    try:
+        return {"state": "not computed", "missing": missing(conn)}
+    except sqlite3.Error as exc:
+        raise db.damaged(db.db_file(root), exc) from None
+    finally:
+        conn.close()
 
 
 # --- near-duplicate facts by meaning (diary_write, setting diary.near = meaning) ---

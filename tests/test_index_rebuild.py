@@ -1,0 +1,74 @@
+"""`ouro index rebuild`: its two phases (the word index, then the vectors),
+`--no-vectors`, and the embedding step's progress in bounded steps."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from ouro.bundle import Bundle
+from ouro.index import semantic
+from ouro.index.db import db_path
+from ouro.index.search import desk_search
+from ouro.tools import invoke
+from tests.conftest import ouro_json
+from tests.index_support import dump_index
+
+needs_model = pytest.mark.skipif(not semantic.available(), reason="ouro[semantic] not installed")
+
+
+def _write(bundle: Bundle) -> None:
+    for n, text in enumerate(
+        ["webhook secrets rotate every 90 days", "the build uses ruff", "never deploy on fridays"]
+    ):
+        invoke("diary_write", bundle, {"text": text, "about": [f"e{n}"]})
+    invoke("notes_write", bundle, {"title": "Signing keys", "body": "how we change signing keys"})
+    invoke("desk_tip_add", bundle, {"title": "Use jq to filter JSON"})
+
+
+def _vector_rows(bundle: Bundle) -> dict[str, bytes]:
+    conn = sqlite3.connect(db_path(bundle.root))
+    try:
+        return dict(
+            conn.execute("SELECT d.locator, v.vec FROM vectors v JOIN docs d ON d.id = v.doc_id")
+        )
+    finally:
+        conn.close()
+
+
+@needs_model
+def test_no_vectors_builds_the_word_index_and_sync_adds_the_same_vectors(bundle: Bundle) -> None:
+    _write(bundle)
+    full = ouro_json("index", "rebuild", bundle=bundle)
+    assert full["semantic"]["state"] == "fresh" and full["semantic"]["embedded"] == 5
+    rows, vectors = dump_index(bundle), _vector_rows(bundle)
+    hybrid = desk_search(bundle.root, "how often do we change passwords", mode="hybrid")
+
+    words = ouro_json("index", "rebuild", "--no-vectors", bundle=bundle)
+    assert words["semantic"] == {"state": "not computed", "missing": 5}
+    assert dump_index(bundle) == rows  # the word index is the same
+    assert _vector_rows(bundle) == {}  # no vector computed, none left from before
+
+    synced = ouro_json("index", "sync", bundle=bundle)
+    assert synced["semantic"]["embedded"] == 5
+    assert _vector_rows(bundle) == vectors
+    again = desk_search(bundle.root, "how often do we change passwords", mode="hybrid")
+    assert again["results"] == hybrid["results"]
+
+
+@needs_model
+def test_embedding_reports_progress_in_bounded_steps(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write(bundle)
+    ouro_json("index", "rebuild", "--no-vectors", bundle=bundle)
+    monkeypatch.setattr(semantic, "BATCH", 1)
+    monkeypatch.setattr(semantic, "PROGRESS_STEP", 2)
+    calls: list[tuple[int, int]] = []
+    out = semantic.embed_bundle(
+        bundle.root, progress=lambda done, total: calls.append((done, total))
+    )
+    assert out is not None and out["embedded"] == 5
+    assert calls == [(2, 5), (4, 5), (5, 5)]
+    assert len(_vector_rows(bundle)) == 5
