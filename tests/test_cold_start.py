@@ -112,6 +112,21 @@ def test_plain_writes_import_no_pydantic(busy: Bundle, argv: tuple[str, ...]) ->
     assert leaks == set(), f"ouro {' '.join(argv)} imported {sorted(leaks)}"
 
 
+#: answered by the CLI fast paths (``ouro.cli.fast``, ``ouro.cli.__init__``): no click
+NO_CLICK = [
+    ("--version",),
+    ("index", "status"),
+    ("index", "status", "--json"),
+    ("diary", "write", "the deploy window is sunday", "--about", "deploys"),
+]
+
+
+@pytest.mark.parametrize("argv", NO_CLICK, ids=" ".join)
+def test_fast_path_commands_import_no_click(busy: Bundle, argv: tuple[str, ...]) -> None:
+    names = _imports_of(busy, argv)
+    assert "click" not in names and "ouro.cli.app" not in names
+
+
 def _imports_of(bundle: Bundle, argv: tuple[str, ...]) -> set[str]:
     proc = run_ouro(*argv, bundle=bundle, env={"PYTHONPROFILEIMPORTTIME": "1"}, process=True)
     assert proc.returncode == 0, proc.stderr[-2000:]

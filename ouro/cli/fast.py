@@ -1,4 +1,5 @@
-"""The CLI fast path for the four search verbs, ``ouro orient`` and ``ouro diary write``.
+"""The CLI fast path for the four search verbs, ``ouro orient``, ``ouro diary write``
+and ``ouro index status``.
 
 Agents run ``ouro desk search …`` once per tool call, so start-up time is
 most of the cost. ``try_run(argv)`` parses exactly these forms with the
@@ -14,6 +15,7 @@ where MODE is ``[--mode lexical|semantic|hybrid] [--explain]``, and::
     ouro orient [--budget N]
     ouro diary write TEXT [--about E]... [--source S] [--trust T] [--channel C]
                           [--friend F] [--friend-name N] [--supersedes ID] [--force]
+    ouro index status
 
 with ``--bundle B`` and ``--json`` anywhere on the line (as the full CLI accepts them)
 
@@ -436,6 +438,54 @@ def run_write(argv: list[str]) -> int | None:
     return 0
 
 
+def parse_index_status(argv: list[str]) -> tuple[str | None, bool] | None:
+    """``(bundle, json)`` for ``ouro index status [--json]``, or None."""
+    from ouro.cli.argv import hoist_globals
+
+    argv = hoist_globals(argv)
+    bundle: str | None = None
+    json_mode = False
+    verb: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--json":
+            json_mode = True
+        elif not verb and arg == "--bundle" and i + 1 < len(argv) and bundle is None:
+            bundle = argv[i + 1]
+            i += 1
+        elif not verb and arg.startswith("--bundle=") and bundle is None:
+            bundle = arg.split("=", 1)[1]
+        elif arg.startswith("-") or len(verb) == 2:
+            return None
+        else:
+            verb.append(arg)
+        i += 1
+    if verb != ["index", "status"] or (bundle is not None and not bundle):
+        return None
+    return bundle, json_mode
+
+
+def run_index_status(argv: list[str]) -> int | None:
+    """Answer ``ouro index status`` as the click command does, or None."""
+    parsed = parse_index_status(argv)
+    if parsed is None:
+        return None
+    bundle_arg, json_mode = parsed
+    root = locate(bundle_arg)
+    if root is None:
+        return None
+    from ouro.errors import OuroError
+    from ouro.index.state import index_status, render_status
+
+    try:
+        result = index_status(root)
+    except (OuroError, OSError):
+        return None  # read-only: the full CLI asks again and reports it its way
+    sys.stdout.write(dumps(result) if json_mode else render_status(result).rstrip("\n") + "\n")
+    return 0
+
+
 def try_run(argv: list[str]) -> int | None:
     """Answer a search verb, ``orient`` or ``diary write`` and return the exit
     code, or None to use the full CLI."""
@@ -445,6 +495,10 @@ def try_run(argv: list[str]) -> int | None:
         return run_orient(argv)
     if "write" in argv:
         code = run_write(argv)
+        if code is not None:
+            return code
+    if "status" in argv:
+        code = run_index_status(argv)
         if code is not None:
             return code
     parsed = parse(argv)

@@ -87,25 +87,14 @@ def rebuild_cmd(ctx: click.Context, no_vectors: bool, json_mode: bool) -> None:
     )
 
 
-def _render_status(result: dict[str, Any]) -> str:
-    lines = [
-        f"index: {result['state']}" + (f" ({result['reason']})" if result.get("reason") else "")
-    ]
-    if result.get("counts"):
-        lines.append("counts: " + ", ".join(f"{k} {v}" for k, v in result["counts"].items()))
-    lines.append(f"last sync: {result.get('lastSync') or 'never'}")
-    if result.get("problems"):
-        lines.append(f"problems: {result['problems']} (run 'ouro index rebuild' to list them)")
-    return "\n".join(lines)
-
-
 @click.command("status")
 @with_json
 @click.pass_context
 def status_cmd(ctx: click.Context, json_mode: bool) -> None:
     """Say whether the index is fresh, stale or missing (writes nothing)."""
     # ouro.index.state directly: ouro.index.sync pulls in the whole write side.
-    from ouro.index.state import index_status
+    # (the CLI fast path answers the plain forms the same way: ouro.cli.fast)
+    from ouro.index.state import index_status, render_status
 
     result = index_status(str(bundle_from(ctx).root))
-    emit(result, json_mode=wants_json(ctx, json_mode), render=_render_status)
+    emit(result, json_mode=wants_json(ctx, json_mode), render=render_status)
