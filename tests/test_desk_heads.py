@@ -63,8 +63,8 @@ def _forge(bundle: Bundle, change: Any) -> None:
     cache = heads._load_cache(bundle)
     assert cache is not None
     forged = change(cache)
-    data = bytes(cache.closed.data)
-    heads.heads_path(bundle).write_bytes(heads._dump(forged, data))
+    rest, closed = bytes(cache.rest.data), bytes(cache.closed.data)
+    heads.heads_path(bundle).write_bytes(heads._dump(forged, rest, closed))
 
 
 def test_a_cache_that_does_not_match_the_files_is_not_trusted(bundle: Bundle) -> None:
@@ -77,8 +77,8 @@ def test_a_cache_that_does_not_match_the_files_is_not_trusted(bundle: Bundle) ->
     size, mtime, ctime, ino = loaded.fps[0]
 
     def forge(cache: Any) -> Any:
-        row = (*cache.hot[0][:6], "forged", *cache.hot[0][7:])
-        return cache._replace(hot=[row], fps=[(size + 1, mtime, ctime, ino)])
+        row = (*cache.shown[0][:6], "forged", *cache.shown[0][7:])
+        return cache._replace(shown=[row], fps=[(size + 1, mtime, ctime, ino)])
 
     _forge(bundle, forge)
     (head,), problems = heads.read_heads(bundle)
@@ -86,7 +86,7 @@ def test_a_cache_that_does_not_match_the_files_is_not_trusted(bundle: Bundle) ->
     # a damaged file (the CRC no longer matches) or a foreign one is not used at all
     good = heads.heads_path(bundle).read_bytes()
     damaged = good[:-3] + bytes([good[-3] ^ 1]) + good[-2:]
-    for garbage in (b"", b"{not json", b"ouro-desk-heads 99 0 0 0 0\n", damaged, good[:-9]):
+    for garbage in (b"", b"{not json", b"ouro-desk-heads 99 0 0 0 0 0 0\n", damaged, good[:-9]):
         heads.heads_path(bundle).write_bytes(garbage)
         (head,), problems = heads.read_heads(bundle)
         assert (head.id, head.title, problems) == (task.id, "Alpha", [])
@@ -97,13 +97,13 @@ def test_writes_through_the_tool_path_keep_the_cache_current(bundle: Bundle) -> 
     added = tools.invoke("desk_task_add", bundle, {"track": "web", "title": "Alpha"})
     task_id = added["task"]["id"]
     cache = heads._load_cache(bundle)
-    assert cache is not None and [row[2] for row in cache.hot] == [task_id]
+    assert cache is not None and [row[2] for row in cache.shown] == [task_id]
     tools.invoke("desk_task_update", bundle, {"task": task_id, "status": "blocked"})
     cache = heads._load_cache(bundle)
-    assert cache is not None and [row[5] for row in cache.hot] == ["blocked"]
+    assert cache is not None and [row[5] for row in cache.shown] == ["blocked"]
     tools.invoke("desk_task_update", bundle, {"task": task_id, "status": "done"})
     cache = heads._load_cache(bundle)
-    assert cache is not None and cache.hot == []
+    assert cache is not None and cache.shown == []
     assert [row[5] for row in cache.closed.rows()] == ["done"]
     # a deleted task folder drops out; an unreadable task is a problem, not a head
     tasks.add_task(bundle, "web", "Beta")

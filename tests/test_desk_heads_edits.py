@@ -145,3 +145,47 @@ def test_a_task_replaced_by_a_folder_is_reported(
     path.unlink()
     path.mkdir()
     assert "unreadable task: desk/web/active-one/task.md" in _texts(bundle)
+
+
+def _from_files_alone(bundle: Bundle) -> list[object]:
+    """desk_items with the cache moved away (then put back): the oracle."""
+    cache = heads.heads_path(bundle)
+    data = cache.read_bytes()
+    cache.unlink()
+    try:
+        return list(desk_items(bundle))
+    finally:
+        cache.write_bytes(data)
+        os.utime(cache, ns=(time.time_ns(), time.time_ns()))
+
+
+def test_open_tasks_past_the_first_of_their_track_stay_packed_but_count(bundle: Bundle) -> None:
+    from ouro.desk.featured import feature
+
+    tracks.add_track(bundle, "web")
+    made = [
+        tasks.add_task(bundle, "web", f"Open {n:02d}", priority=n % 4)
+        for n in range(heads.TOP_OPEN + 6)
+    ]
+    tasks.update_task(bundle, made[0].id, status="active")  # web is a current track
+    _settle(bundle)
+    cache = heads._load_cache(bundle)
+    assert cache is not None and len(cache.rest.rows()) == 5  # 25 open: 20 shown, 5 packed
+    assert desk_items(bundle) == _from_files_alone(bundle)
+    # featuring shown open tasks lets later ones into the section (read from the rest)
+    first_open = [i for i in desk_items(bundle) if "[open]" in i.text][:3]
+    ids = [i.text.split()[0] for i in first_open]
+    feature(bundle, tracks=["web"], tasks=ids)
+    items = desk_items(bundle)
+    assert items == _from_files_alone(bundle)
+    assert "track web: 1 active, 25 open" in [i.text for i in items]
+    opened = [i for i in items if i.section == "Desk: open tasks (current tracks)"]
+    assert len(opened) == heads.TOP_OPEN and not {i.text.split()[0] for i in opened} & set(ids)
+    # a packed task edited by hand to the top is seen
+    packed = cache.rest.rows()[-1]
+    path = bundle.desk / packed[4] / "task.md"
+    _edit_in_place(path, f"priority: {packed[0]}", "priority: 0")
+    _edit_in_place(path, f"title: {packed[6]}", "title: Now first")
+    items = desk_items(bundle)
+    assert items == _from_files_alone(bundle)
+    assert any("Now first" in i.text for i in items)

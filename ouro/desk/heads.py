@@ -2,21 +2,27 @@
 
 File: ``state/cache/desk-heads.bin`` (machine-local, ignored by git; inode
 numbers mean nothing elsewhere): a header line
-``ouro-desk-heads <schema> <recordedAt ns> <main length> <crc32 main> <crc32 closed>\\n``,
-then two ``marshal`` blobs (stdlib; loads ~10× faster than JSON). Main::
+``ouro-desk-heads <schema> <recordedAt ns> <main len> <rest len> <crc32 main>
+<crc32 rest> <crc32 closed>\\n`` (one line), then three ``marshal`` blobs (stdlib;
+loads ~10× faster than JSON). Main::
 
-    (desk_fp, tracks, rels, fps, hot)
+    (desk_fp, tracks, rels, fps, shown, counts)
     tracks: [(name, fp, [folder, ...]), ...]   # every folder, sorted
     rels:   ["<track>/<folder>/task.md", ...]  # folders that held a task.md
     fps:    [(size, mtime_ns, ctime_ns, inode) or None, ...]   # per rel
-    hot:    [row, ...]     # tasks orient shows: not done/dropped, or done unverified
+    shown:  [row, ...]   # what orient can show: every hot task (not done/dropped,
+                         # or done unverified) except open ones past the first
+                         # TOP_OPEN of their track
+    counts: {(track, status): n}   # hot tasks per track and status
 
-Closed: ``[row, ...]`` of every other task, decoded (and its CRC checked) only
-when a caller needs every task (``read_heads``) or a featured task is closed.
+Rest: ``[row, ...]``, the other open tasks. Closed: ``[row, ...]``, every
+other task. Both are decoded (and their CRC checked) only when a read needs
+them: something changed, a caller wants every task (``read_heads``), a featured
+task is not among the shown rows.
 
 A row is ``(priority, created, id, track, key, status, title, updated,
 heldBy, leaseUntil, unverified, blockedBy, parent)``, so sorting rows sorts by
-orient's order (priority, created, id); ``hot`` is stored sorted.
+orient's order (priority, created, id); ``shown`` and rest are stored sorted.
 
 Contract:
 - Files are the truth; this is a cache and is never trusted blindly. Every
@@ -59,7 +65,7 @@ from typing import Any, NamedTuple
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, OuroError
 
-SCHEMA = 3  # 3: marshal rows, per-folder listings, ctime in the fingerprint
+SCHEMA = 4  # 3: marshal rows, per-folder listings, ctime in the fingerprint; 4: rest blob
 MAGIC = b"ouro-desk-heads"
 #: a file (or folder) this close to the refresh may hide a same-tick edit: re-read it
 RACY_NS = 100_000_000
@@ -78,6 +84,8 @@ FIELDS = (
 )
 #: statuses orient does not show (unless ``unverified``): their rows stay packed
 CLOSED = frozenset({"done", "dropped"})
+#: open tasks kept per track among the shown rows (orient shows at most this many)
+TOP_OPEN = 20
 
 Fp = tuple[int, int, int, int]
 #: (priority, created, id, track, key, status, title, updated, heldBy,
@@ -221,12 +229,14 @@ class _Cache(NamedTuple):
     tracks: list[tuple[str, Fp | None, list[str]]]
     rels: list[str]
     fps: list[Fp | None]
-    hot: list[Row]
+    shown: list[Row]
+    counts: dict[tuple[str, str], int]
+    rest: _Packed
     closed: _Packed
 
 
 class _Packed(NamedTuple):
-    """The closed rows, still marshalled: decoded only when asked for."""
+    """Rows still marshalled: decoded only when asked for."""
 
     data: bytes | memoryview
     crc: int
@@ -249,18 +259,20 @@ def _load_cache(bundle: Bundle) -> _Cache | None:
         return None
     end = data.find(b"\n", 0, 200)
     parts = data[:end].split(b" ")
-    if end < 0 or len(parts) != 6 or parts[0] != MAGIC or parts[1] != b"%d" % SCHEMA:
+    if end < 0 or len(parts) != 8 or parts[0] != MAGIC or parts[1] != b"%d" % SCHEMA:
         return None
     try:
-        recorded, length, crc, closed_crc = (int(p) for p in parts[2:])
+        recorded, length, rest_length, crc, rest_crc, closed_crc = (int(p) for p in parts[2:])
         view = memoryview(data)  # slices without copying the (large) payload
-        main = view[end + 1 : end + 1 + length]
+        start = end + 1
+        main = view[start : start + length]
         if zlib.crc32(main) != crc:
             return None
         value = marshal.loads(main)
-        packed = _Packed(view[end + 1 + length :], closed_crc)
-        desk_fp, tracks, rels, fps, hot = value
-        cache = _Cache(recorded, desk_fp, tracks, rels, fps, hot, packed)
+        rest = _Packed(view[start + length : start + length + rest_length], rest_crc)
+        closed = _Packed(view[start + length + rest_length :], closed_crc)
+        desk_fp, tracks, rels, fps, shown, counts = value
+        cache = _Cache(recorded, desk_fp, tracks, rels, fps, shown, counts, rest, closed)
     except (ValueError, TypeError, EOFError):
         return None
     if (
@@ -268,23 +280,28 @@ def _load_cache(bundle: Bundle) -> _Cache | None:
         or type(cache.rels) is not list
         or type(cache.fps) is not list
         or len(cache.rels) != len(cache.fps)
-        or type(cache.hot) is not list
+        or type(cache.shown) is not list
+        or type(cache.counts) is not dict
     ):
         return None
     return cache
 
 
-def _dump(cache: _Cache, closed: bytes) -> bytes:
-    main = marshal.dumps((cache.desk_fp, cache.tracks, cache.rels, cache.fps, cache.hot), 4)
-    head = b"%s %d %d %d %d %d\n" % (
+def _dump(cache: _Cache, rest: bytes, closed: bytes) -> bytes:
+    main = marshal.dumps(
+        (cache.desk_fp, cache.tracks, cache.rels, cache.fps, cache.shown, cache.counts), 4
+    )
+    head = b"%s %d %d %d %d %d %d %d\n" % (
         MAGIC,
         SCHEMA,
         cache.recorded,
         len(main),
+        len(rest),
         zlib.crc32(main),
+        zlib.crc32(rest),
         zlib.crc32(closed),
     )
-    return head + main + closed
+    return head + main + rest + closed
 
 
 # --- reading ----------------------------------------------------------------------
@@ -308,8 +325,10 @@ class _Scan(NamedTuple):
     tracks: list[tuple[str, os.stat_result | None, list[str]]]
     rels: list[str]
     stats: list[os.stat_result | None]  # None: cannot stat (a problem)
-    hot: list[Row]
-    closed: _Packed | list[Row]  # still packed (from the cache) or rows
+    shown: list[Row]  # every hot row, or (packed) see the cache's ``shown``
+    rest: _Packed | list[Row]  # still packed (from the cache) or rows
+    closed: _Packed | list[Row]
+    counts: dict[tuple[str, str], int] | None  # from the cache; None: count the rows
     problems: dict[str, str]  # rel -> reason
     #: True when nothing differs from the cache (a writer need not rewrite it)
     same: bool
@@ -410,13 +429,24 @@ def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
     same = cache is not None and len(rels) == len(cache.rels) and now == old_fps
     same = same and None not in now
     if cache is not None and same:
-        return _Scan(desk_st, tracks, rels, stats, cache.hot, cache.closed, {}, True)
+        return _Scan(
+            desk_st,
+            tracks,
+            rels,
+            stats,
+            cache.shown,
+            cache.rest,
+            cache.closed,
+            cache.counts,
+            {},
+            True,
+        )
     changed = [i for i, (a, b) in enumerate(zip(now, old_fps, strict=True)) if a is None or a != b]
     hot: list[Row] = []
     closed: list[Row] = []
     if cache is not None:
         gone = {rels[i][:-8] for i in changed} | {r[:-8] for r in set(cache.rels) - set(rels)}
-        hot = [r for r in cache.hot if r[4] not in gone]
+        hot = [r for r in (*cache.shown, *cache.rest.rows()) if r[4] not in gone]
         closed = [r for r in cache.closed.rows() if r[4] not in gone]
     problems: dict[str, str] = {}
     for i in changed if cache is not None else range(len(rels)):
@@ -441,7 +471,9 @@ def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
         [rels[i] for i in keep],
         [stats[i] or None for i in keep],
         hot,
+        [],
         closed,
+        None,
         problems,
         False,
     )
@@ -452,33 +484,57 @@ def _by_locator(row: Row) -> tuple[str, str]:
 
 
 class DeskHeads:
-    """One read of the heads: the shown rows (``hot``, in orient's order) and
-    every other task only when asked for (``closed_heads``)."""
+    """One read of the heads, in orient's order (priority, created, id).
+
+    ``hot`` holds every task orient can show except, when the cache held,
+    open tasks past the first ``TOP_OPEN`` of their track; the rest are decoded
+    only when asked for.
+    """
 
     def __init__(self, desk: str, scan: _Scan) -> None:
         self.desk = desk
         self._scan = scan
-        #: rows of tasks orient may show, sorted by (priority, created, id)
-        self.hot: list[Row] = scan.hot
+        self.hot: list[Row] = scan.shown
         order = sorted(scan.problems, key=lambda rel: rel.split("/", 2))
         self.problems: list[str] = [scan.problems[k] for k in order]
 
     def head(self, row: Row) -> Head:
         return head_of(self.desk, row)
 
+    def _rest(self) -> list[Row]:
+        rest = self._scan.rest
+        return rest.rows() if isinstance(rest, _Packed) else rest
+
     def closed_rows(self) -> list[Row]:
         closed = self._scan.closed
         return closed.rows() if isinstance(closed, _Packed) else closed
 
+    def count(self, track: str, status: str) -> int:
+        """Tasks of ``track`` with a hot ``status`` (open, active, blocked, …)."""
+        counts = self._scan.counts
+        if counts is not None:
+            return counts.get((track, status), 0)
+        return sum(1 for r in self.hot if r[3] == track and r[5] == status)
+
+    def open_rows(self, skip: set[str]) -> list[Row]:
+        """Open rows in order, complete enough for the first ``TOP_OPEN`` of any
+        set of tracks once the ids in ``skip`` are left out."""
+        rows = self.hot
+        if skip and isinstance(self._scan.rest, _Packed):
+            rows = sorted([*rows, *self._rest()])  # a skipped id may hide a later one
+        return [r for r in rows if r[5] == "open" and r[2] not in skip]
+
     def find(self, task_id: str) -> Head | None:
-        """The head with this id (the first by locator when copies share one)."""
-        rows = [r for r in self.hot if r[2] == task_id] or [
-            r for r in self.closed_rows() if r[2] == task_id
-        ]
+        """The head with this id (the last by locator when copies share one)."""
+        rows = (
+            [r for r in self.hot if r[2] == task_id]
+            or [r for r in self._rest() if r[2] == task_id]
+            or [r for r in self.closed_rows() if r[2] == task_id]
+        )
         return self.head(max(rows, key=_by_locator)) if rows else None
 
     def all(self) -> list[Head]:
-        rows = [*self.hot, *self.closed_rows()]
+        rows = [*self.hot, *self._rest(), *self.closed_rows()]
         rows.sort(key=_by_locator)
         return [head_of(self.desk, r) for r in rows]
 
@@ -554,11 +610,31 @@ def refresh_heads(bundle: Bundle, paths: Iterable[Path] | None = None) -> None:
             closed = bytes(scan.closed.data)
         else:
             closed = marshal.dumps(sorted(_interned(r) for r in scan.closed), 4)
-        hot = sorted(_interned(r) for r in scan.hot)
-        fresh = _Cache(now, desk_fp, tracks, scan.rels, fps, hot, _Packed(b"", 0))
+        if isinstance(scan.rest, _Packed) and scan.counts is not None:
+            shown, rest, counts = scan.shown, bytes(scan.rest.data), scan.counts
+        else:
+            more = scan.rest.rows() if isinstance(scan.rest, _Packed) else scan.rest
+            rows = sorted(_interned(r) for r in (*scan.shown, *more))
+            shown, rest_rows, counts = _split(rows)
+            rest = marshal.dumps(rest_rows, 4)
+        empty = _Packed(b"", 0)
+        fresh = _Cache(now, desk_fp, tracks, scan.rels, fps, shown, counts, empty, empty)
         target = heads_path(bundle)
         target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(target, _dump(fresh, closed))
+        atomic_write_bytes(target, _dump(fresh, rest, closed))
+
+
+def _split(rows: list[Row]) -> tuple[list[Row], list[Row], dict[tuple[str, str], int]]:
+    """(shown, rest, counts) of the sorted hot rows: open rows past the first
+    ``TOP_OPEN`` of their track go to rest."""
+    shown: list[Row] = []
+    rest: list[Row] = []
+    counts: dict[tuple[str, str], int] = {}
+    for row in rows:
+        key = (row[3], row[5])
+        n = counts[key] = counts.get(key, 0) + 1
+        (rest if row[5] == "open" and n > TOP_OPEN else shown).append(row)
+    return shown, rest, counts
 
 
 def _interned(row: Row) -> Row:

@@ -16,14 +16,13 @@ them.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from itertools import islice
 
 from ouro.bundle import Bundle
 from ouro.desk.featured import featured_path, read_featured
 from ouro.desk.friction import list_friction
-from ouro.desk.heads import Head, Row, desk_heads
+from ouro.desk.heads import TOP_OPEN, Head, Row, desk_heads
 from ouro.errors import CorruptFile
 from ouro.orient_types import OrientItem
 
@@ -33,7 +32,8 @@ SECTION_BLOCKED = "Desk: blocked tasks"
 SECTION_UNVERIFIED = "Desk: done unverified"
 SECTION_OPEN = "Desk: open tasks (current tracks)"
 SECTION_FRICTION = "Desk: recent friction"
-MAX_PER_SECTION = 20
+#: at most this many tasks per section (the heads keep that many open ones per track)
+MAX_PER_SECTION = TOP_OPEN
 FRICTION_SHOWN = 5
 
 
@@ -67,7 +67,7 @@ def desk_items(bundle: Bundle) -> list[OrientItem]:
             )
         )
     for name in featured["tracks"]:
-        counts = Counter(r[5] for r in hot if r[3] == name)
+        counts = {s: found.count(name, s) for s in ("active", "blocked", "open")}
         summary = ", ".join(f"{counts[s]} {s}" for s in ("active", "blocked", "open") if counts[s])
         items.append(
             OrientItem(
@@ -115,7 +115,7 @@ def desk_items(bundle: Bundle) -> list[OrientItem]:
             )
         )
     current = set(featured["tracks"]) or {r[3] for r in hot if r[5] == "active"}
-    for row in _first(r for r in hot if r[5] == "open" and r[3] in current and r[2] not in shown):
+    for row in _first(r for r in found.open_rows(shown) if r[3] in current):
         head = found.head(row)
         items.append(
             OrientItem(
