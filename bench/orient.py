@@ -1,21 +1,28 @@
-"""Bench: ``ouro orient`` time at 1k, 10k and 100k events (plus 1k claims and
-500 obligations), beside the cost of reading ``latest.json`` alone, measured in
-the same run. Target: ≤ 10 ms at 100k events, flat in history size.
+"""Bench: ``ouro orient`` time at 1k, 10k and 100k events (plus 1k claims,
+500 obligations and 5k Desk tasks), beside the cost of reading ``latest.json``
+alone, measured in the same run. Target: ≤ 10 ms at 100k events, flat in
+history size.
 
-    python bench/orient.py [--repeat 30]
+    python bench/orient.py [--repeat 30] [--tasks 5000]
 
 Events are written straight into the day files for speed; one ``record_event``
-then builds the checkpoint the way a real writer would.
+then builds the checkpoint the way a real writer would. Tasks come from
+bench/corpus.py (same shapes and status mix), then the desk heads are refreshed
+as any Desk write does.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench.corpus
 
 import orjson
 
@@ -24,6 +31,7 @@ from ouro.arc.recorder import record_event
 from ouro.arc.resume import read_resume
 from ouro.arc.stores import RACY_NS
 from ouro.bundle import Bundle
+from ouro.desk.heads import refresh_heads
 from ouro.models.hashing import hash_file
 from ouro.orient import build_packet
 
@@ -37,8 +45,12 @@ def _id(prefix: str, n: int) -> str:
     return f"{prefix}-{n:018d}"
 
 
-def populate(root: Path, events: int) -> Bundle:
+def populate(root: Path, events: int, tasks: int = 5_000) -> Bundle:
+    from bench.corpus import _tasks, _vocab
+
     bundle = Bundle.init(root / "bench.ouro", agent="bench")
+    rng = random.Random(7)
+    _tasks(bundle, rng, _vocab(rng, 3000), tasks)
     repo = root / "src"
     repo.mkdir()
     folder = paths.events_dir(bundle)
@@ -104,6 +116,7 @@ def populate(root: Path, events: int) -> Bundle:
     # A year-scale corpus was not all written in the last instant: files changed
     # within RACY_NS of being cached are re-digested on every read (ouro/arc/stores.py).
     time.sleep(2 * RACY_NS / 1e9)
+    refresh_heads(bundle)  # what every Desk write (and index sync) does
     # One real write builds the checkpoint (a full fold, this once).
     record_event(bundle, "turn_accepted", "ask", current_ask="bench ask", next_safe_action="go")
     return bundle
@@ -135,13 +148,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="event counts")
+    parser.add_argument("--tasks", type=int, default=5_000, help="Desk tasks")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     print(f"{'events':>8} {'latest.json':>12} {'read_resume':>12} {'orient':>9} {'ratio':>7}  size")
     rows = []
     for size in sizes:
         with tempfile.TemporaryDirectory(prefix="ouro-bench-") as tmp:
-            bundle = populate(Path(tmp), size)
+            bundle = populate(Path(tmp), size, args.tasks)
             latest = paths.checkpoint_path(bundle)
             baseline, resume, orient = measure(bundle, args.repeat)
             kib = latest.stat().st_size / 1024

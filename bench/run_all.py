@@ -37,7 +37,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "diary_write": (["--bundle", "{copy}"], ["--facts", "300", "--writes", "5"]),
     "mcp": (["--bundle", "{copy}"], ["--calls", "4", "--seed-facts", "5"]),
     "search": (["--bundle", "{corpus}", "--no-whoosh"], ["--scale", "0.003", "--queries", "3", "--cli-runs", "2", "--no-whoosh"]),
-    "orient": ([], ["--repeat", "2", "--sizes", "200,400"]),
+    "orient": ([], ["--repeat", "2", "--sizes", "200,400", "--tasks", "40"]),
     "hooks": ([], ["--events", "500", "--repeat", "2"]),
     "sentinel": ([], ["--repeat", "2", "--events", "500", "--tasks", "20"]),
     "sync": ([], ["--facts", "300", "--notes", "20", "--tasks", "10", "--events", "100", "--rounds", "1"]),
