@@ -10,6 +10,8 @@ At scale 1: 100k facts + 10k notes + 5k tasks (``bench/corpus.py``). Printed:
 - no-change ``sync`` of the whole bundle. Target <= 1 s.
 - ``desk_search`` p50 in-process vs the same query on the bare FTS5 table
   (``ORDER BY rank LIMIT 10`` with snippets, warm connection). Target <= 1.5x.
+  Then each query right after a ``diary_write`` (an agent's write -> search
+  loop). Target <= 10 ms.
 - cold ``ouro desk search --json`` CLI vs ``python -c`` running the bare query.
   Target <= 2x.
 - Whoosh (whoosh-reloaded) build and query p50 beside them, as a comparator.
@@ -241,6 +243,19 @@ def main() -> None:
             bare.execute(BARE_QUERY, (match,)).fetchall()
             bare_t.append(time.perf_counter() - start)
     line("desk_search p50 (in-process)", p50(ours_t), p50(bare_t), "ms", "<= 1.5x")
+    # an agent's loop: write a fact, then search (the search must see it)
+    from ouro.tools import invoke
+
+    after_t, bare_t = [], []
+    for i, q in enumerate(queries):
+        invoke("diary_write", bundle, {"text": f"bench search loop {i} {q} {time.time_ns()}"})
+        start = time.perf_counter()
+        desk_search(bundle.root, q)
+        after_t.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        bare.execute(BARE_QUERY, (_bare_match(q),)).fetchall()
+        bare_t.append(time.perf_counter() - start)
+    line("  after a diary_write p50", p50(after_t), p50(bare_t), "ms", "<= 10 ms")
     if not args.no_whoosh:
         from whoosh import index
         from whoosh.qparser import MultifieldParser

@@ -14,7 +14,8 @@
    the FTS5 index build (``rebuild``) against the embedding build of the same
    docs (``embed_bundle``), index size without and with vectors,
    ``desk_search`` p50 in-process hybrid against lexical (interleaved, warm),
-   and ``diary_write`` p50 before and after the vectors exist (write-through
+   the same right after a ``diary_write`` (the search must find the new fact),
+   cold CLI searches before and after those writes, and ``diary_write`` p50 before and after the vectors exist (write-through
    never embeds; goal: unchanged).
 """
 
@@ -262,7 +263,34 @@ def near_duplicates() -> None:
         )
 
 
-def cold_cli(bundle: Bundle, queries: list[str], runs: int) -> None:
+def pct_ms(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+def after_writes(bundle: Bundle, queries: list[str]) -> None:
+    """An agent's loop: a diary_write, then a search that must see it (lexically
+    and, in hybrid, by meaning: the search embeds the new fact), per mode,
+    interleaved."""
+    times: dict[str, list[float]] = {"lexical": [], "hybrid": []}
+    for i, q in enumerate(queries):
+        for mode in ("lexical", "hybrid"):
+            text = f"bench loop {mode} {i}: {q} ({os.getpid()})"
+            invoke("diary_write", bundle, {"text": text, "force": True})
+            started = time.perf_counter()
+            out = desk_search(bundle.root, text, mode=mode)
+            times[mode].append(time.perf_counter() - started)
+            if text not in [h["title"] for h in out["results"]]:
+                sys.exit(f"bench/semantic.py: the fact just written was not found ({mode})")
+    print(
+        f"desk_search right after a diary_write, in-process: hybrid p50 "
+        f"{p50_ms(times['hybrid']):.2f} ms (p95 {pct_ms(times['hybrid'], 0.95):.2f}), lexical "
+        f"p50 {p50_ms(times['lexical']):.2f} ms (p95 {pct_ms(times['lexical'], 0.95):.2f}) "
+        f"(same run, interleaved, {len(queries)} writes each; goal hybrid <= 10 ms)"
+    )
+
+
+def cold_cli(bundle: Bundle, queries: list[str], runs: int, label: str = "") -> None:
     import subprocess
 
     base = [sys.executable, "-m", "ouro.cli", "--bundle", str(bundle.root), "desk", "search"]
@@ -279,6 +307,7 @@ def cold_cli(bundle: Bundle, queries: list[str], runs: int) -> None:
     print(
         f"cold 'ouro desk search --json' p50: hybrid {p50_ms(times['hybrid']):.0f} ms, "
         f"lexical {p50_ms(times['lexical']):.0f} ms (interleaved, {runs} runs each)"
+        + (f" {label}" if label else "")
     )
 
 
@@ -360,6 +389,8 @@ def scale(work: Path, factor: float, bundle_path: Path | None, nqueries: int) ->
         f"(same run, interleaved, {nqueries} queries; goal hybrid <= 10 ms)"
     )
     cold_cli(bundle, queries, 8)
+    after_writes(bundle, queries)
+    cold_cli(bundle, queries, 8, "after those writes")
     writes_after = diary_writes(bundle, 40, "after")
     print(
         f"diary_write p50: {p50_ms(writes_after):.2f} ms with vectors in the index, "
