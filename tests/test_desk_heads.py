@@ -72,9 +72,9 @@ def test_a_cache_that_does_not_match_the_files_is_not_trusted(bundle: Bundle) ->
     task = tasks.add_task(bundle, "web", "Alpha")
     _settle(bundle)
     loaded = heads._load_cache(bundle)
-    assert loaded is not None and loaded.fps[0] is not None
+    assert loaded is not None and heads._fp_list(loaded.fps)[0] is not None
     # a forged entry whose stat no longer matches the file
-    size, mtime, ctime, ino = loaded.fps[0]
+    size, mtime, ctime, ino = heads._fp_list(loaded.fps)[0] or (0, 0, 0, 0)
 
     def forge(cache: Any) -> Any:
         row = (*cache.shown[0][:6], "forged", *cache.shown[0][7:])

@@ -26,7 +26,7 @@ def _settle(bundle: Bundle) -> None:
     time.sleep(heads.RACY_NS / 1e9 + 0.05)
     heads.refresh_heads(bundle)
     cache = heads._load_cache(bundle)
-    assert cache is not None and None not in cache.fps
+    assert cache is not None and None not in heads._fp_list(cache.fps)
     assert all(t[1] is not None for t in cache.tracks) and cache.desk_fp is not None
 
 
@@ -189,3 +189,41 @@ def test_open_tasks_past_the_first_of_their_track_stay_packed_but_count(bundle: 
     items = desk_items(bundle)
     assert items == _from_files_alone(bundle)
     assert any("Now first" in i.text for i in items)
+
+
+def _writer(root: str, i: int, start: object) -> None:
+    from ouro import tools
+
+    bundle = Bundle(Path(root))
+    start.wait()  # type: ignore[attr-defined]
+    for n in range(6):
+        added = tools.invoke("desk_task_add", bundle, {"track": "web", "title": f"W{i} task {n}"})
+        status = ("active", "blocked", "done", "open")[(i + n) % 4]
+        tools.invoke("desk_task_update", bundle, {"task": added["task"]["id"], "status": status})
+
+
+@pytest.mark.slow
+def test_racing_writers_leave_a_cache_that_matches_the_files(bundle: Bundle) -> None:
+    """8 processes add and update tasks through the tool registry at once: every
+    refresh holds the heads lock and replaces the file whole, so whatever the
+    interleaving, the cache a reader finds validates to what the files say."""
+    import multiprocessing as mp
+
+    from ouro import tools
+
+    tools.invoke("desk_track_add", bundle, {"name": "web"})
+    ctx = mp.get_context("fork")
+    start = ctx.Event()
+    procs = [ctx.Process(target=_writer, args=(str(bundle.root), i, start)) for i in range(8)]
+    for proc in procs:
+        proc.start()
+    start.set()
+    for proc in procs:
+        proc.join(60)
+        assert proc.exitcode == 0
+    found, problems = heads.read_heads(bundle)
+    assert len(found) == 48 and problems == []
+    assert desk_items(bundle) == _from_files_alone(bundle)
+    _settle(bundle)  # once settled, every entry is trusted and still agrees
+    assert heads.read_heads(bundle) == (found, [])
+    assert desk_items(bundle) == _from_files_alone(bundle)

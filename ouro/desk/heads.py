@@ -9,7 +9,9 @@ loads ~10× faster than JSON). Main::
     (desk_fp, tracks, rels, fps, shown, counts)
     tracks: [(name, fp, [folder, ...]), ...]   # every folder, sorted
     rels:   ["<track>/<folder>/task.md", ...]  # folders that held a task.md
-    fps:    [(size, mtime_ns, ctime_ns, inode) or None, ...]   # per rel
+    fps:    bytes: per rel (size, mtime_ns, ctime_ns, inode) as 4 native int64,
+            (-1, -1, -1, -1) when not trusted; one object, compared whole
+            (a list of tuples, None when not trusted, if a value overflows int64)
     shown:  [row, ...]   # what orient can show: every hot task (not done/dropped,
                          # or done unverified) except open ones past the first
                          # TOP_OPEN of their track
@@ -52,20 +54,24 @@ Contract:
 
 from __future__ import annotations
 
+import array
 import contextlib
 import marshal
+import operator
 import os
 import sys
 import time
 import zlib
 from collections.abc import Iterable
+from itertools import chain
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, OuroError
 
-SCHEMA = 4  # 3: marshal rows, per-folder listings, ctime in the fingerprint; 4: rest blob
+SCHEMA = 5  # 3: marshal rows, per-folder listings, ctime in the fingerprint; 4: rest blob;
+# 5: fingerprints packed as int64
 MAGIC = b"ouro-desk-heads"
 #: a file (or folder) this close to the refresh may hide a same-tick edit: re-read it
 RACY_NS = 100_000_000
@@ -228,7 +234,7 @@ class _Cache(NamedTuple):
     desk_fp: Fp | None
     tracks: list[tuple[str, Fp | None, list[str]]]
     rels: list[str]
-    fps: list[Fp | None]
+    fps: bytes | list[Fp | None]
     shown: list[Row]
     counts: dict[tuple[str, str], int]
     rest: _Packed
@@ -278,13 +284,18 @@ def _load_cache(bundle: Bundle) -> _Cache | None:
     if (
         type(cache.tracks) is not list
         or type(cache.rels) is not list
-        or type(cache.fps) is not list
-        or len(cache.rels) != len(cache.fps)
+        or not _fps_fit(cache.fps, len(cache.rels))
         or type(cache.shown) is not list
         or type(cache.counts) is not dict
     ):
         return None
     return cache
+
+
+def _fps_fit(fps: object, count: int) -> bool:
+    if type(fps) is bytes:
+        return len(fps) == 32 * count
+    return type(fps) is list and len(fps) == count
 
 
 def _dump(cache: _Cache, rest: bytes, closed: bytes) -> bytes:
@@ -371,6 +382,27 @@ def _listing(
     return desk_st, out
 
 
+#: a fingerprint that matches no file (size -1): an untrusted entry
+_UNTRUSTED: Fp = (-1, -1, -1, -1)
+_FP = operator.attrgetter("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")
+
+
+def _pack_fps(fps: Iterable[Fp | None]) -> bytes:
+    """The fingerprints as one bytes object; raises OverflowError past int64."""
+    return array.array("q", chain.from_iterable(fp or _UNTRUSTED for fp in fps)).tobytes()
+
+
+def _fp_list(fps: bytes | list[Fp | None]) -> list[Fp | None]:
+    if isinstance(fps, list):
+        return fps
+    if len(fps) % 32:
+        raise ValueError("a fingerprint blob of a wrong length")
+    values = array.array("q")
+    values.frombytes(fps)
+    it = iter(values)
+    return [None if fp[0] < 0 else fp for fp in zip(it, it, it, it, strict=True)]
+
+
 def _stat_all(paths: list[str]) -> list[Any]:
     """One stat per path, in a tight loop: the stat, ``False`` for a missing file,
     ``None`` for one that cannot be stat'ed."""
@@ -402,45 +434,49 @@ def _same_listing(
 def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
     desk = str(bundle.desk)
     desk_st, tracks = _listing(desk, cache)
-    old_fps: list[Fp | None]
+    old: bytes | list[Fp | None]
     if cache is not None and _same_listing(tracks, cache):
         # The listing is the cached one: the candidates are the cached files, plus
         # folders that had no task.md then (rare; they may have one now).
-        rels, old_fps = cache.rels, cache.fps
+        rels, old = cache.rels, cache.fps
         if sum(len(t[2]) for t in tracks) != len(rels):
-            rels, old_fps = list(rels), list(old_fps)
+            rels, old = list(rels), list(_fp_list(old))
             have = set(rels)
             for name, _st, folders in tracks:
                 for folder in folders:
                     if f"{name}/{folder}/task.md" not in have:
                         rels.append(f"{name}/{folder}/task.md")
-                        old_fps.append(None)
+                        old.append(None)
     else:
         rels = [f"{name}/{folder}/task.md" for name, _st, folders in tracks for folder in folders]
         index = {r: i for i, r in enumerate(cache.rels)} if cache is not None else {}
-        old_fps = [cache.fps[index[r]] if cache and r in index else None for r in rels]
+        cached = _fp_list(cache.fps) if cache is not None else []
+        old = [cached[index[r]] if r in index else None for r in rels]
     prefix = desk + os.sep
     paths = [prefix + r for r in rels]
     stats = _stat_all(paths)
-    # the tight loop: one tuple per task, compared in C
-    now = [(s.st_size, s.st_mtime_ns, s.st_ctime_ns, s.st_ino) if s else None for s in stats]
-    # None (racy when cached, missing, cannot stat) never matches: such a task is read.
-    # (equal lengths and every fingerprint found: the same files as cached)
-    same = cache is not None and len(rels) == len(cache.rels) and now == old_fps
-    same = same and None not in now
-    if cache is not None and same:
-        return _Scan(
-            desk_st,
-            tracks,
-            rels,
-            stats,
-            cache.shown,
-            cache.rest,
-            cache.closed,
-            cache.counts,
-            {},
-            True,
-        )
+    if cache is not None and isinstance(old, bytes) and len(rels) == len(cache.rels):
+        # the steady state: every fingerprint packed as the cache packs them and
+        # compared whole, in C (an untrusted entry, size -1, never matches)
+        try:
+            same = _pack_fps(map(_FP, stats)) == old
+        except (OverflowError, AttributeError):  # AttributeError: a missing-file marker
+            same = False
+        if same:
+            return _Scan(
+                desk_st,
+                tracks,
+                rels,
+                stats,
+                cache.shown,
+                cache.rest,
+                cache.closed,
+                cache.counts,
+                {},
+                True,
+            )
+    old_fps = _fp_list(old)
+    now = [_FP(s) if s else None for s in stats]
     changed = [i for i, (a, b) in enumerate(zip(now, old_fps, strict=True)) if a is None or a != b]
     hot: list[Row] = []
     closed: list[Row] = []
@@ -601,11 +637,16 @@ def refresh_heads(bundle: Bundle, paths: Iterable[Path] | None = None) -> None:
         if (
             cache is not None
             and scan.same
-            and fps == cache.fps
+            and fps == _fp_list(cache.fps)
             and tracks == cache.tracks
             and desk_fp == cache.desk_fp
         ):
             return  # every entry still holds: nothing to write
+        packed: bytes | list[Fp | None]
+        try:
+            packed = _pack_fps(fps)
+        except OverflowError:  # an inode or time past int64: keep the tuples
+            packed = fps
         if isinstance(scan.closed, _Packed):
             closed = bytes(scan.closed.data)
         else:
@@ -618,7 +659,7 @@ def refresh_heads(bundle: Bundle, paths: Iterable[Path] | None = None) -> None:
             shown, rest_rows, counts = _split(rows)
             rest = marshal.dumps(rest_rows, 4)
         empty = _Packed(b"", 0)
-        fresh = _Cache(now, desk_fp, tracks, scan.rels, fps, shown, counts, empty, empty)
+        fresh = _Cache(now, desk_fp, tracks, scan.rels, packed, shown, counts, empty, empty)
         target = heads_path(bundle)
         target.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(target, _dump(fresh, rest, closed))
