@@ -172,8 +172,6 @@ def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, str]:
 
 def read_toml(path: Path) -> dict[str, str] | None:
     """The flat settings in a TOML file; None if it does not exist."""
-    import tomllib
-
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -182,6 +180,8 @@ def read_toml(path: Path) -> dict[str, str] | None:
         raise CorruptFile(
             f"{path}: cannot read ({exc.strerror})", hint="check its permissions"
         ) from None
+    import tomllib  # only when there is a file: a diary write looks up a setting
+
     try:
         table = tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

@@ -115,6 +115,7 @@ def test_plain_writes_import_no_pydantic(busy: Bundle, argv: tuple[str, ...]) ->
 #: answered by the CLI fast paths (``ouro.cli.fast``, ``ouro.cli.__init__``): no click
 NO_CLICK = [
     ("--version",),
+    ("info",),
     ("index", "status"),
     ("index", "status", "--json"),
     ("diary", "write", "the deploy window is sunday", "--about", "deploys"),

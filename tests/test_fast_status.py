@@ -1,4 +1,4 @@
-"""``ouro index status``'s CLI fast path ≡ the click command (missing, stale, fresh)."""
+"""``ouro index status`` and ``ouro info`` on the CLI fast path ≡ the click commands."""
 
 from __future__ import annotations
 
@@ -58,3 +58,30 @@ def test_status_prints_what_the_click_command_prints(
 def test_other_lines_are_left_to_the_click_path(bundle: Bundle, argv: list[str]) -> None:
     line = argv if argv[:1] == ["--bundle"] else ["--bundle", str(bundle.root), *argv]
     assert fast.parse_index_status(line) is None
+
+
+INFO = [["info"], ["info", "--json"], ["--json", "info"]]
+
+
+@pytest.mark.parametrize("argv", INFO, ids=" ".join)
+def test_info_prints_what_the_click_command_prints(
+    bundle: Bundle, argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    full = ["--bundle", str(bundle.root), *argv]
+    write_fact(bundle, FactDraft("the staging host is web-3", about=["staging"]))
+    for _ in range(2):  # without and with an index
+        assert fast.parse_index_status(full, ("info",)) is not None
+        fast_code = fast.try_run(full)
+        fast_out = capsys.readouterr()
+        click_code = run(full)
+        click_out = capsys.readouterr()
+        assert (fast_code, fast_out.out, fast_out.err) == (click_code, click_out.out, click_out.err)
+        assert fast_code == 0 and "tester" in fast_out.out
+        rebuild(bundle)
+
+
+@pytest.mark.parametrize(
+    "argv", [["info", "x"], ["info", "--verbose"], ["--verbose", "info"], ["info", "-h"]]
+)
+def test_other_info_lines_are_left_to_the_click_path(bundle: Bundle, argv: list[str]) -> None:
+    assert fast.parse_index_status(["--bundle", str(bundle.root), *argv], ("info",)) is None

@@ -1,5 +1,5 @@
-"""The CLI fast path for the four search verbs, ``ouro orient``, ``ouro diary write``
-and ``ouro index status``.
+"""The CLI fast path for the four search verbs, ``ouro orient``, ``ouro diary write``,
+``ouro index status`` and ``ouro info``.
 
 Agents run ``ouro desk search …`` once per tool call, so start-up time is
 most of the cost. ``try_run(argv)`` parses exactly these forms with the
@@ -16,6 +16,7 @@ where MODE is ``[--mode lexical|semantic|hybrid] [--explain]``, and::
     ouro diary write TEXT [--about E]... [--source S] [--trust T] [--channel C]
                           [--friend F] [--friend-name N] [--supersedes ID] [--force]
     ouro index status
+    ouro info
 
 with ``--bundle B`` and ``--json`` anywhere on the line (as the full CLI accepts them)
 
@@ -438,8 +439,11 @@ def run_write(argv: list[str]) -> int | None:
     return 0
 
 
-def parse_index_status(argv: list[str]) -> tuple[str | None, bool] | None:
-    """``(bundle, json)`` for ``ouro index status [--json]``, or None."""
+def parse_index_status(
+    argv: list[str], verb_wanted: tuple[str, ...] = ("index", "status")
+) -> tuple[str | None, bool] | None:
+    """``(bundle, json)`` for ``ouro index status [--json]`` (or another verb
+    without arguments: ``verb_wanted``), or None."""
     from ouro.cli.argv import hoist_globals
 
     argv = hoist_globals(argv)
@@ -456,14 +460,39 @@ def parse_index_status(argv: list[str]) -> tuple[str | None, bool] | None:
             i += 1
         elif not verb and arg.startswith("--bundle=") and bundle is None:
             bundle = arg.split("=", 1)[1]
-        elif arg.startswith("-") or len(verb) == 2:
+        elif arg.startswith("-") or len(verb) == len(verb_wanted):
             return None
         else:
             verb.append(arg)
         i += 1
-    if verb != ["index", "status"] or (bundle is not None and not bundle):
+    if tuple(verb) != verb_wanted or (bundle is not None and not bundle):
         return None
     return bundle, json_mode
+
+
+def run_info(argv: list[str]) -> int | None:
+    """Answer ``ouro info [--json]`` through the registry tool as the click
+    command does, or None (read-only: on any error the full CLI asks again)."""
+    parsed = parse_index_status(argv, ("info",))
+    if parsed is None:
+        return None
+    bundle_arg, json_mode = parsed
+    root = locate(bundle_arg)
+    if root is None:
+        return None
+    from ouro import progress
+    from ouro.bundle import Bundle
+    from ouro.errors import OuroError
+    from ouro.info import render_info
+    from ouro.tools import invoke
+
+    progress.set_json(json_mode)
+    try:
+        result = invoke("info", Bundle.open(root), {})
+    except (OuroError, OSError):
+        return None
+    sys.stdout.write(dumps(result) if json_mode else render_info(result).rstrip("\n") + "\n")
+    return 0
 
 
 def run_index_status(argv: list[str]) -> int | None:
@@ -499,6 +528,10 @@ def try_run(argv: list[str]) -> int | None:
             return code
     if "status" in argv:
         code = run_index_status(argv)
+        if code is not None:
+            return code
+    if "info" in argv:
+        code = run_info(argv)
         if code is not None:
             return code
     parsed = parse(argv)
