@@ -16,7 +16,9 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from stat import S_ISREG
 from typing import Any
 
 from ouro.index.extract import (
@@ -68,6 +70,10 @@ class SyncReport:
     #: while ``sync`` writes a batch of files: their docs, inserted together by
     #: ``flush_docs`` at the end of the batch (None: insert each file's at once)
     pending: list[Doc] | None = field(default=None, repr=False, compare=False)
+    #: with ``pending``: the ``files`` rows of the batch's Markdown files, saved together
+    pending_files: list[tuple[Any, ...]] = field(default_factory=list, repr=False, compare=False)
+    #: set by ``rebuild`` while it loads an emptied index: no file has a row yet
+    emptied: bool = field(default=False, repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -89,10 +95,14 @@ class SyncReport:
 
 
 def flush_docs(conn: sqlite3.Connection, report: SyncReport) -> None:
-    """Insert the docs a batch collected in ``report.pending`` (one statement per table)."""
+    """Insert the docs a batch collected in ``report.pending`` (one statement per table)
+    and the batch's ``files`` rows."""
     if report.pending:
         _insert_docs(conn, report.pending)
         report.pending.clear()
+    if report.pending_files:
+        conn.executemany(_SAVE_FILE, report.pending_files)
+        report.pending_files.clear()
 
 
 def _insert_docs(conn: sqlite3.Connection, docs: list[Doc]) -> int:
@@ -169,13 +179,19 @@ def _save_file(
     lines: int = 0,
 ) -> None:
     conn.execute(
-        "INSERT OR REPLACE INTO files(locator, kind, mtime_ns, size, racy, hash, indexed_bytes, "
-        "lines) VALUES (?,?,?,?,?,?,?,?)",
-        (locator, kind, st.st_mtime_ns, st.st_size, int(racy), digest, indexed, lines),
+        _SAVE_FILE, (locator, kind, st.st_mtime_ns, st.st_size, int(racy), digest, indexed, lines)
     )
 
 
+_SAVE_FILE = (
+    "INSERT OR REPLACE INTO files(locator, kind, mtime_ns, size, racy, hash, indexed_bytes, "
+    "lines) VALUES (?,?,?,?,?,?,?,?)"
+)
+
+
 def _add_problems(conn: sqlite3.Connection, problems: list[Problem], report: SyncReport) -> None:
+    if not problems:
+        return
     conn.executemany(
         "INSERT INTO problems(file, line, reason) VALUES (?,?,?)",
         [(p.file, p.line, p.reason) for p in problems],
@@ -232,7 +248,9 @@ def _count_entities(facts: list[Fact]) -> dict[str, tuple[int, str | None]]:
     return out
 
 
-def _insert_facts(conn: sqlite3.Connection, facts: list[Fact]) -> int:
+def _insert_facts(
+    conn: sqlite3.Connection, facts: list[Fact], labels: list[tuple[str, int]] | None = None
+) -> int:
     """Insert facts with fresh doc ids (docs, docs_fts, facts, fact_entities);
     returns the first id used. Rows are generated, not listed: a chunk holds
     its facts and little more."""
@@ -240,29 +258,32 @@ def _insert_facts(conn: sqlite3.Connection, facts: list[Fact]) -> int:
     if not facts:
         return first
     numbered = list(enumerate(facts, first))
+    # Plain indexing (Fact's field order): 0 id, 1 line, 2 text, 3 about,
+    # 4 friend_name, 5 created_at, then source, tool, channel, friend_id,
+    # trust, hash, supersedes (the facts columns from 4 on, in this order).
     conn.executemany(
         "INSERT INTO docs(id, locator, file, kind, title, updated, track) "
         f"VALUES (?, '{FACTS}#' || ?, '{FACTS}', 'fact', ?, ?, NULL)",
-        ((i, f.id, shorten(f.text), f.created_at) for i, f in numbered),
+        ((i, f[0], shorten(f[2]), f[5]) for i, f in numbered),
     )
     conn.executemany(
         "INSERT INTO docs_fts(rowid, title, body, keys) VALUES (?, '', ?, ?)",
-        ((i, f.text, f.keys) for i, f in numbered),
+        ((i, f[2], " ".join([*f[3], f[4]] if f[4] else f[3])) for i, f in numbered),
     )
     conn.executemany(
-        "INSERT INTO facts(doc_id, id, line, source, created_at, tool, channel, friend_id, "
-        "friend_name, trust, hash, supersedes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            (i, f.id, f.line, f.source, f.created_at, f.tool, f.channel, f.friend_id,
-             f.friend_name, f.trust, f.hash, f.supersedes)
-            for i, f in numbered
-        ),
-    )  # fmt: skip
-    conn.executemany(
-        "INSERT OR IGNORE INTO fact_entities(fact_doc, entity) VALUES (?, ?)",
-        ((i, entity) for i, f in numbered for entity in f.about),
+        "INSERT INTO facts(doc_id, id, line, friend_name, created_at, source, tool, channel, "
+        "friend_id, trust, hash, supersedes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        ((i, *f[:2], *f[4:]) for i, f in numbered),
     )
+    if labels is not None:  # the caller inserts them later, in key order
+        labels.extend((entity, i) for i, f in numbered for entity in f[3])
+    else:
+        _insert_labels(conn, ((entity, i) for i, f in numbered for entity in f[3]))
     return first
+
+
+def _insert_labels(conn: sqlite3.Connection, rows: Iterable[tuple[str, int]]) -> None:
+    conn.executemany("INSERT OR IGNORE INTO fact_entities(entity, fact_doc) VALUES (?, ?)", rows)
 
 
 #: facts.jsonl is indexed in pieces of about this many bytes (bounded memory at any size)
@@ -285,6 +306,8 @@ def _apply_facts(
             _remove_docs(conn, FACTS, "facts")
             conn.execute("DELETE FROM problems WHERE file = ?", (FACTS,))
         seen: set[str] = set()
+        # a whole re-index inserts (entity, fact) rows once, sorted: in key order
+        labels: list[tuple[str, int]] | None = [] if start == 0 else None
         pos, line, carry = start, first_line, b""
         end, tail = start, b""
         while pos < st.st_size:
@@ -297,10 +320,19 @@ def _apply_facts(
             carry = data[cut:]
             if not cut:
                 continue
-            _apply_fact_lines(conn, data[:cut], line, bool(start), seen, report)
+            _apply_fact_lines(conn, data[:cut], line, bool(start), seen, report, labels)
             line += data.count(b"\n", 0, cut)
             end = pos - len(carry)
             tail = (tail + data[:cut])[-FINGERPRINT:]
+        if labels:
+            labels.sort()
+            _insert_labels(conn, labels)
+            del labels
+        if start == 0:  # every fact is new: one pass marks each one a line supersedes
+            conn.execute(
+                "UPDATE facts SET superseded = 1 WHERE id IN "
+                "(SELECT supersedes FROM facts WHERE supersedes IS NOT NULL)"
+            )
         if end and len(tail) < FINGERPRINT:
             lo = max(0, end - FINGERPRINT)
             tail = os.pread(fd, end - lo, lo)
@@ -315,8 +347,10 @@ def _apply_fact_lines(
     appended: bool,
     seen: set[str],
     report: SyncReport,
+    labels: list[tuple[str, int]] | None = None,
 ) -> None:
-    """Index complete lines of facts.jsonl (``first_line`` is the first one's number)."""
+    """Index complete lines of facts.jsonl (``first_line`` is the first one's number);
+    with ``labels``, their (entity, fact) rows are added to it instead of inserted."""
     facts, problems = extract_fact_lines(data, first_line)
     fresh: list[Fact] = []
     for fact in facts:
@@ -337,8 +371,8 @@ def _apply_fact_lines(
             )
         }
         fresh = [f for f in fresh if f.id not in known]
-    first_id = _insert_facts(conn, fresh)
-    if fresh:
+    first_id = _insert_facts(conn, fresh, labels)
+    if fresh and appended:  # (a whole re-index marks superseded facts once, at its end)
         conn.execute(
             "UPDATE facts SET superseded = 1 WHERE superseded = 0 AND id IN "
             "(SELECT supersedes FROM facts WHERE doc_id >= ? AND supersedes IS NOT NULL)",
@@ -349,6 +383,7 @@ def _apply_fact_lines(
             "(SELECT 1 FROM facts AS later WHERE later.supersedes = facts.id)",
             (first_id,),
         )
+    if fresh:
         # Entity rows: only the entities the new facts name change.
         conn.executemany(
             "INSERT INTO entities(name, count, last_seen_at) VALUES (?, ?, ?) "
@@ -367,13 +402,17 @@ def apply_file(
 ) -> None:
     """Index one file as it is now (must run inside a write transaction)."""
     path = os.path.join(root, locator)
-    row = conn.execute(
-        "SELECT mtime_ns, size, racy, hash, indexed_bytes, lines FROM files WHERE locator = ?",
-        (locator,),
-    ).fetchone()
+    row = (
+        None
+        if report.emptied
+        else conn.execute(
+            "SELECT mtime_ns, size, racy, hash, indexed_bytes, lines FROM files WHERE locator = ?",
+            (locator,),
+        ).fetchone()
+    )
     try:
         st = os.stat(path)
-        if not os.path.isfile(path):
+        if not S_ISREG(st.st_mode):
             raise FileNotFoundError(path)
         if row is not None and not row[2] and (row[0], row[1]) == (st.st_mtime_ns, st.st_size):
             report.unchanged += 1
@@ -407,12 +446,15 @@ def apply_file(
         _remove_docs(conn, locator, kind)
         conn.execute("DELETE FROM problems WHERE file = ?", (locator,))
     docs, problems = extract_markdown(kind, locator, data)
+    _add_problems(conn, problems, report)
     if report.pending is not None:
         report.pending.extend(docs)
+        report.pending_files.append(
+            (locator, kind, st.st_mtime_ns, st.st_size, int(racy), digest, len(data), 0)
+        )
     else:
         _insert_docs(conn, docs)
-    _add_problems(conn, problems, report)
-    _save_file(conn, locator, kind, st, racy, digest, len(data))
+        _save_file(conn, locator, kind, st, racy, digest, len(data))
 
 
 def set_meta(conn: sqlite3.Connection, **values: str) -> None:

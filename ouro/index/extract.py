@@ -286,7 +286,8 @@ _BUILDERS = {
 
 class Fact(NamedTuple):
     """One good facts.jsonl line, as the index stores it (a plain tuple: a rebuild
-    makes 100k of them; the fact's text is the FTS body and is stored only there)."""
+    makes 100k of them; the fact's text is the FTS body and is stored only there).
+    ``apply._insert_facts`` indexes it by position: keep the field order."""
 
     id: str
     line: int
@@ -310,19 +311,21 @@ class Fact(NamedTuple):
         return " ".join(self.about)
 
 
+_STR = frozenset({str})
+_TEXT = frozenset({str, type(None)})
+
+
 def _about(value: Any) -> list[str]:
     """``_labels`` with a fast path for the usual list of distinct, trimmed strings."""
     if (
         type(value) is list
-        and all(type(item) is str and item and item == item.strip() for item in value)
+        and set(map(type, value)) <= _STR
+        and "" not in value
         and len(set(value)) == len(value)
+        and list(map(str.strip, value)) == value
     ):
         return value
     return _labels(value)
-
-
-def _is_text(value: Any) -> bool:
-    return value is None or type(value) is str
 
 
 def extract_fact(record: dict[str, Any], line: int) -> Fact | Problem:
@@ -351,7 +354,7 @@ def extract_fact(record: dict[str, Any], line: int) -> Fact | Problem:
         get("hash"),
         get("supersedes"),
     )
-    if not all(map(_is_text, values)):  # numbers and the like are indexed as text
+    if not set(map(type, values)) <= _TEXT:  # numbers and the like are indexed as text
         values = tuple(map(_text, values))
     return Fact(fact_id, line, text, _about(get("about")), *values)
 
