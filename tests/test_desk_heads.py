@@ -125,3 +125,22 @@ def test_reads_without_a_cache_folder_write_nothing(bundle: Bundle) -> None:
     assert not heads.heads_path(bundle).exists()
     assert head.locator == "desk/web/alpha/task.md"
     assert Path(os.fspath(head.path)).name == "task.md"
+
+
+def test_a_process_reuses_its_decoding_only_while_the_cache_file_is_unchanged(
+    bundle: Bundle,
+) -> None:
+    tracks.add_track(bundle, "web")
+    tasks.add_task(bundle, "web", "Alpha")
+    _settle(bundle)
+    time.sleep(heads.RACY_NS / 1e9 + 0.02)  # the cache file itself is trusted now
+    first = heads._load_cache(bundle)
+    assert first is not None and heads._load_cache(bundle) is first  # decoded once
+
+    def retitle(cache: Any) -> Any:
+        row = (*cache.shown[0][:6], "Retitled in the cache", *cache.shown[0][7:])
+        return cache._replace(shown=[row])
+
+    _forge(bundle, retitle)  # a writer replaced the file: the next read decodes it
+    (head,), _ = heads.read_heads(bundle)
+    assert head.title == "Retitled in the cache"

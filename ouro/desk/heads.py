@@ -40,7 +40,9 @@ Contract:
   task is read from its file (front matter via ``ouro.store.frontmatter``: no
   YAML for the shape ouro writes). A missing, unreadable, foreign or damaged
   cache file (the CRC covers the payload) means "read every task". Reading
-  changes no file: a stale cache stays stale.
+  changes no file: a stale cache stays stale. A process keeps its decoding of
+  the cache file while the file's own fingerprint is unchanged (and was trusted
+  when read), so a long-lived reader (the MCP server) only stats.
 - Writers refresh it: every Desk write that names a task path (``after_write``
   in ``ouro.desk.hooks``) calls ``refresh_heads(bundle, paths)``, which
   validates every entry the same way (only changed tasks are read, so edits
@@ -257,12 +259,35 @@ class _Packed(NamedTuple):
         return rows if type(rows) is list else []
 
 
+#: cache file path -> (its fingerprint, the decoded cache): a process that reads
+#: the same (trusted, unchanged) cache file again reuses the decoding; every task
+#: file is still checked on every read
+_LOADED: dict[str, tuple[Fp, _Cache]] = {}
+
+
 def _load_cache(bundle: Bundle) -> _Cache | None:
     """The cache file, or None when missing, not ours or damaged."""
+    path = os.fspath(heads_path(bundle))
     try:
-        data = heads_path(bundle).read_bytes()
+        with open(path, "rb") as handle:
+            st = os.fstat(handle.fileno())  # the fingerprint of exactly these bytes
+            known = _LOADED.get(path)
+            if known is not None and known[0] == _fp(st):
+                return known[1]
+            data = handle.read()
     except OSError:
         return None
+    cache = _parse_cache(data)
+    if cache is not None and _trusted(st, time.time_ns()) is not None:
+        _LOADED[path] = (_fp(st), cache)
+    return cache
+
+
+#: desk prefix -> (the rels list, their full paths): kept with the decoded cache
+_PATHS: dict[str, tuple[list[str], list[str]]] = {}
+
+
+def _parse_cache(data: bytes) -> _Cache | None:
     end = data.find(b"\n", 0, 200)
     parts = data[:end].split(b" ")
     if end < 0 or len(parts) != 8 or parts[0] != MAGIC or parts[1] != b"%d" % SCHEMA:
@@ -453,7 +478,12 @@ def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
         cached = _fp_list(cache.fps) if cache is not None else []
         old = [cached[index[r]] if r in index else None for r in rels]
     prefix = desk + os.sep
-    paths = [prefix + r for r in rels]
+    known = _PATHS.get(prefix)
+    if known is not None and known[0] is rels:  # the same decoded cache as last time
+        paths = known[1]
+    else:
+        paths = [prefix + r for r in rels]
+        _PATHS[prefix] = (rels, paths)
     stats = _stat_all(paths)
     if cache is not None and isinstance(old, bytes) and len(rels) == len(cache.rels):
         # the steady state: every fingerprint packed as the cache packs them and
