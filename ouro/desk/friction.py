@@ -6,6 +6,7 @@ Files are only ever created (the id is new), so no lock is needed.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -61,10 +62,13 @@ def list_friction(
     bundle: Bundle, *, limit: int | None = None
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Friction entries, newest first, and problems with unreadable files. Pure."""
-    try:
-        paths = sorted((p for p in friction_dir(bundle).glob("*.md")), reverse=True)
+    folder = friction_dir(bundle)
+    try:  # scandir, not Path.glob: no pattern to compile on orient's cold path
+        with os.scandir(folder) as entries:
+            names = [e.name for e in entries if e.name.endswith(".md")]
     except FileNotFoundError:
         return [], []
+    paths = [folder / name for name in sorted(names, reverse=True)]
     items: list[dict[str, Any]] = []
     problems: list[str] = []
     for path in paths:

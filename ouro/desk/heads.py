@@ -489,7 +489,7 @@ def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
         # the steady state: every fingerprint packed as the cache packs them and
         # compared whole, in C (an untrusted entry, size -1, never matches)
         try:
-            same = _pack_fps(map(_FP, stats)) == old
+            same = array.array("q", chain.from_iterable(map(_FP, stats))).tobytes() == old
         except (OverflowError, AttributeError):  # AttributeError: a missing-file marker
             same = False
         if same:
