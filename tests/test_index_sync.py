@@ -272,8 +272,66 @@ def test_eight_processes_writing_facts_keep_the_index_exact(bundle: Bundle) -> N
     conn.close()
     assert indexed == 1600  # by write-through alone, before any sync
     assert not db.stale_marker(bundle.root).exists()
+    # every line, by whichever writer held the index lock (group commit), exactly
+    # as a rebuild indexes them
+    import orjson
+
+    ids = {orjson.loads(line)["id"] for line in (bundle.root / FACTS).read_bytes().splitlines()}
+    conn = db.open_db(bundle.root)
+    try:
+        row = conn.execute("SELECT size FROM files WHERE locator = ?", (FACTS,)).fetchone()
+        assert row[0] == (bundle.root / FACTS).stat().st_size
+        indexed_ids = {
+            loc.partition("#")[2]
+            for (loc,) in conn.execute("SELECT locator FROM docs WHERE kind = 'fact'")
+        }
+    finally:
+        conn.close()
+    assert indexed_ids == ids
+    before = dump_index(bundle)
+    rebuild(bundle)
+    assert dump_index(bundle) == before
     assert status(bundle)["counts"]["fact"] == 1600
     assert search_facts(bundle.root, "zq3x199")["total"] == 1
+
+
+def _indexed_facts(bundle: Bundle) -> int:
+    conn = db.open_db(bundle.root)
+    try:
+        return int(conn.execute("SELECT count(*) FROM facts").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def test_a_write_that_finds_the_index_lock_held_leaves_its_line_to_the_holder(
+    bundle: Bundle,
+) -> None:
+    from ouro.store.lock import FileLock
+
+    sync(bundle)  # the index exists
+    tools.invoke("diary_write", bundle, {"text": "the first fact, indexed by its writer"})
+    assert _indexed_facts(bundle) == 1
+    holder = FileLock(bundle.lock_path("index-write"))
+    holder.acquire()  # another writer holds the index lock
+    try:
+        out = tools.invoke("diary_write", bundle, {"text": "a second fact about teapots"})
+        assert out["fact"]["id"]
+        assert _indexed_facts(bundle) == 1  # handed over: this writer did not wait
+        assert not db.stale_marker(bundle.root).exists()
+    finally:
+        holder.release()
+    # the next holder indexes every line appended so far, whatever it wrote itself
+    note = write_note(bundle, "kettle", "Kettle", "boil water")
+    touch_paths(bundle, [note])
+    assert _indexed_facts(bundle) == 2
+    # and a search never misses a line meanwhile: its freshness check sees the log grew
+    holder.acquire()
+    try:
+        tools.invoke("diary_write", bundle, {"text": "a third fact about saucers"})
+        assert _indexed_facts(bundle) == 2
+        assert search_facts(bundle.root, "saucers")["total"] == 1
+    finally:
+        holder.release()
 
 
 def test_facts_indexed_in_small_pieces_equal_one_piece(

@@ -39,7 +39,7 @@ from ouro.index import db
 from ouro.index.apply import DATA_TABLES, SyncReport, flush_docs, remove_file, set_meta
 from ouro.index.apply import apply_file as _apply_file  # one name, patchable by drills
 from ouro.index.extract import classify
-from ouro.index.fresh import RACY_NS, scan, watched
+from ouro.index.fresh import ENTITIES, FACTS, RACY_NS, scan, watched
 from ouro.notices import warn
 from ouro.store.lock import FileLock
 
@@ -262,8 +262,21 @@ def touch_paths(bundle: Bundle, paths: Iterable[Path]) -> None:
     re-checked, so a deleted task folder loses its rows). Each parent folder's
     new mtime is recorded so the write does not look like an outside change.
     When the index does not exist yet nothing happens: the next search builds it.
+
+    Group commit of diary writes: write-throughs queue on a flock
+    (``state/locks/index-write.lock``), and whoever holds it indexes every line
+    appended to facts.jsonl (and entities.json as it is) up to the moment it
+    looked last. A write that only touched those two and finds the lock held
+    returns at once: its line (complete before it tried the lock) is left to
+    the holder. The holder re-checks both files' (mtime, size) against the
+    index before releasing, and again after releasing (taking the lock again
+    if they changed, unless another writer holds it now and so owes the same
+    check). A writer that failed to take the
+    lock failed while some holder held it, and that holder looks after its
+    release, so no appended line is left unindexed.
     """
     root = bundle.root
+    paths = list(paths)
     try:
         if not db.db_path(root).is_file():
             return
@@ -278,40 +291,100 @@ def touch_paths(bundle: Bundle, paths: Iterable[Path]) -> None:
         # Write-throughs queue on a flock (handed over the moment it frees)
         # before BEGIN IMMEDIATE: SQLite's busy handler sleeps 1..100 ms
         # between tries, and 8 writers racing on it spent most of a write asleep.
-        with (
-            FileLock(
-                bundle.lock_path("index-write"),
-                timeout=db.BUSY_TIMEOUT_S,
-                purpose="index write-through",
-            ),
-            db.transaction(conn),
-        ):
-            for path in paths:
-                locator = _locator_of(root, Path(path))
-                if locator is None or not locator.startswith("desk/"):
-                    continue
-                kind = classify(locator)
-                if kind is not None:
-                    _apply_file(conn, top, locator, kind, report)
-                    _record_folders(conn, top, locator.rsplit("/", 1)[0], walk=False)
-                    continue
-                # A folder (or something deleted): re-check every indexed file under it.
-                prefix = locator.rstrip("/") + "/"
-                targets = dict(
-                    conn.execute(
-                        "SELECT locator, kind FROM files WHERE substr(locator, 1, ?) = ?",
-                        (len(prefix), prefix),
-                    ).fetchall()
-                )
-                targets.update(_files_under(top, locator))
-                for loc, k in sorted(targets.items()):
-                    _apply_file(conn, top, loc, k, report)
-                _record_folders(conn, top, locator, walk=True)
+        lock = FileLock(
+            bundle.lock_path("index-write"),
+            timeout=db.BUSY_TIMEOUT_S,
+            purpose="index write-through",
+        )
+        diary = {loc for loc, _kind in _DIARY}
+        appends = bool(paths) and all(_locator_of(root, Path(p)) in diary for p in paths)
+        if appends:
+            if not lock.try_acquire():
+                return  # the holder indexes this line (see above)
+        else:
+            lock.acquire()
+        try:
+            with db.transaction(conn):
+                _apply_paths(conn, top, paths, report)
+            _diary_caught_up(conn, top, report)
+        finally:
+            lock.release()
+        tried = None
+        while (size := _diary_behind(conn, top)) is not None and size != tried:
+            tried = size
+            if not lock.try_acquire():
+                break  # its holder looks after it releases, as this one did
+            try:
+                _diary_caught_up(conn, top, report)
+            finally:
+                lock.release()
     except (OuroError, OSError, sqlite3.Error) as exc:
         db.mark_stale(root, f"write-through failed for {list(map(str, paths))[:5]}: {exc}")
         warn(f"written; the search index is stale ({exc}) -- 'ouro index sync' repairs it")
     finally:
         conn.close()
+
+
+def _apply_paths(conn: sqlite3.Connection, top: str, paths: list[Path], report: SyncReport) -> None:
+    root = Path(top)
+    for path in paths:
+        locator = _locator_of(root, Path(path))
+        if locator is None or not locator.startswith("desk/"):
+            continue
+        kind = classify(locator)
+        if kind is not None:
+            _apply_file(conn, top, locator, kind, report)
+            _record_folders(conn, top, locator.rsplit("/", 1)[0], walk=False)
+            continue
+        # A folder (or something deleted): re-check every indexed file under it.
+        prefix = locator.rstrip("/") + "/"
+        targets = dict(
+            conn.execute(
+                "SELECT locator, kind FROM files WHERE substr(locator, 1, ?) = ?",
+                (len(prefix), prefix),
+            ).fetchall()
+        )
+        targets.update(_files_under(top, locator))
+        for loc, k in sorted(targets.items()):
+            _apply_file(conn, top, loc, k, report)
+        _record_folders(conn, top, locator, walk=True)
+
+
+#: the diary files a write-through may leave to the index lock's holder
+_DIARY = ((FACTS, "facts"), (ENTITIES, "entities"))
+
+
+def _diary_behind(conn: sqlite3.Connection, top: str) -> tuple[Any, ...] | None:
+    """The (mtime, size) of facts.jsonl and entities.json when either differs
+    from what the index recorded, else None (both absent or indexed as they are)."""
+    seen: list[tuple[int, int] | None] = []
+    for locator, _kind in _DIARY:
+        try:
+            st = os.stat(os.path.join(top, locator))
+        except OSError:
+            seen.append(None)
+            continue
+        seen.append((st.st_mtime_ns, st.st_size))
+    rows = dict(
+        (loc, (mtime, size))
+        for loc, mtime, size in conn.execute(
+            "SELECT locator, mtime_ns, size FROM files WHERE locator IN (?, ?)",
+            [loc for loc, _ in _DIARY],
+        )
+    )
+    recorded = [rows.get(loc) for loc, _ in _DIARY]
+    return None if recorded == seen else tuple(seen)
+
+
+def _diary_caught_up(conn: sqlite3.Connection, top: str, report: SyncReport) -> None:
+    """Index facts.jsonl and entities.json until the index has them as they are
+    (under the index lock)."""
+    seen = None
+    while (now := _diary_behind(conn, top)) is not None and now != seen:
+        seen = now
+        with db.transaction(conn):
+            for locator, kind in _DIARY:
+                _apply_file(conn, top, locator, kind, report)
 
 
 def _files_under(root: str, locator: str) -> dict[str, str]:

@@ -35,13 +35,30 @@ class FileLock:
         self.purpose = purpose
         self._fd: int | None = None
 
-    def acquire(self) -> None:
+    def _open(self) -> int:
         target = confine(self.path)  # a lock file is a write too: never outside the bundle
         make_dirs(target.parent)
         try:
-            fd = os.open(target, os.O_RDWR | os.O_CREAT, 0o644)
+            return os.open(target, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
             raise storage_error(exc, target, action="creating the lock file") from None
+
+    def try_acquire(self) -> bool:
+        """Take the lock if it is free now; False (holding nothing) when it is held."""
+        fd = self._open()
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return False
+        except BaseException:
+            os.close(fd)
+            raise
+        self._stamp(fd)
+        return True
+
+    def acquire(self) -> None:
+        fd = self._open()
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -52,6 +69,9 @@ class FileLock:
                     hint="wait for that process to finish and retry; if the pid is gone, "
                     "the lock frees itself (flock dies with its holder)",
                 ) from None
+        self._stamp(fd)
+
+    def _stamp(self, fd: int) -> None:
         stamp = f"pid={os.getpid()} purpose={self.purpose}\n".encode()
         # Write, then cut to length: truncating to zero first makes ext4
         # (auto_da_alloc) flush the file on close, ~3 ms per lock. The stamp is
