@@ -235,9 +235,10 @@ def rebuild(bundle: Bundle, progress: Progress | None = None) -> SyncReport:
 def _rebuild(bundle: Bundle, progress: Progress | None) -> SyncReport:
     conn = db.open_db(bundle.root)
     try:
-        # SQLite's default 2 MB page cache: 32 or 128 MB cut its reads back from
-        # the WAL by a fifth to two fifths but measured no faster, at 40-130 MB
-        # more peak RSS.
+        # A 64 MB page cache for the bulk load (the default is 2 MB): with less,
+        # SQLite reads back from the WAL pages it spilled (~0.3 s of system time
+        # at 100k facts), for 64 MB more peak RSS.
+        conn.execute("PRAGMA cache_size = -65536")
         report = _sync(conn, bundle.root, progress, SyncReport(), empty_first=True)
         if db.stale_reason(bundle.root) is not None:  # a marker that cannot be cleared
             raise IndexUnavailable(f"{db.stale_file(bundle.root)} cannot be cleared")
