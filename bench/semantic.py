@@ -276,11 +276,11 @@ def after_writes(bundle: Bundle, queries: list[str]) -> None:
     for i, q in enumerate(queries):
         for mode in ("lexical", "hybrid"):
             text = f"bench loop {mode} {i}: {q} ({os.getpid()})"
-            invoke("diary_write", bundle, {"text": text, "force": True})
+            fid = invoke("diary_write", bundle, {"text": text, "force": True})["fact"]["id"]
             started = time.perf_counter()
             out = desk_search(bundle.root, text, mode=mode)
             times[mode].append(time.perf_counter() - started)
-            if text not in [h["title"] for h in out["results"]]:
+            if not any(h["locator"].endswith(f"#{fid}") for h in out["results"]):
                 sys.exit(f"bench/semantic.py: the fact just written was not found ({mode})")
     print(
         f"desk_search right after a diary_write, in-process: hybrid p50 "
