@@ -401,6 +401,31 @@ def test_many_changes_rewrite_the_file_and_trim_the_log(
 
 
 @needs_model
+def test_a_long_catch_up_writes_the_file_once_at_its_end(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ouro.index import db
+
+    _write(bundle)
+    sync(bundle)
+    embed_bundle(bundle.root)
+    vector_file = Path(semantic.vector_file(db.db_file(bundle.root)))
+    written = vector_file.stat().st_mtime_ns
+    monkeypatch.setattr(semantic, "REWRITE_AT", 1)
+    monkeypatch.setattr(semantic, "SEARCH_BUDGET", 2)
+    for i in range(5):
+        invoke("diary_write", bundle, {"text": f"saucer {i} is in the cupboard"})
+    for _ in range(2):  # 2 + 2 of the 5 new facts: still catching up
+        out = desk_search(bundle.root, "where are the saucers", mode="semantic")
+        assert out["index"]["semantic"]["state"] == "catching up"
+        assert vector_file.stat().st_mtime_ns == written
+    out = desk_search(bundle.root, "where are the saucers", mode="semantic")
+    assert out["index"]["semantic"] == {"state": "fresh"}
+    assert vector_file.stat().st_mtime_ns != written  # the last one writes it
+    assert _held(bundle) == _table(bundle)
+
+
+@needs_model
 def test_search_writes_no_vector_file_in_a_read_only_index(bundle: Bundle) -> None:
     """A file that cannot be written leaves the search answering from the table."""
     _write(bundle)

@@ -32,7 +32,8 @@ Contract:
   (position >= since), and adds the logged changes since (``Vectors``): exact
   at every log position, O(changes) per write. Else it reads the table and
   writes the file again; so does a search holding more than ``REWRITE_AT``
-  changes, and sync / rebuild. The file is derived, never the truth.
+  changes (and an eighth of the file) once none is queued, and sync /
+  rebuild. The file is derived, never the truth.
 - ``rebuild`` drops ``vectors``, the other ``vectors*`` tables and their
   triggers (``forget``) before emptying the other tables and creates them again
   empty after loading, so a rebuilt index and an incrementally maintained one
@@ -710,8 +711,9 @@ def vectors(conn: sqlite3.Connection, path: str) -> Vectors:
     """Every vector of the index, as of now: held per process and brought
     forward by the log (O(changes) after a write); read from the vector file
     when it belongs to this index and the log covers it, else from the table.
-    A search that had to read the table, or holds more than ``REWRITE_AT``
-    changes, writes the vector file again (and drops the log up to it)."""
+    A search that had to read the table, or holds more changes than
+    ``REWRITE_AT`` and an eighth of the file's rows once no doc is queued,
+    writes the vector file again (and drops the log up to it)."""
     version = _version(conn)
     held = _LOADED.get(path)
     if held is not None and held.conn is conn and held.version == version:
@@ -731,7 +733,7 @@ def vectors(conn: sqlite3.Connection, path: str) -> Vectors:
                     ids, rows = _from_table(conn)
                     held = Vectors(epoch, position, ids, rows, stale_file=True)
             held = held.advanced(conn, position)
-    if held.epoch is not None and (held.stale_file or len(held.side) > REWRITE_AT):
+    if held.epoch is not None and (held.stale_file or _rewrite_due(conn, held)):
         try:
             _write(conn, path, held)
         except (OSError, sqlite3.OperationalError):
@@ -742,6 +744,15 @@ def vectors(conn: sqlite3.Connection, path: str) -> Vectors:
     held.conn, held.version = conn, version
     _LOADED[path] = held
     return held
+
+
+def _rewrite_due(conn: sqlite3.Connection, held: Vectors) -> bool:
+    """More changes held than ``REWRITE_AT`` and an eighth of the file's rows
+    (so a long catch-up rewrites it a few times, not after every search), and
+    none still queued (the catch-up's last search writes it)."""
+    if len(held.side) <= max(REWRITE_AT, len(held.base_ids) // 8):
+        return False
+    return conn.execute("SELECT 1 FROM vectors_todo LIMIT 1").fetchone() is None
 
 
 def matrix(conn: sqlite3.Connection, path: str) -> tuple[Any, Any]:
