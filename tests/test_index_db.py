@@ -23,11 +23,15 @@ def test_migrations_are_recorded_with_identity(bundle: Bundle) -> None:
     assert conn.execute("PRAGMA user_version").fetchone()[0] == db.latest_version()
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     rows = conn.execute("SELECT version, name FROM schema_migrations").fetchall()
-    assert rows == [(1, "0001_initial.sql"), (2, "0002_fact_text_once.sql")]
+    assert rows == [
+        (1, "0001_initial.sql"),
+        (2, "0002_fact_text_once.sql"),
+        (3, "0003_fact_columns_read.sql"),
+    ]
     conn.close()
     sync(bundle)  # reopening does not re-apply
     conn = sqlite3.connect(db.db_path(bundle.root))
-    assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 2
+    assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 3
 
 
 def _foreign(bundle: Bundle, app_id: int, version: int = 0) -> bytes:
@@ -108,9 +112,25 @@ def test_status_is_pure_when_present_and_sees_changes(bundle: Bundle) -> None:
     assert not db.stale_marker(bundle.root).exists()
 
 
-def test_schema_1_index_is_migrated_in_place_with_the_same_answers(bundle: Bundle) -> None:
-    """An index written by an ouro before schema 2 (fact text stored twice) is
-    migrated on open: facts.text is dropped, every answer stays the same."""
+#: the facts columns schema 3 dropped (migrations/index/0003_fact_columns_read.sql)
+_PROVENANCE = (
+    "friend_name",
+    "created_at",
+    "source",
+    "tool",
+    "channel",
+    "friend_id",
+    "trust",
+    "hash",
+)
+
+
+@pytest.mark.parametrize("old", [1, 2])
+def test_older_index_is_migrated_in_place_with_the_same_answers(bundle: Bundle, old: int) -> None:
+    """An index written by an older ouro is migrated on open: schema 1 stored the
+    fact text twice (0002 drops facts.text), schemas 1 and 2 kept a second copy
+    of each fact id and provenance columns nothing read (0003 drops them);
+    every answer stays the same."""
     from ouro import tools
     from tests.index_support import dump_index
 
@@ -121,18 +141,28 @@ def test_schema_1_index_is_migrated_in_place_with_the_same_answers(bundle: Bundl
     sync(bundle)
     expected = dump_index(bundle)
     answers = desk_search(bundle.root, "keys")["results"]
-    # Turn it back into schema 1: the text column back in facts, version 1.
+    # Turn it back into the old schema: its columns back in facts, filled, its version.
     conn = sqlite3.connect(db.db_path(bundle.root), isolation_level=None)
-    conn.execute("ALTER TABLE facts ADD COLUMN text TEXT NOT NULL DEFAULT ''")
-    conn.execute("UPDATE facts SET text = (SELECT body FROM docs_fts WHERE rowid = doc_id)")
-    conn.execute("DELETE FROM schema_migrations WHERE version = 2")
-    conn.execute("PRAGMA user_version = 1")
+    for column in _PROVENANCE:
+        conn.execute(f"ALTER TABLE facts ADD COLUMN {column} TEXT")
+        conn.execute(f"UPDATE facts SET {column} = 'old {column}'")
+    conn.execute("ALTER TABLE facts ADD COLUMN id TEXT")
+    conn.execute(
+        "UPDATE facts SET id = "
+        "(SELECT substr(locator, instr(locator, '#') + 1) FROM docs WHERE docs.id = doc_id)"
+    )
+    if old == 1:
+        conn.execute("ALTER TABLE facts ADD COLUMN text TEXT NOT NULL DEFAULT ''")
+        conn.execute("UPDATE facts SET text = (SELECT body FROM docs_fts WHERE rowid = doc_id)")
+    conn.execute("DELETE FROM schema_migrations WHERE version > ?", (old,))
+    conn.execute(f"PRAGMA user_version = {old}")
     conn.close()
-    sync(bundle)  # opens, migrates (0002), finds nothing changed
+    sync(bundle)  # opens, migrates, finds nothing changed
     conn = sqlite3.connect(db.db_path(bundle.root))
     columns = [r[1] for r in conn.execute("PRAGMA table_info(facts)")]
-    assert "text" not in columns and "id" in columns
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == db.latest_version() == 2
+    assert columns == ["doc_id", "line", "supersedes", "superseded"]
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == db.latest_version() == 3
+    assert [r[0] for r in conn.execute("SELECT version FROM schema_migrations")] == [1, 2, 3]
     conn.close()
     assert dump_index(bundle) == expected
     assert desk_search(bundle.root, "keys")["results"] == answers

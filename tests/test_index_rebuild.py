@@ -72,3 +72,31 @@ def test_embedding_reports_progress_in_bounded_steps(
     assert out is not None and out["embedded"] == 5
     assert calls == [(2, 5), (4, 5), (5, 5)]
     assert len(_vector_rows(bundle)) == 5
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "plain single-spaced words",
+        "",
+        " leading space",
+        "trailing space ",
+        "two  spaces",
+        "tab\there",
+        "line\nbreak",
+        "no-break\xa0space",
+        "ideographic\u3000space",
+        "separator\u2028line",
+        "control\x1cchar",
+        "x" * 80,
+        "x" * 81,
+        "word " * 20,
+    ],
+)
+def test_a_fact_title_is_its_text_on_one_line_cut_at_80(text: str) -> None:
+    """``shorten``'s fast path (text returned as it is) gives what the general
+    one gives: whitespace runs as one space, trimmed, at most 80 characters."""
+    from ouro.index.extract import shorten
+
+    flat = " ".join(text.split())
+    assert shorten(text) == (flat if len(flat) <= 80 else flat[:79].rstrip() + "…")

@@ -259,8 +259,7 @@ def _insert_facts(
         return first
     numbered = list(enumerate(facts, first))
     # Plain indexing (Fact's field order): 0 id, 1 line, 2 text, 3 about,
-    # 4 friend_name, 5 created_at, then source, tool, channel, friend_id,
-    # trust, hash, supersedes (the facts columns from 4 on, in this order).
+    # 4 friend_name, 5 created_at, 6 supersedes.
     conn.executemany(
         "INSERT INTO docs(id, locator, file, kind, title, updated, track) "
         f"VALUES (?, '{FACTS}#' || ?, '{FACTS}', 'fact', ?, ?, NULL)",
@@ -271,9 +270,8 @@ def _insert_facts(
         ((i, f[2], " ".join([*f[3], f[4]] if f[4] else f[3])) for i, f in numbered),
     )
     conn.executemany(
-        "INSERT INTO facts(doc_id, id, line, friend_name, created_at, source, tool, channel, "
-        "friend_id, trust, hash, supersedes) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-        ((i, *f[:2], *f[4:]) for i, f in numbered),
+        "INSERT INTO facts(doc_id, line, supersedes) VALUES (?,?,?)",
+        ((i, f[1], f[6]) for i, f in numbered),
     )
     if labels is not None:  # the caller inserts them later, in key order
         labels.extend((entity, i) for i, f in numbered for entity in f[3])
@@ -285,6 +283,14 @@ def _insert_facts(
 def _insert_labels(conn: sqlite3.Connection, rows: Iterable[tuple[str, int]]) -> None:
     conn.executemany("INSERT OR IGNORE INTO fact_entities(entity, fact_doc) VALUES (?, ?)", rows)
 
+
+#: a fact's locator (and docs.locator) is this prefix and its id
+_FACT_PREFIX = f"{FACTS}#"
+#: the doc ids of the facts that rows ``s`` of facts supersede (through the
+#: unique docs.locator: a fact's id is stored there only)
+_SUPERSEDED_BY = (
+    f"SELECT d.id FROM facts s JOIN docs d ON d.locator = '{_FACT_PREFIX}' || s.supersedes"
+)
 
 #: facts.jsonl is indexed in pieces of about this many bytes (bounded memory at any size)
 CHUNK = 2 << 20
@@ -330,8 +336,8 @@ def _apply_facts(
             del labels
         if start == 0:  # every fact is new: one pass marks each one a line supersedes
             conn.execute(
-                "UPDATE facts SET superseded = 1 WHERE id IN "
-                "(SELECT supersedes FROM facts WHERE supersedes IS NOT NULL)"
+                f"UPDATE facts SET superseded = 1 WHERE doc_id IN ({_SUPERSEDED_BY} "
+                "WHERE s.supersedes IS NOT NULL)"
             )
         if end and len(tail) < FINGERPRINT:
             lo = max(0, end - FINGERPRINT)
@@ -364,23 +370,25 @@ def _apply_fact_lines(
             r[0]
             for chunk in range(0, len(fresh), 500)
             for r in conn.execute(
-                "SELECT id FROM facts WHERE id IN ({})".format(
+                "SELECT locator FROM docs WHERE locator IN ({})".format(
                     ",".join("?" * len(fresh[chunk : chunk + 500]))
                 ),
-                [f.id for f in fresh[chunk : chunk + 500]],
+                [_FACT_PREFIX + f.id for f in fresh[chunk : chunk + 500]],
             )
         }
-        fresh = [f for f in fresh if f.id not in known]
+        fresh = [f for f in fresh if _FACT_PREFIX + f.id not in known]
     first_id = _insert_facts(conn, fresh, labels)
     if fresh and appended:  # (a whole re-index marks superseded facts once, at its end)
         conn.execute(
-            "UPDATE facts SET superseded = 1 WHERE superseded = 0 AND id IN "
-            "(SELECT supersedes FROM facts WHERE doc_id >= ? AND supersedes IS NOT NULL)",
+            f"UPDATE facts SET superseded = 1 WHERE superseded = 0 AND doc_id IN "
+            f"({_SUPERSEDED_BY} WHERE s.doc_id >= ? AND s.supersedes IS NOT NULL)",
             (first_id,),
         )
         conn.execute(
             "UPDATE facts SET superseded = 1 WHERE doc_id >= ? AND superseded = 0 AND EXISTS "
-            "(SELECT 1 FROM facts AS later WHERE later.supersedes = facts.id)",
+            "(SELECT 1 FROM facts AS later WHERE later.supersedes = "
+            f"(SELECT substr(d.locator, {len(_FACT_PREFIX) + 1}) FROM docs d "
+            "WHERE d.id = facts.doc_id))",
             (first_id,),
         )
     if fresh:

@@ -125,6 +125,14 @@ def _labels(value: Any) -> list[str]:
 
 
 def shorten(text: str, limit: int = TITLE_CHARS) -> str:
+    if (
+        len(text) <= limit
+        and text.isprintable()  # no whitespace but the ASCII space (nor any control)
+        and "  " not in text
+        and text[:1] != " "
+        and text[-1:] != " "
+    ):
+        return text  # already one line of single-spaced words: most facts
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
@@ -295,12 +303,6 @@ class Fact(NamedTuple):
     about: list[str]
     friend_name: str | None
     created_at: str | None
-    source: str | None
-    tool: str | None
-    channel: str | None
-    friend_id: str | None
-    trust: str | None
-    hash: str | None
     supersedes: str | None
 
     @property
@@ -312,7 +314,6 @@ class Fact(NamedTuple):
 
 
 _STR = frozenset({str})
-_TEXT = frozenset({str, type(None)})
 
 
 def _about(value: Any) -> list[str]:
@@ -337,26 +338,15 @@ def extract_fact(record: dict[str, Any], line: int) -> Fact | Problem:
     if not isinstance(text, str):
         return Problem(FACTS, line, f"fact {fact_id} has no string 'text'")
     prov = get("provenance")
-    if isinstance(prov, dict):
-        pget = prov.get
-        friend_name, tool, channel = pget("friendName"), pget("tool"), pget("channel")
-        friend_id, trust = pget("friendId"), pget("trust")
-    else:
-        friend_name = tool = channel = friend_id = trust = None
-    values: tuple[Any, ...] = (
-        friend_name,
-        get("createdAt"),
-        get("source"),
-        tool,
-        channel,
-        friend_id,
-        trust,
-        get("hash"),
-        get("supersedes"),
-    )
-    if not set(map(type, values)) <= _TEXT:  # numbers and the like are indexed as text
-        values = tuple(map(_text, values))
-    return Fact(fact_id, line, text, _about(get("about")), *values)
+    friend_name = prov.get("friendName") if isinstance(prov, dict) else None
+    created, supersedes = get("createdAt"), get("supersedes")
+    if not (
+        (friend_name is None or type(friend_name) is str)
+        and (created is None or type(created) is str)
+        and (supersedes is None or type(supersedes) is str)
+    ):  # numbers and the like are indexed as text
+        friend_name, created, supersedes = _text(friend_name), _text(created), _text(supersedes)
+    return Fact(fact_id, line, text, _about(get("about")), friend_name, created, supersedes)
 
 
 def extract_fact_lines(data: bytes, first_line: int) -> tuple[list[Fact], list[Problem]]:
