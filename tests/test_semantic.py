@@ -295,10 +295,15 @@ def test_vector_file_is_trusted_only_for_its_index_and_log(bundle: Bundle) -> No
     assert desk_search(bundle.root, query, mode="semantic", explain=True) == from_file
     assert vector_file.stat().st_mtime_ns == before
     assert _log_state(bundle) == (epoch, since, position)
-    # a torn file is not trusted: the table answers, the same, and the file is written again
-    vector_file.write_bytes(vector_file.read_bytes()[:-4])
+    # a torn file is not trusted: the table answers, the same; the search leaves the
+    # file as it is and the next sync writes it again
+    torn = vector_file.read_bytes()[:-4]
+    vector_file.write_bytes(torn)
     semantic._LOADED.clear()
     assert desk_search(bundle.root, query, mode="semantic", explain=True) == from_file
+    assert vector_file.read_bytes() == torn
+    assert semantic._from_file(path, epoch, since) is None
+    embed_bundle(bundle.root)
     assert semantic._from_file(path, epoch, since) is not None
     # a new fact is found by the next search (embedded by it); the file stays, the log
     # carries the change to this process and to a new one alike
@@ -358,8 +363,10 @@ def test_vectors_follow_writes_exactly(bundle: Bundle) -> None:
             h["title"] for h in warm["results"]
         ]
         semantic._LOADED.clear()
-        Path(semantic.vector_file(str(bundle.root / "state" / "index" / "ouro.sqlite3"))).unlink()
+        vector_file = Path(semantic.vector_file(str(bundle.root / "state/index/ouro.sqlite3")))
+        vector_file.unlink(missing_ok=True)  # the table alone (a search never writes it)
         assert desk_search(bundle.root, query, mode="semantic", explain=True) == warm
+        assert not vector_file.exists()
     # a deleted note takes its vector with it
     (bundle.root / note["locator"]).unlink()
     sync(bundle)
@@ -369,22 +376,44 @@ def test_vectors_follow_writes_exactly(bundle: Bundle) -> None:
 
 
 @needs_model
-def test_many_changes_rewrite_the_file_and_trim_the_log(
+def test_searches_never_write_the_vector_file_sync_does_and_trims_the_log(
     bundle: Bundle, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Reads are pure: searches that embed queued docs and fold many logged
+    changes leave state/index/vectors.f32 (and its lock) alone; the next sync
+    writes the file with every change and empties the log, and a process still
+    holding the old view answers the same from the new file."""
     from ouro.index import db
 
     _write(bundle)
     sync(bundle)
     embed_bundle(bundle.root)
     path = db.db_file(bundle.root)
+    vector_file = Path(semantic.vector_file(path))
+    lock = Path(str(vector_file) + ".lock")
+    lock.unlink(missing_ok=True)
+    written = vector_file.stat()
     first = desk_search(bundle.root, "tea", mode="semantic")
     assert first["index"]["semantic"] == {"state": "fresh"}
     old_view = semantic._LOADED[path]
-    monkeypatch.setattr(semantic, "REWRITE_AT", 3)
+    monkeypatch.setattr(semantic, "SEARCH_BUDGET", 2)
     for i in range(5):
         invoke("diary_write", bundle, {"text": f"teapot {i} is on the shelf"})
-    out = desk_search(bundle.root, "where is the teapot", mode="semantic")
+    states = []
+    for _ in range(3):  # 2 + 2 + 1 of the 5 new facts embedded by searches
+        out = desk_search(bundle.root, "where is the teapot", mode="semantic")
+        states.append(out["index"]["semantic"]["state"])
+        assert (vector_file.stat().st_mtime_ns, vector_file.stat().st_ino) == (
+            written.st_mtime_ns,
+            written.st_ino,
+        )
+        assert not lock.exists()
+    assert states == ["catching up", "catching up", "fresh"]
+    assert _held(bundle) == _table(bundle)
+    semantic._LOADED.clear()  # a fresh process: the old file plus the log since
+    assert desk_search(bundle.root, "where is the teapot", mode="semantic") == out
+
+    embed_bundle(bundle.root)  # what 'ouro index sync' runs after the word index
     epoch, since, position = _log_state(bundle)
     assert since == position  # the file holds every change: the log is empty
     found = semantic._from_file(path, epoch, since)
@@ -397,31 +426,6 @@ def test_many_changes_rewrite_the_file_and_trim_the_log(
     # a process still holding vectors from before the trim reads the new file
     semantic._LOADED[path] = old_view
     assert desk_search(bundle.root, "where is the teapot", mode="semantic") == out
-    assert _held(bundle) == _table(bundle)
-
-
-@needs_model
-def test_a_long_catch_up_writes_the_file_once_at_its_end(
-    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from ouro.index import db
-
-    _write(bundle)
-    sync(bundle)
-    embed_bundle(bundle.root)
-    vector_file = Path(semantic.vector_file(db.db_file(bundle.root)))
-    written = vector_file.stat().st_mtime_ns
-    monkeypatch.setattr(semantic, "REWRITE_AT", 1)
-    monkeypatch.setattr(semantic, "SEARCH_BUDGET", 2)
-    for i in range(5):
-        invoke("diary_write", bundle, {"text": f"saucer {i} is in the cupboard"})
-    for _ in range(2):  # 2 + 2 of the 5 new facts: still catching up
-        out = desk_search(bundle.root, "where are the saucers", mode="semantic")
-        assert out["index"]["semantic"]["state"] == "catching up"
-        assert vector_file.stat().st_mtime_ns == written
-    out = desk_search(bundle.root, "where are the saucers", mode="semantic")
-    assert out["index"]["semantic"] == {"state": "fresh"}
-    assert vector_file.stat().st_mtime_ns != written  # the last one writes it
     assert _held(bundle) == _table(bundle)
 
 

@@ -30,10 +30,11 @@ Contract:
   float32 rows, written atomically under ``vectors.f32.lock``. A process maps
   it only for this epoch and model, whole, and when the log covers it
   (position >= since), and adds the logged changes since (``Vectors``): exact
-  at every log position, O(changes) per write. Else it reads the table and
-  writes the file again; so does a search holding more than ``REWRITE_AT``
-  changes (and an eighth of the file) once none is queued, and sync /
-  rebuild. The file is derived, never the truth.
+  at every log position, O(changes) per write. Else it reads the table. Only
+  ``ouro index sync`` / ``rebuild`` write the file (and drop the log up to
+  it): a search never writes it, so a process that finds it missing or old
+  reads the table and the log until the next sync. The file is derived, never
+  the truth.
 - ``rebuild`` drops ``vectors``, the other ``vectors*`` tables and their
   triggers (``forget``) before emptying the other tables and creates them again
   empty after loading, so a rebuilt index and an incrementally maintained one
@@ -395,9 +396,6 @@ def catch_up(conn: sqlite3.Connection, budget: int | None = None, *, prune: bool
 
 # --- the vectors of an index, kept in memory ----------------------------------
 
-#: a search rewrites the vector file when more vectors than this changed since
-#: it was written (below that it reads just the changes, from the log)
-REWRITE_AT = 4096
 _LOG_SCHEMA = (
     "CREATE TABLE IF NOT EXISTS vectors_todo (doc_id INTEGER PRIMARY KEY)",
     "CREATE TABLE IF NOT EXISTS vectors_log "
@@ -480,11 +478,10 @@ class Vectors:
     exist now (``side``). Never changed once made (threads may share one)."""
 
     __slots__ = ("base_ids", "base_rows", "conn", "dead", "epoch", "logpos", "side",
-                 "side_ids", "side_rows", "stale_file", "version")  # fmt: skip
+                 "side_ids", "side_rows", "version")  # fmt: skip
 
     def __init__(self, epoch: str | None, logpos: int, base_ids: Any, base_rows: Any,
-                 side: dict[int, bytes | None] | None = None, *,
-                 stale_file: bool = False) -> None:  # fmt: skip
+                 side: dict[int, bytes | None] | None = None) -> None:  # fmt: skip
         import numpy as np
 
         self.epoch = epoch
@@ -492,7 +489,6 @@ class Vectors:
         self.base_ids = base_ids
         self.base_rows = base_rows
         self.side = side or {}
-        self.stale_file = stale_file  # the file on disk is not this base: rewrite it
         self.conn: sqlite3.Connection | None = None
         self.version = (-1, -1)
         present = sorted(i for i, v in self.side.items() if v is not None)
@@ -530,8 +526,7 @@ class Vectors:
                 ).fetchall()
             )
             side.update((i, found.get(i)) for i in part)
-        return Vectors(self.epoch, logpos, self.base_ids, self.base_rows, side,
-                       stale_file=self.stale_file)  # fmt: skip
+        return Vectors(self.epoch, logpos, self.base_ids, self.base_rows, side)
 
     def scores(self, q: Any) -> tuple[Any, Any]:
         """Cosine of every vector with the unit vector ``q``: (base rows, with
@@ -711,9 +706,7 @@ def vectors(conn: sqlite3.Connection, path: str) -> Vectors:
     """Every vector of the index, as of now: held per process and brought
     forward by the log (O(changes) after a write); read from the vector file
     when it belongs to this index and the log covers it, else from the table.
-    A search that had to read the table, or holds more changes than
-    ``REWRITE_AT`` and an eighth of the file's rows once no doc is queued,
-    writes the vector file again (and drops the log up to it)."""
+    Writes nothing: only sync and rebuild write the vector file."""
     version = _version(conn)
     held = _LOADED.get(path)
     if held is not None and held.conn is conn and held.version == version:
@@ -731,28 +724,11 @@ def vectors(conn: sqlite3.Connection, path: str) -> Vectors:
                     held = Vectors(epoch, found[2], found[0], found[1])
                 else:
                     ids, rows = _from_table(conn)
-                    held = Vectors(epoch, position, ids, rows, stale_file=True)
+                    held = Vectors(epoch, position, ids, rows)
             held = held.advanced(conn, position)
-    if held.epoch is not None and (held.stale_file or _rewrite_due(conn, held)):
-        try:
-            _write(conn, path, held)
-        except (OSError, sqlite3.OperationalError):
-            held.stale_file = False  # cannot write here: keep reading the log
-        else:
-            ids, rows = held.merged()
-            held = Vectors(held.epoch, held.logpos, ids, rows)
     held.conn, held.version = conn, version
     _LOADED[path] = held
     return held
-
-
-def _rewrite_due(conn: sqlite3.Connection, held: Vectors) -> bool:
-    """More changes held than ``REWRITE_AT`` and an eighth of the file's rows
-    (so a long catch-up rewrites it a few times, not after every search), and
-    none still queued (the catch-up's last search writes it)."""
-    if len(held.side) <= max(REWRITE_AT, len(held.base_ids) // 8):
-        return False
-    return conn.execute("SELECT 1 FROM vectors_todo LIMIT 1").fetchone() is None
 
 
 def matrix(conn: sqlite3.Connection, path: str) -> tuple[Any, Any]:
