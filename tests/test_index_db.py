@@ -27,11 +27,12 @@ def test_migrations_are_recorded_with_identity(bundle: Bundle) -> None:
         (1, "0001_initial.sql"),
         (2, "0002_fact_text_once.sql"),
         (3, "0003_fact_columns_read.sql"),
+        (4, "0004_docs_file_without_facts.sql"),
     ]
     conn.close()
     sync(bundle)  # reopening does not re-apply
     conn = sqlite3.connect(db.db_path(bundle.root))
-    assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 3
+    assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 4
 
 
 def _foreign(bundle: Bundle, app_id: int, version: int = 0) -> bytes:
@@ -146,6 +147,8 @@ def test_older_index_is_migrated_in_place_with_the_same_answers(bundle: Bundle, 
     for column in _PROVENANCE:
         conn.execute(f"ALTER TABLE facts ADD COLUMN {column} TEXT")
         conn.execute(f"UPDATE facts SET {column} = 'old {column}'")
+    conn.execute("DROP INDEX docs_file")
+    conn.execute("CREATE INDEX docs_file ON docs(file)")  # with the facts, as before 0004
     conn.execute("ALTER TABLE facts ADD COLUMN id TEXT")
     conn.execute(
         "UPDATE facts SET id = "
@@ -161,8 +164,10 @@ def test_older_index_is_migrated_in_place_with_the_same_answers(bundle: Bundle, 
     conn = sqlite3.connect(db.db_path(bundle.root))
     columns = [r[1] for r in conn.execute("PRAGMA table_info(facts)")]
     assert columns == ["doc_id", "line", "supersedes", "superseded"]
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == db.latest_version() == 3
-    assert [r[0] for r in conn.execute("SELECT version FROM schema_migrations")] == [1, 2, 3]
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == db.latest_version() == 4
+    assert [r[0] for r in conn.execute("SELECT version FROM schema_migrations")] == [1, 2, 3, 4]
+    (index_sql,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'docs_file'").fetchone()
+    assert "WHERE kind <> 'fact'" in index_sql
     conn.close()
     assert dump_index(bundle) == expected
     assert desk_search(bundle.root, "keys")["results"] == answers
@@ -170,3 +175,20 @@ def test_older_index_is_migrated_in_place_with_the_same_answers(bundle: Bundle, 
     run = run_ouro("index", "rebuild", "--json", bundle=bundle)
     assert run.returncode == 0, run.stderr
     assert dump_index(bundle) == expected
+
+
+def test_a_file_s_docs_are_found_through_the_partial_docs_file_index(bundle: Bundle) -> None:
+    """docs_file leaves out the facts (schema 4); re-indexing one file still
+    finds its docs through it, and the facts through docs_kind_updated."""
+    from ouro.index import apply
+
+    write_note(bundle, "keys", "Signing keys", "how we change signing keys")
+    sync(bundle)
+    conn = sqlite3.connect(db.db_path(bundle.root))
+    plan = conn.execute(
+        f"EXPLAIN QUERY PLAN SELECT id FROM docs WHERE {apply._OF_FILE}", ("x",)
+    ).fetchall()
+    assert "USING INDEX docs_file" in str(plan)
+    plan = conn.execute("EXPLAIN QUERY PLAN SELECT id FROM docs WHERE kind = 'fact'").fetchall()
+    assert "docs_kind_updated" in str(plan)
+    conn.close()

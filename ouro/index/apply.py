@@ -146,7 +146,11 @@ def _remove_docs(conn: sqlite3.Connection, locator: str, kind: str) -> None:
         conn.execute("DELETE FROM entities")  # derived from the facts (``_apply_facts``)
     if not doc_kind:
         return
-    ids = [(r[0],) for r in conn.execute("SELECT id FROM docs WHERE file = ?", (locator,))]
+    # The docs_file index leaves out the facts (all of facts.jsonl's docs, one
+    # file): they are found by kind instead, and every other file by its name.
+    where: str = "kind = 'fact'" if doc_kind == "fact" else _OF_FILE
+    args: tuple[str, ...] = () if doc_kind == "fact" else (locator,)
+    ids = [(r[0],) for r in conn.execute(f"SELECT id FROM docs WHERE {where}", args)]
     if not ids:
         return
     conn.executemany(f"DELETE FROM {TABLES[doc_kind]} WHERE doc_id = ?", ids)
@@ -155,7 +159,11 @@ def _remove_docs(conn: sqlite3.Connection, locator: str, kind: str) -> None:
     if doc_kind == "note":
         conn.executemany("DELETE FROM note_tags WHERE note_doc = ?", ids)
     conn.executemany("DELETE FROM docs_fts WHERE rowid = ?", ids)
-    conn.execute("DELETE FROM docs WHERE file = ?", (locator,))
+    conn.execute(f"DELETE FROM docs WHERE {where}", args)
+
+
+#: the docs of one file other than facts.jsonl (the terms of the partial docs_file index)
+_OF_FILE = "file = ? AND kind <> 'fact'"
 
 
 def remove_file(conn: sqlite3.Connection, locator: str, report: SyncReport) -> None:
