@@ -100,3 +100,17 @@ def test_a_fact_title_is_its_text_on_one_line_cut_at_80(text: str) -> None:
 
     flat = " ".join(text.split())
     assert shorten(text) == (flat if len(flat) <= 80 else flat[:79].rstrip() + "…")
+
+
+def test_rebuild_loads_fts_with_a_larger_hash_and_leaves_the_default(bundle: Bundle) -> None:
+    """A rebuild raises FTS5's pending-terms limit for its load only: the index
+    it leaves has the default (1 MB), so later writes flush as before."""
+    from ouro.index import sync
+
+    _write(bundle)
+    ouro_json("index", "rebuild", "--no-vectors", bundle=bundle)
+    conn = sqlite3.connect(db_path(bundle.root))
+    config = dict(conn.execute("SELECT k, v FROM docs_fts_config").fetchall())
+    conn.close()
+    assert config["hashsize"] == sync.FTS_HASHSIZE == 1 << 20
+    assert sync.FTS_LOAD_HASHSIZE > sync.FTS_HASHSIZE

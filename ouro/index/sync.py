@@ -87,6 +87,11 @@ def _sync(
         # whole, and SQLite commits the new pages once instead of per batch.
         with db.transaction(conn):
             had_vectors = _empty(conn)
+            # FTS5 flushes its pending terms as a new segment whenever they
+            # pass 1 MB, and merges segments as they pile up: with 8 MB it
+            # writes a third of the segments and merges less (~15% of the FTS
+            # load at 100k facts, for ~8 MB of RSS). Back to the default after.
+            _fts_hashsize(conn, FTS_LOAD_HASHSIZE)
             # Lookup indexes are built once at the end (a sort) rather than
             # grown row by row; the ones the load itself queries stay.
             later = conn.execute(
@@ -107,6 +112,7 @@ def _sync(
                 report.emptied = False
                 if collecting:
                     gc.enable()
+            _fts_hashsize(conn, FTS_HASHSIZE)
             for _name, sql in later:
                 conn.execute(sql)
             if had_vectors:  # the tables and triggers again, empty: every vector is due
@@ -119,6 +125,15 @@ def _sync(
         db.clear_stale(root)
     report.seconds = time.perf_counter() - started
     return report
+
+
+#: FTS5's pending-terms limit ("hashsize"): its default, and a rebuild's
+FTS_HASHSIZE = 1 << 20
+FTS_LOAD_HASHSIZE = 8 << 20
+
+
+def _fts_hashsize(conn: sqlite3.Connection, size: int) -> None:
+    conn.execute("INSERT INTO docs_fts(docs_fts, rank) VALUES ('hashsize', ?)", (size,))
 
 
 def _empty(conn: sqlite3.Connection) -> bool:
