@@ -114,3 +114,14 @@ def test_rebuild_loads_fts_with_a_larger_hash_and_leaves_the_default(bundle: Bun
     conn.close()
     assert config["hashsize"] == sync.FTS_HASHSIZE == 1 << 20
     assert sync.FTS_LOAD_HASHSIZE > sync.FTS_HASHSIZE
+
+
+@pytest.mark.parametrize(
+    "about",
+    [[], ["ops"], [" ops"], ["ops "], [""], [None], [1], ["a", "b"], ["a", "a"], "ops", None],
+)
+def test_a_fact_s_entities_fast_path_reads_as_the_general_one(about: object) -> None:
+    """``_about`` returns a one-entity list as it is only when ``_labels`` would."""
+    from ouro.index.extract import _about, _labels
+
+    assert _about(about) == _labels(about)

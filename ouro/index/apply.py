@@ -29,7 +29,7 @@ from ouro.index.extract import (
     extract_markdown,
     shorten,
 )
-from ouro.index.fresh import FACTS, RACY_NS, file_hash
+from ouro.index.fresh import FACTS, RACY_NS, Seen, file_hash
 
 #: doc kind -> structured table
 TABLES = {
@@ -74,6 +74,9 @@ class SyncReport:
     pending_files: list[tuple[Any, ...]] = field(default_factory=list, repr=False, compare=False)
     #: set by ``rebuild`` while it loads an emptied index: no file has a row yet
     emptied: bool = field(default=False, repr=False, compare=False)
+    #: set by ``rebuild`` while it loads: the scan's stat of every file (taken
+    #: before any is read), so a file is not stat-ed twice
+    seen_files: dict[str, Seen] | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -180,15 +183,14 @@ def _save_file(
     conn: sqlite3.Connection,
     locator: str,
     kind: str,
-    st: os.stat_result,
+    mtime_ns: int,
+    size: int,
     racy: bool,
     digest: str,
     indexed: int,
     lines: int = 0,
 ) -> None:
-    conn.execute(
-        _SAVE_FILE, (locator, kind, st.st_mtime_ns, st.st_size, int(racy), digest, indexed, lines)
-    )
+    conn.execute(_SAVE_FILE, (locator, kind, mtime_ns, size, int(racy), digest, indexed, lines))
 
 
 _SAVE_FILE = (
@@ -307,7 +309,6 @@ CHUNK = 2 << 20
 def _apply_facts(
     conn: sqlite3.Connection,
     path: str,
-    st: os.stat_result,
     racy: bool,
     row: tuple[Any, ...] | None,
     report: SyncReport,
@@ -351,7 +352,7 @@ def _apply_facts(
             lo = max(0, end - FINGERPRINT)
             tail = os.pread(fd, end - lo, lo)
     fingerprint = _fingerprint(st.st_ino, tail) if end else "tail:-:"
-    _save_file(conn, FACTS, "facts", st, racy, fingerprint, end, line - 1)
+    _save_file(conn, FACTS, "facts", st.st_mtime_ns, st.st_size, racy, fingerprint, end, line - 1)
 
 
 def _apply_fact_lines(
@@ -426,22 +427,28 @@ def apply_file(
             (locator,),
         ).fetchone()
     )
+    seen = report.seen_files.get(locator) if report.seen_files is not None else None
     try:
-        st = os.stat(path)
-        if not S_ISREG(st.st_mode):
-            raise FileNotFoundError(path)
-        if row is not None and not row[2] and (row[0], row[1]) == (st.st_mtime_ns, st.st_size):
+        if seen is not None and seen.kind == kind:
+            # a rebuild: the scan's stat of this regular file, taken before this read
+            mtime_ns, size = seen.mtime_ns, seen.size
+        else:
+            st = os.stat(path)
+            if not S_ISREG(st.st_mode):
+                raise FileNotFoundError(path)
+            mtime_ns, size = st.st_mtime_ns, st.st_size
+        if row is not None and not row[2] and (row[0], row[1]) == (mtime_ns, size):
             report.unchanged += 1
             return
-        racy = st.st_mtime_ns > time.time_ns() - RACY_NS
+        racy = mtime_ns > time.time_ns() - RACY_NS
         if kind == "facts":
             report.indexed += 1
-            _apply_facts(conn, path, st, racy, row, report)
+            _apply_facts(conn, path, racy, row, report)
             return
         if kind == "entities":
             # Derived from facts.jsonl; the entity rows come from the facts
             # (``_apply_facts``), so the file itself is only remembered.
-            _save_file(conn, locator, kind, st, racy, "-", 0)
+            _save_file(conn, locator, kind, mtime_ns, size, racy, "-", 0)
             return
         with open(path, "rb") as handle:
             data = handle.read()
@@ -454,7 +461,7 @@ def apply_file(
     report.indexed += 1
     digest = file_hash(data)
     if row is not None and row[3] == digest and row[4] == len(data):
-        _save_file(conn, locator, kind, st, racy, digest, len(data))
+        _save_file(conn, locator, kind, mtime_ns, size, racy, digest, len(data))
         report.indexed -= 1
         report.unchanged += 1
         return
@@ -466,11 +473,11 @@ def apply_file(
     if report.pending is not None:
         report.pending.extend(docs)
         report.pending_files.append(
-            (locator, kind, st.st_mtime_ns, st.st_size, int(racy), digest, len(data), 0)
+            (locator, kind, mtime_ns, size, int(racy), digest, len(data), 0)
         )
     else:
         _insert_docs(conn, docs)
-        _save_file(conn, locator, kind, st, racy, digest, len(data))
+        _save_file(conn, locator, kind, mtime_ns, size, racy, digest, len(data))
 
 
 def set_meta(conn: sqlite3.Connection, **values: str) -> None:

@@ -318,6 +318,10 @@ _STR = frozenset({str})
 
 def _about(value: Any) -> list[str]:
     """``_labels`` with a fast path for the usual list of distinct, trimmed strings."""
+    if type(value) is list and len(value) == 1:  # the most common: one entity
+        item = value[0]
+        if type(item) is str and item and item.strip() == item:
+            return value
     if (
         type(value) is list
         and set(map(type, value)) <= _STR

@@ -110,6 +110,7 @@ def _sync(
                 _apply_changes(conn, str(root), progress, report, batch=contextlib.nullcontext)
             finally:
                 report.emptied = False
+                report.seen_files = None
                 if collecting:
                     gc.enable()
             _fts_hashsize(conn, FTS_HASHSIZE)
@@ -174,6 +175,8 @@ def _apply_changes(
     gone = sorted(loc for loc in known if loc not in seen)
     report.unchanged += len(seen) - len(todo)
     total = len(todo) + len(gone)
+    if report.emptied:
+        report.seen_files = seen
     for chunk in range(0, len(todo), BATCH):
         with batch():
             report.pending = []
