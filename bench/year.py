@@ -95,8 +95,8 @@ def run_process(argv: list[str]) -> tuple[float, int]:
     with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
         wrapped = [TIME, "-q", "-f", "%M", "-o", rss.name, *argv] if TIME else argv
         start = time.perf_counter()
-        proc = subprocess.run(
-            wrapped, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=_env()
+        proc = subprocess.run(  # cwd: 'python -m' puts it first on sys.path
+            wrapped, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=_env(), cwd=REPO
         )
         took = time.perf_counter() - start
         if proc.returncode != 0:
