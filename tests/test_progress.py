@@ -79,8 +79,12 @@ def test_quick_work_prints_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
 def _drill_in_a_pty(bundle: Bundle, *extra: str) -> tuple[int, str, str]:
     leader, follower = pty.openpty()
     env = {k: v for k, v in os.environ.items() if k not in ("OURO_PROGRESS", "NO_COLOR")}
+    # The CLI as a real process on a real terminal; progress's quiet start (DELAY:
+    # work done within 0.5 s prints nothing) is set to 0 so how fast the drills
+    # run on this machine does not decide what the test sees.
+    start = "import sys, ouro.progress; ouro.progress.DELAY = 0.0; import ouro.cli; ouro.cli.main()"
     proc = subprocess.run(
-        [sys.executable, "-m", "ouro.cli", "--bundle", str(bundle.root), *extra, "drill"],
+        [sys.executable, "-c", start, "--bundle", str(bundle.root), *extra, "drill"],
         stdout=subprocess.PIPE,
         stderr=follower,
         env=env,
