@@ -76,6 +76,49 @@ def test_facts_rewrites_that_look_like_appends_are_caught(bundle: Bundle) -> Non
     assert dump_index(bundle) == (rebuild(bundle), dump_index(bundle))[1]
 
 
+def test_an_append_in_flight_is_not_taken_for_a_rewrite(bundle: Bundle) -> None:
+    """A write() moves mtime before size, so a sync can stat facts.jsonl in the
+    middle of an append: new mtime, old size. That is an append in flight (the
+    appender holds the file's flock), not a same-size rewrite: the sync waits
+    for the lock and indexes the appended line alone. It re-indexed all 100k
+    facts under 8 concurrent writers."""
+    import fcntl
+    import os
+    import threading
+
+    for i in range(20):
+        append_fact(bundle, f"f-{i:03d}", f"fact number {i} about tea", ["bo"])
+    sync(bundle)
+    path = bundle.root / FACTS
+    line = path.read_bytes().splitlines(keepends=True)[0]
+    line = line.replace(b"f-000", b"f-020").replace(b"number 0 about", b"number 20 about")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # as ouro.store.append holds it for its write
+    st = os.fstat(fd)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))  # mtime first, size not yet
+
+    def finish() -> None:
+        os.write(fd, line)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+    timer = threading.Timer(0.2, finish)
+    timer.start()
+    try:
+        report = sync(bundle)
+    finally:
+        timer.join()
+    assert report.facts_added == 1  # not 21: the 20 indexed lines were not parsed again
+    assert search_facts(bundle.root, "number 20")["total"] == 1
+    # a same-size rewrite with no append in flight is still caught
+    with path.open("r+b") as handle:
+        data = handle.read()
+        handle.seek(0)
+        handle.write(data.replace(b"number 3 about", b"numbre 3 about"))
+    assert sync(bundle).facts_added == 21
+    assert dump_index(bundle) == (rebuild(bundle), dump_index(bundle))[1]
+
+
 def test_entity_rows_follow_the_facts_and_match_entities_json(bundle: Bundle) -> None:
     import sqlite3
 

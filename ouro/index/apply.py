@@ -218,9 +218,12 @@ def _fingerprint(ino: int, tail: bytes) -> str:
     return f"tail:{ino}:{tail.hex()}"
 
 
-def _append_start(fd: int, st: os.stat_result, row: tuple[Any, ...] | None) -> tuple[int, int]:
-    """(byte, line number) to index facts.jsonl from: after the indexed prefix when it
-    is provably unchanged, else (0, 1) for a full re-index.
+def _append_start(
+    fd: int, st: os.stat_result, row: tuple[Any, ...] | None
+) -> tuple[int, int, os.stat_result]:
+    """(byte, line number, the stat to index up to) for facts.jsonl: after the
+    indexed prefix when it is provably unchanged, else (0, 1, ...) for a full
+    re-index.
 
     Proof, O(1) whatever the log's size: same inode, the file grew (an in-place
     rewrite of the same size or smaller re-indexes everything), and the last
@@ -229,20 +232,53 @@ def _append_start(fd: int, st: os.stat_result, row: tuple[Any, ...] | None) -> t
     does one in the same mtime tick as an append (docs/index.md).
     """
     if row is None:
-        return 0, 1
+        return 0, 1, st
     mtime, size, _racy, digest, indexed, lines = row
     if not isinstance(digest, str) or not digest.startswith("tail:"):
-        return 0, 1
+        return 0, 1, st
     _tag, ino, tail_hex = digest.split(":", 2)
+    if ino != str(st.st_ino) or not 0 < indexed <= size:
+        return 0, 1, st
+    if size == st.st_size and mtime != st.st_mtime_ns:
+        # A write moves mtime before size: this stat may be of an append in flight.
+        # Appends hold an exclusive flock on the file for their one write
+        # (ouro.store.append): look again once none is.
+        st = _settled(fd, st)
     grew = size < st.st_size
     # same size and mtime: only a racy row is re-checked, and nothing was added
     same = size == st.st_size and mtime == st.st_mtime_ns
-    if ino != str(st.st_ino) or not 0 < indexed <= size or not (grew or same):
-        return 0, 1
+    if not (grew or same):
+        return 0, 1, st
     tail = bytes.fromhex(tail_hex)
     if os.pread(fd, len(tail), indexed - len(tail)) != tail:
-        return 0, 1
-    return indexed, lines + 1
+        return 0, 1, st
+    return indexed, lines + 1, st
+
+
+#: how long a sync waits for an append in flight before it re-indexes the log whole
+SETTLE_TIMEOUT = 2.0
+
+
+def _settled(fd: int, st: os.stat_result) -> os.stat_result:
+    """The file's stat once no append holds its lock (a shared ``flock``, taken
+    and let go at once; nothing is written). ``st`` when the lock stays busy for
+    ``SETTLE_TIMEOUT``: the caller then re-indexes, as for any change it cannot prove
+    an append."""
+    import fcntl
+
+    deadline = time.monotonic() + SETTLE_TIMEOUT
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return st
+            time.sleep(0.0005)
+            continue
+        try:
+            return os.fstat(fd)
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 def _count_entities(facts: list[Fact]) -> dict[str, tuple[int, str | None]]:
@@ -316,7 +352,7 @@ def _apply_facts(
     with open(path, "rb") as handle:
         fd = handle.fileno()
         st = os.fstat(fd)
-        start, first_line = _append_start(fd, st, row)
+        start, first_line, st = _append_start(fd, st, row)
         if start == 0:
             _remove_docs(conn, FACTS, "facts")
             conn.execute("DELETE FROM problems WHERE file = ?", (FACTS,))
