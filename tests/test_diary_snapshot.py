@@ -171,3 +171,38 @@ def test_a_saved_fact_superseded_after_the_save_is_no_longer_a_duplicate(bundle:
     again = _restored(bundle)
     assert _view(again) == _view(_fresh(bundle))
     assert record.write_fact(bundle, FactDraft(text, about=["ari"]))[0].duplicate is False
+
+
+def test_one_process_saves_when_many_cross_the_threshold(bundle: Bundle) -> None:
+    """Processes that restored the same snapshot all cross the save threshold at
+    once: the first saves it, the others see a newer file (or the save lock held)
+    and skip, and the saved state is still exact."""
+    from ouro.store.lock import FileLock
+
+    _write(bundle, 1, "ari")
+    snap = record.state_snapshot_path(bundle)
+    a, b = _restored(bundle), _restored(bundle)
+    a.sync()
+    b.sync()
+    append_fact(bundle, "f-901", "a line both processes read", ["zed"])
+    a.sync()
+    b.sync()
+    assert a.save_snapshot()  # the first to get there saves
+    saved = snap.stat().st_mtime_ns, snap.stat().st_ino
+    assert not b.save_snapshot()  # another process saved since b restored: skipped
+    assert (snap.stat().st_mtime_ns, snap.stat().st_ino) == saved
+    assert _view(_restored(bundle)) == _view(_fresh(bundle))
+    # b saves again once the log grew past the threshold after the skip
+    append_fact(bundle, "f-902", "a later line", ["zed"])
+    b.sync()
+    lock = FileLock(snap.parent.parent / "locks" / "diary-state.lock")
+    assert lock.try_acquire()  # a save in progress elsewhere: skipped, nothing written
+    try:
+        assert not b.save_snapshot()
+    finally:
+        lock.release()
+    append_fact(bundle, "f-903", "one more line", ["zed"])
+    b.sync()
+    assert b.save_snapshot()
+    assert (snap.stat().st_mtime_ns, snap.stat().st_ino) != saved
+    assert _view(_restored(bundle)) == _view(_fresh(bundle))

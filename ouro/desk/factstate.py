@@ -101,6 +101,11 @@ FACT_RECORD = struct.Struct(">8sQII12s")
 NORM_RECORD = struct.Struct(">12sQ8sI")
 
 
+def _file_id(st: os.stat_result) -> tuple[int, int, int]:
+    """A file's (inode, mtime_ns, size): which save of the snapshot this is."""
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
 class _Table:
     """A sorted run of fixed-width records in a buffer (the mapped snapshot)."""
 
@@ -268,6 +273,8 @@ class DiaryState:
         self.snapshot: Path | None = None
         self.snapshot_tried = False
         self.snapshot_offset = 0
+        #: (inode, mtime_ns, size) of the snapshot file this state restored or saved
+        self.snapshot_seen: tuple[int, int, int] | None = None
         self.reset()
 
     def reset(self) -> None:
@@ -559,6 +566,7 @@ class DiaryState:
         """
         try:
             with snapshot.open("rb") as handle:
+                seen = _file_id(os.fstat(handle.fileno()))
                 mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         except (OSError, ValueError):  # missing, or empty (nothing to map)
             return
@@ -610,6 +618,7 @@ class DiaryState:
         self.dirty = set()
         self.irregular = offset  # not known for the restored part
         self.snapshot_offset = offset
+        self.snapshot_seen = seen
 
     def save_snapshot(self) -> bool:
         """Save the state when the log grew ``SNAPSHOT_EVERY`` bytes since the last save.
@@ -621,6 +630,31 @@ class DiaryState:
             return False
         if self.offset - self.snapshot_offset < SNAPSHOT_EVERY:
             return False
+        # One saver at a time, and none when another process saved since this one
+        # restored or saved: with 8 writers every process crossed the threshold at
+        # once and each spent ~1 s of CPU on the same 10 MB file.
+        try:
+            now: tuple[int, int, int] | None = _file_id(os.stat(self.snapshot))
+        except FileNotFoundError:
+            now = None
+        if now is not None and now != self.snapshot_seen:
+            self.snapshot_offset, self.snapshot_seen = self.offset, now
+            return False
+        from ouro.errors import OuroError
+        from ouro.store.lock import FileLock
+
+        lock = FileLock(self.snapshot.parent.parent / "locks" / "diary-state.lock")
+        try:
+            if not lock.try_acquire():
+                return False
+        except OuroError:  # no lock file here (read-only, full): a cache, not saved
+            return False
+        try:
+            return self._save_snapshot(self.snapshot)
+        finally:
+            lock.release()
+
+    def _save_snapshot(self, snapshot: Path) -> bool:
         from ouro.store.atomic import atomic_write_bytes
 
         self.entities_chunks()  # fragments current before they are saved
@@ -659,12 +693,11 @@ class DiaryState:
                 len(norms),
             )
         )
-        self.snapshot.parent.mkdir(parents=True, exist_ok=True)
+        snapshot.parent.mkdir(parents=True, exist_ok=True)
         header = _HEADER.pack(SNAPSHOT_MAGIC, len(data))
-        atomic_write_bytes(
-            self.snapshot, b"".join([header, data, *facts, *norms, *region, fragments])
-        )
+        atomic_write_bytes(snapshot, b"".join([header, data, *facts, *norms, *region, fragments]))
         self.snapshot_offset = self.offset
+        self.snapshot_seen = _file_id(os.stat(snapshot))
         return True
 
     # --- questions a write asks ---------------------------------------------
