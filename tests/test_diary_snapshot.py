@@ -90,6 +90,12 @@ def test_a_damaged_or_foreign_snapshot_is_ignored(bundle: Bundle) -> None:
         restored = _restored(bundle)
         assert _view(restored) == _view(_fresh(bundle))
         assert restored.snapshot_offset == 0
+        # the next save replaces it (an unusable file is not another process's save)
+        assert restored.save_snapshot()
+        again = _restored(bundle)
+        again.sync()
+        assert again.snapshot_offset == restored.offset
+        assert _view(again) == _view(_fresh(bundle))
 
 
 def test_bad_lines_are_read_from_the_log_not_saved(bundle: Bundle) -> None:

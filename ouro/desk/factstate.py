@@ -566,7 +566,8 @@ class DiaryState:
         """
         try:
             with snapshot.open("rb") as handle:
-                seen = _file_id(os.fstat(handle.fileno()))
+                # what is there, usable or not: a save replaces it unless it changes
+                self.snapshot_seen = _file_id(os.fstat(handle.fileno()))
                 mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         except (OSError, ValueError):  # missing, or empty (nothing to map)
             return
@@ -618,7 +619,6 @@ class DiaryState:
         self.dirty = set()
         self.irregular = offset  # not known for the restored part
         self.snapshot_offset = offset
-        self.snapshot_seen = seen
 
     def save_snapshot(self) -> bool:
         """Save the state when the log grew ``SNAPSHOT_EVERY`` bytes since the last save.
