@@ -486,7 +486,9 @@ class DiaryState:
     def load_texts(self, fids: Iterable[str]) -> None:
         """Read the texts a snapshot left out, for these facts, from the log (one open)."""
         texts = self.texts
-        missing = [(self.facts[f], f) for f in fids if f not in texts]
+        # confirming a saved id reads its line and keeps its text (``_id_at``)
+        refs = [(self.facts[f], f) for f in fids if f not in texts]
+        missing = [(ref, f) for ref, f in refs if f not in texts]
         if not missing:
             return
         fd = os.open(self.path, os.O_RDONLY)
