@@ -33,17 +33,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import orjson
+from typing import Any, NamedTuple
 
 from ouro.errors import BundleExists, BundleNotFound, CorruptFile, LegacyLayout
 from ouro.models.clock import utc_now_iso
 from ouro.resources import bundle_template
 from ouro.store.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 from ouro.store.guard import make_dirs, remove_dirs
+from ouro.store.jsonio import JSONDecodeError, loads
 from ouro.store.locator import Locator
 
 LAYOUT_VERSION = 2
@@ -58,9 +56,38 @@ _NOT_FOUND_HINT = (
 )
 
 
-@dataclass(frozen=True)
 class Bundle:
+    """A bundle folder: its canonical paths, metadata and discovery.
+
+    Immutable and compared by ``root``. (A plain class: importing
+    ``dataclasses`` costs a one-shot command more than its work.)
+    """
+
+    __slots__ = ("root",)
     root: Path
+
+    def __init__(self, root: Path) -> None:
+        object.__setattr__(self, "root", root)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Bundle is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Bundle is immutable: cannot delete {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.root == other.root
+
+    def __hash__(self) -> int:
+        return hash((self.root,))
+
+    def __repr__(self) -> str:
+        return f"Bundle(root={self.root!r})"
+
+    def __reduce__(self) -> tuple[type[Bundle], tuple[Path]]:
+        return (self.__class__, (self.root,))
 
     # --- canonical paths -------------------------------------------------
     @property
@@ -106,10 +133,10 @@ class Bundle:
     # --- metadata --------------------------------------------------------
     def read_meta(self) -> dict[str, Any]:
         try:
-            data = orjson.loads(self.meta_path.read_bytes())
+            data = loads(self.meta_path.read_bytes())
         except FileNotFoundError:
             raise BundleNotFound(f"{self.root} has no bundle.json", hint=_NOT_FOUND_HINT) from None
-        except orjson.JSONDecodeError as exc:
+        except JSONDecodeError as exc:
             raise CorruptFile(
                 f"{self.meta_path}: not valid JSON ({exc})",
                 hint="restore bundle.json from git or a backup; ouro left it untouched",
@@ -251,8 +278,7 @@ class Bundle:
         return cls(root)
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(NamedTuple):
     """A located bundle and, for people, how discovery reached it."""
 
     bundle: Bundle

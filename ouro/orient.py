@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ouro.arc import paths
 from ouro.arc.resume import read_resume_full
@@ -49,11 +48,10 @@ class Lines(Protocol):
     def __getitem__(self, i: int, /) -> str: ...
 
 
-@dataclass
-class Packet:
+class Packet(NamedTuple):
     text: str
     items: list[OrientItem]
-    dropped: dict[str, int] = field(default_factory=dict)
+    dropped: dict[str, int]
     budget: int = DEFAULT_BUDGET
 
     def to_json(self) -> dict[str, Any]:
@@ -376,7 +374,7 @@ class RedactedLines:
 
             raw = self.items[i]
             text = redact(raw.text, self.literals)
-            self._clean[i] = raw if text == raw.text else replace(raw, text=text)
+            self._clean[i] = raw if text == raw.text else raw._replace(text=text)
         return self._clean[i]
 
     def __getitem__(self, i: int) -> str:

@@ -6,11 +6,12 @@ without importing the packet builder (no import cycle).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class OrientItem:
+class OrientItem(NamedTuple):
+    """One packet line (immutable)."""
+
     #: section name; sections render in the order they first appear
     section: str
     #: 0 = always shown; larger numbers are dropped first when over budget

@@ -155,8 +155,17 @@ def test_version_is_one_number() -> None:
 
 #: what ``ouro orient`` reads Desk without: the task and track writers (and
 #: their threading, ids, unicodedata); featured and friction import them only
-#: to write
-ORIENT_WITHOUT = {"ouro.desk.tasks", "ouro.desk.tracks", "ouro.desk.names", "unicodedata"}
+#: to write. Nor orjson or dataclasses (with inspect): importing them costs more
+#: than a cold orient's work (``ouro.store.jsonio`` reads its small files).
+ORIENT_WITHOUT = {
+    "ouro.desk.tasks",
+    "ouro.desk.tracks",
+    "ouro.desk.names",
+    "unicodedata",
+    "orjson",
+    "dataclasses",
+    "inspect",
+}
 
 
 @pytest.mark.parametrize("argv", [("orient",), ("orient", "--json")], ids=" ".join)

@@ -18,14 +18,12 @@ hold the cursor and caches that make the next fold cheap.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
-import orjson
+from typing import Any, NamedTuple
 
 from ouro.arc import fold as folding
 from ouro.arc import paths, stores
 from ouro.bundle import Bundle
+from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_bytes
 
 SCHEMA_VERSION = 2
@@ -33,11 +31,10 @@ CONFIRM_COMMAND = "ouro arc confirm"
 RECENT_CLAIMS = 10
 
 
-@dataclass
-class Computed:
+class Computed(NamedTuple):
     checkpoint: dict[str, Any]
     #: issues about the persisted checkpoint file itself (a writer fixes them)
-    file_issues: list[dict[str, str]] = field(default_factory=list)
+    file_issues: list[dict[str, str]]
     folded: int = 0
 
 
@@ -46,6 +43,8 @@ def write(bundle: Bundle, checkpoint: dict[str, Any]) -> None:
     keep only their per-file caches (``items``/``errors`` are derived on every read)."""
     out = dict(checkpoint)
     out["stores"] = {name: stores.persistable(s) for name, s in checkpoint["stores"].items()}
+    import orjson  # the writer's encoder: readers parse with ``ouro.store.jsonio``
+
     data = orjson.dumps(out, option=orjson.OPT_SORT_KEYS) + b"\n"
     atomic_write_bytes(paths.checkpoint_path(bundle), data)
 
@@ -57,14 +56,14 @@ def issue(code: str, message: str, severity: str = "degraded") -> dict[str, str]
 def load_persisted(bundle: Bundle) -> tuple[dict[str, Any] | None, dict[str, str] | None]:
     path = paths.checkpoint_path(bundle)
     try:
-        data = orjson.loads(path.read_bytes())
+        data = jsonio.loads(path.read_bytes())
     except FileNotFoundError:
         return None, issue(
             "checkpoint_missing", f"{paths.CHECKPOINT} is missing; rebuilt from the log"
         )
     except OSError as exc:
         return None, issue("checkpoint_unreadable", f"{paths.CHECKPOINT}: {exc.strerror}; rebuilt")
-    except orjson.JSONDecodeError as exc:
+    except jsonio.JSONDecodeError as exc:
         return None, issue(
             "checkpoint_malformed", f"{paths.CHECKPOINT} is not valid JSON ({exc}); rebuilt"
         )
@@ -102,7 +101,7 @@ def compute(bundle: Bundle) -> Computed:
         out["canContinue"] = False
         out["completeState"] = False
         out["missing"] = [*out["missing"], "recorder: unavailable"]
-        return Computed(out)
+        return Computed(out, [])
     persisted, load_issue = load_persisted(bundle)
     file_issues: list[dict[str, str]] = []
     state: dict[str, Any] | None = None

@@ -17,11 +17,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
-
-import orjson
+from typing import Any, Literal, NamedTuple, Protocol
 
 from ouro.arc.refs import BUNDLE_AREAS, repo_root
 from ouro.bundle import Bundle
@@ -96,14 +93,12 @@ class ClaimLike(Protocol):
     def superseded_by(self) -> str | None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class SourceView:
+class SourceView(NamedTuple):
     ref: str
     hash: str
 
 
-@dataclass(frozen=True, slots=True)
-class EvidenceView:
+class EvidenceView(NamedTuple):
     command: str
     exit_code: int
     recorded_at: str
@@ -117,8 +112,7 @@ class EvidenceView:
         return self.provenance in OBSERVED
 
 
-@dataclass(frozen=True, slots=True)
-class ClaimView:
+class ClaimView(NamedTuple):
     id: str
     text: str
     about: tuple[str, ...]
@@ -286,6 +280,8 @@ def hash_ref(bundle: Bundle, ref: str, repo: str | None = None) -> str:
         found = [r for r in read_jsonl(path).records if r.get("id") == fragment]
         if not found:
             raise Unresolvable(f"no record {fragment!r} in {path.name}")
+        import orjson  # the canonical form evidence hashes were taken of
+
         return content_hash(orjson.dumps(found[-1], option=orjson.OPT_SORT_KEYS))
     try:
         return hash_file(path)

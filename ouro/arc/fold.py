@@ -45,13 +45,13 @@ from __future__ import annotations
 import copy
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ouro.arc.kinds import is_boundary
 from ouro.arc.paths import DAY_FILE
+from ouro.store import jsonio
 
 try:  # hashlib's own blake2b, without hashlib's OpenSSL start-up (~2 ms on orient's path)
     from _blake2 import blake2b
@@ -168,11 +168,12 @@ def _check_marks(cur: dict[str, Any], folder: Path) -> None:
     if not isinstance(marks, dict):
         raise Inconsistent("the checkpoint has no day-file marks")
     now = time.time_ns()
+    base = f"{folder}{os.sep}"  # string joins: a Path per day file costs more than its stat
     for name in [*cur["done"], cur["file"]]:
         mark = marks.get(name)
         if not isinstance(mark, dict):
             raise Inconsistent(f"the checkpoint has no mark for {name}")
-        st = os.stat(folder / name)
+        st = os.stat(base + name)
         fp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
         if mark.get("fp") is not None and mark["fp"] == fp:
             continue
@@ -257,6 +258,7 @@ def _fold_bytes(state: State, name: str, data: bytes, is_last: bool) -> int:
     cur = state["cursor"]
     folded = 0
     pos = 0
+    loads = jsonio.loads_for(len(data))  # the usual catch-up is a few lines
     while pos < len(data):
         end = data.find(b"\n", pos)
         if end == -1:
@@ -272,7 +274,7 @@ def _fold_bytes(state: State, name: str, data: bytes, is_last: bool) -> int:
         cur["lineDigest"] = _line_digest(raw)
         if not raw.strip():
             continue
-        event = _parse(raw)
+        event = _parse(raw, loads)
         if isinstance(event, str):
             _bad_line(state, name, cur["line"], event)
             continue
@@ -286,10 +288,13 @@ def _line_digest(raw: bytes) -> str:
     return blake2b(raw, digest_size=12).hexdigest()
 
 
-def _parse(raw: bytes) -> dict[str, Any] | str:
+def _parse(raw: bytes, loads: Callable[[bytes], Any]) -> dict[str, Any] | str:
+    """The event on one line, or why it is not one. ``loads``: ``jsonio.loads`` or
+    ``orjson.loads``, which agree on every line (``ouro.store.jsonio``) but an
+    integer beyond 64 bits (exact, or a float)."""
     try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
+        value = loads(raw)
+    except jsonio.JSONDecodeError as exc:
         return f"not valid JSON ({exc})"
     if not isinstance(value, dict):
         return "not a JSON object"

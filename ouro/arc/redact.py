@@ -50,9 +50,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-import orjson
-
 from ouro.bundle import Bundle
+from ouro.store import jsonio
 
 MARKER_PREFIX = "[redacted:"
 
@@ -417,8 +416,8 @@ def bundle_literals(bundle: Bundle) -> list[str]:
     literals and the pattern redaction still applies.
     """
     try:
-        data = orjson.loads(bundle.meta_path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        data = jsonio.loads(bundle.meta_path.read_bytes())
+    except (OSError, jsonio.JSONDecodeError):
         return []
     section = data.get("redact") if isinstance(data, dict) else None
     raw = section.get("literals") if isinstance(section, dict) else None

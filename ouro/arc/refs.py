@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import os
 
-import orjson
-
 from ouro.bundle import Bundle
+from ouro.store import jsonio
 
 #: A ref whose first segment is one of these is a bundle locator; any other is
 #: a path relative to the repository root (``repo_root``).
@@ -36,11 +35,11 @@ def repo_root(bundle: Bundle) -> str:
     root = str(bundle.root.parent)
     try:
         with open(meta, "rb") as handle:
-            data = orjson.loads(handle.read())
+            data = jsonio.loads(handle.read())
         raw = data.get("repoRoot") if isinstance(data, dict) else None
         if isinstance(raw, str) and raw.strip():
             root = os.path.normpath(os.path.join(bundle.root, raw))
-    except (OSError, orjson.JSONDecodeError):
+    except (OSError, jsonio.JSONDecodeError):
         pass  # an unreadable bundle.json is reported by whoever opens the bundle
     _ROOTS[meta] = (mtime, root)
     return root

@@ -47,12 +47,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from ouro.arc.paths import claims_dir, inner_dir, obligations_dir
 from ouro.arc.refs import BUNDLE_AREAS, repo_root
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
+from ouro.store import jsonio
 
 try:  # hashlib's own blake2b, without hashlib's OpenSSL start-up (~2 ms on orient's path)
     from _blake2 import blake2b
@@ -221,8 +220,8 @@ def _parse_claim(bundle: Bundle, folder: Path) -> Callable[[bytes, str], Parsed]
         from ouro.arc.claim_derive import claim_view
 
         try:
-            raw = orjson.loads(data)
-        except orjson.JSONDecodeError as exc:
+            raw = jsonio.loads(data)
+        except jsonio.JSONDecodeError as exc:
             return name[:-5], None, f"{folder / name}: not valid JSON ({exc})"
         view = claim_view(raw)
         if view is not None:
@@ -295,8 +294,8 @@ def _read_obligation(inner: bool) -> Callable[[bytes, str], Parsed]:
 
     def read(raw: bytes, name: str) -> Parsed:
         try:
-            data = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
+            data = jsonio.loads(raw)
+        except jsonio.JSONDecodeError as exc:
             return name[:-5], None, f"{where}/{name} is not valid JSON ({exc})"
         if not isinstance(data, dict) or not isinstance(data.get("id"), str):
             return name[:-5], None, f"{where}/{name} is not an obligation record"

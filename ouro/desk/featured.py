@@ -26,8 +26,9 @@ def read_featured(bundle: Bundle) -> dict[str, list[str]]:
     path = featured_path(bundle)
     if not path.exists():
         return {"tracks": [], "tasks": []}
-    meta, _ = read_doc(path, source=bundle.locator(path))
-    return {key: _str_list(meta.get(key), key, bundle.locator(path)) for key in ("tracks", "tasks")}
+    source = bundle.locator(path)
+    meta, _ = read_doc(path, source=source)
+    return {key: _str_list(meta.get(key), key, source) for key in ("tracks", "tasks")}
 
 
 def _str_list(value: Any, key: str, source: str) -> list[str]:

@@ -9,9 +9,10 @@ loads ~10× faster than JSON). Main::
     (desk_fp, tracks, rels, fps, shown, counts)
     tracks: [(name, fp, [folder, ...]), ...]   # every folder, sorted
     rels:   ["<track>/<folder>/task.md", ...]  # folders that held a task.md
-    fps:    bytes: per rel (size, mtime_ns, ctime_ns, inode) as 4 native int64,
-            (-1, -1, -1, -1) when not trusted; one object, compared whole
-            (a list of tuples, None when not trusted, if a value overflows int64)
+    fps:    (sizes, mtimes_ns, ctimes_ns, inodes): four columns, one value per
+            rel, each packed as native int64 (a list of ints if a value overflows
+            int64); -1 in every column when not trusted. A read compares each
+            column whole (a list compare, in C), not a tuple per task
     shown:  [row, ...]   # what orient can show: every hot task (not done/dropped,
                          # or done unverified) except open ones past the first
                          # TOP_OPEN of their track
@@ -28,9 +29,12 @@ orient's order (priority, created, id); ``shown`` and rest are stored sorted.
 
 Contract:
 - Files are the truth; this is a cache and is never trusted blindly. Every
-  read ``stat``s every ``task.md``: an entry is used only when the file's size,
-  mtime_ns, ctime_ns and inode all equal the cached fingerprint (``chmod``
-  moves the ctime, so a file made unreadable is read again and reported). A
+  read ``stat``s every ``task.md``: an entry is used only when the file's
+  fingerprint equals the cached one (``chmod`` moves the ctime, so a file made
+  unreadable is read again and reported). The steady-state read compares the
+  ctime_ns, inode and size columns whole (any write, truncate, ``utime`` or
+  ``chmod`` sets the ctime to the current time; a replaced file has a new
+  inode); an entry looked at on its own is compared on all four fields. A
   fingerprint is cached only for a file that had not changed for ``RACY_NS``
   when the cache was written (file times are coarse: a same-tick edit could
   keep them); otherwise it is ``None`` and the file is read on every read until
@@ -65,15 +69,14 @@ import sys
 import time
 import zlib
 from collections.abc import Iterable
-from itertools import chain
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, OuroError
 
-SCHEMA = 5  # 3: marshal rows, per-folder listings, ctime in the fingerprint; 4: rest blob;
-# 5: fingerprints packed as int64
+SCHEMA = 6  # 3: marshal rows, per-folder listings, ctime in the fingerprint; 4: rest blob;
+# 5: fingerprints packed as int64; 6: fingerprints as four columns
 MAGIC = b"ouro-desk-heads"
 #: a file (or folder) this close to the refresh may hide a same-tick edit: re-read it
 RACY_NS = 100_000_000
@@ -96,6 +99,8 @@ CLOSED = frozenset({"done", "dropped"})
 TOP_OPEN = 20
 
 Fp = tuple[int, int, int, int]
+#: the fingerprints as columns: (sizes, mtimes_ns, ctimes_ns, inodes)
+Cols = tuple[list[int], list[int], list[int], list[int]]
 #: (priority, created, id, track, key, status, title, updated, heldBy,
 #:  leaseUntil, unverified, blockedBy, parent)
 Row = tuple[Any, ...]
@@ -236,7 +241,7 @@ class _Cache(NamedTuple):
     desk_fp: Fp | None
     tracks: list[tuple[str, Fp | None, list[str]]]
     rels: list[str]
-    fps: bytes | list[Fp | None]
+    fps: Cols
     shown: list[Row]
     counts: dict[tuple[str, str], int]
     rest: _Packed
@@ -283,10 +288,6 @@ def _load_cache(bundle: Bundle) -> _Cache | None:
     return cache
 
 
-#: desk prefix -> (the rels list, their full paths): kept with the decoded cache
-_PATHS: dict[str, tuple[list[str], list[str]]] = {}
-
-
 def _parse_cache(data: bytes) -> _Cache | None:
     end = data.find(b"\n", 0, 200)
     parts = data[:end].split(b" ")
@@ -302,14 +303,14 @@ def _parse_cache(data: bytes) -> _Cache | None:
         value = marshal.loads(main)
         rest = _Packed(view[start + length : start + length + rest_length], rest_crc)
         closed = _Packed(view[start + length + rest_length :], closed_crc)
-        desk_fp, tracks, rels, fps, shown, counts = value
+        desk_fp, tracks, rels, packed, shown, counts = value
+        fps = _unpack_cols(packed, len(rels))
         cache = _Cache(recorded, desk_fp, tracks, rels, fps, shown, counts, rest, closed)
     except (ValueError, TypeError, EOFError):
         return None
     if (
         type(cache.tracks) is not list
         or type(cache.rels) is not list
-        or not _fps_fit(cache.fps, len(cache.rels))
         or type(cache.shown) is not list
         or type(cache.counts) is not dict
     ):
@@ -317,15 +318,45 @@ def _parse_cache(data: bytes) -> _Cache | None:
     return cache
 
 
-def _fps_fit(fps: object, count: int) -> bool:
-    if type(fps) is bytes:
-        return len(fps) == 32 * count
-    return type(fps) is list and len(fps) == count
+def _unpack_cols(packed: object, count: int) -> Cols:
+    """The stored columns as lists; raises ValueError when they do not fit."""
+    if type(packed) is not tuple or len(packed) != 4:
+        raise ValueError("not four fingerprint columns")
+    cols: list[list[int]] = []
+    for col in packed:
+        if type(col) is bytes and len(col) == 8 * count:
+            values = array.array("q")
+            values.frombytes(col)
+            cols.append(values.tolist())
+        elif type(col) is list and len(col) == count:
+            cols.append(col)
+        else:
+            raise ValueError("a fingerprint column of a wrong length")
+    return cols[0], cols[1], cols[2], cols[3]
+
+
+def _pack_cols(cols: Cols) -> tuple[bytes | list[int], ...]:
+    """Each column as packed int64, or kept a list when a value overflows int64."""
+    out: list[bytes | list[int]] = []
+    for col in cols:
+        try:
+            out.append(array.array("q", col).tobytes())
+        except OverflowError:
+            out.append(col)
+    return tuple(out)
 
 
 def _dump(cache: _Cache, rest: bytes, closed: bytes) -> bytes:
     main = marshal.dumps(
-        (cache.desk_fp, cache.tracks, cache.rels, cache.fps, cache.shown, cache.counts), 4
+        (
+            cache.desk_fp,
+            cache.tracks,
+            cache.rels,
+            _pack_cols(cache.fps),
+            cache.shown,
+            cache.counts,
+        ),
+        4,
     )
     head = b"%s %d %d %d %d %d %d %d\n" % (
         MAGIC,
@@ -407,43 +438,59 @@ def _listing(
     return desk_st, out
 
 
-#: a fingerprint that matches no file (size -1): an untrusted entry
-_UNTRUSTED: Fp = (-1, -1, -1, -1)
+#: the value of every column for an entry that is not trusted (no size is -1)
+_UNTRUSTED = -1
 _FP = operator.attrgetter("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")
+#: the columns the steady-state read compares, each as one list (in C), most
+#: telling first: any change to a file's bytes, size, times or mode moves its
+#: ctime to the current time, and a replaced file has a new inode; the size is
+#: a second witness. (The mtime column, implied by the ctime, is compared when
+#: an entry is looked at on its own.)
+_CHECKED = (
+    (2, operator.attrgetter("st_ctime_ns")),
+    (3, operator.attrgetter("st_ino")),
+    (0, operator.attrgetter("st_size")),
+)
 
 
-def _pack_fps(fps: Iterable[Fp | None]) -> bytes:
-    """The fingerprints as one bytes object; raises OverflowError past int64."""
-    return array.array("q", chain.from_iterable(fp or _UNTRUSTED for fp in fps)).tobytes()
+def _to_cols(fps: list[Fp | None]) -> Cols:
+    untrusted = (_UNTRUSTED,) * 4
+    if not fps:
+        return [], [], [], []
+    sizes, mtimes, ctimes, inodes = zip(*(fp or untrusted for fp in fps), strict=True)
+    return list(sizes), list(mtimes), list(ctimes), list(inodes)
 
 
-def _fp_list(fps: bytes | list[Fp | None]) -> list[Fp | None]:
+def _fp_list(fps: Cols | list[Fp | None]) -> list[Fp | None]:
     if isinstance(fps, list):
         return fps
-    if len(fps) % 32:
-        raise ValueError("a fingerprint blob of a wrong length")
-    values = array.array("q")
-    values.frombytes(fps)
-    it = iter(values)
-    return [None if fp[0] < 0 else fp for fp in zip(it, it, it, it, strict=True)]
+    return [None if fp[0] < 0 else fp for fp in zip(*fps, strict=True)]
 
 
-def _stat_all(paths: list[str]) -> list[Any]:
-    """One stat per path, in a tight loop: the stat, ``False`` for a missing file,
+def _stat_all(desk: str, rels: list[str]) -> list[Any]:
+    """One stat per task file, relative to the desk folder (a shorter path walk
+    than absolute paths), in a tight loop: the stat, ``False`` for a missing file,
     ``None`` for one that cannot be stat'ed."""
     try:
-        return list(map(os.stat, paths))
+        fd = os.open(desk, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
-        pass
-    out: list[Any] = []
-    for path in paths:
+        return [_stat_one(f"{desk}{os.sep}{rel}", None) for rel in rels]
+    try:
         try:
-            out.append(os.stat(path))
-        except (FileNotFoundError, NotADirectoryError):
-            out.append(False)
+            return [os.stat(rel, dir_fd=fd) for rel in rels]
         except OSError:
-            out.append(None)
-    return out
+            return [_stat_one(rel, fd) for rel in rels]
+    finally:
+        os.close(fd)
+
+
+def _stat_one(path: str, fd: int | None) -> Any:
+    try:
+        return os.stat(path, dir_fd=fd)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return None
 
 
 def _same_listing(
@@ -459,7 +506,7 @@ def _same_listing(
 def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
     desk = str(bundle.desk)
     desk_st, tracks = _listing(desk, cache)
-    old: bytes | list[Fp | None]
+    old: Cols | list[Fp | None]
     if cache is not None and _same_listing(tracks, cache):
         # The listing is the cached one: the candidates are the cached files, plus
         # folders that had no task.md then (rare; they may have one now).
@@ -477,20 +524,13 @@ def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
         index = {r: i for i, r in enumerate(cache.rels)} if cache is not None else {}
         cached = _fp_list(cache.fps) if cache is not None else []
         old = [cached[index[r]] if r in index else None for r in rels]
-    prefix = desk + os.sep
-    known = _PATHS.get(prefix)
-    if known is not None and known[0] is rels:  # the same decoded cache as last time
-        paths = known[1]
-    else:
-        paths = [prefix + r for r in rels]
-        _PATHS[prefix] = (rels, paths)
-    stats = _stat_all(paths)
-    if cache is not None and isinstance(old, bytes) and len(rels) == len(cache.rels):
-        # the steady state: every fingerprint packed as the cache packs them and
-        # compared whole, in C (an untrusted entry, size -1, never matches)
+    stats = _stat_all(desk, rels)
+    if cache is not None and old is cache.fps and len(rels) == len(cache.rels):
+        # the steady state: each fingerprint column compared whole, as one list
+        # (an untrusted entry, -1 in every column, never matches)
         try:
-            same = array.array("q", chain.from_iterable(map(_FP, stats))).tobytes() == old
-        except (OverflowError, AttributeError):  # AttributeError: a missing-file marker
+            same = all(list(map(get, stats)) == old[col] for col, get in _CHECKED)
+        except AttributeError:  # a missing-file marker
             same = False
         if same:
             return _Scan(
@@ -524,7 +564,7 @@ def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
             problems[rels[i]] = f"desk/{rels[i]}: cannot stat it"
             continue
         try:
-            row = _read_task(key, paths[i])
+            row = _read_task(key, f"{desk}{os.sep}{rels[i]}")
         except CorruptFile as exc:
             problems[rels[i]] = exc.message
             continue
@@ -672,11 +712,6 @@ def refresh_heads(bundle: Bundle, paths: Iterable[Path] | None = None) -> None:
             and desk_fp == cache.desk_fp
         ):
             return  # every entry still holds: nothing to write
-        packed: bytes | list[Fp | None]
-        try:
-            packed = _pack_fps(fps)
-        except OverflowError:  # an inode or time past int64: keep the tuples
-            packed = fps
         if isinstance(scan.closed, _Packed):
             closed = bytes(scan.closed.data)
         else:
@@ -689,7 +724,7 @@ def refresh_heads(bundle: Bundle, paths: Iterable[Path] | None = None) -> None:
             shown, rest_rows, counts = _split(rows)
             rest = marshal.dumps(rest_rows, 4)
         empty = _Packed(b"", 0)
-        fresh = _Cache(now, desk_fp, tracks, scan.rels, packed, shown, counts, empty, empty)
+        fresh = _Cache(now, desk_fp, tracks, scan.rels, _to_cols(fps), shown, counts, empty, empty)
         target = heads_path(bundle)
         target.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(target, _dump(fresh, rest, closed))

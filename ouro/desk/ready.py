@@ -13,7 +13,6 @@ Contract:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -27,12 +26,14 @@ SECTION_READY = "Desk: ready (no current ask)"
 ORIENT_READY = 5
 
 
-@dataclass
 class Ready:
-    tasks: list[Head] = field(default_factory=list)
-    #: open tasks left out because a blocker is not done: id -> the blockers
-    waiting: dict[str, list[str]] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
+    __slots__ = ("problems", "tasks", "waiting")
+
+    def __init__(self, problems: list[str] | None = None) -> None:
+        self.tasks: list[Head] = []
+        #: open tasks left out because a blocker is not done: id -> the blockers
+        self.waiting: dict[str, list[str]] = {}
+        self.problems: list[str] = problems or []
 
 
 def _held(head: Head, now: datetime | None) -> bool:

@@ -39,16 +39,14 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import orjson
 
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, InvalidInput, NotFound, OuroError
 from ouro.models.clock import utc_now_iso
 from ouro.models.ids import new_id
+from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
 from ouro.store.jsonl import append_jsonl, read_jsonl
 from ouro.store.lock import FileLock
@@ -61,10 +59,12 @@ SENT = "arc/messages/sent.jsonl"
 PEERS = "arc/peers.json"
 
 
-@dataclass
 class Inbox:
-    messages: list[dict[str, Any]] = field(default_factory=list)  # oldest first, with "read"
-    problems: list[str] = field(default_factory=list)
+    __slots__ = ("messages", "problems")
+
+    def __init__(self, problems: list[str] | None = None) -> None:
+        self.messages: list[dict[str, Any]] = []  # oldest first, with "read"
+        self.problems: list[str] = problems or []
 
 
 def _name(value: str, what: str) -> str:
@@ -77,10 +77,10 @@ def _name(value: str, what: str) -> str:
 def read_peers(bundle: Bundle) -> dict[str, dict[str, Any]]:
     path = bundle.root / PEERS
     try:
-        data = orjson.loads(path.read_bytes())
+        data = jsonio.loads(path.read_bytes())
     except FileNotFoundError:
         return {}
-    except (OSError, orjson.JSONDecodeError) as exc:
+    except (OSError, jsonio.JSONDecodeError) as exc:
         raise CorruptFile(
             f"{PEERS}: unreadable ({exc})", hint="fix it by hand or set the peer again"
         ) from None

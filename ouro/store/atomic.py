@@ -22,8 +22,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ouro.store.guard import (
     confine,
     fsync_dir,
@@ -114,6 +112,8 @@ def atomic_write_text(path: Path, text: str, *, root: Path | None = None) -> Non
 
 def dump_json(obj: Any) -> bytes:
     """Canonical JSON for files: sorted keys, two-space indent, trailing newline."""
+    import orjson  # writers only: a one-shot reader never pays for its import
+
     return orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
 
 

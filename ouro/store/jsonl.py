@@ -18,19 +18,18 @@ reported with its file and 1-based line number, and nothing is rewritten.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-import orjson
-
+from ouro.store import jsonio
 from ouro.store.append import append_bytes, fsync_path
 
 __all__ = ["BadLine", "JsonlRead", "append_jsonl", "fsync_path", "parse_lines", "read_jsonl"]
 
 
-@dataclass(frozen=True)
-class BadLine:
+class BadLine(NamedTuple):
+    """A line a reader could not use: reported, never dropped from the file."""
+
     path: Path
     line_no: int
     reason: str
@@ -40,15 +39,21 @@ class BadLine:
         return f"{self.path}:{self.line_no}: {self.reason}"
 
 
-@dataclass
 class JsonlRead:
-    records: list[dict[str, Any]] = field(default_factory=list)
-    bad: list[BadLine] = field(default_factory=list)
-    missing: bool = False
-    line_numbers: list[int] = field(default_factory=list)
+    """The good records (with their 1-based line numbers) and the bad lines."""
+
+    __slots__ = ("bad", "line_numbers", "missing", "records")
+
+    def __init__(self, *, missing: bool = False) -> None:
+        self.records: list[dict[str, Any]] = []
+        self.bad: list[BadLine] = []
+        self.missing = missing
+        self.line_numbers: list[int] = []
 
 
 def encode_line(record: Mapping[str, Any]) -> bytes:
+    import orjson  # writers only: readers of small files avoid its import cost
+
     return orjson.dumps(record) + b"\n"
 
 
@@ -72,13 +77,14 @@ def append_jsonl(
 
 
 def parse_lines(path: Path, data: bytes) -> JsonlRead:
+    loads = jsonio.loads_for(len(data))
     result = JsonlRead()
     for line_no, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
             continue
         try:
-            value = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
+            value = loads(raw)
+        except jsonio.JSONDecodeError as exc:
             result.bad.append(BadLine(path, line_no, f"not valid JSON ({exc})", raw))
             continue
         if not isinstance(value, dict):

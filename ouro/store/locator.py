@@ -8,16 +8,17 @@ symlinks that point outside are refused with ``InvalidLocator``.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ouro.errors import InvalidLocator
 
 _HINT = "use a bundle-relative path such as 'desk/<track>/<task>/task.md' or 'desk/_record/diary/facts.jsonl#f-…'"
 
 
-@dataclass(frozen=True, order=True)
-class Locator:
+class Locator(NamedTuple):
+    """A parsed locator (immutable, ordered by path then fragment)."""
+
     path: str
     fragment: str | None = None
 

@@ -22,10 +22,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, OuroError
+from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
 
 DEFAULT_INTERVAL = "30m"
@@ -48,10 +47,10 @@ def status_path(bundle: Bundle) -> Path:
 
 def _read(path: Path) -> dict[str, Any] | None:
     try:
-        data = orjson.loads(path.read_bytes())
+        data = jsonio.loads(path.read_bytes())
     except FileNotFoundError:
         return None
-    except (OSError, orjson.JSONDecodeError) as exc:
+    except (OSError, jsonio.JSONDecodeError) as exc:
         raise CorruptFile(
             f"{path}: unreadable ({exc})",
             hint="run 'ouro sync init' again to rewrite the sync settings",
@@ -104,8 +103,8 @@ def open_conflicts(bundle: Bundle) -> tuple[list[dict[str, Any]], list[str]]:
         return [], [f"{CONFLICTS_DIR}: unreadable ({exc.strerror})"]
     for path in names:
         try:
-            record = orjson.loads(path.read_bytes())
-        except (OSError, orjson.JSONDecodeError) as exc:
+            record = jsonio.loads(path.read_bytes())
+        except (OSError, jsonio.JSONDecodeError) as exc:
             problems.append(f"{CONFLICTS_DIR}/{path.name}: unreadable ({exc})")
             continue
         if isinstance(record, dict) and not record.get("resolved"):

@@ -1,0 +1,84 @@
+"""Reading JSON on the cold paths without importing orjson.
+
+Importing orjson costs more than a one-shot ``ouro orient`` spends on its work
+(it pulls in ``dataclasses``, ``inspect``, ``uuid`` and ``platform``: about
+10-15 ms per process). The small files continuity reads on every call
+(``bundle.json``, ``latest.json``, claim and obligation files, event lines)
+parse in microseconds with the standard library's C decoder, so those readers
+use ``loads`` here. It keeps orjson's rules, so a file means the same thing
+whichever reader sees it:
+
+- bytes must be UTF-8 (no BOM); ``NaN``, ``Infinity`` and numbers too large for
+  a double are refused;
+- a string holding a ``\\uD800``-style surrogate escape is decided by orjson
+  itself (imported for that file only), which refuses lone surrogates;
+- nesting too deep for the decoder is an error, not a crash.
+
+Every refusal raises ``json.JSONDecodeError``, which ``orjson.JSONDecodeError``
+subclasses, so callers catch one type for both. The two parsers agree on every
+document except an integer beyond 64 bits (exact here, a float in orjson), which
+ouro never writes. Readers of whole logs take orjson once the bytes make its
+import worth it (``loads_for``); writers keep orjson (imported where they write).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+JSONDecodeError = json.JSONDecodeError
+#: parsing more bytes than this in one go uses orjson: its import pays off
+BULK_BYTES = 256 * 1024
+
+
+def _refuse_constant(name: str) -> float:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"number {text[:40]} is too large for a double")
+    return value
+
+
+_decode = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite).decode
+
+
+def loads(data: bytes | bytearray | memoryview | str) -> Any:
+    """The JSON value of ``data``; raises ``json.JSONDecodeError``."""
+    if isinstance(data, str):
+        text = data
+    else:
+        try:
+            text = str(data, "utf-8")
+        except UnicodeDecodeError as exc:
+            raise JSONDecodeError(f"not UTF-8 ({exc.reason})", "", exc.start) from None
+    if "\\ud" in text or "\\uD" in text:
+        import orjson  # a surrogate escape: orjson decides (it refuses a lone one)
+
+        return orjson.loads(data)
+    if text.startswith("\ufeff"):
+        raise JSONDecodeError("a byte order mark (BOM) is not JSON", text, 0)
+    try:
+        return _decode(text)
+    except JSONDecodeError:
+        raise
+    except ValueError as exc:  # a refused constant or number
+        raise JSONDecodeError(str(exc), text, 0) from None
+    except RecursionError:
+        raise JSONDecodeError("nested too deeply", text, 0) from None
+
+
+def loads_for(size: int) -> Callable[[bytes], Any]:
+    """The parser for ``size`` bytes of JSON lines: ``loads``, or orjson's in bulk."""
+    if size > BULK_BYTES:
+        import orjson
+
+        return orjson.loads
+    return loads
