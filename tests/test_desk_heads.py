@@ -78,7 +78,7 @@ def test_a_cache_that_does_not_match_the_files_is_not_trusted(bundle: Bundle) ->
 
     def forge(cache: Any) -> Any:
         row = (*cache.shown[0][:6], "forged", *cache.shown[0][7:])
-        return cache._replace(shown=[row], fps=heads._to_cols([(size + 1, mtime, ctime, ino)]))
+        return cache._replace(shown=[row], fps=heads._to_cols([(size, mtime, ctime + 1, ino)]))
 
     _forge(bundle, forge)
     (head,), problems = heads.read_heads(bundle)

@@ -83,6 +83,33 @@ def test_a_same_size_edit_in_place_is_shown(bundle: Bundle, desk: dict[str, task
     assert f"{desk['dropped'].id} [blocked]" in _texts(bundle)
 
 
+def test_a_same_size_edit_with_its_mtime_put_back_is_shown(
+    bundle: Bundle, desk: dict[str, tasks.Task]
+) -> None:
+    # size and mtime as cached: the ctime (which utime cannot set back) tells
+    path = desk["dropped"].path
+    st = path.stat()
+    _edit_in_place(path, "status: dropped", "status: blocked")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    assert f"{desk['dropped'].id} [blocked]" in _texts(bundle)
+
+
+def test_a_task_file_replaced_by_an_older_copy_is_shown(
+    bundle: Bundle, desk: dict[str, tasks.Task]
+) -> None:
+    # a same-size copy made before the cache was written, moved over the task:
+    # its ctime is older than the cached one's, its inode is its own
+    path = desk["dropped"].path
+    copy = path.with_name("prepared.md")
+    copy.write_text(path.read_text().replace("status: dropped", "status: blocked"))
+    st = path.stat()
+    os.utime(copy, ns=(st.st_atime_ns, st.st_mtime_ns))
+    _settle(bundle)
+    os.replace(copy, path)
+    assert f"{desk['dropped'].id} [blocked]" in _texts(bundle)
+
+
 def test_a_new_task_folder_made_by_hand_is_shown(
     bundle: Bundle, desk: dict[str, tasks.Task]
 ) -> None:

@@ -32,9 +32,9 @@ Contract:
   read ``stat``s every ``task.md``: an entry is used only when the file's
   fingerprint equals the cached one (``chmod`` moves the ctime, so a file made
   unreadable is read again and reported). The steady-state read compares the
-  ctime_ns, inode and size columns whole (any write, truncate, ``utime`` or
-  ``chmod`` sets the ctime to the current time; a replaced file has a new
-  inode); an entry looked at on its own is compared on all four fields. A
+  ctime_ns and inode columns whole (any write, truncate, ``utime`` or ``chmod``
+  sets the ctime to the current time; a replaced file has a new inode); an
+  entry looked at on its own is compared on all four fields. A
   fingerprint is cached only for a file that had not changed for ``RACY_NS``
   when the cache was written (file times are coarse: a same-tick edit could
   keep them); otherwise it is ``None`` and the file is read on every read until
@@ -441,15 +441,16 @@ def _listing(
 #: the value of every column for an entry that is not trusted (no size is -1)
 _UNTRUSTED = -1
 _FP = operator.attrgetter("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")
-#: the columns the steady-state read compares, each as one list (in C), most
-#: telling first: any change to a file's bytes, size, times or mode moves its
-#: ctime to the current time, and a replaced file has a new inode; the size is
-#: a second witness. (The mtime column, implied by the ctime, is compared when
-#: an entry is looked at on its own.)
+#: the columns the steady-state read compares, each whole as one list (in C):
+#: any write, truncate, ``utime`` or ``chmod`` sets a file's ctime to the current
+#: time, which is past a trusted fingerprint's (only files unchanged for
+#: ``RACY_NS`` get one), and a file put in another's place has its own inode; so
+#: a changed task never keeps both (short of the clock stepping back onto the
+#: same tick). The size and mtime columns add nothing the ctime does not; an
+#: entry looked at on its own is compared on all four fields.
 _CHECKED = (
     (2, operator.attrgetter("st_ctime_ns")),
     (3, operator.attrgetter("st_ino")),
-    (0, operator.attrgetter("st_size")),
 )
 
 
