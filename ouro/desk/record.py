@@ -405,6 +405,25 @@ def state_snapshot_path(bundle: Bundle) -> Path:
     return bundle.state / "cache" / "diary-state.marshal"
 
 
+def save_state_if_missing(bundle: Bundle) -> bool:
+    """Save the diary state for fresh processes when none is saved (``index sync``).
+
+    A log written without ouro's writers (generated, copied, pulled) has no
+    saved state, so its first write would replay the whole log (~1 s at 100k
+    facts); ``index sync`` pays that once instead. A log under ``SNAPSHOT_EVERY``
+    bytes is not saved (replaying it is quick). Returns whether it saved.
+    """
+    path, snapshot = facts_path(bundle), state_snapshot_path(bundle)
+    if snapshot.exists() or not path.exists():
+        return False
+    state = state_for(path)
+    if state.snapshot is None:
+        state.snapshot = snapshot
+    with state.mutex:
+        state.sync(locked=False)
+        return state.save_snapshot()
+
+
 def entities_lock(bundle: Bundle) -> Path:
     """Held by whoever rewrites entities.json (before the diary lock, if both)."""
     return bundle.lock_path("entities")

@@ -11,6 +11,9 @@ Public API (other layers call exactly these):
 - ``rebuild(bundle, progress=None) -> SyncReport``: empty every table, then
   sync, all in one transaction (readers see the old index until the new one
   is complete).
+- Both refresh the desk heads cache (``ouro.desk.heads``); ``sync`` also saves
+  the diary state for fresh writers when none is saved
+  (``ouro.desk.record.save_state_if_missing``).
 - ``touch_paths(bundle, paths) -> None``: write-through after an ouro write;
   indexes just those paths. Never raises: on failure it leaves
   ``state/index/STALE`` so ``status`` and the next search see it.
@@ -216,7 +219,17 @@ def sync(bundle: Bundle, progress: Progress | None = None) -> SyncReport:
     finally:
         conn.close()
     _refresh_heads(bundle)
+    _save_diary_state(bundle)
     return report
+
+
+def _save_diary_state(bundle: Bundle) -> None:
+    """A cache for the next fresh writer: failing to save it costs only speed."""
+    from ouro.desk.record import save_state_if_missing
+    from ouro.errors import OuroError
+
+    with contextlib.suppress(OSError, OuroError):
+        save_state_if_missing(bundle)
 
 
 def _refresh_heads(bundle: Bundle) -> None:

@@ -1,0 +1,41 @@
+"""``ouro index sync`` saves the diary state a log written without ouro's writers
+lacks, so the first write of the next fresh process does not replay the log."""
+
+from __future__ import annotations
+
+import pytest
+
+from ouro.bundle import Bundle
+from ouro.desk import factstate, record
+from ouro.desk.factstate import DiaryState
+from ouro.index.sync import sync
+from tests.index_support import append_fact
+
+
+@pytest.fixture(autouse=True)
+def _save_often(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(factstate, "SNAPSHOT_EVERY", 1)
+
+
+def test_sync_saves_the_state_a_hand_written_log_lacks(bundle: Bundle) -> None:
+    for n in range(5):
+        append_fact(bundle, f"f-{n:03d}", f"a line written by hand {n}", ["ops"])
+    snapshot = record.state_snapshot_path(bundle)
+    assert not snapshot.exists()
+    sync(bundle)
+    assert snapshot.is_file()
+    restored = DiaryState(record.facts_path(bundle))
+    restored.snapshot = snapshot
+    restored.sync()
+    assert restored.snapshot_offset == restored.offset > 0  # restored, nothing replayed
+    assert restored.entity_ids("ops") == [f"f-{n:03d}" for n in range(5)]
+    # a saved state is left to the writers that keep it current
+    before = snapshot.stat()
+    append_fact(bundle, "f-005", "one more by hand", ["ops"])
+    sync(bundle)
+    assert snapshot.stat().st_mtime_ns == before.st_mtime_ns
+
+
+def test_sync_without_a_log_saves_nothing(bundle: Bundle) -> None:
+    sync(bundle)
+    assert not record.state_snapshot_path(bundle).exists()
