@@ -346,6 +346,7 @@ class DiaryState:
             if not locked:
                 return False
             self.reset()
+            self.snapshot_offset = 0  # the saved state describes the old file: save anew
         self.ino = st.st_ino
         self.mtime_ns = st.st_mtime_ns
         if st.st_size <= self.offset:

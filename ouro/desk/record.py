@@ -406,21 +406,26 @@ def state_snapshot_path(bundle: Bundle) -> Path:
 
 
 def save_state_if_missing(bundle: Bundle) -> bool:
-    """Save the diary state for fresh processes when none is saved (``index sync``).
+    """Save the diary state for fresh processes when the saved one is missing,
+    unusable or behind by ``SNAPSHOT_EVERY`` bytes (``index sync`` calls this).
 
     A log written without ouro's writers (generated, copied, pulled) has no
-    saved state, so its first write would replay the whole log (~1 s at 100k
-    facts); ``index sync`` pays that once instead. A log under ``SNAPSHOT_EVERY``
-    bytes is not saved (replaying it is quick). Returns whether it saved.
+    saved state its inode matches, so its first write would replay the whole log
+    (~1 s at 100k facts); ``index sync`` pays that once instead. Returns whether
+    it saved.
     """
-    path, snapshot = facts_path(bundle), state_snapshot_path(bundle)
-    if snapshot.exists() or not path.exists():
+    path = facts_path(bundle)
+    if not path.exists():
         return False
     state = state_for(path)
     if state.snapshot is None:
-        state.snapshot = snapshot
+        state.snapshot = state_snapshot_path(bundle)
     with state.mutex:
-        state.sync(locked=False)
+        caught_up = state.sync(locked=False)  # restores a usable saved state, or reads the log
+    if not caught_up:  # the saved state was for another file (a copy, a rewrite)
+        with FileLock(bundle.lock_path("diary"), purpose="diary state save"), state.mutex:
+            state.sync()
+    with state.mutex:
         return state.save_snapshot()
 
 
