@@ -4,9 +4,10 @@ Why: every diary write must check exact and near duplicates, resolve
 ``supersedes`` and rewrite ``entities.json``; re-reading the whole log per write
 costs ~1 s at 100k facts. ``DiaryState`` reads the log once per process and
 afterwards only the bytes appended since (by us or anyone else), so a write
-costs O(new lines). The near-duplicate token index is built per entity, the
-first time a write is about that entity, from that entity's facts only: no
-process tokenises facts that no write asks about.
+costs O(new lines). The near-duplicate token index (``Postings``) is per
+entity: decoded from the snapshot, or built from that entity's facts, the first
+time a write is about that entity; no process tokenises facts that no write asks
+about.
 
 Files stay the truth: the state remembers the file's inode, how many bytes it
 has consumed, its mtime and the last bytes it saw there. If the inode changes,
@@ -19,12 +20,21 @@ facts are kept as bad lines (reported as warnings, never dropped).
 Snapshot (``state/cache/diary-state.marshal``): ``SNAPSHOT_MAGIC``, the length
 of a marshalled tuple (version, log path, inode, offset, mtime, tail, line
 count, superseded, where each entity's fact ids are, last_seen, entity names,
-where the entity lines are, table sizes),
+where the entity lines are, table sizes, where each saved token index is),
 that tuple, then two tables of fixed-width records sorted by their bytes:
 ``FACT_RECORD`` (id digest, start, length, line number, text digest) and
 ``NORM_RECORD`` (text digest, start, id digest, length) for the active facts,
-then each entity's marshalled fact ids and the marshalled entity lines (read
-only when a write is about that entity, or rewrites entities.json).
+then each entity's marshalled fact ids, the token indexes of the entities some
+process indexed (a 16-byte digest of the rest, then marshalled ``(n, {word:
+packed uint32 positions in the entity's first n ids})``), and the marshalled
+entity lines (each part read only when a write is about that entity, or
+rewrites entities.json). A restored index covers the entity's first n ids; the
+facts after them are tokenised (their lines read) when the index is decoded,
+and near() then reads the texts of the candidates only. A token index whose
+digest does not match is rebuilt from the texts. A save re-encodes the indexes
+this process holds and copies the others' bytes: it tokenises nothing. Besides
+every ``SNAPSHOT_EVERY`` bytes of log, a process saves after it had to tokenise
+``POSTINGS_SAVE_AT`` saved facts (an index the snapshot lacked or that was damaged).
 A restored state maps the file and bisects the tables (``FactTable``,
 ``NormTable``); facts read after it live in dicts beside them. An id digest hit
 is confirmed by reading the id on that log line, and saved text-digest entries
@@ -47,7 +57,9 @@ import math
 import mmap
 import os
 import struct
+import sys
 import threading
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,14 +73,18 @@ from ouro.store.jsonl import BadLine
 TAIL = 64
 #: 2: no fact texts (read from the log when needed), exact-duplicate keys are digests;
 #: 3: the facts and the exact-duplicate keys as sorted tables, searched in place;
-#: 4: each entity's fact ids marshalled apart, decoded when a write needs them
-SNAPSHOT_VERSION = 4
+#: 4: each entity's fact ids marshalled apart, decoded when a write needs them;
+#: 5: each entity's near-duplicate token index saved too (``Postings``)
+SNAPSHOT_VERSION = 5
 #: the snapshot file starts with this, then the length of the marshalled part
 SNAPSHOT_MAGIC = b"OURODS3\n"
 _HEADER = struct.Struct(">8sQ")
 #: save the state again once the log grew this much (a fresh process then
 #: reads at most this much of the log itself)
 SNAPSHOT_EVERY = 1 << 20
+#: ... or once this process tokenised this many saved facts to index entities
+#: the snapshot had no token index for (the next process finds it saved)
+POSTINGS_SAVE_AT = 2000
 
 
 def norm_key(norm: str) -> bytes:
@@ -263,6 +279,85 @@ class NormTable:
         return {k: v for k, v in out.items() if v}
 
 
+#: a saved position: unsigned 32-bit, little-endian (``Postings``)
+_POS = next(code for code in "IL" if array(code).itemsize == 4)
+_SWAP = sys.byteorder != "little"
+#: a saved token index starts with a digest of the rest: damage means "rebuild it"
+_POSTINGS_DIGEST = 16
+
+
+def _unpack_positions(raw: bytes) -> list[int]:
+    out = array(_POS, raw)
+    if _SWAP:
+        out.byteswap()
+    return out.tolist()
+
+
+def _pack_positions(positions: list[int]) -> bytes:
+    out = array(_POS, positions)
+    if _SWAP:
+        out.byteswap()
+    return out.tobytes()
+
+
+class Postings:
+    """One entity's near-duplicate token index: word -> positions, in the
+    entity's id list (``DiaryState.entity_ids``), of its facts with that word.
+
+    ``saved`` is what a snapshot kept: per word the packed positions below
+    ``covered`` (decoded only for the words a check probes). ``live`` holds the
+    positions this process indexed (``covered`` and after). Superseded facts stay
+    in; ``DiaryState.near`` skips them.
+    """
+
+    __slots__ = ("covered", "live", "saved")
+
+    def __init__(self, saved: dict[str, bytes] | None = None, covered: int = 0) -> None:
+        self.saved: dict[str, bytes] = saved or {}
+        self.covered = covered
+        self.live: dict[str, list[int]] = {}
+
+    def add(self, words: Iterable[str], position: int) -> None:
+        live = self.live
+        for word in words:
+            live.setdefault(word, []).append(position)
+
+    def count(self, word: str) -> int:
+        return len(self.saved.get(word, b"")) // 4 + len(self.live.get(word, ()))
+
+    def positions(self, word: str) -> list[int]:
+        raw = self.saved.get(word)
+        out = _unpack_positions(raw) if raw else []
+        out.extend(self.live.get(word, ()))
+        return out
+
+    def encode(self, size: int) -> bytes:
+        """The saved form, covering the entity's first ``size`` ids: a digest,
+        then marshalled ``(size, {word: packed positions})``."""
+        words = dict(self.saved)
+        for word, positions in self.live.items():
+            words[word] = words.get(word, b"") + _pack_positions(positions)
+        payload = marshal.dumps((size, words))
+        return hashlib.blake2b(payload, digest_size=_POSTINGS_DIGEST).digest() + payload
+
+    @classmethod
+    def decode(cls, blob: bytes, size: int) -> Postings | None:
+        """A saved index of an entity that has ``size`` ids now; None when it is
+        not usable (damaged, another shape, or covering ids the entity lacks)."""
+        payload = blob[_POSTINGS_DIGEST:]
+        digest = hashlib.blake2b(payload, digest_size=_POSTINGS_DIGEST).digest()
+        if blob[:_POSTINGS_DIGEST] != digest:
+            return None
+        try:
+            covered, words = marshal.loads(payload)
+        except (EOFError, ValueError, TypeError):
+            return None
+        # (the digest vouches for the words: this version's saver wrote them)
+        if not (type(covered) is int and 0 <= covered <= size and type(words) is dict):
+            return None
+        return cls(words, covered)
+
+
 @dataclass
 class DiaryState:
     path: Path
@@ -313,9 +408,15 @@ class DiaryState:
         #: repeated id): ``entities.json`` may be brought up to date from the
         #: log after this byte by replaying the lines (``ouro.desk.entities``)
         self.irregular = 0
-        # entity -> token -> ids of its facts; an entity's map is built on the
-        # first near() about it and kept up to date by _ingest from then on
-        self.postings: dict[str, dict[str, list[str]]] = {}
+        #: entity -> its near-duplicate token index, decoded from the snapshot
+        #: (or built from the texts) on the first check about that entity, then
+        #: kept up to date by _ingest
+        self.postings: dict[str, Postings] = {}
+        #: entity -> where its saved token index is in the mapped snapshot
+        self.postings_refs: dict[str, tuple[int, int]] = {}
+        #: saved facts tokenised (their lines read) since the last save: an
+        #: index the snapshot lacked, worth saving for the next process
+        self.tokenised = 0
 
     # --- reading the log ---------------------------------------------------
     def sync(self, *, locked: bool = True) -> bool:
@@ -465,23 +566,31 @@ class DiaryState:
             posts = self.postings.get(entity)
             if posts is not None:
                 toks = tokens(text) if toks is None else toks
-                for word in toks:
-                    posts.setdefault(word, []).append(fid)
+                posts.add(toks, len(ids) - 1)
 
     def index_entities(self, entities: Iterable[str]) -> None:
         """Build the near-duplicate token index of these entities now."""
         for entity in entities:
             self._entity_postings(entity)
 
-    def _entity_postings(self, entity: str) -> dict[str, list[str]]:
+    def _entity_postings(self, entity: str) -> Postings:
+        """The entity's token index: the saved one (if it is sound) brought up
+        to date with the facts after it, else built from all its facts' texts."""
         posts = self.postings.get(entity)
         if posts is None:
-            posts = self.postings[entity] = {}
-            ids = self.entity_ids(entity) or ()
-            self.load_texts(ids)
-            for fid in ids:
-                for word in tokens(self.text(fid)):
-                    posts.setdefault(word, []).append(fid)
+            ids = self.entity_ids(entity) or []
+            ref = self.postings_refs.pop(entity, None)
+            if ref is not None:
+                posts = Postings.decode(self.mapped[ref[0] : ref[0] + ref[1]], len(ids))
+            if posts is None:
+                posts = Postings()
+            rest = ids[posts.covered :]
+            texts = self.texts
+            self.tokenised += sum(1 for fid in rest if fid not in texts)
+            self.load_texts(rest)
+            for at, fid in enumerate(rest, posts.covered):
+                posts.add(tokens(texts[fid]), at)
+            self.postings[entity] = posts
         return posts
 
     def load_texts(self, fids: Iterable[str]) -> None:
@@ -581,13 +690,13 @@ class DiaryState:
             data = marshal.loads(mapped[_HEADER.size : _HEADER.size + size])
         except (struct.error, EOFError, ValueError, TypeError):
             return
-        if not (isinstance(data, tuple) and len(data) == 14 and data[0] == SNAPSHOT_VERSION):
+        if not (isinstance(data, tuple) and len(data) == 15 and data[0] == SNAPSHOT_VERSION):
             return
         if data[1] != str(self.path):
             return
         try:
             (_v, _p, ino, offset, mtime_ns, tail, lines, superseded, entity_refs, last_seen,
-             entity_keys, fragments_ref, n_facts, n_norms) = data  # fmt: skip
+             entity_keys, fragments_ref, n_facts, n_norms, postings_refs) = data  # fmt: skip
             at = _HEADER.size + size
             region = at + n_facts * FACT_RECORD.size + n_norms * NORM_RECORD.size
             frag_at, frag_size = fragments_ref
@@ -597,9 +706,12 @@ class DiaryState:
                 not (isinstance(superseded, dict) and isinstance(entity_refs, dict))
                 or len(entity_refs) != len(entity_keys)
                 or not all(e in entity_refs for e in entity_keys)
+                or not isinstance(postings_refs, dict)
+                or not all(e in entity_refs for e in postings_refs)
             ):
                 raise TypeError("not this version's shape")
             refs = {e: (region + rel, n) for e, (rel, n) in entity_refs.items()}
+            posting_refs = {e: (region + rel, n) for e, (rel, n) in postings_refs.items()}
         except (TypeError, ValueError):
             self.reset()
             return
@@ -617,6 +729,7 @@ class DiaryState:
         self.mapped = mapped
         self.by_entity = {}
         self.entity_refs = refs
+        self.postings, self.postings_refs, self.tokenised = {}, posting_refs, 0
         self.last_seen, self.entity_keys = last_seen, entity_keys
         self.fragments_ref = (region + frag_at, frag_size)
         self.dirty = set()
@@ -631,7 +744,10 @@ class DiaryState:
         """
         if self.snapshot is None or self.bad or self.ino is None:
             return False
-        if self.offset - self.snapshot_offset < SNAPSHOT_EVERY:
+        if (
+            self.offset - self.snapshot_offset < SNAPSHOT_EVERY
+            and self.tokenised < POSTINGS_SAVE_AT
+        ):
             return False
         # One saver at a time, and none when another process saved since this one
         # restored or saved: with 8 writers every process crossed the threshold at
@@ -641,7 +757,9 @@ class DiaryState:
         except FileNotFoundError:
             now = None
         if now is not None and now != self.snapshot_seen:
-            self.snapshot_offset, self.snapshot_seen = self.offset, now
+            # (that save may lack the token index this process built; a later
+            # process that needs it builds and saves it then)
+            self.snapshot_offset, self.snapshot_seen, self.tokenised = self.offset, now, 0
             return False
         from ouro.errors import OuroError
         from ouro.store.lock import FileLock
@@ -677,6 +795,21 @@ class DiaryState:
             refs[entity] = (used, len(blob))
             region.append(blob)
             used += len(blob)
+        # each entity's token index: re-encoded if this process holds it, else
+        # the saved bytes carried forward (no save tokenises facts)
+        postings_refs: dict[str, tuple[int, int]] = {}
+        for entity in self.entity_keys:
+            posts = self.postings.get(entity)
+            if posts is not None:
+                blob = posts.encode(len(self.entity_ids(entity) or ()))
+            elif entity in self.postings_refs:
+                start, size = self.postings_refs[entity]
+                blob = bytes(self.mapped[start : start + size])
+            else:
+                continue
+            postings_refs[entity] = (used, len(blob))
+            region.append(blob)
+            used += len(blob)
         fragments = marshal.dumps(self.fragments)
         data = marshal.dumps(
             (
@@ -694,12 +827,13 @@ class DiaryState:
                 (used, len(fragments)),
                 len(facts),
                 len(norms),
+                postings_refs,
             )
         )
         snapshot.parent.mkdir(parents=True, exist_ok=True)
         header = _HEADER.pack(SNAPSHOT_MAGIC, len(data))
         atomic_write_bytes(snapshot, b"".join([header, data, *facts, *norms, *region, fragments]))
-        self.snapshot_offset = self.offset
+        self.snapshot_offset, self.tokenised = self.offset, 0
         self.snapshot_seen = _file_id(os.stat(snapshot))
         return True
 
@@ -732,9 +866,10 @@ class DiaryState:
         candidates: set[str] = set()
         for entity in about:
             posts = self._entity_postings(entity)
-            probe = sorted(toks, key=lambda w: (len(posts.get(w, ())), w))[: len(toks) - need + 1]
+            ids = self.entity_ids(entity) or ()
+            probe = sorted(toks, key=lambda w: (posts.count(w), w))[: len(toks) - need + 1]
             for word in probe:
-                candidates.update(posts.get(word, ()))
+                candidates.update([ids[at] for at in posts.positions(word)])
         for fid in sorted(candidates, key=lambda f: self.facts[f][LINE_NO]):
             if fid == exclude or fid in self.superseded:
                 continue
