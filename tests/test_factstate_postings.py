@@ -6,6 +6,10 @@ when damaged."""
 from __future__ import annotations
 
 import random
+import signal
+import subprocess
+import sys
+import time
 
 import orjson
 import pytest
@@ -248,3 +252,54 @@ def test_a_fresh_write_refuses_the_same_near_duplicate(
     state = factstate.state_for(record.facts_path(bundle))
     assert state.postings["dee"].covered == 2  # decided from the saved index
     assert state.tokenised == 0
+
+
+def _cli_write(bundle: Bundle, text: str) -> subprocess.Popen[bytes]:
+    argv = [sys.executable, "-m", "ouro.cli", "--bundle", str(bundle.root), "--json"]
+    return subprocess.Popen(
+        [*argv, "diary", "write", text, "--about", "hub"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+@pytest.mark.slow
+def test_racing_and_killed_processes_keep_the_decisions(bundle: Bundle) -> None:
+    """Real processes restoring a saved index: near-duplicates written at once are
+    refused across processes; writers killed at random (some while saving the
+    index they had to build) leave a snapshot that decides as a replay does."""
+    rng = random.Random(3)
+    for n in range(3500):  # a busy entity: more facts than POSTINGS_SAVE_AT
+        append_fact(bundle, f"f-{n:05d}", f"hub note {n} {' '.join(rng.sample(VOCAB, 4))}", ["hub"])
+    _save(_restored(bundle), "hub")
+    # four pairs of near-duplicates, each pair written by two processes at once
+    texts = [
+        f"pair{k} alpha{k} beta{k} gamma{k} delta{k}{end}" for k in range(4) for end in ("", " x")
+    ]
+    outs = [p.communicate(timeout=120) for p in [_cli_write(bundle, t) for t in texts]]
+    answers = [orjson.loads(out) for out, _err in outs]
+    written = [a["fact"] for a in answers if "error" not in a]
+    refused = [a["error"]["message"] for a in answers if "error" in a]
+    assert len(written) == 4 and len(refused) == 4
+    assert all("already says nearly this" in message for message in refused)
+    for k in range(4):
+        assert sum(1 for fact in written if f"pair{k} " in fact["text"]) == 1
+    # a snapshot without the hub's index: every fresh writer builds it, one saves it
+    _restored(bundle)._save_snapshot(record.state_snapshot_path(bundle))
+    procs = [_cli_write(bundle, f"kill{k} {k * 7919} w{k}") for k in range(8)]
+    time.sleep(0.05)
+    for proc in procs:
+        time.sleep(rng.random() * 0.15)
+        if rng.random() < 0.6:
+            proc.send_signal(signal.SIGKILL)
+    for proc in procs:
+        proc.communicate(timeout=120)
+    restored, fresh = _restored(bundle), _fresh(bundle)
+    log = _Log(bundle, rng)
+    queries = [
+        (text, ("hub",), None)
+        for text in [*texts, *(f"kill{k} {k * 7919} w{k}" for k in range(8))]
+        + [" ".join(rng.sample(VOCAB, 4)) for _ in range(20)]
+    ]
+    expected = [log.near(text, about, exclude) for text, about, exclude in queries]
+    assert _decisions(restored, queries) == _decisions(fresh, queries) == expected
