@@ -180,7 +180,7 @@ def test_a_snapshot_from_before_a_rewrite_is_not_used(bundle: Bundle) -> None:
     path.write_bytes(b"".join([*lines[:3], edited, *lines[5:]]))
     log.append(10)
     restored, fresh = _restored(bundle), _fresh(bundle)
-    assert restored.snapshot_offset > 0 and not restored.postings_refs  # reset: not used
+    assert restored.snapshot_seen is not None and not restored.postings_refs  # reset: unused
     queries = [*_queries(rng, log, 30), ("ant bee cat dog", ("ari", "bo", "cy", "dee"), None)]
     expected = [log.near(text, about, exclude) for text, about, exclude in queries]
     assert _decisions(restored, queries) == _decisions(fresh, queries) == expected
