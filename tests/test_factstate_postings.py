@@ -303,3 +303,25 @@ def test_racing_and_killed_processes_keep_the_decisions(bundle: Bundle) -> None:
     ]
     expected = [log.near(text, about, exclude) for text, about, exclude in queries]
     assert _decisions(restored, queries) == _decisions(fresh, queries) == expected
+
+
+def test_index_sync_saves_the_busy_entities_index(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log no writer saved a state for (generated, copied): ``index sync`` saves
+    one, with the token index of each entity that has POSTINGS_SAVE_AT facts, so
+    the first write about such an entity tokenises nothing."""
+    monkeypatch.setattr(factstate, "SNAPSHOT_EVERY", 1)
+    monkeypatch.setattr(factstate, "POSTINGS_SAVE_AT", 5)
+    monkeypatch.setattr(factstate, "_STATES", {})
+    for n in range(6):
+        append_fact(bundle, f"f-{n:03d}", f"big fact {n} word{n}", ["big"])
+    append_fact(bundle, "f-100", "small fact", ["small"])
+    from ouro.index.sync import sync
+
+    sync(bundle)
+    restored = _restored(bundle)
+    assert set(restored.postings_refs) == {"big"}
+    restored.index_entities(["big"])
+    assert restored.postings["big"].covered == 6 and restored.tokenised == 0
+    assert restored.near(tokens("big fact 3 word3 again"), ("big",), None) == ("f-003", 0.8)

@@ -573,6 +573,16 @@ class DiaryState:
         for entity in entities:
             self._entity_postings(entity)
 
+    def index_unsaved(self, min_facts: int) -> None:
+        """Build the token index of every entity with at least ``min_facts``
+        facts that has none yet, here or in the snapshot (``index sync``)."""
+        for entity in self.entity_keys:
+            if entity in self.postings or entity in self.postings_refs:
+                continue
+            ids = self.entity_ids(entity)
+            if ids is not None and len(ids) >= min_facts:
+                self._entity_postings(entity)
+
     def _entity_postings(self, entity: str) -> Postings:
         """The entity's token index: the saved one (if it is sound) brought up
         to date with the facts after it, else built from all its facts' texts."""
@@ -736,8 +746,12 @@ class DiaryState:
         self.irregular = offset  # not known for the restored part
         self.snapshot_offset = offset
 
-    def save_snapshot(self) -> bool:
+    def save_snapshot(self, *, index_busy: bool = False) -> bool:
         """Save the state when the log grew ``SNAPSHOT_EVERY`` bytes since the last save.
+
+        ``index_busy`` (not for a write: it may tokenise many facts): first
+        build the token index of every entity with ``POSTINGS_SAVE_AT`` facts
+        or more that the snapshot has none for, so no fresh write has to.
 
         Bad lines are not saved: a state restored from a snapshot that had some
         is not saved in the first place (they are re-read from the log).
@@ -771,6 +785,8 @@ class DiaryState:
         except OuroError:  # no lock file here (read-only, full): a cache, not saved
             return False
         try:
+            if index_busy:
+                self.index_unsaved(POSTINGS_SAVE_AT)
             return self._save_snapshot(self.snapshot)
         finally:
             lock.release()

@@ -411,7 +411,9 @@ def save_state_if_missing(bundle: Bundle) -> bool:
 
     A log written without ouro's writers (generated, copied, pulled) has no
     saved state its inode matches, so its first write would replay the whole log
-    (~1 s at 100k facts); ``index sync`` pays that once instead. Returns whether
+    (~1 s at 100k facts); ``index sync`` pays that once instead, and saves the
+    near-duplicate token index of the busy entities with it (a first write about
+    an entity with 23k facts would otherwise tokenise them all). Returns whether
     it saved.
     """
     path = facts_path(bundle)
@@ -426,7 +428,7 @@ def save_state_if_missing(bundle: Bundle) -> bool:
         with FileLock(bundle.lock_path("diary"), purpose="diary state save"), state.mutex:
             state.sync()
     with state.mutex:
-        return state.save_snapshot()
+        return state.save_snapshot(index_busy=True)
 
 
 def entities_lock(bundle: Bundle) -> Path:
