@@ -406,6 +406,7 @@ def growth(
 
         if semantic.available():  # as 'ouro index sync' leaves it: search measures hybrid
             semantic.embed_bundle(bundle.root)  # steady state, not the embedding catch-up
+        settle(bundle)  # as the table's rows: heads and checkpoint as writers leave them
         samples = []
         for fn in _growth_calls(bundle):
             fn()
@@ -459,7 +460,7 @@ def main() -> None:
         orient_rows(bundle, opts.repeat)
         rebuild_row(bundle)
         cold_rows(bundle, opts.repeat)
-        curve = growth(sizes, max(3, opts.repeat // 3), Path(tmp))
+        curve = growth(sizes, opts.repeat, Path(tmp))
     table = markdown(curve)
     print(table)
     if opts.out:
