@@ -1,9 +1,16 @@
-"""Real git for sync tests: a bare remote and clones, driven in-process via click."""
+"""Real git for sync tests: a bare remote and clones, driven in-process via click.
+
+Every git the tests run themselves carries its own identity (``IDENTITY``): the
+CI machine has none and HOME may be empty. ``bare_env`` is a machine with no
+git config at all (an empty HOME, no system config), for ouro processes.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +19,54 @@ from click.testing import CliRunner
 from ouro.bundle import Bundle
 from ouro.cli.app import cli
 
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "test",
+    "GIT_AUTHOR_EMAIL": "test@example.invalid",
+    "GIT_COMMITTER_NAME": "test",
+    "GIT_COMMITTER_EMAIL": "test@example.invalid",
+}
 
-def git(root: Path, *args: str) -> str:
-    proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True)
+
+def git(root: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    proc = subprocess.run(
+        ["git", "-C", str(root), *args],
+        capture_output=True,
+        text=True,
+        env={**(env or os.environ), **IDENTITY},
+    )
     assert proc.returncode == 0, f"git {args}: {proc.stderr}"
     return proc.stdout
+
+
+def bare_env(home: Path) -> dict[str, str]:
+    """The environment of a machine with no git identity or config (HOME empty)."""
+    home.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "OURO_"))}
+    bindir = os.path.dirname(sys.executable)  # 'ouro' itself, for the sync habit
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        GIT_CONFIG_NOSYSTEM="1",
+        PATH=bindir + os.pathsep + env.get("PATH", ""),
+    )
+    return env
+
+
+def ouro_process(
+    cwd: Path, *args: str, env: dict[str, str], check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """``ouro ARGS`` as a real process in ``cwd`` (the way a user runs it)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "ouro.cli", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if check:
+        assert proc.returncode == 0, f"ouro {args} -> {proc.returncode}: {proc.stdout}{proc.stderr}"
+    return proc
 
 
 def ouro(bundle: Bundle, *args: str) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -13,7 +14,7 @@ from ouro.bundle import Bundle
 from ouro.orient import build_packet
 from ouro.sentinel.signals import git_signals
 from ouro.sync.jsonl import merge_lines
-from tests.sync_support import git, jsonl_ids, ouro, remote_and_clones, tracked_files
+from tests.sync_support import IDENTITY, git, jsonl_ids, ouro, remote_and_clones, tracked_files
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -232,8 +233,10 @@ def test_a_merge_left_stopped_with_markers_is_finished_not_aborted(tmp_path: Pat
     git(b.root, "add", "-A")
     git(b.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "local")
     git(b.root, "fetch", "-q", "origin")
-    subprocess.run(
-        ["git", "-C", str(b.root), "merge", "--no-commit", "origin/main"], capture_output=True
+    subprocess.run(  # git merge needs an identity even with --no-commit: the test's own
+        ["git", "-C", str(b.root), "merge", "--no-commit", "origin/main"],
+        capture_output=True,
+        env={**os.environ, **IDENTITY},
     )
     task = b.root / "desk/work/ship-it/task.md"
     assert "<<<<<<<" in task.read_text()

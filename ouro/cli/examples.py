@@ -203,9 +203,12 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
         ("hook codex SessionStart < payload.json", "what Codex runs (host JSON on stdin)"),
     ),
     ("sync", "init"): (
-        ("sync init --remote <remote>", "make the bundle a git repository with a remote"),
+        ("sync init --remote <remote>", "give the bundle its own git history and a remote"),
     ),
     ("sync",): (("sync", "commit, fetch, merge losing nothing, push"),),
+    ("sync", "clone"): (
+        ("sync clone <remote> second.ouro", "join the bundle from a second machine"),
+    ),
     ("sync", "status"): (("sync status", "how the last sync went; open conflicts"),),
     ("sync", "habit"): (("sync habit --cadence 1h", "sync every hour as a habit"),),
     ("sync", "resolve"): (("sync resolve <conflict-id>", "after reading both versions"),),

@@ -1,4 +1,4 @@
-"""``ouro sync [--pull-only|--push-only]``, ``ouro sync init|status|resolve|habit``.
+"""``ouro sync [--pull-only|--push-only]``, ``ouro sync init|clone|status|resolve|habit``.
 
 Each command makes one call into ``ouro.sync`` and prints its result. Progress
 lines (``ouro.progress.steps``) go to stderr, only when the ``progress``
@@ -7,12 +7,16 @@ setting allows (default: stderr is a terminal) and never under ``--json``.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 import click
 
-from ouro.cli.common import bundle_from, wants_json, with_json
+from ouro.bundle import ENV_VAR, Bundle
+from ouro.cli.common import bundle_from, bundle_option_value, wants_json, with_json
 from ouro.cli.output import emit
+from ouro.errors import BundleNotFound
 
 
 def _progress() -> Callable[[str], None] | None:
@@ -51,11 +55,46 @@ def sync_cmd(ctx: click.Context, pull_only: bool, push_only: bool, json_mode: bo
 def init_cmd(
     ctx: click.Context, remote: str | None, interval: str, branch: str | None, json_mode: bool
 ) -> None:
-    """Make the bundle a git repository (or adopt the one around it) ready to sync."""
+    """Give the bundle a git history of its own (<bundle>/.git), ready to sync.
+
+    A project repository around the bundle is never used or changed.
+    """
     from ouro.sync.setup import render_init, sync_init
 
-    result = sync_init(bundle_from(ctx), remote=remote, interval=interval, branch=branch)
+    result = sync_init(_bundle_or_why(ctx), remote=remote, interval=interval, branch=branch)
     emit(result, json_mode=wants_json(ctx, json_mode), render=render_init)
+
+
+def _bundle_or_why(ctx: click.Context) -> Bundle:
+    """The bundle; for a git clone with nothing checked out, say what to run instead."""
+    try:
+        return bundle_from(ctx)
+    except BundleNotFound as exc:
+        from ouro.sync.clone import explain_unopened
+
+        named = bundle_option_value(ctx) or os.environ.get(ENV_VAR)
+        folder = Path(os.path.abspath(Path(named).expanduser())) if named else Path.cwd()
+        raise explain_unopened(folder, exc) from None
+
+
+@sync_cmd.command("clone")
+@click.argument("url")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--branch", default=None, help="The remote branch holding the bundle.")
+@click.option("--interval", default="30m", show_default=True, help="How often sync should run.")
+@with_json
+@click.pass_context
+def clone_cmd(
+    ctx: click.Context, url: str, path: Path, branch: str | None, interval: str, json_mode: bool
+) -> None:
+    """Join a bundle from its remote: clone it into PATH (new or empty) and set up sync.
+
+    Checks out the branch holding bundle.json whatever the remote's HEAD names.
+    """
+    from ouro.sync.clone import clone, render_clone
+
+    result = clone(url, path, branch=branch, interval=interval)
+    emit(result, json_mode=wants_json(ctx, json_mode), render=render_clone)
 
 
 @sync_cmd.command("status")

@@ -49,7 +49,7 @@ def _prepare(bundle: Bundle, agent: str, url: str) -> tuple[Git, str]:
             shutil.rmtree(path)
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
-        Git(path.parent).run("clone", "--quiet", "--no-tags", url, str(path))
+        Git.outside(path.parent).run("clone", "--quiet", "--no-tags", url, str(path))
     git = Git(path)
     git.run("fetch", "--quiet", "--no-tags", "origin")
     head = git.run("symbolic-ref", "--short", "-q", "refs/remotes/origin/HEAD", check=False)

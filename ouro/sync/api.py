@@ -1,6 +1,7 @@
 """The sync verbs behind the CLI: sync, status, resolve a conflict, the sync habit.
 
-``sync_status`` is a pure read (config, last outcome, open conflicts). The
+``sync_status`` is a pure read (config, last outcome, open conflicts, and a
+bundle set up by an older ouro without a repository of its own). The
 built-in sync habit is ``habits/sync.yaml`` running ``ouro sync`` on the
 configured interval; ``ouro habits list|due|tick|run`` treat it like any other.
 """
@@ -16,6 +17,7 @@ from ouro.errors import Conflict, InvalidInput, NotFound
 from ouro.models.clock import utc_now_iso
 from ouro.store.atomic import atomic_write_json, atomic_write_text
 from ouro.sync import state
+from ouro.sync.repo import has_own_repository, require_own_repository
 from ouro.sync.run import sync
 from ouro.sync.state import CONFLICTS_DIR, conflicts_dir, open_conflicts
 
@@ -60,6 +62,12 @@ def render_sync(result: dict[str, Any]) -> str:
 def sync_status(bundle: Bundle) -> dict[str, Any]:
     config = state.read_config(bundle)
     conflicts, problems = open_conflicts(bundle)
+    if config is not None and not has_own_repository(bundle):
+        problems = [
+            "the bundle has no git repository of its own (an older ouro synced it through "
+            "the repository around it); 'ouro sync' refuses until 'ouro sync init' sets one up",
+            *problems,
+        ]
     return {
         "configured": config is not None,
         "config": config,
@@ -124,6 +132,7 @@ def render_resolved(result: dict[str, Any]) -> str:
 
 def add_sync_habit(bundle: Bundle, *, cadence: str | None = None) -> dict[str, Any]:
     config = state.require_config(bundle)
+    require_own_repository(bundle)
     chosen = cadence or str(config.get("interval") or state.DEFAULT_INTERVAL)
     from ouro.habits.cadence import parse_cadence
 

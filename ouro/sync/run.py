@@ -1,6 +1,8 @@
 """``ouro sync``: commit what changed, fetch, merge, regenerate, push.
 
-One run, under ``state/locks/sync.lock`` (one sync per bundle at a time):
+One run, under ``state/locks/sync.lock`` (one sync per bundle at a time), in
+the bundle's own repository only (``<bundle>/.git``; a bundle without one, set
+up by an older ouro through a project's repository, is refused):
 
 1. clear git lock files a killed git left behind (older than a few seconds);
 2. ``git fetch`` the configured remote (no bundle lock held: the network is slow);
@@ -46,6 +48,7 @@ from ouro.sync import state
 from ouro.sync.conflicts import MergeOutcome, Merger
 from ouro.sync.git import Git, SyncError, first_line
 from ouro.sync.locks import incoming_task_ids, writer_locks
+from ouro.sync.repo import require_own_repository
 from ouro.sync.summary import describe, staged_summary
 
 Mode = Literal["both", "pull", "push"]
@@ -208,25 +211,25 @@ def _merge_remote(run: Run) -> None:
     _finish_merge(run, f"ouro sync: merge {run.remote}/{run.branch} ({incoming} commit(s))")
 
 
-def _regenerate(run: Run) -> None:
+def regenerate(bundle: Bundle, progress: Progress) -> None:
     """Derived files are never merged: rebuild them from the merged records."""
     from ouro.arc import paths as arc_paths
     from ouro.arc.recorder import write_checkpoint
     from ouro.desk.notes import regenerate_manifest
     from ouro.desk.record import rebuild_entities
 
-    run.progress("regenerating derived files")
-    with arc_paths.arc_lock(run.bundle, "sync: regenerate checkpoint"):
-        write_checkpoint(run.bundle)
-    rebuild_entities(run.bundle)
-    regenerate_manifest(run.bundle)
+    progress("regenerating derived files")
+    with arc_paths.arc_lock(bundle, "sync: regenerate checkpoint"):
+        write_checkpoint(bundle)
+    rebuild_entities(bundle)
+    regenerate_manifest(bundle)
     from ouro.index import db
 
-    if Path(db.db_file(run.bundle.root)).exists():
+    if Path(db.db_file(bundle.root)).exists():
         from ouro.index.sync import sync as index_sync
 
-        run.progress("catching the index up")
-        index_sync(run.bundle)
+        progress("catching the index up")
+        index_sync(bundle)
 
 
 def _push(run: Run) -> bool:
@@ -275,7 +278,7 @@ def _sync(run: Run) -> None:
     for _ in range(PUSH_TRIES):
         _cycle(run)
         if run.merged:
-            _regenerate(run)
+            regenerate(run.bundle, run.progress)
         if _push(run):
             return
         run.notes.append("the remote moved during the sync; merging again")
@@ -307,6 +310,8 @@ def sync(
     started = utc_now_iso()
     with FileLock(bundle.lock_path("sync"), timeout=state.SYNC_LOCK_TIMEOUT, purpose="ouro sync"):
         try:
+            require_own_repository(bundle)  # never a project's repository (docs/sync.md)
+            run.git.ensure_identity(str(bundle.read_meta().get("agent") or "ouro"))
             _sync(run)
         except OuroError as exc:
             _failed(run, exc, started, previous)

@@ -1,37 +1,52 @@
-"""``ouro sync init``: make the bundle a git working tree that ``ouro sync`` can move.
+"""``ouro sync init``: give the bundle a git history of its own that ``ouro sync`` can move.
 
 Contract:
-- No repository around the bundle → ``git init`` in the bundle root (branch
-  ``main`` unless ``--branch``). A repository already around it (the bundle
-  itself, or a project that holds the bundle in a subfolder) is adopted;
-  ouro only ever stages and commits paths inside the bundle.
+- The bundle syncs through ``<bundle>/.git``, a repository whose work tree is
+  the bundle root (``ouro.sync.repo``): created when missing (branch ``main``
+  unless ``--branch``), adopted when there. A repository *around* the bundle
+  (a project holding it in a subfolder) is never used and never changed; the
+  result says what its git now sees and what to add to its ``.gitignore``.
 - ``.gitignore`` and ``.gitattributes`` in the bundle root get every line of
   the bundle template's versions that they lack (lines already there, and
-  lines added by hand, are kept). Derived files a repository already tracks
+  lines added by hand, are kept). Derived files the repository already tracks
   are untracked (``git rm --cached``: the files themselves stay).
-- ``--remote URL`` adds (or repoints) the remote ``origin``. A remote that
-  already holds the branch and a repository with no commit of its own: the
-  bundle was cloned, fine. A brand-new repository next to a remote that
-  already holds another bundle is refused (clone that one instead).
+- ``--remote URL`` adds the remote ``origin``; one that exists with another URL
+  is refused, never repointed. A repository created now next to a remote that
+  already holds the branch is refused (join it with ``ouro sync clone``).
+- git with no identity on this machine: the agent's name is written to the
+  bundle repository's own config (never the global one).
 - Writes ``state/sync/config.json`` and commits what is there, so the first
   ``ouro sync`` starts from a clean tree. Running it again changes nothing
-  that is already right.
+  that is already right. A repository created by a run that then fails is
+  removed again.
 """
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.desk.names import parse_duration
-from ouro.errors import InvalidInput
+from ouro.errors import CorruptFile, InvalidInput
 from ouro.models.clock import utc_now_iso
 from ouro.resources import templates_dir
 from ouro.store.atomic import atomic_write_text
 from ouro.sync import state
 from ouro.sync.git import Git, SyncError
+from ouro.sync.repo import (
+    REMOTE,
+    Project,
+    add_remote,
+    has_own_repository,
+    local_url,
+    own_repository,
+    project_around,
+    remote_has_branch,
+    remote_url,
+)
 
-REMOTE = "origin"
 #: Template file -> the bundle file whose missing lines it supplies.
 POLICY_FILES = {"gitignore": ".gitignore", "gitattributes": ".gitattributes"}
 #: Derived files: regenerated on every machine, never committed (see .gitignore).
@@ -78,15 +93,6 @@ def _has_commits(git: Git) -> bool:
     return git.ok("rev-parse", "--verify", "-q", "HEAD")
 
 
-def _adopt_or_init(bundle: Bundle, git: Git, branch: str | None) -> tuple[str, bool]:
-    """(how the repository came to be, whether it was created now)."""
-    inside = git.run("rev-parse", "--is-inside-work-tree", check=False)
-    if inside.returncode == 0 and inside.stdout.strip() == b"true":
-        return "adopted", False
-    git.run("init", "-q", "-b", branch or "main")
-    return "created", True
-
-
 def _current_branch(git: Git) -> str:
     proc = git.run("symbolic-ref", "--short", "-q", "HEAD", check=False)
     name = proc.stdout.decode().strip()
@@ -98,21 +104,11 @@ def _current_branch(git: Git) -> str:
     return name
 
 
-def _set_remote(git: Git, url: str) -> None:
-    if git.ok("remote", "get-url", REMOTE):
-        git.run("remote", "set-url", REMOTE, url)
-    else:
-        git.run("remote", "add", REMOTE, url)
-
-
-def _remote_has_branch(git: Git, branch: str) -> bool:
-    proc = git.run("ls-remote", "--heads", REMOTE, branch, check=False)
-    if proc.returncode != 0:
-        raise SyncError(
-            f"cannot reach the remote {REMOTE}: {proc.stderr.decode(errors='replace').strip()}",
-            hint="check the URL (a path, file://, ssh or https), then run 'ouro sync init' again",
-        )
-    return bool(proc.stdout.strip())
+def _previous_config(bundle: Bundle) -> dict[str, Any] | None:
+    try:
+        return state.read_config(bundle)
+    except CorruptFile:
+        return None  # rewritten below: that is what its hint asks for
 
 
 def sync_init(
@@ -121,38 +117,66 @@ def sync_init(
     remote: str | None = None,
     interval: str = state.DEFAULT_INTERVAL,
     branch: str | None = None,
+    cwd: Path | None = None,
 ) -> dict[str, Any]:
+    """Set the bundle up to sync (see the module docstring); a relative path remote is
+    taken from ``cwd`` (default: the current folder)."""
     if remote is not None and not remote.strip():
         raise InvalidInput("remote: must not be empty", hint="pass --remote URL or leave it out")
     interval = _check_interval(interval)
-    git = Git(bundle.root)
-    how, created = _adopt_or_init(bundle, git, branch)
+    url = local_url(remote.strip(), cwd) if remote else None
+    previous = _previous_config(bundle)
+    through_project = previous is not None and not has_own_repository(bundle)
+    project = project_around(bundle)
+    created = own_repository(bundle, branch)
+    try:
+        return _configure(bundle, Git(bundle.root), url, interval, created, previous) | {
+            "project": project.to_json() if project else None,
+            "earlierSetup": (
+                {"project": str(project.root) if project else None} if through_project else None
+            ),
+        }
+    except BaseException:
+        if created:  # nothing half-made stays behind: the repository goes again
+            shutil.rmtree(bundle.root / ".git", ignore_errors=True)
+        raise
+
+
+def _configure(
+    bundle: Bundle,
+    git: Git,
+    url: str | None,
+    interval: str,
+    created: bool,
+    previous: dict[str, Any] | None,
+) -> dict[str, Any]:
+    identity = git.ensure_identity(str(bundle.read_meta().get("agent") or "ouro"))
     had_commits = _has_commits(git)
     current = _current_branch(git)
-    if remote:
-        _set_remote(git, remote)
-        if created and _remote_has_branch(git, current):
+    added = False
+    if url:
+        added = add_remote(git, url)
+        if created and remote_has_branch(git, current):
             raise SyncError(
-                f"the remote {remote} already holds a branch {current} and this bundle "
+                f"the remote {url} already holds a branch {current} and this bundle "
                 "has no history of its own to merge with it",
-                hint=f"clone it instead: git clone {remote} DIR && ouro --bundle DIR sync init",
+                hint=f"join that bundle instead: ouro sync clone {url} PATH",
             )
-    elif not git.ok("remote", "get-url", REMOTE):
-        remote = None
     changed = ensure_policy_files(bundle)
     tracked = git.lines("ls-files", "-z", "--", *DERIVED)
     if tracked:
         git.run("rm", "-q", "-r", "--cached", "--ignore-unmatch", "--", *DERIVED)
+    have_url = remote_url(git)
     config = {
-        "remote": REMOTE if git.ok("remote", "get-url", REMOTE) else None,
+        "remote": REMOTE if have_url else None,
         "branch": current,
         "interval": interval,
-        "configuredAt": (state.read_config(bundle) or {}).get("configuredAt") or utc_now_iso(),
+        "configuredAt": (previous or {}).get("configuredAt") or utc_now_iso(),
     }
     state.write_config(bundle, config)
     git.run("add", "-A", "--", ".")
     committed = False
-    if git.run("diff", "--cached", "--quiet", "--", ".", check=False).returncode != 0:
+    if git.run("diff", "--cached", "--quiet", check=False).returncode != 0:
         message = "ouro sync init: " + (
             "start the bundle's history"
             if not had_commits
@@ -162,11 +186,14 @@ def sync_init(
         committed = True
     return {
         "bundle": str(bundle.root),
-        "repository": how,
-        "root": git.out("rev-parse", "--show-toplevel"),
+        "repository": "created" if created else "adopted",
+        "root": str(bundle.root),
+        "gitDir": str(bundle.root / ".git"),
         "branch": current,
         "remote": config["remote"],
-        "url": git.out("remote", "get-url", REMOTE) if config["remote"] else None,
+        "url": have_url,
+        "remoteAdded": added,
+        "identity": git.out("config", "user.name") if identity else None,
         "interval": interval,
         "policyFilesChanged": changed,
         "untracked": tracked,
@@ -175,11 +202,36 @@ def sync_init(
 
 
 def render_init(result: dict[str, Any]) -> str:
+    how = (
+        "created a git repository of the bundle's own"
+        if result["repository"] == "created"
+        else "adopted the bundle's own git repository"
+    )
     lines = [
-        f"sync configured: {result['repository']} git repository {result['root']} "
+        f"sync configured: {how} at {result['gitDir']} "
         f"(branch {result['branch']}, every {result['interval']})",
-        f"remote: {result['url'] or 'none (add one with: ouro sync init --remote URL)'}",
+        f"remote: {REMOTE} -> {result['url']}"
+        if result["url"]
+        else "remote: none (add one with: ouro sync init --remote URL)",
     ]
+    if result.get("identity"):
+        lines.append(
+            f"identity: commits as {result['identity']} (git has none on this machine; "
+            "set in the bundle's repository only)"
+        )
+    earlier = result.get("earlierSetup")
+    if earlier:
+        where = earlier.get("project") or "the repository around it"
+        lines.append(
+            f"earlier setup: an older ouro synced this bundle through {where}; it now has a "
+            "history of its own. Check that repository's remotes (git -C "
+            f"{where} remote -v): the older ouro may have repointed its origin"
+        )
+    if result.get("project"):
+        p = result["project"]
+        lines += Project(
+            Path(p["root"]), p["bundlePath"], p["tracksBundleFiles"], p["ignoresBundle"]
+        ).describe()
     if result["policyFilesChanged"]:
         lines.append("updated: " + ", ".join(result["policyFilesChanged"]))
     if result["untracked"]:
