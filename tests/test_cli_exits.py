@@ -24,6 +24,7 @@ from tests.test_cli_help import LEAVES
 NO_BUNDLE = {
     ("init",): "creates one",
     ("demo",): "makes its own scratch bundle",
+    ("sync", "clone"): "makes its bundle from a remote",
     ("help",): "explains concepts",
     ("config", "get"): "global and env settings need no bundle",
     ("config", "list"): "global and env settings need no bundle",

@@ -95,9 +95,9 @@ def test_clone_of_a_remote_without_a_bundle_is_refused_and_leaves_nothing(
     code, text = _run("sync", "clone", str(remote), str(tmp_path / "b"))
     assert code == 1 and "no branches yet" in text
     git(project, "push", "-q", str(remote), "main")
-    code, text = _run("sync", "clone", str(remote), str(tmp_path / "b"))
+    code, text = _run("sync", "clone", str(remote), str(tmp_path / "x" / "y" / "b"))
     assert code == 1 and "no branch of" in text and "branches: main" in text
-    assert not (tmp_path / "b").exists()
+    assert not (tmp_path / "x").exists()  # the folders git made for PATH go too
 
 
 def test_clone_branch_option_picks_among_bundle_branches(tmp_path: Path) -> None:

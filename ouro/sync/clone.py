@@ -104,6 +104,7 @@ def _empty_target(path: Path) -> bool:
 
 
 def _undo(path: Path, existed: bool) -> None:
+    """Remove what the clone made: PATH's contents, PATH, and folders git made above it."""
     if not existed:
         shutil.rmtree(path, ignore_errors=True)
         return
@@ -130,6 +131,7 @@ def clone(
     target = Path(os.path.abspath(here / Path(path).expanduser()))
     existed = _empty_target(target)
     parent = next(p for p in target.parents if p.is_dir())
+    made = target if existed else next(p for p in (*target.parents[::-1], target) if not p.exists())
     try:
         Git.outside(parent, timeout=CLONE_TIMEOUT).run(
             "clone", "--quiet", "--no-checkout", "--origin", REMOTE, "--", url, str(target)
@@ -142,7 +144,7 @@ def clone(
         result = sync_init(bundle, interval=interval)
         regenerate(bundle, lambda _step: None)  # derived files never travel
     except BaseException:
-        _undo(target, existed)
+        _undo(made, existed)
         raise
     return {**result, "clonedFrom": url, "remoteHead": head}
 

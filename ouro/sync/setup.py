@@ -18,7 +18,7 @@ Contract:
 - Writes ``state/sync/config.json`` and commits what is there, so the first
   ``ouro sync`` starts from a clean tree. Running it again changes nothing
   that is already right. A repository created by a run that then fails is
-  removed again.
+  removed again. Holds ``state/locks/sync.lock``, so no sync runs meanwhile.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from ouro.errors import CorruptFile, InvalidInput
 from ouro.models.clock import utc_now_iso
 from ouro.resources import templates_dir
 from ouro.store.atomic import atomic_write_text
+from ouro.store.lock import FileLock
 from ouro.sync import state
 from ouro.sync.git import Git, SyncError
 from ouro.sync.repo import (
@@ -125,21 +126,19 @@ def sync_init(
         raise InvalidInput("remote: must not be empty", hint="pass --remote URL or leave it out")
     interval = _check_interval(interval)
     url = local_url(remote.strip(), cwd) if remote else None
-    previous = _previous_config(bundle)
-    through_project = previous is not None and not has_own_repository(bundle)
-    project = project_around(bundle)
-    created = own_repository(bundle, branch)
-    try:
-        return _configure(bundle, Git(bundle.root), url, interval, created, previous) | {
-            "project": project.to_json() if project else None,
-            "earlierSetup": (
-                {"project": str(project.root) if project else None} if through_project else None
-            ),
-        }
-    except BaseException:
-        if created:  # nothing half-made stays behind: the repository goes again
-            shutil.rmtree(bundle.root / ".git", ignore_errors=True)
-        raise
+    with FileLock(bundle.lock_path("sync"), timeout=state.SYNC_LOCK_TIMEOUT, purpose="sync init"):
+        previous = _previous_config(bundle)
+        through_project = previous is not None and not has_own_repository(bundle)
+        project = project_around(bundle)
+        created = own_repository(bundle, branch)
+        try:
+            result = _configure(bundle, Git(bundle.root), url, interval, created, previous)
+        except BaseException:
+            if created:  # nothing half-made stays behind: the repository goes again
+                shutil.rmtree(bundle.root / ".git", ignore_errors=True)
+            raise
+    earlier = {"project": str(project.root) if project else None} if through_project else None
+    return {**result, "project": project.to_json() if project else None, "earlierSetup": earlier}
 
 
 def _configure(
@@ -203,7 +202,7 @@ def _configure(
 
 def render_init(result: dict[str, Any]) -> str:
     how = (
-        "created a git repository of the bundle's own"
+        "created the bundle's own git repository"
         if result["repository"] == "created"
         else "adopted the bundle's own git repository"
     )
