@@ -2,7 +2,7 @@
 
 The line templates in ``tests/fixtures/transcripts/`` are lines the real hosts
 wrote (Claude Code 2.1.328: ``claude.jsonl``; Codex 0.169.0: ``codex.jsonl``)
-while they ran ``true`` and ``false`` through their shell tool against the
+while they ran ``true``, ``false`` and ``test -f nope`` through their shell tool against the
 fake model server (``tests/fake_models.py``), with the scratch paths rewritten
 to ``/home/dev``. ``HostSession`` writes copies of those lines into the file
 the host would keep under a scratch ``HOME``, changing only the tool call id,
@@ -83,15 +83,19 @@ class HostSession:
 
     def result(
         self, tool_id: str, exit_code: int, *, output: str = "", at: datetime | None = None,
-        cwd: Path | None = None,
+        cwd: Path | None = None, interpreted: bool = False,
     ) -> None:  # fmt: skip
+        """The host's record of the call's outcome; ``interpreted``: Claude's record
+        of a non-zero exit it does not count as an error ("Condition is false")."""
         stamp = _now(at)
         if self.host == "claude":
-            ok = exit_code == 0
-            line = copy.deepcopy(self._lines[2] if ok else self._lines[4])
+            ok = exit_code == 0 or interpreted
+            line = copy.deepcopy(self._lines[5] if interpreted else self._lines[2 if ok else 4])
             block = line["message"]["content"][0]
             block["tool_use_id"] = tool_id
-            if ok:
+            if interpreted:
+                pass
+            elif ok:
                 block["content"] = output or "(Bash completed with no output)"
                 line["toolUseResult"].update(stdout=output)
             else:
@@ -123,13 +127,18 @@ class HostSession:
     # -- the hook stdin the host sends for it ---------------------------------------
 
     def payload(
-        self, command: str, tool_id: str, exit_code: int = 0, *, output: str = "3 passed\n"
-    ) -> tuple[str, dict[str, Any]]:
+        self, command: str, tool_id: str, exit_code: int = 0, *, output: str = "3 passed\n",
+        interpreted: bool = False,
+    ) -> tuple[str, dict[str, Any]]:  # fmt: skip
         """(the event, the stdin object) the host sends after running ``command``."""
         if self.host == "claude":
-            event = "PostToolUse" if exit_code == 0 else "PostToolUseFailure"
+            event = "PostToolUse" if exit_code == 0 or interpreted else "PostToolUseFailure"
             data = json.loads((HOOKS / "claude" / f"{event}.json").read_text())
-            if exit_code == 0:
+            if interpreted:  # as Claude sent it for 'test -f missing' (exit 1)
+                data["tool_response"].update(
+                    stdout="", returnCodeInterpretation="Condition is false"
+                )
+            elif exit_code == 0:
                 data["tool_response"]["stdout"] = output
             else:
                 data["error"] = f"Exit code {exit_code}\n{output}"

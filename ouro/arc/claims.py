@@ -339,7 +339,11 @@ def confirm_host_run(
         claim = get_claim(bundle, claim_id)
         written = redact(command, bundle_literals(bundle))
         for index, evidence in enumerate(claim.evidence):
-            if (evidence.recorded_at, evidence.by, evidence.command) != (recorded_at, host, written):
+            if (evidence.recorded_at, evidence.by, evidence.command) != (
+                recorded_at,
+                host,
+                written,
+            ):
                 continue
             if evidence.provenance == "observed-by-host":
                 return describe(bundle, claim)
@@ -358,7 +362,7 @@ def confirm_host_run(
             return describe(bundle, get_claim(bundle, claim_id))
         raise NotFound(
             f"claim {claim_id} has no asserted receipt from {host} recorded at {recorded_at}",
-            hint=f"see its evidence with 'ouro claim show {claim_id}'",
+            hint=f"its evidence is in arc/claims/{claim_id}.json",
         )
 
 

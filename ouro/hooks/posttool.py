@@ -18,9 +18,12 @@ outcome (``ouro.hooks.transcript``: which file ouro trusts, and the format of
 each host). A payload is only what something piped into ``ouro hook``; the
 transcript is what the host wrote. The outcome ouro records is the host's:
 
-- Claude Code runs ``PostToolUse`` only for a command that succeeded and
+- Claude Code runs ``PostToolUse`` for a command that succeeded and
   ``PostToolUseFailure`` (``error`` starting ``Exit code N``) for one that
-  failed; its transcript's ``tool_result`` must say the same;
+  failed; its transcript's ``tool_result`` must say the same. A non-zero exit
+  Claude does not count as an error (``test`` false, ``grep`` without a
+  match) also gets ``PostToolUse``, marked ``returnCodeInterpretation`` and
+  without its exit status: ouro records nothing for it (never exit 0);
 - Codex sends ``tool_response`` as the output text only; the exit status is
   the one its transcript records (``CommandExecution.exit_code``);
 - any host: an object ``tool_response`` with ``exit_code`` / ``exitCode`` is
@@ -84,6 +87,8 @@ class Observed:
     raw: str  # as the host sent it: what is compared with the transcript
     exit_code: int | None  # what the payload says (Codex says nothing)
     output: bytes
+    #: why the exit status is unknown and not 0 (Claude's returnCodeInterpretation)
+    unknown: str | None = None
 
 
 @dataclass(frozen=True)
@@ -116,6 +121,12 @@ def observation(
     if isinstance(response, dict) and response.get("interrupted") is True:
         return None
     output = _output(response, tool.get("error"))
+    if isinstance(response, dict) and response.get("returnCodeInterpretation"):
+        # Claude Code runs PostToolUse for a non-zero exit it does not count as an
+        # error ("Condition is false" for 'test', "No matches found" for 'grep'),
+        # without the exit status: unknown, and never 0.
+        why = str(response["returnCodeInterpretation"])[:80]
+        return Observed(command.strip(), command, None, output, unknown=why)
     code = _exit_code(event, response, tool.get("error"))
     if code is None and host == "claude":
         return None  # Claude states every outcome; without one there is nothing to confirm
@@ -278,6 +289,12 @@ def observe(bundle: Bundle, host: Host, inp: HookInput, options: Options | None 
         )
     if not here_claims and not here_tasks:
         return reply
+    if seen.unknown is not None:
+        reply.warnings.append(
+            f"{seen.command!r} exited non-zero ({host.title} says {seen.unknown!r}) and the "
+            "host gives no exit status; not recorded"
+        )
+        return reply
     env = options.env if options is not None and options.env is not None else os.environ
     try:
         with receipts.session_lock(bundle, host.name, inp.session_id):
@@ -392,7 +409,9 @@ def _receipt(
     digest = content_hash(seen.output)
     tail = checkrun.tail_of(seen.output, bundle_literals(bundle))
     ids = [c.id for c in claims]
-    if verdict.kind != OBSERVED:
+    if verdict.kind == ASSERTED:
+        # A pending report is the usual case with Claude (its transcript lags the
+        # hook) and is settled at a later event: only a refused one is said here.
         reply.warnings.append(
             f"{seen.command!r} recorded as asserted (verifies nothing): {verdict.reason}"
         )

@@ -30,7 +30,10 @@ Codex 0.169.0; see ``tests/fixtures/transcripts/``), one JSON object a line:
   {"command": …}}``, then a ``user`` line whose ``message.content`` holds
   ``{"type": "tool_result", "tool_use_id": …, "is_error": …, "content": …}``
   (``content`` starts ``Exit code N`` for a failed command) and whose
-  ``toolUseResult`` says whether it was ``interrupted``. Claude writes these
+  ``toolUseResult`` says whether it was ``interrupted``. A non-zero exit that
+  Claude does not count as an error (``test`` false, ``grep`` without a match)
+  comes as a success with ``returnCodeInterpretation`` ("Condition is false")
+  and no exit status: ouro reads it as no exit status, never as 0. Claude writes these
   lines *after* the hook runs, in batches: at ``PostToolUse`` the result is
   usually not there yet, and it appears by a later hook event.
 - Codex: a ``response_item`` line ``{"type": "function_call", "name":
@@ -248,7 +251,9 @@ def _claude(lines: list[dict[str, Any]], session_id: str, tool_id: str) -> Looku
     at = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
     detail = obj.get("toolUseResult")
     interrupted = isinstance(detail, dict) and detail.get("interrupted") is True
-    if block.get("is_error") is True:
+    if isinstance(detail, dict) and detail.get("returnCodeInterpretation"):
+        code = None  # a non-zero exit Claude does not count as an error ("Condition is false")
+    elif block.get("is_error") is True:
         match = _CLAUDE_EXIT.match(_text(block.get("content")))
         code = int(match.group(1)) if match else None
     elif block.get("is_error") in (False, None):
