@@ -396,6 +396,35 @@ def test_a_lagging_codex_transcript_records_the_receipt_when_it_catches_up(
         tasks.update_task(bundle, task.id, status="done")
 
 
+@pytest.mark.parametrize("session", ["claude", "codex"], indirect=True)
+def test_a_confirmation_cut_short_is_finished_without_a_second_receipt(
+    bundle: Bundle, claim_id: str, session: HostSession
+) -> None:
+    """The host may kill a hook after the receipts were written but before the ledger was."""
+    tracks.add_track(bundle, "web")
+    task = tasks.add_task(bundle, "web", "Fix login", check="pytest -q")
+    tool_id = CALLS[session.host][0]
+    session.call("pytest -q", tool_id)
+    report(bundle, session, "pytest -q", tool_id)
+    path = receipts.ledger_path(bundle, session.host, session.session_id)
+    waiting = path.read_bytes()
+    session.result(tool_id, 0)
+    later(bundle, session)
+    settled = (
+        _claim(bundle, claim_id)["evidence"],
+        tasks.find_task(bundle, task.id).meta["history"],
+    )
+    path.write_bytes(waiting)  # as if that hook had been killed before saving the ledger
+    out = later(bundle, session, "Stop")
+    assert out.stderr == [], out.stderr
+    assert _claim(bundle, claim_id)["evidence"] == settled[0]
+    checks = [
+        e for e in tasks.find_task(bundle, task.id).meta["history"] if e.get("event") == "check"
+    ]
+    assert checks == [e for e in settled[1] if e.get("event") == "check"] and len(checks) == 1
+    assert _ledger(bundle, session)["pending"] == []
+
+
 def test_a_lagging_receipt_of_a_task_unlocks_done_once_confirmed(
     bundle: Bundle, session: HostSession
 ) -> None:

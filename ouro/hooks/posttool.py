@@ -725,9 +725,14 @@ def _upgrade(
     _tool_event(bundle, host, inp, command, verdict.exit_code, digest, [*claims, *tasks],
                 str(entry["toolUseId"]), verdict, reply, confirmed_at=event)  # fmt: skip
     if late:
-        _claim_receipts(bundle, host, command, verdict.exit_code, digest, tail, list(claims),
+        # A run cut short after writing some of these (the host's timeout) left them
+        # written: the next event writes only the rest.
+        since = str(entry.get("createdAt") or "")
+        todo_claims = [c for c in claims if not _claim_has(bundle, c, host.name, digest, since)]
+        todo_tasks = [t for t in tasks if not _task_has(bundle, t, host.name, digest, since)]
+        _claim_receipts(bundle, host, command, verdict.exit_code, digest, tail, todo_claims,
                         True, note, reply, sources.get("claims") or {})  # fmt: skip
-        _task_receipts(bundle, host, command, verdict.exit_code, digest, tail, list(tasks),
+        _task_receipts(bundle, host, command, verdict.exit_code, digest, tail, todo_tasks,
                        True, note, reply, sources.get("tasks") or {})  # fmt: skip
     else:
         for claim_id, recorded_at in claims.items():
@@ -746,6 +751,37 @@ def _upgrade(
             except OuroError as exc:
                 reply.warnings.append(f"receipt for {task_id} not confirmed: {describe(exc)}")
     warnings.extend(reply.warnings)
+
+
+def _claim_has(bundle: Bundle, claim_id: str, host: str, digest: str | None, since: str) -> bool:
+    """Whether the claim already has an observed receipt from ``host`` of this output since."""
+    from ouro.arc.claims import get_claim
+
+    try:
+        evidence = get_claim(bundle, claim_id).evidence
+    except OuroError:
+        return False
+    return any(
+        e.provenance == OBSERVED and e.by == host and e.output_digest == digest
+        and e.recorded_at >= since
+        for e in evidence
+    )  # fmt: skip
+
+
+def _task_has(bundle: Bundle, task_id: str, host: str, digest: str | None, since: str) -> bool:
+    """Whether the task already has an observed check event from ``host`` of this output since."""
+    from ouro.desk.tasks import find_task, history_list
+
+    try:
+        history = history_list(find_task(bundle, task_id).meta.get("history"))
+    except OuroError:
+        return False
+    return any(
+        isinstance(e, dict) and e.get("event") == "check" and e.get("provenance") == OBSERVED
+        and e.get("by") == host and e.get("outputDigest") == digest
+        and str(e.get("at") or "") >= since
+        for e in history
+    )  # fmt: skip
 
 
 def _dict(value: Any) -> dict[str, Any]:

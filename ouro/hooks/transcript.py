@@ -56,7 +56,6 @@ import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 import orjson
 
@@ -315,5 +314,7 @@ def _file_url(value: Any) -> str | None:
     if not isinstance(value, str):
         return None
     if value.startswith("file://"):
+        from urllib.parse import unquote, urlparse  # only for a Codex run that matched a check
+
         return unquote(urlparse(value).path) or None
     return value if os.path.isabs(value) else None
