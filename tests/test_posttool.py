@@ -472,6 +472,17 @@ def test_a_call_that_never_appears_leaves_the_ledger(
     assert files(bundle) == before
 
 
+def test_a_flood_of_reports_waits_no_longer_than_the_limit(
+    bundle: Bundle, claim_id: str, session: HostSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(receipts, "PENDING_LIMIT", 2)
+    for n in range(3):
+        out = report(bundle, session, "pytest -q", f"toolu_flood{n}")
+    assert any("already waiting" in line for line in out.stderr), out.stderr
+    assert len(_ledger(bundle, session)["pending"]) == 2
+    assert {e["provenance"] for e in _claim(bundle, claim_id)["evidence"]} == {"asserted"}
+
+
 # --- what records nothing ------------------------------------------------------------
 
 

@@ -300,7 +300,7 @@ def _confirm_pending(
 
     if not receipts.has_pending(bundle, host.name, inp.session_id):
         return []
-    from ouro.hooks.posttool import confirm_pending
+    from ouro.hooks.pending import confirm_pending
 
     return confirm_pending(bundle, host, inp, env)
 
