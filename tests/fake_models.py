@@ -14,6 +14,13 @@ Every request (path and JSON body) is kept in ``requests`` so a test can
 assert on what the host sent to the model: that is where hook
 ``additionalContext`` ends up. This is a stand-in for the model only; the
 host CLIs themselves are the real ones.
+
+``shell(command)`` queues a shell command: the next model request that
+offers the host's shell tool and does not already carry a tool result is
+answered with one call of that tool (Claude Code's ``Bash`` tool_use;
+Codex's ``shell`` / ``exec_command`` function_call), and the request after
+the result gets the plain text reply. That makes the real host run the
+command through its own tool, fire its tool hooks and write its transcript.
 """
 
 from __future__ import annotations
@@ -24,11 +31,42 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 REPLY = "OK from the fake model."
+#: tool names under which a host offers its shell (Claude Code, Codex)
+SHELL_TOOLS = frozenset({"Bash", "shell", "shell_command", "exec_command"})
+
+
+def _tool_name(tool: Any) -> str | None:
+    if not isinstance(tool, dict):
+        return None
+    name = tool.get("name")
+    if name is None and isinstance(tool.get("function"), dict):
+        name = tool["function"].get("name")
+    return name if isinstance(name, str) else None
+
+
+def _ends_with_tool_result(body: dict[str, Any]) -> bool:
+    """Whether the latest message / input item carries a tool's result."""
+    messages = body.get("messages")
+    if isinstance(messages, list) and messages:
+        content = messages[-1].get("content") if isinstance(messages[-1], dict) else None
+        return isinstance(content, list) and any(
+            isinstance(b, dict) and b.get("type") == "tool_result" for b in content
+        )
+    items = body.get("input")
+    if isinstance(items, list) and items:
+        last = items[-1]
+        return isinstance(last, dict) and last.get("type") in (
+            "function_call_output",
+            "custom_tool_call_output",
+        )
+    return False
 
 
 class FakeModels:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
+        self.commands: list[str] = []
+        self.calls: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         owner = self
 
@@ -91,6 +129,10 @@ class FakeModels:
                 self.close_connection = True
 
             def _anthropic(self, body: dict[str, Any]) -> None:
+                command = owner._command_for(body)
+                if command is not None and body.get("stream"):
+                    self._anthropic_tool(body, command)
+                    return
                 model = body.get("model", "claude-fake")
                 usage = {"input_tokens": 10, "output_tokens": 5}
                 message = {
@@ -141,16 +183,75 @@ class FakeModels:
                     ]
                 )
 
-            def _openai(self, body: dict[str, Any]) -> None:
-                item = {
-                    "id": "msg_fake",
+            def _anthropic_tool(self, body: dict[str, Any], command: str) -> None:
+                n = len(owner.calls)
+                call_id = f"toolu_01FakeCall{n:04d}abcdefghij"
+                owner.calls.append({"id": call_id, "command": command, "tool": "Bash"})
+                message = {
+                    "id": f"msg_fake_tool{n}",
                     "type": "message",
                     "role": "assistant",
-                    "status": "completed",
-                    "content": [{"type": "output_text", "text": REPLY, "annotations": []}],
+                    "model": body.get("model", "claude-fake"),
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 10, "output_tokens": 5},
                 }
+                arguments = json.dumps({"command": command, "description": "Run the check"})
+                block = {"type": "tool_use", "id": call_id, "name": "Bash", "input": {}}
+                delta = {"type": "input_json_delta", "partial_json": arguments}
+                self._sse(
+                    [
+                        ("message_start", {"type": "message_start", "message": message}),
+                        (
+                            "content_block_start",
+                            {"type": "content_block_start", "index": 0, "content_block": block},
+                        ),
+                        (
+                            "content_block_delta",
+                            {"type": "content_block_delta", "index": 0, "delta": delta},
+                        ),
+                        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+                        (
+                            "message_delta",
+                            {
+                                "type": "message_delta",
+                                "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                                "usage": {"output_tokens": 5},
+                            },
+                        ),
+                        ("message_stop", {"type": "message_stop"}),
+                    ]
+                )
+
+            def _openai(self, body: dict[str, Any]) -> None:
+                command = owner._command_for(body)
+                item: dict[str, Any]
+                if command is not None:
+                    tool, arguments = owner._codex_call(body, command)
+                    n = len(owner.calls)
+                    call_id = f"call_FakeCall{n:04d}abcdefghij"
+                    owner.calls.append({"id": call_id, "command": command, "tool": tool})
+                    item = {
+                        "id": f"fc_fake{n}",
+                        "type": "function_call",
+                        "status": "completed",
+                        "call_id": call_id,
+                        "name": tool,
+                        "arguments": json.dumps(arguments),
+                    }
+                    added = item | {"status": "in_progress", "arguments": ""}
+                else:
+                    item = {
+                        "id": "msg_fake",
+                        "type": "message",
+                        "role": "assistant",
+                        "status": "completed",
+                        "content": [{"type": "output_text", "text": REPLY, "annotations": []}],
+                    }
+                    added = item | {"status": "in_progress", "content": []}
                 response = {
-                    "id": "resp_fake",
+                    "id": f"resp_fake{len(owner.requests)}",
                     "object": "response",
                     "status": "completed",
                     "model": body.get("model", "gpt-fake"),
@@ -163,6 +264,32 @@ class FakeModels:
                         "total_tokens": 15,
                     },
                 }
+                middle: list[tuple[str | None, dict[str, Any]]]
+                if command is None:
+                    middle = [
+                        (
+                            "response.output_text.delta",
+                            {
+                                "type": "response.output_text.delta",
+                                "item_id": "msg_fake",
+                                "output_index": 0,
+                                "content_index": 0,
+                                "delta": REPLY,
+                            },
+                        )
+                    ]
+                else:
+                    middle = [
+                        (
+                            "response.function_call_arguments.delta",
+                            {
+                                "type": "response.function_call_arguments.delta",
+                                "item_id": item["id"],
+                                "output_index": 0,
+                                "delta": item["arguments"],
+                            },
+                        )
+                    ]
                 self._sse(
                     [
                         (
@@ -177,19 +304,10 @@ class FakeModels:
                             {
                                 "type": "response.output_item.added",
                                 "output_index": 0,
-                                "item": item | {"status": "in_progress", "content": []},
+                                "item": added,
                             },
                         ),
-                        (
-                            "response.output_text.delta",
-                            {
-                                "type": "response.output_text.delta",
-                                "item_id": "msg_fake",
-                                "output_index": 0,
-                                "content_index": 0,
-                                "delta": REPLY,
-                            },
-                        ),
+                        *middle,
                         (
                             "response.output_item.done",
                             {"type": "response.output_item.done", "output_index": 0, "item": item},
@@ -217,6 +335,34 @@ class FakeModels:
     def model_requests(self, suffix: str) -> list[dict[str, Any]]:
         with self._lock:
             return [r["body"] for r in self.requests if r["path"].endswith(suffix)]
+
+    def shell(self, command: str) -> None:
+        """Queue ``command`` for the host to run through its shell tool."""
+        with self._lock:
+            self.commands.append(command)
+
+    def _command_for(self, body: dict[str, Any]) -> str | None:
+        """The queued command to answer ``body`` with a shell call, or None.
+
+        Only a request that offers a shell tool and whose latest input is not
+        a tool result (the host is waiting for the model's next step) takes one.
+        """
+        if not any(_tool_name(t) in SHELL_TOOLS for t in body.get("tools") or []):
+            return None
+        if _ends_with_tool_result(body):
+            return None
+        with self._lock:
+            return self.commands.pop(0) if self.commands else None
+
+    @staticmethod
+    def _codex_call(body: dict[str, Any], command: str) -> tuple[str, dict[str, Any]]:
+        """Codex's shell tool as this request offers it, and its arguments."""
+        names = {_tool_name(t) for t in body.get("tools") or []}
+        if "exec_command" in names:
+            return "exec_command", {"cmd": command}
+        if "shell_command" in names:
+            return "shell_command", {"command": command}
+        return "shell", {"command": ["bash", "-lc", command]}
 
     def clear(self) -> None:
         with self._lock:

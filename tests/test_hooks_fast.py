@@ -381,3 +381,47 @@ def test_packet_context_is_build_packet_read_once(bundle: Bundle, budget: int) -
     packed = pack(collect_items(bundle), budget, agent=agent_name(bundle))
     assert packed == build_packet(bundle, budget)
     assert len(hashes) == len([i for i in collect_items(bundle) if i.section != "last event"])
+
+
+# --- host receipts waiting for the transcript, on the fast path ------------------------
+
+
+def _hook(
+    tmp_path: Path, host: str, event: str, data: dict[str, Any], env: dict[str, str]
+) -> set[str]:
+    """``ouro hook HOST EVENT`` as the host runs it (the fast path); the heavy imports."""
+    report = tmp_path / f"modules-{event}.txt"
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(report), "hook", host, event],
+        input=json.dumps(data | {"hook_event_name": event}), capture_output=True, text=True,
+        env=_env() | env, timeout=120,
+    )  # fmt: skip
+    assert (proc.returncode, proc.stdout.strip()[:1] in ("", "{")) == (0, True), proc.stderr
+    assert "not recorded" not in proc.stderr and "not confirmed" not in proc.stderr, proc.stderr
+    return set(report.read_text().split())
+
+
+@pytest.mark.parametrize("event", ["UserPromptSubmit", "Stop", "SessionEnd"])
+def test_a_hot_event_confirms_a_pending_host_receipt_and_stays_light_when_none_is_pending(
+    tmp_path: Path, bundle: Bundle, event: str
+) -> None:
+    from ouro.arc.claims import describe, get_claim
+    from tests.host_transcripts import HostSession
+
+    s = HostSession("claude", tmp_path / "home", bundle.root.parent)
+    claim = add_claim(bundle, "tests pass", check="pytest -q")
+    s.call("pytest -q", "toolu_01Pending")
+    kind, data = s.payload("pytest -q", "toolu_01Pending")
+    _hook(tmp_path, "claude", kind, data | {"cwd": str(bundle.root.parent)}, s.env)
+    assert (
+        describe(bundle, get_claim(bundle, claim["id"]))["evidence"][-1]["provenance"] == "asserted"
+    )
+    s.result("toolu_01Pending", 0)  # the host's transcript catches up
+    later = json.loads((FIXTURES / "claude" / f"{event}.json").read_text())
+    later.update(session_id=s.session_id, transcript_path=str(s.path), cwd=str(bundle.root.parent))
+    _hook(tmp_path, "claude", event, later, s.env)
+    shown = describe(bundle, get_claim(bundle, claim["id"]))
+    assert shown["status"] == "verified", shown["statusReason"]
+    assert shown["evidence"][-1]["provenance"] == "observed-by-host"
+    heavy = _hook(tmp_path, "claude", event, later, s.env)  # nothing pending now
+    assert not heavy & {"click", "pydantic"}, heavy

@@ -268,3 +268,67 @@ def test_state_save_and_load_round_trip(tmp_path: Path) -> None:
     assert data["items"] == {"k": "sha256:x"} and data["injectedAt"] == "earlier"
     assert data["fingerprint"] == state.fingerprint({"k": "sha256:x"})
     assert state.load(tmp_path / "missing.json") is None
+
+
+# --- the host's transcript: which file ouro reads -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "kept"),
+    [("/h/.claude/projects/p/s.jsonl", True), (5, False), ("a\x00b", False), ("x" * 5000, False)],
+)
+def test_parse_input_keeps_a_plain_transcript_path_only(value: object, kept: bool) -> None:
+    inp = parse_input(json.dumps({"session_id": "s", "transcript_path": value}))
+    assert inp.transcript_path == (value if kept else None)
+
+
+SID = "01a23359-a0b3-7b02-a653-9eb1fc443ee7"
+
+
+@pytest.mark.parametrize(
+    ("host", "rel", "ok"),
+    [
+        ("claude", f".claude/projects/-home-dev-proj/{SID}.jsonl", True),
+        ("claude", f".claude/projects/{SID}.jsonl", False),  # no project folder
+        ("claude", f".claude/projects/a/b/{SID}.jsonl", False),  # one level too deep
+        ("claude", ".claude/projects/-home-dev-proj/other-session.jsonl", False),
+        ("claude", f".claude/projects/x/../y/{SID}.jsonl", False),  # not normalised
+        ("claude", f"elsewhere/{SID}.jsonl", False),
+        ("codex", f".codex/sessions/2026/12/01/rollout-2026-12-01T20-44-01-{SID}.jsonl", True),
+        ("codex", f".codex/sessions/2026/12/rollout-2026-12-01T20-44-01-{SID}.jsonl", False),
+        ("codex", ".codex/sessions/2026/12/01/rollout-2026-12-01T20-44-01-other.jsonl", False),
+        ("codex", f".codex/sessions/2026/12/01/{SID}.jsonl", False),
+        ("codex", f".codex/archived/2026/12/01/rollout-2026-12-01T20-44-01-{SID}.jsonl", False),
+    ],
+)
+def test_only_the_hosts_own_session_file_is_trusted(
+    tmp_path: Path, host: str, rel: str, ok: bool
+) -> None:
+    from ouro.hooks.transcript import trusted_path
+
+    path = str(tmp_path / rel) if "/../" not in rel else f"{tmp_path}/{rel}"
+    found, why = trusted_path(host, path, SID, {"HOME": str(tmp_path)})
+    assert (found is not None) == ok, why
+    assert ok or why
+    assert trusted_path(host, "relative/path.jsonl", SID, {"HOME": str(tmp_path)})[0] is None
+
+
+def test_the_hosts_folder_follows_its_environment(tmp_path: Path) -> None:
+    from ouro.hooks.transcript import host_folder, trusted_path
+
+    env = {
+        "HOME": "/nowhere",
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "cc"),
+        "CODEX_HOME": str(tmp_path / "cx"),
+    }
+    assert host_folder("claude", env) == str(tmp_path / "cc" / "projects")
+    assert host_folder("codex", env) == str(tmp_path / "cx" / "sessions")
+    path = tmp_path / "cc" / "projects" / "p" / f"{SID}.jsonl"
+    assert trusted_path("claude", str(path), SID, env)[0] == str(path)
+    # a symbolic link anywhere below the host's folder is refused
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "cc" / "projects").mkdir(parents=True)
+    (tmp_path / "cc" / "projects" / "p").symlink_to(tmp_path / "elsewhere")
+    (tmp_path / "elsewhere" / f"{SID}.jsonl").write_text("{}\n")
+    found, why = trusted_path("claude", str(path), SID, env)
+    assert found is None and "symbolic link" in why

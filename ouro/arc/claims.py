@@ -11,7 +11,11 @@ Provenance is set here, never taken from the caller: ``add_evidence`` (what
 anyone can type) always writes ``asserted``; ``verify_claim`` (ouro ran the
 check, ``ouro.arc.checkrun``) writes ``observed-by-ouro``;
 ``observe_host_run`` (a host hook reported the run) writes
-``observed-by-host``.
+``observed-by-host`` when the hook confirmed the run in the host's own
+transcript, else ``asserted`` with the reason in ``note``;
+``confirm_host_run`` turns such an asserted host receipt into
+``observed-by-host`` once the transcript shows the run (in place: the receipt
+keeps its position, time and sources).
 """
 
 from __future__ import annotations
@@ -290,19 +294,76 @@ def observe_host_run(
     host: str,
     digest: str | None,
     tail: str | None,
+    confirmed: bool = True,
+    note: str | None = None,
+    sources: list[tuple[str, str]] | None = None,
 ) -> dict[str, Any]:
-    """Record that a host saw the claim's declared check run (``observed-by-host``)."""
+    """Record that a host reported the claim's declared check run.
+
+    ``confirmed``: the host's own transcript shows the run (``observed-by-host``);
+    otherwise the receipt is ``asserted`` and ``note`` says why. ``sources``:
+    (ref, hash) pairs taken when the run was reported (default: hashed now).
+    """
     fields = {
         "exitCode": exit_code,
         "outputDigest": digest,
         "authority": "runtime",
-        "provenance": "observed-by-host",
+        "provenance": "observed-by-host" if confirmed else "asserted",
         "by": host,
         "tail": tail,
+        "note": note,
     }
+    first = None if sources is None else [EvidenceSource(ref=r, hash=h) for r, h in sources]
     return _attach(
-        bundle, claim_id, command, fields, None, action="host observation", expect_check=command
+        bundle,
+        claim_id,
+        command,
+        fields,
+        None,
+        action="host observation",
+        sources_first=first,
+        expect_check=command,
     )
+
+
+def confirm_host_run(
+    bundle: Bundle, claim_id: str, *, recorded_at: str, command: str, host: str, note: str
+) -> dict[str, Any]:
+    """Make the asserted receipt ``host`` reported at ``recorded_at`` ``observed-by-host``.
+
+    For a run the host's transcript showed only after the hook had recorded it
+    (``observe_host_run(confirmed=False)``). A receipt already confirmed is left
+    as it is.
+    """
+    with paths.arc_lock(bundle, "host observation"):
+        claim = get_claim(bundle, claim_id)
+        written = redact(command, bundle_literals(bundle))
+        for index, evidence in enumerate(claim.evidence):
+            if (evidence.recorded_at, evidence.by, evidence.command) != (
+                recorded_at,
+                host,
+                written,
+            ):
+                continue
+            if evidence.provenance == "observed-by-host":
+                return describe(bundle, claim)
+            if evidence.provenance != "asserted":
+                break
+            update = {"provenance": "observed-by-host", "note": note}
+            claim.evidence[index] = evidence.model_copy(update=update)
+            _save(
+                bundle,
+                claim,
+                "evidence_recorded",
+                f"evidence for {claim_id} confirmed by the {host} transcript (observed-by-host): "
+                f"{command[:80]} exited {evidence.exit_code}",
+                {"exitCode": evidence.exit_code, "provenance": "observed-by-host", "by": host},
+            )
+            return describe(bundle, get_claim(bundle, claim_id))
+        raise NotFound(
+            f"claim {claim_id} has no asserted receipt from {host} recorded at {recorded_at}",
+            hint=f"its evidence is in arc/claims/{claim_id}.json",
+        )
 
 
 def supersede_claim(bundle: Bundle, claim_id: str, by: str) -> dict[str, Any]:

@@ -13,7 +13,9 @@ install``, ``--help``, a missing or extra argument, an unknown or repeated
 option, a ``--bundle`` value click would refuse (empty, or an existing file)
 — returns None and the full click CLI handles it with its standard messages.
 This module imports only the standard library; the hook path it starts
-imports neither click nor pydantic for UserPromptSubmit, Stop and SessionEnd.
+imports neither click nor pydantic for UserPromptSubmit, Stop and SessionEnd
+(unless a host receipt of the session is waiting for the host's transcript:
+then ``run_hook`` settles it first, with the claim and task writers).
 """
 
 from __future__ import annotations

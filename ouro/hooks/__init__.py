@@ -15,12 +15,20 @@ those moments into Arc writes and orientation:
 - ``Stop`` surfaces unverified claims and open obligations as a
   ``systemMessage``; it blocks only when installed with ``--block-on-debt``
   and never twice in a row (``stop_hook_active``);
-- ``SessionEnd`` records ``session_ended``.
+- ``SessionEnd`` records ``session_ended``;
+- ``PostToolUse`` / ``PostToolUseFailure`` record a receipt when the command
+  is a declared check, ``observed-by-host`` only when the host's own transcript
+  shows the call (``ouro.hooks.posttool``, ``ouro.hooks.transcript``); every
+  later event of the session first settles receipts still waiting for the
+  transcript (``ouro.hooks.common.run_hook``);
+- ``PreToolUse`` warns when an edit overlaps another agent's path lock.
 
 Files this package owns: ``state/hooks/<host>-<session>.json`` (the per-session
-fingerprint of the last injected packet). Everything else a hook changes is
-written by its owner: Arc events and the checkpoint (``ouro.arc.recorder``) and
-sentinel receipts (``ouro.sentinel``).
+fingerprint of the last injected packet) and ``state/hooks/<host>-<session>
+.receipts.json`` (the session's host receipt ledger, ``ouro.hooks.receipts``).
+Everything else a hook changes is written by its owner: Arc events and the
+checkpoint (``ouro.arc.recorder``), sentinel receipts (``ouro.sentinel``),
+claim evidence (``ouro.arc.claims``) and task check events (``ouro.desk.tasks``).
 
 Contract with the host: exit 0 always (a deliberate block is a JSON decision,
 still exit 0); stdout is empty or exactly one JSON object of the shape the host

@@ -39,6 +39,8 @@ SNAKE = {
     "PreCompact": "pre_compact",
     "Stop": "stop",
     "SessionEnd": "session_end",
+    "PostToolUse": "post_tool_use",
+    "PreToolUse": "pre_tool_use",
 }
 
 

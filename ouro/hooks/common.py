@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +86,9 @@ class HookInput:
     #: ``ouro.hooks.posttool`` (which keeps a digest and a redacted tail of any
     #: output, never the output)
     tool: Mapping[str, Any] | None = None
+    #: the host's session transcript as the payload names it; read only when it
+    #: is the host's own file (``ouro.hooks.transcript.trusted_path``)
+    transcript_path: str | None = None
 
 
 @dataclass
@@ -153,7 +156,13 @@ def parse_input(text: str) -> HookInput:
                 "tool_use_id",
             )
         }
-    return HookInput(**values, stop_hook_active=active, tool=tool)
+    path = data.get("transcript_path")
+    transcript = (
+        path
+        if isinstance(path, str) and 0 < len(path) <= PATH_LIMIT and "\x00" not in path
+        else None
+    )
+    return HookInput(**values, stop_hook_active=active, tool=tool, transcript_path=transcript)
 
 
 def normalize_event(word: str) -> str | None:
@@ -212,6 +221,9 @@ class Options:
     budget: int = 2500
     #: compute the reply but write nothing (``ouro hook doctor`` / install checks)
     dry_run: bool = False
+    #: the hook's environment (inherited from the host): where the host keeps
+    #: its transcripts (``ouro.hooks.transcript.host_folder``); None: ``os.environ``
+    env: Mapping[str, str] | None = None
 
 
 def one_line(text: str) -> str:
@@ -255,7 +267,11 @@ def run_hook(
         if options.dry_run and event not in DRY_EVENTS:
             reply = Reply(warnings=[f"dry run: {event} is not simulated (it only writes)"])
         else:
+            if options.env is None:
+                options = replace(options, env=env)
+            confirmed = [] if options.dry_run else _confirm_pending(found.bundle, host, inp, env)
             reply = handlers[event](found.bundle, host, inp, options)
+            reply.warnings[:0] = confirmed
     except OuroError as exc:
         return _failed(outcome, host, event, inp, describe(exc), env, options, prefix)
     except OSError as exc:
@@ -273,6 +289,20 @@ def run_hook(
     if payload is not None:
         outcome.stdout = orjson.dumps(payload).decode() + "\n"
     return outcome
+
+
+def _confirm_pending(
+    bundle: Bundle, host: Host, inp: HookInput, env: Mapping[str, str]
+) -> list[str]:
+    """Host receipts of this session still waiting for the host's transcript:
+    checked again at every later hook event (a stat when there are none)."""
+    from ouro.hooks import receipts
+
+    if not receipts.has_pending(bundle, host.name, inp.session_id):
+        return []
+    from ouro.hooks.pending import confirm_pending
+
+    return confirm_pending(bundle, host, inp, env)
 
 
 #: The most characters a failure notice takes (it is one line, for people and the model).

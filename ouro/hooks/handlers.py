@@ -275,7 +275,7 @@ def post_tool_use(bundle: Bundle, host: Host, inp: HookInput, options: Options) 
     """A command the host ran: a receipt when it is a declared check (lazy import)."""
     from ouro.hooks.posttool import observe
 
-    return observe(bundle, host, inp)
+    return observe(bundle, host, inp, options)
 
 
 def pre_tool_use(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:

@@ -1,39 +1,53 @@
-"""``PostToolUse`` / ``PostToolUseFailure``: host-observed receipts of declared checks.
+"""``PostToolUse`` / ``PostToolUseFailure``: host receipts of declared checks.
 
 When the host reports a shell command it ran (Claude Code's ``Bash`` tool,
 Codex's ``Bash``-named shell tool) and that command is exactly (after trimming
 whitespace) the declared ``check`` of an open claim (not superseded) or an open
 task (not done or dropped) whose repository root is the host's ``cwd``, ouro
-records an ``observed-by-host`` receipt with the exit status the host reported:
+records a receipt:
 
 - claims: evidence via ``ouro.arc.claims.observe_host_run`` (``by`` = host);
 - tasks: a ``check`` history event via ``ouro.desk.tasks.append_check``;
 - one compact Arc event, ``tool_completed`` (exit 0) or ``tool_failed``, naming
-  the host, the exit status, the output digest and the claim / task ids.
+  the host, the exit status, the output digest, the receipt's provenance and
+  the claim / task ids.
 
-The output itself is never kept: only its digest and a redacted tail. The
-event names the host session and ``tool_use_id`` so a receipt can be traced
-back to the host's transcript. Limit: ouro trusts the hook's stdin, so an
-agent that can run ``ouro hook … PostToolUse`` itself with a made-up payload
-can forge a host receipt; the event log and the transcript then disagree.
+The receipt is ``observed-by-host`` only when the host's *own* session
+transcript shows that tool call: its ``tool_use_id``, the exact command and its
+outcome (``ouro.hooks.transcript``: which file ouro trusts, and the format of
+each host; ``ouro.hooks.witness``: what must agree). A payload is only what something piped into ``ouro hook``; the
+transcript is what the host wrote. The outcome ouro records is the host's:
 
-The exit status, as each host reports it:
+- Claude Code runs ``PostToolUse`` for a command that succeeded and
+  ``PostToolUseFailure`` (``error`` starting ``Exit code N``) for one that
+  failed; its transcript's ``tool_result`` must say the same. A non-zero exit
+  Claude does not count as an error (``test`` false, ``grep`` without a
+  match) also gets ``PostToolUse``, marked ``returnCodeInterpretation`` and
+  without its exit status: ouro records nothing for it (never exit 0);
+- Codex sends ``tool_response`` as the output text only; the exit status is
+  the one its transcript records (``CommandExecution.exit_code``);
+- any host: an object ``tool_response`` with ``exit_code`` / ``exitCode`` is
+  what the payload claims, and must match the transcript.
 
-- Claude Code runs ``PostToolUse`` only for a command that succeeded (exit 0;
-  ``tool_response`` is ``{stdout, stderr, interrupted, …}``) and
-  ``PostToolUseFailure`` for one that failed, with ``error`` text that starts
-  ``Exit code N``;
-- Codex sends ``tool_response`` as the command's output text; the exit status
-  is read from an ``Exit code: N`` / ``Process exited with code N`` line;
-- any host: an object ``tool_response`` with ``exit_code`` / ``exitCode``.
+When the transcript does not show the call yet (Claude writes the result after
+the hook), the receipt is recorded ``asserted`` with that reason and kept in
+the session's ledger (``ouro.hooks.receipts``); every later hook event of the
+session looks again (``ouro.hooks.pending``) and turns it into
+``observed-by-host`` in place once the call is there. A report the transcript
+contradicts (another command, another exit status, another folder, a time far
+from now), or that names no trustworthy transcript, stays ``asserted`` with
+the reason: asserted receipts never verify a claim or complete a task. One
+tool call gives one receipt per session (a replayed payload records nothing).
 
-A report without a readable exit status, an interrupted command, or a command
-that is not a declared check records nothing and changes no file (unknown
-stays unknown); a matching command whose ``cwd`` is not the check's folder is
-named on stderr and not recorded. Reads are cheap for unrelated commands:
-each claim and task file is read with raw ``os`` calls and parsed only when
-its bytes contain the command (or, for a command with quotes, each word); the
-cost grows with the number of claim and task files (``bench/posttool.py``).
+The output itself is never kept: only its digest and a redacted tail. A report
+without an exit status (none in the payload and none in the transcript), an
+interrupted or background command, or a command that is not a declared check
+records nothing (unknown stays unknown); a matching command whose ``cwd`` is
+not the check's folder is named on stderr and not recorded. Reads are cheap
+for unrelated commands: each claim and task file is read with raw ``os`` calls
+and parsed only when its bytes contain the command (or, for a command with
+quotes, each word); the transcript is read only for a declared check. The cost
+grows with the number of claim and task files (``bench/posttool.py``).
 """
 
 from __future__ import annotations
@@ -51,7 +65,19 @@ from ouro.arc import paths
 from ouro.arc.refs import repo_root
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
-from ouro.hooks.common import HookInput, Host, Reply, describe
+from ouro.hooks import receipts
+from ouro.hooks.common import HookInput, Host, Options, Reply, describe
+from ouro.hooks.witness import (
+    ASSERTED,
+    OBSERVED,
+    PENDING,
+    Verdict,
+    note,
+    same_dir,
+    tool_id,
+    witness,
+)
+from ouro.models.clock import format_time, utc_now
 
 SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell"})
 _EXIT_PATTERNS = (
@@ -62,14 +88,19 @@ _EXIT_PATTERNS = (
 
 @dataclass(frozen=True)
 class Observed:
-    command: str
-    exit_code: int
+    command: str  # trimmed: what is compared with a check
+    raw: str  # as the host sent it: what is compared with the transcript
+    exit_code: int | None  # what the payload says (Codex says nothing)
     output: bytes
+    #: why the exit status is unknown and not 0 (Claude's returnCodeInterpretation)
+    unknown: str | None = None
 
 
-def observation(event: str, tool: Mapping[str, Any] | None) -> Observed | None:
+def observation(
+    event: str, tool: Mapping[str, Any] | None, host: str = "claude"
+) -> Observed | None:
     """What the host reported, or None when it is not a finished shell command
-    with a readable exit status."""
+    (for Claude Code also: one without a readable exit status)."""
     if not tool or tool.get("tool_name") not in SHELL_TOOLS:
         return None
     tool_input = tool.get("tool_input")
@@ -78,16 +109,24 @@ def observation(event: str, tool: Mapping[str, Any] | None) -> Observed | None:
         command = " ".join(str(part) for part in command)
     if not isinstance(command, str) or not command.strip():
         return None
+    if isinstance(tool_input, dict) and tool_input.get("run_in_background"):
+        return None  # still running: its PostToolUse is no outcome
     response = tool.get("tool_response")
     if tool.get("is_interrupt") is True:
         return None
     if isinstance(response, dict) and response.get("interrupted") is True:
         return None
     output = _output(response, tool.get("error"))
+    if isinstance(response, dict) and response.get("returnCodeInterpretation"):
+        # Claude Code runs PostToolUse for a non-zero exit it does not count as an
+        # error ("Condition is false" for 'test', "No matches found" for 'grep'),
+        # without the exit status: unknown, and never 0.
+        why = str(response["returnCodeInterpretation"])[:80]
+        return Observed(command.strip(), command, None, output, unknown=why)
     code = _exit_code(event, response, tool.get("error"))
-    if code is None:
-        return None
-    return Observed(command.strip(), code, output)
+    if code is None and host == "claude":
+        return None  # Claude states every outcome; without one there is nothing to confirm
+    return Observed(command.strip(), command, code, output)
 
 
 def _output(response: Any, error: Any) -> bytes:
@@ -121,10 +160,6 @@ def _exit_code(event: str, response: Any, error: Any) -> int | None:
     return None
 
 
-def _same_dir(a: str, b: str) -> bool:
-    return os.path.realpath(a) == os.path.realpath(b)
-
-
 def _head_bytes(path: str, limit: int = 1 << 16) -> bytes | None:
     """The first ``limit`` bytes of a file (raw ``os`` calls: this runs per file)."""
     try:
@@ -151,8 +186,16 @@ def _needles(command: str) -> list[bytes]:
     return [w.encode("utf-8") for w in words if w]
 
 
-def _matching_claims(bundle: Bundle, command: str) -> list[tuple[str, str]]:
-    """(claim id, its repository root) of open claims whose check is ``command``."""
+@dataclass(frozen=True)
+class ClaimMatch:
+    id: str
+    root: str  # the folder its check runs in
+    repo: str | None  # its own ``repo``, if set
+    about: tuple[str, ...]
+
+
+def _matching_claims(bundle: Bundle, command: str) -> list[ClaimMatch]:
+    """The open claims whose check is ``command``."""
     folder = str(paths.claims_dir(bundle))
     try:
         names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
@@ -174,7 +217,10 @@ def _matching_claims(bundle: Bundle, command: str) -> list[tuple[str, str]]:
         check = data.get("check")
         if isinstance(check, str) and check.strip() == command:
             repo = data.get("repo")
-            found.append((str(data.get("id")), repo if isinstance(repo, str) else default))
+            repo = repo if isinstance(repo, str) else None
+            about = data.get("about")
+            refs = tuple(a for a in about if isinstance(a, str)) if isinstance(about, list) else ()
+            found.append(ClaimMatch(str(data.get("id")), repo or default, repo, refs))
     return found
 
 
@@ -213,9 +259,9 @@ def _matching_tasks(bundle: Bundle, command: str) -> list[str]:
     return found
 
 
-def observe(bundle: Bundle, host: Host, inp: HookInput) -> Reply:
+def observe(bundle: Bundle, host: Host, inp: HookInput, options: Options | None = None) -> Reply:
     reply = Reply()
-    seen = observation(inp.event or "PostToolUse", inp.tool)
+    seen = observation(inp.event or "PostToolUse", inp.tool, host.name)
     if seen is None:
         return reply
     claims = _matching_claims(bundle, seen.command)
@@ -224,9 +270,9 @@ def observe(bundle: Bundle, host: Host, inp: HookInput) -> Reply:
         return reply
     cwd = inp.cwd or ""
     default = repo_root(bundle)
-    here_claims = [cid for cid, root in claims if cwd and _same_dir(cwd, root)]
-    elsewhere = [cid for cid, root in claims if not (cwd and _same_dir(cwd, root))]
-    here_tasks = task_ids if cwd and _same_dir(cwd, default) else []
+    here_claims = [c for c in claims if cwd and same_dir(cwd, c.root)]
+    elsewhere = [c.id for c in claims if not (cwd and same_dir(cwd, c.root))]
+    here_tasks = task_ids if cwd and same_dir(cwd, default) else []
     skipped = elsewhere + [t for t in task_ids if t not in here_tasks]
     if skipped:
         reply.warnings.append(
@@ -235,80 +281,121 @@ def observe(bundle: Bundle, host: Host, inp: HookInput) -> Reply:
         )
     if not here_claims and not here_tasks:
         return reply
-    _record(bundle, host, inp, seen, here_claims, here_tasks, reply)
+    if seen.unknown is not None:
+        reply.warnings.append(
+            f"{seen.command!r} exited non-zero ({host.title} says {seen.unknown!r}) and the "
+            "host gives no exit status; not recorded"
+        )
+        return reply
+    env = options.env if options is not None and options.env is not None else os.environ
+    try:
+        with receipts.session_lock(bundle, host.name, inp.session_id):
+            _receipt(bundle, host, inp, env, seen, here_claims, here_tasks, reply)
+    except (OuroError, OSError) as exc:
+        text = describe(exc) if isinstance(exc, OuroError) else str(exc)
+        reply.warnings.append(f"receipt for {seen.command!r} not recorded: {text}")
     return reply
 
 
-def _record(
+def _receipt(
     bundle: Bundle,
     host: Host,
     inp: HookInput,
+    env: Mapping[str, str],
     seen: Observed,
-    claim_ids: list[str],
+    claims: list[ClaimMatch],
     task_ids: list[str],
     reply: Reply,
 ) -> None:
+    """Judge the report against the transcript and record it (under the session lock)."""
     from ouro.arc import checkrun
-    from ouro.arc.claims import observe_host_run
-    from ouro.arc.recorder import record_event
     from ouro.arc.redact import bundle_literals
-    from ouro.desk.tasks import about_hashes, acting_agent, append_check, find_task
     from ouro.models.hashing import content_hash
 
+    call = tool_id(inp)
+    path = receipts.ledger_path(bundle, host.name, inp.session_id)
+    ledger, problem = receipts.load(path)
+    if problem:
+        reply.warnings.append(problem)
+    if call is not None and call in ledger["seen"]:
+        reply.warnings.append(
+            f"tool call {call} already gave a receipt in this session; not recorded again"
+        )
+        return
+    now = utc_now()
+    verdict = witness(host, inp, seen.raw, seen.exit_code, env, now=now)
+    if verdict.kind == PENDING and len(ledger["pending"]) >= receipts.PENDING_LIMIT:
+        verdict = Verdict(
+            ASSERTED,
+            reason=f"{verdict.reason}; {receipts.PENDING_LIMIT} receipts of this session are "
+            "already waiting for the host's transcript",
+        )
+    exit_code = verdict.exit_code if verdict.kind == OBSERVED else seen.exit_code
+    if exit_code is None and verdict.kind != PENDING:
+        reply.warnings.append(f"{seen.command!r} not recorded: {verdict.reason}")
+        return
     digest = content_hash(seen.output)
     tail = checkrun.tail_of(seen.output, bundle_literals(bundle))
-    raw_id = (inp.tool or {}).get("tool_use_id")
-    tool_use_id = raw_id[:200] if isinstance(raw_id, str) else None
-    # The tool event first: the receipts that follow are what the packet shows
-    # as the latest event, so the tool event never crowds it.
-    kind = "tool_completed" if seen.exit_code == 0 else "tool_failed"
-    try:
-        record_event(
-            bundle,
-            kind,
-            f"{host.title} ran the check {seen.command[:80]!r}: exit {seen.exit_code}",
-            session_ref=f"{host.name}:{inp.session_id}" if inp.session_id else None,
-            turn_id=inp.turn_id,
-            meta={
-                "host": host.name,
-                "exitCode": seen.exit_code,
-                "outputDigest": digest,
-                "checkOf": [*claim_ids, *task_ids],
-                "toolUseId": tool_use_id,
-            },
+    ids = [c.id for c in claims]
+    if verdict.kind == ASSERTED:
+        # A pending report is the usual case with Claude (its transcript lags the
+        # hook) and is settled at a later event: only a refused one is said here.
+        reply.warnings.append(
+            f"{seen.command!r} recorded as asserted (verifies nothing): {verdict.reason}"
         )
-    except (OuroError, OSError) as exc:
-        text = describe(exc) if isinstance(exc, OuroError) else str(exc)
-        reply.warnings.append(f"{kind} not recorded: {text}")
-    for claim_id in claim_ids:
-        try:
-            observe_host_run(
-                bundle,
-                claim_id,
-                command=seen.command,
-                exit_code=seen.exit_code,
-                host=host.name,
-                digest=digest,
-                tail=tail,
-            )
-        except OuroError as exc:
-            reply.warnings.append(f"receipt for {claim_id} not recorded: {describe(exc)}")
+    written: tuple[dict[str, str | None], dict[str, str | None]] = (
+        {c: None for c in ids},
+        {t: None for t in task_ids},
+    )
+    if exit_code is not None:
+        receipts.tool_event(bundle, host, inp, seen.command, exit_code, digest, ids + task_ids, call,
+                    verdict, reply)  # fmt: skip
+        confirmed = verdict.kind == OBSERVED
+        why = note(host, verdict)
+        written = (
+            receipts.claim_receipts(bundle, host, seen.command, exit_code, digest, tail, ids, confirmed, why, reply),
+            receipts.task_receipts(bundle, host, seen.command, exit_code, digest, tail, task_ids, confirmed, why, reply),
+        )  # fmt: skip
+    if verdict.kind == PENDING and call is not None:
+        ledger["pending"].append(
+            {
+                "toolUseId": call,
+                "transcript": inp.transcript_path,
+                "command": seen.raw,
+                "exitCode": exit_code,
+                "cwd": inp.cwd,
+                "outputDigest": digest,
+                "tail": tail,
+                "createdAt": format_time(now),
+                "attempts": 0,
+                "claims": written[0],
+                "tasks": written[1],
+                "sources": _sources(bundle, claims, task_ids) if exit_code is None else {},
+            }
+        )
+    if call is not None:
+        ledger["seen"].append(call)
+    receipts.save(path, ledger, host=host.name, session_id=inp.session_id)
+
+
+def _sources(bundle: Bundle, claims: list[ClaimMatch], task_ids: list[str]) -> dict[str, Any]:
+    """The hashes of what each check is about, as of the report (for a late receipt)."""
+    from ouro.arc.claim_derive import Unresolvable, hash_ref
+    from ouro.desk.tasks import about_hashes, find_task
+
+    out: dict[str, Any] = {"claims": {}, "tasks": {}}
+    for claim in claims:
+        pairs = []
+        for ref in claim.about:
+            try:
+                pairs.append([ref, hash_ref(bundle, ref, claim.repo)])
+            except Unresolvable:
+                continue
+        out["claims"][claim.id] = pairs
     for task_id in task_ids:
         try:
-            task = find_task(bundle, task_id)
-            append_check(
-                bundle,
-                task_id,
-                command=seen.command,
-                fields={
-                    "exitCode": seen.exit_code,
-                    "provenance": "observed-by-host",
-                    "by": host.name,
-                    "outputDigest": digest,
-                    "tail": tail,
-                },
-                sources=about_hashes(bundle, list(task.meta.get("about") or [])),
-                agent=acting_agent(bundle, None),
-            )
-        except OuroError as exc:
-            reply.warnings.append(f"receipt for {task_id} not recorded: {describe(exc)}")
+            about = list(find_task(bundle, task_id).meta.get("about") or [])
+        except OuroError:
+            about = []
+        out["tasks"][task_id] = about_hashes(bundle, about)
+    return out
