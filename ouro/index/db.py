@@ -190,8 +190,8 @@ def read_only(root: Root) -> IndexUnavailable:
         )
     return IndexUnavailable(
         f"{read_only_reason(root)}: the index cannot be updated; nothing was changed",
-        hint="searches still answer here (from the files, indexed in memory when the index "
-        "on disk is missing or behind); to update the index itself, remount the disk "
+        hint="searches still answer here (from the files, through a scratch index that is "
+        "never saved, when the index on disk is missing or behind); to update the index itself, remount the disk "
         "read-write or work on a writable copy of the bundle",
     )
 
@@ -244,9 +244,10 @@ def _connect_ro(target: str) -> ReadOnlyIndex:
     return conn
 
 
-def open_memory(copy_of: sqlite3.Connection | None = None) -> sqlite3.Connection:
-    """An index in memory, at the current schema: a copy of ``copy_of`` (an index read
-    from disk), else empty. A read-only bundle's searches sync it from the files."""
+def open_scratch(copy_of: sqlite3.Connection | None = None) -> sqlite3.Connection:
+    """A scratch index, never saved (SQLite's private in-process database), at the
+    current schema: a copy of ``copy_of`` (an index read from disk), else empty. A
+    read-only bundle's searches sync it from the files."""
     conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
     try:
         if copy_of is not None:

@@ -173,16 +173,17 @@ def ready_index(root: str) -> tuple[sqlite3.Connection, dict[str, Any]]:
         raise
 
 
-#: per process, thread and bundle: the in-memory index of a bundle whose index
+#: per process, thread and bundle: the scratch index of a bundle whose index
 #: cannot be written (kept up to date from the files by the usual cheap check)
-_MEMORY: dict[tuple[int, int, str], tuple[sqlite3.Connection, str | None]] = {}
+_SCRATCH: dict[tuple[int, int, str], tuple[sqlite3.Connection, str | None]] = {}
 
 
 def _read_only_index(root: str) -> tuple[sqlite3.Connection, dict[str, Any]]:
     """``state/index/`` cannot be written (a read-only disk, a bundle that is not the
     reader's). The index on disk is read immutable, never synced; when it is missing,
     unreadable, of an older schema or behind the files, the answer comes from the
-    files instead -- indexed in memory by the same sync -- and ``index.note`` says so.
+    files instead -- through a scratch index the same sync fills -- and ``index.note``
+    says so.
     Either way the answer is true to the files; nothing is written."""
     from pathlib import Path
 
@@ -190,8 +191,8 @@ def _read_only_index(root: str) -> tuple[sqlite3.Connection, dict[str, Any]]:
     from ouro.index.sync import SyncReport, _sync
 
     key = (os.getpid(), _thread.get_ident(), root)
-    memory, why = _MEMORY.get(key, (None, None))
-    if memory is None:
+    scratch, why = _SCRATCH.get(key, (None, None))
+    if scratch is None:
         try:
             disk = db.open_read_only(root)
         except IndexUnavailable as exc:
@@ -208,23 +209,23 @@ def _read_only_index(root: str) -> tuple[sqlite3.Connection, dict[str, Any]]:
                     return disk, {"state": "fresh", "readOnly": True}
                 why = f"the index is behind the files ({behind or 'an older schema'})"
         try:
-            memory = db.open_memory(copy_of=disk)
+            scratch = db.open_scratch(copy_of=disk)
         except (IndexUnavailable, sqlite3.DatabaseError):
-            memory = db.open_memory()  # a copy that will not take: index the files afresh
+            scratch = db.open_scratch()  # a copy that will not take: index the files afresh
         finally:
             if disk is not None:
                 disk.close()
-        _MEMORY[key] = (memory, why)
-    elif quick_check(memory, root) is None:
-        return memory, _read_only_state(root, why)
-    label = "indexing the files in memory (read-only bundle)"
+        _SCRATCH[key] = (scratch, why)
+    elif quick_check(scratch, root) is None:
+        return scratch, _read_only_state(root, why)
+    label = "indexing the files (read-only bundle, scratch index)"
     try:
-        _sync(memory, Path(root), progress.counter(label, "files"), SyncReport())
+        _sync(scratch, Path(root), progress.counter(label, "files"), SyncReport())
     except BaseException:
-        _MEMORY.pop(key, None)
-        memory.close()
+        _SCRATCH.pop(key, None)
+        scratch.close()
         raise
-    return memory, _read_only_state(root, why)
+    return scratch, _read_only_state(root, why)
 
 
 def _read_only_state(root: str, why: str | None) -> dict[str, Any]:
@@ -232,7 +233,7 @@ def _read_only_state(root: str, why: str | None) -> dict[str, Any]:
     if why is not None:
         state["note"] = (
             f"{db.read_only_reason(root)} and {why}: this answer comes from the files, "
-            "indexed in memory"
+            "through a scratch index that is never saved"
         )
     return state
 
@@ -241,9 +242,9 @@ def _forget(conn: sqlite3.Connection) -> None:
     key = (os.getpid(), _thread.get_ident())
     if key in _OPEN and _OPEN[key][2] is conn:
         del _OPEN[key]
-    for held, (memory, _why) in list(_MEMORY.items()):
-        if memory is conn:
-            del _MEMORY[held]
+    for held, (scratch, _why) in list(_SCRATCH.items()):
+        if scratch is conn:
+            del _SCRATCH[held]
     conn.close()
 
 
@@ -439,7 +440,7 @@ def search(root: str | os.PathLike[str], req: Request) -> dict[str, Any]:
         _forget(conn)
         raise
     if state.get("readOnly"):
-        if isinstance(conn, db.ReadOnlyIndex):  # opened for this answer; memory ones stay
+        if isinstance(conn, db.ReadOnlyIndex):  # opened for this answer; scratch ones are kept
             conn.close()
     else:
         _keep(top, conn)

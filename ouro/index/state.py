@@ -40,7 +40,7 @@ def index_status(root: str | Path) -> dict[str, Any]:
             "reason": "no index has been built yet; the next search builds it"
             if read_only is None
             else f"no index here, and {read_only}: none can be built on it; searches answer "
-            "from the files, indexed in memory",
+            "from the files, through a scratch index that is never saved",
             "path": locator,
             "counts": {},
             "lastSync": None,
@@ -50,7 +50,9 @@ def index_status(root: str | Path) -> dict[str, Any]:
     if read_only is not None:
         result["readOnly"] = True
         if result["state"] in ("stale", "unavailable"):
-            result["reason"] += f"; {read_only}: searches answer from the files, indexed in memory"
+            result["reason"] += (
+                f"; {read_only}: searches answer from the files, through a scratch index that is never saved"
+            )
         if result["state"] == "unavailable" and not db.can_move_aside(base):
             result["hint"] = (
                 "to rebuild the index, remount the disk read-write or work on a writable "
