@@ -438,18 +438,18 @@ def test_each_open_item_and_todo_line_is_its_own_task_and_a_done_item_is_never_o
 
 _LINES = st.sampled_from(
     [
-        "- [ ] open item {n}\n",
-        "  - [ ] nested open {n}\n",
-        "- [x] done item {n}\n",
-        "* [X] done too {n}\n",
-        "TODO: call ari {n}\n",
-        "Next: book the room {n}\n",
-        "    an indented detail {n}\n",
-        "plain prose line {n}\n",
+        "- [ ] open item <{n}>\n",
+        "  - [ ] nested open <{n}>\n",
+        "- [x] done item <{n}>\n",
+        "* [X] done too <{n}>\n",
+        "TODO: call ari <{n}>\n",
+        "Next: book the room <{n}>\n",
+        "    an indented detail <{n}>\n",
+        "plain prose line <{n}>\n",
         "## 2025-03-0{d} heading\n",
         "\n",
         "- [ ]   \n",
-        "ünïcode line {n}\n",
+        "ünïcode line <{n}>\n",
     ]
 )
 
