@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ouro.errors import NotFound
+from ouro.sentinel.drills import DRILL_NAMES
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -659,10 +660,11 @@ TOOLS: tuple[Tool, ...] = (
         exit_status="ouro.cli.exits:sentinel_exit",
     ),
     Tool(
-        description="Run recovery drills (erase, crash-after-append, crash-before-index, "
-        "truncate, secrets, unknown-not-zero, evidence-freshness, edited-by-hand), each on a "
-        "temporary copy of the bundle, then record one sentinel receipt with the results. Fails "
-        "(exit 1) naming each broken guarantee and where to look.",
+        # the drill names come from the one catalog the validator and the runner read
+        description="Run recovery drills ("
+        + ", ".join(DRILL_NAMES)
+        + "), each on a temporary copy of the bundle, then record one sentinel receipt with "
+        "the results. Fails (exit 1) naming each broken guarantee and where to look.",
         input_model="ouro.sentinel.api:DrillInput",
         function="ouro.sentinel.api:drill",
         cli=("drill",),

@@ -15,6 +15,7 @@ import pytest
 from ouro.cli.app import GROUP_HELP, cli, run
 from ouro.cli.examples import EXAMPLES
 from ouro.cli.helptopics import TOPICS
+from tests.git_env import run_git
 
 
 def walk(
@@ -117,7 +118,7 @@ def test_every_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     (bundle / "habits" / "tidy.yaml").write_text("title: tidy\ncadence: 1d\nrun: 'true'\n")
     (tmp_path / "payload.json").write_text('{"hook_event_name": "SessionStart"}')
     remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    run_git("init", "-q", "--bare", str(remote))
     ids = {"<remote>": str(remote), "<conflict-id>": "sc-none"}
     for path, examples in EXAMPLES.items():
         if path == ("init",):

@@ -3,7 +3,9 @@ goes red when the guarantee it proves is deliberately broken."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,9 +16,11 @@ from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.sentinel import paths
 from ouro.sentinel.api import DrillInput, drill
-from ouro.sentinel.drills import DRILLS, run_drills
+from ouro.sentinel.drills import CATALOG, DRILL_NAMES, DRILLS, run_drills
 from tests.conftest import ouro_json, run_ouro, snapshot
 from tests.sentinel_support import load, make_ready
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def populate(bundle: Bundle) -> None:
@@ -72,6 +76,50 @@ def test_cli_drill_exit_status_and_where_to_look(bundle: Bundle) -> None:
     status = ouro_json("sentinel", "status", bundle=bundle)
     assert status["drills"][0]["name"] == "erase" and status["drills"][0]["status"] == "fail"
     assert status["recoveryAnchor"]["use"] == "current-blocker"
+
+
+def test_every_drill_the_help_lists_runs_by_name_through_cli_and_mcp(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    """Issue 26 #9: ``ouro drill edited-by-hand`` was refused (CLI and MCP) though the
+    help listed it. The list is read from the one catalog the help, the validator and
+    the runner read; each name must appear in every help surface and run by name."""
+    import anyio
+
+    from ouro import tools as registry
+    from tests.mcp_client import json_of, session
+
+    populate(bundle)
+    names = list(DRILL_NAMES)
+    assert names == [spec.name for spec in CATALOG] == list(DRILLS)
+    helps = {
+        "ouro drill --help": run_ouro("drill", "--help", bundle=bundle).stdout,
+        "ouro help drills": run_ouro("help", "drills", bundle=bundle).stdout,
+        "the drill tool's description": registry.get("drill").description,
+        "docs/sentinel.md": (ROOT / "docs" / "sentinel.md").read_text(),
+    }
+    for where, text in helps.items():
+        flat = " ".join(text.split())
+        missing = [n for n in names if n not in flat]
+        assert not missing, f"{where} does not list {missing}"
+    for name in names:
+        proc = run_ouro("drill", name, "--json", bundle=bundle)
+        assert proc.returncode == 0, (name, proc.stdout + proc.stderr)
+        assert json.loads(proc.stdout)["passed"] == [name]
+
+    async def through_mcp() -> None:
+        with anyio.fail_after(120), (tmp_path / "mcp.log").open("a") as log:
+            async with session(bundle.root, errlog=log) as client:
+                listed = {t.name: t for t in (await client.list_tools()).tools}
+                schema = listed["drill"].input_schema["properties"]["names"]
+                assert schema["items"]["enum"] == names
+                for name in names:
+                    result = json_of(await client.call_tool("drill", {"names": [name]}))
+                    assert result["passed"] == [name], (name, result)
+                refused = await client.call_tool("drill", {"names": ["nope"]})
+                assert refused.is_error
+
+    anyio.run(through_mcp)
 
 
 def test_unknown_drill_name_is_refused(bundle: Bundle) -> None:

@@ -355,3 +355,42 @@ def test_doctor_is_healthy_for_the_readme_layout(tmp_path: Path) -> None:
         "ok      packet: a dry SessionStart gave the packet ('# orient — agent')" in result.output
     )
     assert snapshot(tmp_path / "agent.ouro") == before
+
+
+def test_doctor_tells_ouro_missing_from_the_hosts_path_apart_from_no_bundle(
+    tmp_path: Path,
+) -> None:
+    """Issue 26 #8a: with only ``ouro`` missing from the host's PATH, doctor also said "no
+    bundle reachable" and suggested 'ouro init' (a second bundle)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    assert run_ouro("init", str(project / "agent.ouro"), "--link").returncode == 0
+    assert run_ouro("hook", "install", "claude", "--project", str(project),
+                    "--command", "ouro").returncode == 0  # fmt: skip
+    empty = tmp_path / "empty-bin"  # a PATH on which no ouro runs
+    empty.mkdir()
+    env = {"PATH": str(empty)}
+    proc = run_ouro("hook", "doctor", "claude", "--project", str(project), "--json", env=env)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    checks = {c["check"]: c for c in json.loads(proc.stdout)["hosts"][0]["checks"]}
+    command = checks["command"]
+    assert command["status"] == "problem"
+    assert "not on the PATH the host gives its hooks" in command["detail"]
+    assert str(empty) in command["detail"]  # the PATH the host gives hooks, named
+    assert "--command" in command["fix"] and "ouro" in command["fix"]
+    bundle = checks["bundle"]
+    assert bundle["status"] == "ok", bundle
+    assert str((project / "agent.ouro").resolve()) in bundle["detail"]
+    assert "found by" in bundle["detail"]
+    assert checks["packet"]["status"] == "problem"
+    assert not any("ouro init" in (c["fix"] or "") + c["detail"] for c in checks.values())
+    text = run_ouro("hook", "doctor", "claude", "--project", str(project), env=env).stdout
+    assert "no bundle reachable" not in text and "ouro init" not in text
+    # No bundle as well: that is reported as its own problem, with its own fix.
+    (project / "agent.ouro").rename(tmp_path / "elsewhere.ouro")
+    proc = run_ouro("hook", "doctor", "claude", "--project", str(project), "--json", env=env)
+    checks = {c["check"]: c for c in json.loads(proc.stdout)["hosts"][0]["checks"]}
+    assert checks["command"]["status"] == "problem"
+    assert checks["bundle"]["status"] == "problem"
+    assert "no bundle reachable" in checks["bundle"]["detail"]
+    assert "ouro init" in checks["bundle"]["fix"]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from ouro.bundle import Bundle
 from ouro.orient import build_packet
+from tests.git_env import run_git
 from tests.sync_support import ouro
 
 pytestmark = pytest.mark.slow
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.slow
 
 def _bundle_with_remote(tmp: Path, name: str) -> tuple[Bundle, Path]:
     remote = tmp / f"{name}.git"
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    run_git("init", "-q", "--bare", "-b", "main", str(remote))
     b = Bundle.init(tmp / f"{name}.ouro", agent=name)
     ouro(b, "sync", "init", "--remote", str(remote))
     return b, remote

@@ -9,6 +9,8 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ouro.bundle import Bundle
 from ouro.desk.tasks import iter_tasks
@@ -20,11 +22,23 @@ from tests.conftest import run_ouro
 from tests.migrate_helpers import copy_example, report, snap, tree
 
 # The example's journal, triaged by the documented rules.
+# journal/2025-01-17.md is one entry with two open items (two tasks) and a done one
+# (dropped: it stays in the backup), so it counts under task and under drop.
 EXPECTED_ROUTES = {
-    "task": {"entries": 3, "bytes": 266, "rules": {"open-checklist": 2, "todo-line": 1}},
-    "facts": {"entries": 2, "bytes": 285, "rules": {"fact-marker": 2}},
-    "note": {"entries": 3, "bytes": 945, "rules": {"reference-prose": 2, "titled": 1}},
-    "drop": {"entries": 12, "bytes": 854, "rules": {"empty": 1, "log-like": 10, "scratch": 1}},
+    "task": {
+        "entries": 3,
+        "items": 4,
+        "bytes": 232,
+        "rules": {"open-checklist": 3, "todo-line": 1},
+    },
+    "facts": {"entries": 2, "items": 2, "bytes": 285, "rules": {"fact-marker": 2}},
+    "note": {"entries": 3, "items": 3, "bytes": 945, "rules": {"reference-prose": 2, "titled": 1}},
+    "drop": {
+        "entries": 13,
+        "items": 13,
+        "bytes": 888,
+        "rules": {"done-item": 1, "empty": 1, "log-like": 10, "scratch": 1},
+    },
 }
 
 
@@ -96,7 +110,8 @@ def test_example_counts_per_route_report_and_second_run(example: Path) -> None:
     assert result["triage"]["routes"] == EXPECTED_ROUTES
     assert result["triage"]["facts"] == {"deduplicated": 1, "merged": 3, "near-duplicate": 1}
 
-    # The report: one line per entry, naming route and rule; per file the bytes add up.
+    # The report: one line per entry (per item of a task entry), naming route and rule;
+    # per file the bytes add up.
     lines = _entry_lines(example)
     by_file: dict[str, int] = {}
     for line in lines:
@@ -109,29 +124,37 @@ def test_example_counts_per_route_report_and_second_run(example: Path) -> None:
         slot = per_route.setdefault(line["route"], [0, 0])
         slot[0] += 1
         slot[1] += line["bytes"]
-    assert per_route == {r: [v["entries"], v["bytes"]] for r, v in EXPECTED_ROUTES.items()}
+    assert per_route == {r: [v["items"], v["bytes"]] for r, v in EXPECTED_ROUTES.items()}
 
     # Dropped entries: listed with their bytes, kept in the verified backup.
     backup = example / result["backup"]
     for line in lines:
         if line["route"] == "drop":
             assert line["action"] == "dropped"
+            assert (line["rule"] == "done-item") == ("item" in line)
             assert line["destination"] == f"{result['backup']}/{line['source']}"
             assert (backup / line["source"]).read_bytes() == journal[line["source"]]
 
-    # Tasks: in the journal-import track, with the source locator, body untouched.
+    # Tasks: in the journal-import track, one per open item, with the item's locator;
+    # the body is the item's lines, then the entry's context, never its other items.
     tasks = iter_tasks(Bundle.open(example), track="journal-import").tasks
     assert sorted(t.meta["title"] for t in tasks) == [
+        "Ask Dana to review the DNS change",
         "Draft the lantern launch email",
         "Write the rollback runbook for harbor",
         "rotate the staging credentials before Friday",
     ]
     runbook = next(t for t in tasks if t.meta["title"].startswith("Write"))
-    assert runbook.meta["source"] == "journal/2025-01-17.md"
+    assert runbook.meta["source"] == "journal/2025-01-17.md:5"
     assert runbook.meta["status"] == "open"
-    assert "- [ ] Ask Dana to review the DNS change" in runbook.body
+    assert runbook.body.startswith("- [ ] Write the rollback runbook for harbor\n")
+    assert "Planning the harbor cutover." in runbook.body
+    assert "Ask Dana" not in runbook.body and "maintenance window" not in runbook.body
     email = next(t for t in tasks if t.meta["title"].startswith("Draft"))
-    assert email.meta["source"] == "journal/notebook.md#2025-01-22"
+    assert email.meta["source"] == "journal/notebook.md:13"
+    done = next(r for r in lines if r.get("item") == "journal/2025-01-17.md:6")
+    assert (done["action"], done["rule"]) == ("dropped", "done-item")
+    assert "Book the maintenance window" in (backup / "journal/2025-01-17.md").read_text()
 
     # Facts: trust migrated, source = the journal line; duplicates not written twice.
     facts = read_jsonl(example / "desk/_record/diary/facts.jsonl").records
@@ -341,3 +364,139 @@ def test_interrupted_run_with_an_edited_plan_resumes_with_it(
     line = next(r for r in _entry_lines(example) if r["entry"] == "journal/deploy-pipeline.md")
     assert (line["route"], line["rule"]) == ("task", "plan")
     assert "How the deploy pipeline works" in (example / str(line["destination"])).read_text()
+
+
+def _one_journal_file(root: Path, name: str, text: str) -> Path:
+    """A minimal legacy bundle: bundle.json (layout 1) and one journal file."""
+    root.mkdir()
+    (root / "bundle.json").write_text('{"schemaVersion": 1, "layoutVersion": 1, "agent": "wren"}')
+    (root / "journal").mkdir()
+    (root / "journal" / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_each_open_item_and_todo_line_is_its_own_task_and_a_done_item_is_never_open_work(
+    tmp_path: Path,
+) -> None:
+    """Issue 26 #11: ``- [ ] a``, ``- [ ] b``, ``- [x] c``, ``TODO: d`` became one open task
+    titled "a" whose body held b, c (done) and d."""
+    text = "Planning.\n\n- [ ] a\n- [ ] b\n  with a detail line\n- [x] c\nTODO: d\n"
+    root = _one_journal_file(tmp_path / "j.ouro", "list.md", text)
+    plan_path = tmp_path / "plan.json"
+    doc = _write_plan(root, plan_path)
+    [entry] = doc["entries"]
+    assert entry["route"] == "task"
+    assert [(i["line"], i["kind"], i["becomes"]) for i in entry["items"]] == [
+        ("journal/list.md:3", "open", "task"),
+        ("journal/list.md:4", "open", "task"),
+        ("journal/list.md:6", "done", "drop"),
+        ("journal/list.md:7", "todo", "task"),
+    ]
+
+    result = migrate(root, plan_file=plan_path)
+    assert result["accounting"]["unaccounted"] == []
+    tasks = {
+        t.meta["title"]: t for t in iter_tasks(Bundle.open(root), track="journal-import").tasks
+    }
+    assert sorted(tasks) == ["a", "b", "d"]
+    assert {t.meta["status"] for t in tasks.values()} == {"open"}
+    assert {title: t.meta["source"] for title, t in tasks.items()} == {
+        "a": "journal/list.md:3",
+        "b": "journal/list.md:4",
+        "d": "journal/list.md:7",
+    }
+    assert tasks["b"].body.startswith("- [ ] b\n  with a detail line\n")
+    for task in tasks.values():
+        assert "Planning." in task.body  # the entry's own text travels with each item
+        assert "- [x] c" not in task.body  # finished work never sits inside open work
+    item_lines = {"a": "- [ ] a", "b": "- [ ] b", "d": "TODO: d"}
+    for title, task in tasks.items():
+        assert task.body.startswith(item_lines[title] + "\n")
+        others = [line for t, line in item_lines.items() if t != title]
+        assert not any(line in task.body for line in others), (title, task.body)
+
+    # The report: one line per task, and the done item's line says where it went.
+    lines = _entry_lines(root)
+    done = next(r for r in lines if r.get("item") == "journal/list.md:6")
+    assert done["action"] == "dropped" and done["route"] == "drop" and done["rule"] == "done-item"
+    assert done["destination"] == f"{result['backup']}/journal/list.md"
+    assert "done" in done["why"] and "backup" in done["why"]
+    assert (root / result["backup"] / "journal/list.md").read_text() == text
+    created = sorted(r["item"] for r in lines if r["action"] == "created")
+    assert created == ["journal/list.md:3", "journal/list.md:4", "journal/list.md:7"]
+    removed = next(r for r in report(root) if r["action"] == "removed")
+    assert sum(removed["placed"].values()) == len(text.encode())
+
+    # A second run changes nothing.
+    before = snap(root)
+    assert migrate(root)["status"] == "nothing"
+    after = snap(root)
+    for s in (before, after):
+        s.pop("state/locks/migrate.lock", None)
+    assert after == before
+
+
+_LINES = st.sampled_from(
+    [
+        "- [ ] open item <{n}>\n",
+        "  - [ ] nested open <{n}>\n",
+        "- [x] done item <{n}>\n",
+        "* [X] done too <{n}>\n",
+        "TODO: call ari <{n}>\n",
+        "Next: book the room <{n}>\n",
+        "    an indented detail <{n}>\n",
+        "plain prose line <{n}>\n",
+        "## 2025-03-0{d} heading\n",
+        "\n",
+        "- [ ]   \n",
+        "ünïcode line <{n}>\n",
+    ]
+)
+
+
+@given(st.lists(_LINES, min_size=1, max_size=12), st.booleans())
+def test_items_cover_every_byte_and_each_task_carries_only_its_own_item(
+    lines: list[str], front_matter: bool
+) -> None:
+    from ouro.migrate.journal_tasks import task_items
+    from ouro.migrate.scan import SourceFile
+
+    body = "".join(line.format(n=n, d=n % 9 + 1) for n, line in enumerate(lines))
+    text = ("---\ntags: [x]\n---\n" if front_matter else "") + body
+    data = text.encode("utf-8")
+    src = SourceFile("journal/x.md", "file", len(data), "sha256:0", True, 0)
+    taken: set[str] = set()
+
+    def free(pattern: str, slug: str) -> str:
+        n = 1
+        while pattern.format(slug=f"{slug}-{n}") in taken:
+            n += 1
+        taken.add(pattern.format(slug=f"{slug}-{n}"))
+        return pattern.format(slug=f"{slug}-{n}")
+
+    entries = triage.split_entries("journal/x.md", data)
+    placed = 0
+    for entry in entries:
+        parts = triage.split_items(entry)
+        assert b"".join(data[p.start : p.end] for p in parts) == data[entry.start : entry.end]
+        items = task_items(
+            data,
+            src,
+            entry,
+            {"entry": entry.locator, "route": "task", "rule": "open-checklist"},
+            None,
+            created="2025-03-01T00:00:00.000Z",
+            backup="state/migration/backup-x",
+            task_id=lambda loc, created: "t-" + loc,
+            free=free,
+        )
+        placed += sum(i.bytes for i in items)
+        work = [p for p in parts if p.kind in ("open", "todo")]
+        tasks = [i for i in items if i.action == "created"]
+        assert len(tasks) == max(1, len(work))  # one item, one task
+        for item in tasks:
+            text_of = triage.task_body(data, item.detail["range"], item.detail["context"])
+            assert "[x]" not in text_of.lower()  # a done item never sits inside open work
+            others = [p for p in work if [p.start, p.end] != item.detail["range"]]
+            assert not any(p.text.splitlines()[0] in text_of for p in others), text_of
+    assert placed == len(data)  # every byte placed exactly once

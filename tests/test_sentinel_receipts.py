@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -18,6 +17,7 @@ from ouro.sentinel.receipts import refresh
 from ouro.sentinel.signals import git_signals, parse_caller_signal, parse_caller_signals
 from ouro.sentinel.status import sentinel_status
 from tests.conftest import ouro_json, run_ouro, snapshot
+from tests.git_env import run_git
 from tests.sentinel_support import checks, history, load, make_ready, receipt_ids
 
 DOWN = parse_caller_signal(
@@ -236,7 +236,7 @@ def _configure_sync(bundle: Bundle, interval: str = "30m", **status: object) -> 
 
 def test_without_sync_git_is_not_consulted_and_dirt_is_no_concern(bundle: Bundle) -> None:
     make_ready(bundle)
-    subprocess.run(["git", "-C", str(bundle.root), "init", "-q"], check=True, capture_output=True)
+    run_git("-C", str(bundle.root), "init", "-q")
     (bundle.root / "desk" / "_meta" / "featured.md").write_text("edited, never committed\n")
     r = refresh(bundle)["receipt"]
     [sig] = [s for s in r["signals"] if s["kind"] == "bundle"]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import click
 
+from ouro.sentinel.drills import help_lines
+
 TOPICS: dict[str, tuple[str, str]] = {
     "bundle": (
         "The bundle: one folder of plain files that is the agent's durable state.",
@@ -93,13 +95,9 @@ temporary copy of the bundle, then records one sentinel receipt with the
 results. The real bundle is only read. Exit 0 when all pass, 1 naming each
 broken guarantee and where to look.
 
-  erase               the checkpoint can be rebuilt from the log alone
-  crash-after-append  a kill between append and checkpoint loses nothing
-  crash-before-index  a kill before the index write loses nothing
-  truncate            torn and garbage lines are reported, never hidden
-  secrets             credentials never reach arc/ files
-  unknown-not-zero    unreadable state reads "unknown", never zero
-  evidence-freshness  a changed file makes its claim stale
+"""
+        + "\n".join(help_lines())
+        + """
 
   ouro drill erase
 See docs/sentinel.md.""",

@@ -5,11 +5,16 @@ problem, the command or step that fixes it:
 
 1. config: the host's project file exists, parses, and has ouro's handler for
    every event, each within the host's timeout caps;
-2. command: the command's program resolves on the PATH the host will give it;
+2. command: the command's program resolves on the PATH the host will give it
+   (the fix names that PATH and ouro's full path);
 3. bundle + packet: the installed SessionStart command, run the way the host
    runs it (``install.reach``: ``sh -c`` in the project, without the
    installer's ``OURO_*`` variables, ``--dry-run``), finds a bundle and
-   produces the packet;
+   produces the packet. When the host cannot start the command at all, or
+   the command reports no bundle, the bundle is looked for by ouro's own
+   discovery from the project, so "ouro is not on the host's PATH" is never
+   reported as "no bundle is reachable" (which would suggest a second
+   bundle);
 4. (Codex) trust: the project is trusted, each ouro entry carries a
    ``trusted_hash`` matching the entry as it is now, and the ``hooks`` feature
    is not switched off.
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import shlex
 import shutil
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,28 +82,34 @@ def diagnose(host: Host, project: Path, env: Mapping[str, str]) -> list[Check]:
     start = commands["SessionStart"]
     if start is None:
         return checks
-    checks.append(_resolvable(start, env))
-    result = install.reach(host, project, start, env)
-    if result.bundle:
-        checks.append(Check("bundle", "ok", f"{result.bundle} (found by {result.how})"))
-    else:
+    command = _resolvable(host, start, env)
+    checks.append(command)
+    if command.status != "ok":
+        # The host cannot start the command, so running it says nothing about the
+        # bundle: ouro's own discovery answers that, and the packet waits for the fix.
+        checks.append(_bundle_here(project, env, ran=None))
         checks.append(
             Check(
-                "bundle",
+                "packet",
                 "problem",
-                f"no bundle reachable from {project} without OURO_BUNDLE",
-                f"run 'ouro init agent.ouro --link' in {project}, or 'ouro init PATH --link' "
-                "for an existing bundle",
+                "not produced: the host cannot start the hook command (see 'command')",
+                command.fix,
             )
         )
-    checks.append(
-        Check(
-            "packet",
-            "ok" if result.ok else "problem",
-            result.detail,
-            None if result.ok else f"run '{start} --dry-run' in {project} to see the failure",
+    else:
+        result = install.reach(host, project, start, env)
+        if result.bundle:
+            checks.append(Check("bundle", "ok", f"{result.bundle} (found by {result.how})"))
+        else:
+            checks.append(_bundle_here(project, env, ran=result.detail))
+        checks.append(
+            Check(
+                "packet",
+                "ok" if result.ok else "problem",
+                result.detail,
+                None if result.ok else f"run '{start} --dry-run' in {project} to see the failure",
+            )
         )
-    )
     if host.name == "codex":
         checks.extend(codex_checks(host, path, project, doc, env))
     return checks
@@ -122,20 +134,71 @@ def _timeouts(host: Host, doc: dict[str, Any]) -> list[Check]:
     return [Check("timeouts", "ok", "within the host's caps")]
 
 
-def _resolvable(command: str, env: Mapping[str, str]) -> Check:
+def _bundle_here(project: Path, env: Mapping[str, str], *, ran: str | None) -> Check:
+    """The bundle check when the hook command did not report one: ouro's own discovery
+    from ``project`` with the host's environment (read-only). ``ran`` is what the command
+    said when it ran; None when the host cannot start it at all."""
+    from ouro.bundle import Bundle
+    from ouro.errors import BundleNotFound, OuroError
+
+    try:
+        found = Bundle.discover(env=install.host_env(env), cwd=project)
+    except BundleNotFound as exc:
+        return Check(
+            "bundle",
+            "problem",
+            f"no bundle reachable from {project} without OURO_BUNDLE ({exc.message})",
+            f"run 'ouro init agent.ouro --link' in {project}, or 'ouro init PATH --link' "
+            "for an existing bundle",
+        )
+    except OuroError as exc:
+        return Check("bundle", "problem", f"the bundle is unusable: {exc.message}", exc.hint)
+    where = f"{found.bundle.root} (found by {found.how})"
+    if ran is None:
+        return Check(
+            "bundle",
+            "ok",
+            f"{where}; the hook will reach it once the host can start ouro (see 'command')",
+        )
+    return Check(
+        "bundle",
+        "problem",
+        f"ouro finds {where} from {project}, but the hook command did not: {ran}",
+        "check that the command the hook runs is this ouro (see 'command'), or reinstall "
+        "with 'ouro hook install'",
+    )
+
+
+def this_ouro() -> str:
+    """The full command of the ouro running now (for a --command that needs no PATH)."""
+    script = Path(sys.executable).parent / "ouro"
+    if script.is_file():
+        return shlex.quote(str(script))
+    return f"{shlex.quote(sys.executable)} -m ouro.cli"
+
+
+def _resolvable(host: Host, command: str, env: Mapping[str, str]) -> Check:
     try:
         program = shlex.split(command)[0]
     except (ValueError, IndexError):
-        return Check("command", "problem", f"cannot parse the command {command!r}", "reinstall")
-    found = shutil.which(program, path=env.get("PATH"))
+        return Check(
+            "command",
+            "problem",
+            f"cannot parse the command {command!r}",
+            f"run 'ouro hook install {host.name}'",
+        )
+    path = env.get("PATH") or ""
+    found = shutil.which(program, path=path)
     if found:
         return Check("command", "ok", f"{program!r} resolves to {found} on PATH")
     return Check(
         "command",
         "problem",
-        f"{program!r} is not on the PATH the host gets",
-        "put ouro on PATH (pipx install / activate the venv before starting the host), or "
-        "reinstall with --command /full/path/to/ouro",
+        f"{program!r} is not on the PATH the host gives its hooks (the PATH the host was "
+        f"started with: {path or '(empty)'}); the hooks cannot start ouro",
+        f"start the host from a shell where '{program}' runs (activate the venv, or 'pipx "
+        f"install' ouro), or reinstall the hooks with ouro's full path: 'ouro hook install "
+        f"{host.name} --command {this_ouro()}'",
     )
 
 

@@ -131,6 +131,135 @@ def _statements(sql: str) -> Iterator[str]:
         raise IndexUnavailable("an index migration ends with an unfinished statement")
 
 
+class ReadOnlyIndex(sqlite3.Connection):
+    """A connection to an index that cannot be written where it is (``open_read_only``).
+
+    ``behind`` is None, or why the index may miss writes that are on disk (a
+    write-ahead log that cannot be read without writing)."""
+
+    behind: str | None = None
+
+
+def writable(root: Root) -> bool:
+    """Whether ``state/index/`` can be written: the index folder (or, before it exists,
+    the nearest folder above it) and the database file, if there is one -- or, in a
+    folder that takes no new entry, the database and its ``-wal`` and ``-shm`` files.
+    False on a read-only disk (even for root) and in a bundle the reader may not
+    write."""
+    path = db_file(root)
+    folder = os.path.dirname(path)
+    while not os.path.isdir(folder):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    if os.access(folder, os.W_OK):
+        return not os.path.lexists(path) or os.access(path, os.W_OK)
+    # A folder that takes no new entry (chattr +i) still lets SQLite write when the
+    # database and both of its side files are there, and writable.
+    return all(os.access(path + end, os.W_OK) for end in ("", "-wal", "-shm"))
+
+
+def read_only_reason(root: Root) -> str:
+    """Why ``state/index/`` cannot be written, for a message: the disk, or permissions."""
+    from ouro.store.readonly import on_read_only_disk
+
+    where = os.path.dirname(db_file(root))
+    if on_read_only_disk(where):
+        return f"the bundle is on a read-only disk ({where} cannot be written)"
+    return f"the bundle is not writable here ({where}: permission denied)"
+
+
+def can_move_aside(root: Root) -> bool:
+    """Whether ``state/`` can be written, so 'ouro index rebuild' can move an index
+    folder that cannot be written aside and build a new one."""
+    state = os.path.dirname(os.path.dirname(db_file(root)))
+    return os.path.isdir(state) and os.access(state, os.W_OK)
+
+
+def read_only(root: Root) -> IndexUnavailable:
+    """The error for a write to an index that cannot be written where it is. Never
+    "not a readable SQLite database": the index may be fine. When ``state/`` itself
+    can be written, 'ouro index rebuild' can move the index folder aside; on a
+    read-only disk it cannot, and the hint says what works there."""
+    if can_move_aside(root):
+        return IndexUnavailable(
+            f"the index folder {os.path.dirname(db_file(root))} cannot be written; "
+            "nothing was changed",
+            hint=REBUILD_HINT,
+        )
+    return IndexUnavailable(
+        f"{read_only_reason(root)}: the index cannot be updated; nothing was changed",
+        hint="searches still answer here (from the files, through a scratch index that is "
+        "never saved, when the index on disk is missing or behind); to update the index itself, remount the disk "
+        "read-write or work on a writable copy of the bundle",
+    )
+
+
+def open_read_only(root: Root) -> ReadOnlyIndex:
+    """The index of a bundle whose ``state/index/`` cannot be written, opened without
+    writing a byte: ``mode=ro&immutable=1`` (no lock, ``-wal`` or ``-shm`` file). A
+    non-empty write-ahead log is read when its ``-shm`` file is there to read it with
+    (``mode=ro``); otherwise the connection says it may be ``behind``. Raises
+    ``IndexUnavailable`` for a missing, empty, foreign, newer or unreadable index."""
+    from pathlib import Path
+
+    path = db_file(root)
+    if not os.path.isfile(path):
+        raise IndexUnavailable(
+            f"the index {path} does not exist", hint="run 'ouro index rebuild' on a writable copy"
+        )
+    uri = Path(path).as_uri()
+    wal = path + "-wal"
+    behind = None
+    conn: ReadOnlyIndex | None = None
+    if os.path.isfile(wal) and os.path.getsize(wal) > 0:
+        try:
+            conn = _connect_ro(f"{uri}?mode=ro")
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except sqlite3.Error:
+            if conn is not None:
+                conn.close()
+            conn = None
+            behind = "its write-ahead log cannot be read on a disk ouro may not write"
+    if conn is None:
+        conn = _connect_ro(f"{uri}?mode=ro&immutable=1")
+    conn.behind = behind
+    try:
+        version = _check_identity(conn, path, latest=SCHEMA_VERSION)
+    except BaseException:
+        conn.close()
+        raise
+    if version == 0:
+        conn.close()
+        raise IndexUnavailable(f"the index {path} is empty", hint="run 'ouro index rebuild'")
+    return conn
+
+
+def _connect_ro(target: str) -> ReadOnlyIndex:
+    conn = sqlite3.connect(
+        target, uri=True, isolation_level=None, check_same_thread=False, factory=ReadOnlyIndex
+    )
+    assert isinstance(conn, ReadOnlyIndex)
+    return conn
+
+
+def open_scratch(copy_of: sqlite3.Connection | None = None) -> sqlite3.Connection:
+    """A scratch index, never saved (SQLite's private in-process database), at the
+    current schema: a copy of ``copy_of`` (an index read from disk), else empty. A
+    read-only bundle's searches sync it from the files."""
+    conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    try:
+        if copy_of is not None:
+            copy_of.backup(conn)
+        current = _check_identity(conn, ":memory:", latest=SCHEMA_VERSION)
+        _migrate(conn, current)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
 def _migrate(conn: sqlite3.Connection, current: int) -> None:
     if current >= SCHEMA_VERSION:
         return
@@ -173,6 +302,8 @@ def open_db(root: Root, *, create: bool = True) -> sqlite3.Connection:
     ``IndexUnavailable`` whose hint names ``ouro index rebuild``.
     """
     path = db_file(root)
+    if create and not writable(root):
+        raise read_only(root)
     try:
         return _open(root, path, create)
     except IndexUnavailable as exc:

@@ -145,6 +145,8 @@ def _keep(root: str, conn: sqlite3.Connection) -> None:
 
 def ready_index(root: str) -> tuple[sqlite3.Connection, dict[str, Any]]:
     """An up-to-date index connection and its state for the answer."""
+    if not db.writable(root):
+        return _read_only_index(root)
     conn, missing = _connection(root)
     try:
         reason = "missing" if missing else db.stale_reason(root) or quick_check(conn, root)
@@ -171,10 +173,78 @@ def ready_index(root: str) -> tuple[sqlite3.Connection, dict[str, Any]]:
         raise
 
 
+#: per process, thread and bundle: the scratch index of a bundle whose index
+#: cannot be written (kept up to date from the files by the usual cheap check)
+_SCRATCH: dict[tuple[int, int, str], tuple[sqlite3.Connection, str | None]] = {}
+
+
+def _read_only_index(root: str) -> tuple[sqlite3.Connection, dict[str, Any]]:
+    """``state/index/`` cannot be written (a read-only disk, a bundle that is not the
+    reader's). The index on disk is read immutable, never synced; when it is missing,
+    unreadable, of an older schema or behind the files, the answer comes from the
+    files instead -- through a scratch index the same sync fills -- and ``index.note``
+    says so.
+    Either way the answer is true to the files; nothing is written."""
+    from pathlib import Path
+
+    from ouro import progress
+    from ouro.index.sync import SyncReport, _sync
+
+    key = (os.getpid(), _thread.get_ident(), root)
+    scratch, why = _SCRATCH.get(key, (None, None))
+    if scratch is None:
+        try:
+            disk = db.open_read_only(root)
+        except IndexUnavailable as exc:
+            disk, why = None, exc.message
+        if disk is not None:
+            try:
+                behind = disk.behind or db.stale_reason(root) or quick_check(disk, root)
+                old = disk.execute("PRAGMA user_version").fetchone()[0] < db.SCHEMA_VERSION
+            except sqlite3.DatabaseError as exc:
+                disk.close()
+                disk, why = None, f"the index cannot be read ({exc})"
+            else:
+                if behind is None and not old:
+                    return disk, {"state": "fresh", "readOnly": True}
+                why = f"the index is behind the files ({behind or 'an older schema'})"
+        try:
+            scratch = db.open_scratch(copy_of=disk)
+        except (IndexUnavailable, sqlite3.DatabaseError):
+            scratch = db.open_scratch()  # a copy that will not take: index the files afresh
+        finally:
+            if disk is not None:
+                disk.close()
+        _SCRATCH[key] = (scratch, why)
+    elif quick_check(scratch, root) is None:
+        return scratch, _read_only_state(root, why)
+    label = "indexing the files (read-only bundle, scratch index)"
+    try:
+        _sync(scratch, Path(root), progress.counter(label, "files"), SyncReport())
+    except BaseException:
+        _SCRATCH.pop(key, None)
+        scratch.close()
+        raise
+    return scratch, _read_only_state(root, why)
+
+
+def _read_only_state(root: str, why: str | None) -> dict[str, Any]:
+    state: dict[str, Any] = {"state": "fresh", "readOnly": True}
+    if why is not None:
+        state["note"] = (
+            f"{db.read_only_reason(root)} and {why}: this answer comes from the files, "
+            "through a scratch index that is never saved"
+        )
+    return state
+
+
 def _forget(conn: sqlite3.Connection) -> None:
     key = (os.getpid(), _thread.get_ident())
     if key in _OPEN and _OPEN[key][2] is conn:
         del _OPEN[key]
+    for held, (scratch, _why) in list(_SCRATCH.items()):
+        if scratch is conn:
+            del _SCRATCH[held]
     conn.close()
 
 
@@ -369,7 +439,11 @@ def search(root: str | os.PathLike[str], req: Request) -> dict[str, Any]:
     except BaseException:
         _forget(conn)
         raise
-    _keep(top, conn)
+    if state.get("readOnly"):
+        if isinstance(conn, db.ReadOnlyIndex):  # opened for this answer; scratch ones are kept
+            conn.close()
+    else:
+        _keep(top, conn)
     return {"query": req.query, "total": total, "results": results, "index": state}
 
 
@@ -454,6 +528,8 @@ def render(result: dict[str, Any]) -> str:
         f" for {result['query']!r}" if result.get("query") else ""
     )
     lines = [head + ("" if state == "fresh" else f"  [index {state}]")]
+    if result["index"].get("note"):
+        lines.append(f"  [{result['index']['note']}]")
     vectors = result["index"].get("semantic")
     if vectors and vectors.get("state") != "fresh":
         lines.append(f"  [semantic part {vectors['state']}: {vectors.get('reason', '')}]")

@@ -24,34 +24,44 @@ DOC_KINDS = ("task", "track", "iteration", "friction", "tip", "note", "daily", "
 
 
 def open_readonly(root: Path) -> sqlite3.Connection:
-    path = db.db_path(root)
-    if not path.is_file():
-        raise IndexUnavailable(f"the index {path} does not exist yet", hint="run 'ouro index sync'")
-    wal = Path(str(path) + "-wal")
-    options = "mode=ro" if wal.exists() else "mode=ro&immutable=1"
-    conn = sqlite3.connect(f"{path.as_uri()}?{options}", uri=True, isolation_level=None)
-    try:
-        version = db._check_identity(conn, path, latest=db.SCHEMA_VERSION)
-    except BaseException:
-        conn.close()
-        raise
-    if version == 0:
-        conn.close()
-        raise IndexUnavailable(f"the index {path} is empty", hint="run 'ouro index rebuild'")
-    return conn
+    """The index, opened without writing a byte (``ouro.index.db.open_read_only``)."""
+    return db.open_read_only(root)
 
 
 def index_status(root: str | Path) -> dict[str, Any]:
     base = Path(root)
     locator = "state/index/" + db.DB_NAME
+    # A bundle whose index cannot be written (a read-only disk): say so, and what
+    # searches do there, rather than "the next search builds it".
+    read_only = None if db.writable(base) else db.read_only_reason(base)
     if not db.db_path(base).is_file():
-        return {
+        result: dict[str, Any] = {
             "state": "missing",
-            "reason": "no index has been built yet; the next search builds it",
+            "reason": "no index has been built yet; the next search builds it"
+            if read_only is None
+            else f"no index here, and {read_only}: none can be built on it; searches answer "
+            "from the files, through a scratch index that is never saved",
             "path": locator,
             "counts": {},
             "lastSync": None,
         }
+        return result if read_only is None else {**result, "readOnly": True}
+    result = _status_of(base, locator)
+    if read_only is not None:
+        result["readOnly"] = True
+        if result["state"] in ("stale", "unavailable"):
+            result["reason"] += (
+                f"; {read_only}: searches answer from the files, through a scratch index that is never saved"
+            )
+        if result["state"] == "unavailable" and not db.can_move_aside(base):
+            result["hint"] = (
+                "to rebuild the index, remount the disk read-write or work on a writable "
+                "copy of the bundle"
+            )
+    return result
+
+
+def _status_of(base: Path, locator: str) -> dict[str, Any]:
     try:
         conn = open_readonly(base)
     except IndexUnavailable as exc:
@@ -74,7 +84,7 @@ def index_status(root: str | Path) -> dict[str, Any]:
         problems = conn.execute("SELECT count(*) FROM problems").fetchone()[0]
         row = conn.execute("SELECT value FROM meta WHERE key = 'lastSync'").fetchone()
         last_sync = row[0] if row else None
-        reason = db.stale_reason(base)
+        reason = getattr(conn, "behind", None) or db.stale_reason(base)
         if reason is None and last_sync is None:
             reason = "the index has never finished a sync"
         if reason is None:

@@ -248,6 +248,8 @@ def rebuild(bundle: Bundle, progress: Progress | None = None) -> SyncReport:
     ``state/index.damaged-<time>/`` (never overwritten or deleted), and a new
     one is built from the files. The report names where it went (``movedAside``).
     """
+    if not db.writable(bundle.root) and not db.can_move_aside(bundle.root):
+        raise db.read_only(bundle.root)  # a read-only disk: nothing to move aside, say so
     _refresh_heads(bundle)  # a cache like the index; refreshed from the files too
     try:
         return _rebuild(bundle, progress)

@@ -138,6 +138,13 @@ def apply_item(root: Path, plan: Plan, item: Item) -> None:
         text = _backup_bytes(root, plan, item).decode("utf-8")
         content = documents.render_with(item.detail["meta"], text, source=str(item.source))
         _write_new(root, item, content.encode())
+    elif op == "task":
+        from ouro.migrate.triage import task_body
+        from ouro.store.frontmatter import render
+
+        data = (root / plan.backup / str(item.source)).read_bytes()
+        body = task_body(data, item.detail["range"], item.detail["context"])
+        _write_new(root, item, render(item.detail["meta"], body).encode())
     elif op == "doc":
         from ouro.store.frontmatter import render
 

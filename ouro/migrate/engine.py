@@ -222,7 +222,9 @@ def _same_routes(plan: Plan, routes: dict[str, dict[str, Any]] | None, run_id: s
     """A resumed run follows its persisted plan; an edited plan that disagrees is refused."""
     if not routes:
         return
-    planned = {i.detail["entry"]: i.detail["route"] for i in plan.items if "route" in i.detail}
+    # the entry's route, as the run's review list has it (an entry routed to task also
+    # has dropped items: its done checklist items)
+    planned = {e["entry"]: e["route"] for e in (plan.triage or {}).get("entries", [])}
     for loc, chosen in sorted(routes.items()):
         if planned.get(loc) != chosen["route"]:
             raise InvalidInput(

@@ -2,7 +2,9 @@
 
 Contract: pure (reads the bundle, writes nothing), deterministic for the same
 files and routes. ``journal_items`` turns one journal text file into one plan
-item per entry (``ouro.migrate.triage`` decides the route); ``resolve_facts``
+item per entry (``ouro.migrate.triage`` decides the route) -- an entry routed
+to task gives one item per open item and TODO line, and one per done item
+(``ouro.migrate.journal_tasks``); ``resolve_facts``
 then decides every line of the fact entries against the Desk's facts and the
 merged legacy facts -- exact duplicates (the Desk's content hash) are not
 written, near-duplicates (the Desk's token overlap > 0.6 with an active fact
@@ -18,7 +20,7 @@ from typing import Any
 
 from ouro.desk.names import slugify
 from ouro.errors import CorruptFile, InvalidInput
-from ouro.migrate import documents, triage
+from ouro.migrate import documents, journal_tasks, triage
 from ouro.migrate.facts import _encode, derived_id
 from ouro.migrate.plan import Item, _Ctx, _quarantine
 from ouro.migrate.rules import Rule
@@ -96,7 +98,6 @@ def journal_items(
                 route, rule_name = chosen["route"], "plan"
                 why = f"route set in {plan_file} (proposed {proposed} by rule {fired})"
         created = _created(entry, src)
-        title = triage.task_title(body, entry.locator)
         detail: dict[str, Any] = {
             "entry": entry.locator,
             "route": route,
@@ -152,27 +153,18 @@ def journal_items(
                 )
             )
         elif route == "task":
-            from ouro.desk.tasks import new_task_meta
-
-            task_meta = new_task_meta(
-                triage.TRACK, title, task_id=_task_id(entry.locator, created), created=created
-            )
-            task_meta["source"] = entry.locator
-            detail["meta"] = task_meta
-            rendered = documents.render_with(task_meta, entry.text, source=entry.locator).encode()
-            slug = slugify(title)[:60].rstrip("-") or "journal-task"
-            dest = _free(ctx, f"desk/{triage.TRACK}/{{slug}}/task.md", slug)
-            items.append(
-                Item(
-                    src.path,
-                    "created",
-                    "write",
-                    dest,
-                    entry.bytes,
-                    src.hash,
-                    content_hash(rendered),
-                    why,
+            review[-1]["items"] = journal_tasks.review_items(entry)
+            items.extend(
+                journal_tasks.task_items(
+                    data,
+                    src,
+                    entry,
                     detail,
+                    why,
+                    created=created,
+                    backup=ctx.backup,
+                    task_id=_task_id,
+                    free=lambda pattern, slug: _free(ctx, pattern, slug),
                 )
             )
         else:

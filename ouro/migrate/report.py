@@ -74,6 +74,8 @@ def report_lines(root: Path, plan: Plan, at: str) -> list[dict[str, Any]]:
             line["entry"] = item.detail["entry"]
             line["route"] = item.detail["route"]
             line["rule"] = item.detail["rule"]
+            if item.detail.get("item"):
+                line["item"] = item.detail["item"]
             if item.detail["route"] == "facts":
                 line["facts"] = [
                     {"line": d[0], "action": d[2], "id": d[3], **({"why": d[5]} if d[5] else {})}
@@ -137,6 +139,7 @@ def plan_view(plan: Plan) -> dict[str, Any]:
                     "bytes": i.bytes,
                     "why": i.why,
                     "entry": i.detail.get("entry"),
+                    "item": i.detail.get("item"),
                     "route": i.detail.get("route"),
                     "rule": i.detail.get("rule"),
                 }.items()
@@ -213,18 +216,26 @@ def _accounting_line(view: dict[str, Any] | None) -> list[str]:
 
 
 def triage_view(plan: Plan) -> dict[str, Any] | None:
-    """Per route: entries, bytes and the rules that fired; per fact line: its fate."""
+    """Per route: entries, items, bytes and the rules that fired (per item); per fact
+    line: its fate. An entry routed to task counts under ``task`` once with one item per
+    task, and under ``drop`` for its done items."""
     if not plan.triage:
         return None
     from ouro.migrate.triage import ROUTES
 
-    routes: dict[str, dict[str, Any]] = {r: {"entries": 0, "bytes": 0, "rules": {}} for r in ROUTES}
+    routes: dict[str, dict[str, Any]] = {
+        r: {"entries": 0, "items": 0, "bytes": 0, "rules": {}} for r in ROUTES
+    }
+    seen: set[tuple[str, str]] = set()
     for item in plan.items:
         route = item.detail.get("route")
         if route is None:
             continue
         slot = routes[route]
-        slot["entries"] += 1
+        if (route, item.detail["entry"]) not in seen:
+            seen.add((route, item.detail["entry"]))
+            slot["entries"] += 1
+        slot["items"] += 1
         slot["bytes"] += item.bytes
         rule = item.detail["rule"]
         slot["rules"][rule] = slot["rules"].get(rule, 0) + 1
@@ -240,9 +251,10 @@ def _triage_lines(view: dict[str, Any] | None) -> list[str]:
     lines = [f"journal triage ({view['entries']} entries):"]
     for route, slot in view["routes"].items():
         rules = ", ".join(f"{k} {v}" for k, v in sorted(slot["rules"].items())) or "-"
-        lines.append(
-            f"  {route:<6} {slot['entries']:>4} entries {slot['bytes']:>8} bytes  rules: {rules}"
-        )
+        count = f"{slot['entries']:>4} entries"
+        if slot["items"] != slot["entries"]:
+            count += f" ({slot['items']} items)"
+        lines.append(f"  {route:<6} {count} {slot['bytes']:>8} bytes  rules: {rules}")
     if view["facts"]:
         lines.append(
             "  fact lines: " + ", ".join(f"{k} {v}" for k, v in sorted(view["facts"].items()))
@@ -259,7 +271,7 @@ def render_plan(view: dict[str, Any], *, limit: int | None = None) -> str:
         why = f"  ({item['why']})" if item.get("why") else ""
         if item.get("route"):
             why = f"  [{item['route']} by rule {item['rule']}]"
-        where = item.get("entry") or item.get("source") or "-"
+        where = item.get("item") or item.get("entry") or item.get("source") or "-"
         lines.append(f"  {item['action']:<13} {where}{dest}{why}")
     if len(shown) < len(items):
         lines.append(f"  ... and {len(items) - len(shown)} more (see --dry-run --json)")

@@ -15,6 +15,14 @@ the same bytes give the same entries, routes and rules.
 - **Routes**: ``task`` (a task in the ``journal-import`` track), ``facts``
   (each content line a diary fact), ``note`` (a Desk record note with the
   entry's title), ``drop`` (kept only in the verified backup).
+- **Items.** An entry routed to ``task`` is split into its items
+  (``split_items``): each open checklist line (``- [ ] ...``) and each TODO /
+  ``Next:`` line, with the more-indented lines under it, becomes its own task
+  (located ``<file>:<line>``); a done checklist line (``- [x] ...``) is
+  finished work and never becomes open work (route ``drop``, rule
+  ``done-item``: it stays in the backup); the entry's other lines (headings,
+  prose) are its context, written under each task's own item
+  (``task_body``). An entry with no open item becomes one task.
 - **The review file** (``ouro migrate --dry-run --plan FILE``) lists every
   entry with its proposed route and rule; ``read_routes`` validates an edited
   one completely before anything is planned or written.
@@ -29,7 +37,8 @@ from typing import Any
 
 import orjson
 
-from ouro.errors import InvalidInput
+from ouro.errors import CorruptFile, InvalidInput
+from ouro.migrate import documents
 
 ROUTES = ("task", "facts", "note", "drop")
 TRACK = "journal-import"
@@ -58,13 +67,23 @@ RULES: tuple[tuple[str, str, str], ...] = (
     ("reference-prose", "note", f"at least {NOTE_MIN_WORDS} words of prose"),
     ("log-like", "drop", "anything else: a short log-like entry"),
 )
-RULE_ROUTE = {name: route for name, route, _ in RULES}
-RULE_WHY = {name: why for name, _, why in RULES}
+#: the rules of the items of an entry routed to task (``split_items``)
+ITEM_RULES: tuple[tuple[str, str, str], ...] = (
+    ("done-item", "drop", "a done checklist item (- [x] ...): finished work, kept in the backup"),
+    (
+        "entry-context",
+        "drop",
+        "blank lines around an entry's items, with no other text: kept in the backup",
+    ),
+)
+RULE_ROUTE = {name: route for name, route, _ in (*RULES, *ITEM_RULES)}
+RULE_WHY = {name: why for name, _, why in (*RULES, *ITEM_RULES)}
 
 _DATED = re.compile(r"^#{1,3}\s+.*?(\d{4}-\d{2}-\d{2})")
 _HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
 _BULLET = re.compile(r"^(?:[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)")
 _OPEN = re.compile(r"^\s*[-*+]\s+\[ \]\s+(.+)$")
+_DONE = re.compile(r"^\s*[-*+]\s+\[[xX]\](?:\s+(.*))?$")
 _TODO = re.compile(r"^(?:[-*+]\s+)?(?:TODO\b[:\s-]*|next:\s*)(.+)$", re.IGNORECASE)
 _MARKER = re.compile(r"^(?:learned\b|note to self\b|decided\b|til\b)", re.IGNORECASE)
 _LABEL = re.compile(r"^(?:learned|note to self|decided|til)\s*:\s*", re.IGNORECASE)
@@ -178,23 +197,120 @@ def classify(body: str, meta: dict[str, Any]) -> str:
     return "log-like"
 
 
+@dataclass(frozen=True)
+class Part:
+    """One piece of an entry routed to task: an item (``open``, ``todo``, ``done``)
+    with the more-indented lines under it, or a line of ``context``, or the file's
+    front matter (``meta``). Offsets are bytes in the file; lines are 1-based."""
+
+    kind: str
+    start: int
+    end: int
+    line: int
+    text: str
+    title: str | None = None  # an item's text, for its task's title
+
+    @property
+    def bytes(self) -> int:
+        return self.end - self.start
+
+
+def _item_start(line: str) -> tuple[str, str] | None:
+    """(kind, text) when ``line`` starts an item."""
+    found = _OPEN.match(line)
+    if found and found.group(1).strip():
+        return "open", found.group(1)
+    done = _DONE.match(line)
+    if done:
+        return "done", done.group(1) or ""
+    bare = line.strip()
+    todo = _TODO.match(bare) if not _HEADING.match(bare) else None
+    if todo and todo.group(1).strip():
+        return "todo", todo.group(1)
+    return None
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def split_items(entry: Entry) -> list[Part]:
+    """The parts of ``entry`` in file order, covering its bytes exactly (see the module
+    contract): each item with its more-indented continuation lines, each other line as
+    context, a whole file's front matter as one ``meta`` part."""
+    text = entry.text
+    body = text
+    if entry.whole and text.startswith("---\n"):
+        try:
+            body = documents.body_of(text, source=entry.path)
+        except CorruptFile:  # quarantined before it is triaged; kept whole here
+            body = text
+        if not text.endswith(body):
+            body = text
+    parts: list[Part] = []
+    offset, line_no = entry.start, entry.first_line
+    head = text[: len(text) - len(body)]
+    if head:
+        size = len(head.encode("utf-8"))
+        parts.append(Part("meta", offset, offset + size, line_no, head))
+        offset, line_no = offset + size, line_no + head.count("\n")
+    lines = body.splitlines(keepends=True)
+    k = 0
+    while k < len(lines):
+        raw = lines[k]
+        started = _item_start(raw.rstrip("\r\n"))
+        if started is None:
+            kind, title, span = "context", None, [raw]
+        else:
+            kind, title = started
+            span, depth = [raw], _indent(raw)
+            while k + len(span) < len(lines):
+                nxt = lines[k + len(span)]
+                bare = nxt.rstrip("\r\n")
+                if not bare.strip() or _indent(nxt) <= depth or _item_start(bare):
+                    break
+                span.append(nxt)
+        chunk = "".join(span)
+        size = len(chunk.encode("utf-8"))
+        part = Part(kind, offset, offset + size, line_no, chunk, title)
+        if kind == "context" and parts and parts[-1].kind == "context":
+            last = parts.pop()
+            part = Part("context", last.start, part.end, last.line, last.text + chunk)
+        parts.append(part)
+        offset, line_no, k = offset + size, line_no + len(span), k + len(span)
+    return parts
+
+
+def task_body(data: bytes, item: list[int] | None, context: list[list[int]]) -> str:
+    """A migrated task's body from the journal file's bytes: its item's lines, then (after
+    a blank line) the entry's context; with no item, the context alone."""
+    ctx = "".join(data[a:b].decode("utf-8") for a, b in context)
+    if item is None:
+        return ctx
+    own = data[item[0] : item[1]].decode("utf-8")
+    if not own.endswith("\n"):
+        own += "\n"
+    return own + ("\n" + ctx if ctx.strip() else "")
+
+
 def fact_texts(body: str, first_line: int) -> list[tuple[int, str]]:
     """(file line, fact text) per content line; a leading ``Learned:``-style label is cut."""
     return [(n, _LABEL.sub("", t).strip() or t) for n, t in content_lines(body, first_line)]
 
 
 def task_title(body: str, fallback: str) -> str:
+    """The first open item, else TODO line, heading or content line; never blank."""
     for raw in body.splitlines():
         match = _OPEN.match(raw)
-        if match:
+        if match and match.group(1).strip():
             return _short(match.group(1))
     for raw in body.splitlines():
         line = raw.strip()
         match = _TODO.match(line) if not _HEADING.match(line) else None
-        if match:
+        if match and match.group(1).strip():
             return _short(match.group(1))
     lines = content_lines(body)
-    return _short(heading(body) or (lines[0][1] if lines else fallback))
+    return _short(heading(body) or (lines[0][1] if lines else "")) or fallback
 
 
 def preview(body: str) -> str:

@@ -52,6 +52,16 @@ def _dest_problem(root: Path, plan: Plan, item: Item) -> str | None:
         return None if same else f"{item.destination} is not the moved entry"
     if not dest.is_file():
         return f"{item.destination} is missing"
+    if item.op == "task":  # one journal item: its lines and the entry's context
+        from ouro.migrate.triage import task_body
+
+        data = (root / plan.backup / str(item.source)).read_bytes()
+        expected = task_body(data, item.detail["range"], item.detail["context"])
+        try:
+            body = documents.body_of(dest.read_text("utf-8"), source=str(item.destination))
+        except (CorruptFile, UnicodeDecodeError) as exc:
+            return f"{item.destination} is unreadable ({exc})"
+        return None if body == expected else f"{item.destination} lost the journal item"
     if item.op == "copy":
         digest = hash_file(dest)
         return None if digest == item.source_hash else f"{item.destination} differs ({digest})"

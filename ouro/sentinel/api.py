@@ -6,25 +6,16 @@ turn results into text for people; exit codes are ``ouro.cli.exits``'s.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from ouro.bundle import Bundle
 from ouro.models.base import ToolInput
+from ouro.sentinel.drills import DRILL_NAMES, check_names
 from ouro.sentinel.receipts import DEFAULT_KEEP, Trigger, refresh
 from ouro.sentinel.signals import parse_caller_signals
 from ouro.sentinel.status import render_status, sentinel_status
-
-DrillName = Literal[
-    "erase",
-    "crash-after-append",
-    "crash-before-index",
-    "truncate",
-    "secrets",
-    "unknown-not-zero",
-    "evidence-freshness",
-]
 
 
 class RefreshInput(ToolInput):
@@ -46,9 +37,18 @@ class StatusInput(ToolInput):
 
 
 class DrillInput(ToolInput):
-    names: list[DrillName] = Field(
-        default_factory=list, description="drills to run (default: all of them)"
+    # The names are checked against the one drill catalog (``ouro.sentinel.drills``),
+    # and the schema's enum is that same list, so help, validator and runner agree.
+    names: list[str] = Field(
+        default_factory=list,
+        description="drills to run (default: all of them): " + ", ".join(DRILL_NAMES),
+        json_schema_extra={"items": {"type": "string", "enum": list(DRILL_NAMES)}},
     )
+
+    @field_validator("names")
+    @classmethod
+    def _known_drills(cls, names: list[str]) -> list[str]:
+        return check_names(names)
 
 
 def _summary(result: dict[str, Any]) -> dict[str, Any]:

@@ -171,17 +171,10 @@ def storage_error(
             f"file too large: {where} hit the file size limit while {action}; {outcome}",
             hint="raise the file size limit (ulimit -f) or free space, then retry",
         )
-    if code == errno.EROFS:
-        return StorageError(
-            f"read-only file system: cannot write {where}; {outcome}",
-            hint="remount it read-write or use a bundle on a writable disk",
-        )
-    if code in (errno.EACCES, errno.EPERM):
-        return StorageError(
-            f"permission denied while {action} {where}; {outcome}",
-            hint=f"check the owner and permissions of {where} and its folder "
-            "(and 'lsattr' for an immutable flag)",
-        )
+    if code in (errno.EROFS, errno.EACCES, errno.EPERM):  # ouro.store.readonly
+        from ouro.store.readonly import not_writable
+
+        return not_writable(code, where, action=action, outcome=outcome)
     if code == errno.EISDIR:
         return StorageError(
             f"{where} is a folder where a file is expected; {outcome}",

@@ -1,6 +1,13 @@
 """Recovery drills: each proves one recovery guarantee on a copy of the bundle.
 
-``DRILLS`` maps a drill name to its ``"module:function"`` (``fn(copy, probe)``).
+``CATALOG`` is the one list of drills: each drill's name, its
+``"module:function"`` (``fn(copy, probe)``) and the guarantee it proves in one
+line. Everything that names drills reads it -- the ``drill`` tool's
+description (``ouro drill --help``, the MCP tool list), ``ouro help drills``,
+the input validator (CLI and MCP) and the runner -- so a drill cannot be listed
+in one place and refused in another. This module imports nothing heavy, so the
+registry can read the list at import time.
+
 ``run_drills`` runs the named drills (all when none are named), each on its own
 temporary copy (``harness.drill_copy``), and returns one result per drill:
 ``{name, status: pass|fail, detail, checks, lookAt, durationMs}``. The real
@@ -12,31 +19,91 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ouro.bundle import Bundle
-from ouro.errors import InvalidInput
-from ouro.sentinel.drills.harness import Drill, run_one
+if TYPE_CHECKING:
+    from ouro.bundle import Bundle
+    from ouro.sentinel.drills.harness import Drill
 
-DRILLS: dict[str, str] = {
-    "erase": "ouro.sentinel.drills.erase:run",
-    "crash-after-append": "ouro.sentinel.drills.crash:crash_after_append",
-    "crash-before-index": "ouro.sentinel.drills.crash:crash_before_index",
-    "truncate": "ouro.sentinel.drills.damage:truncate",
-    "secrets": "ouro.sentinel.drills.secrets:run",
-    "unknown-not-zero": "ouro.sentinel.drills.damage:unknown_not_zero",
-    "evidence-freshness": "ouro.sentinel.drills.freshness:run",
-    "edited-by-hand": "ouro.sentinel.drills.edited:run",
-}
+
+class DrillSpec(NamedTuple):
+    name: str
+    #: ``"module:function"`` of the drill, imported when it runs
+    ref: str
+    #: the guarantee it proves, one line (``ouro help drills``)
+    proves: str
+
+
+CATALOG: tuple[DrillSpec, ...] = (
+    DrillSpec(
+        "erase",
+        "ouro.sentinel.drills.erase:run",
+        "the checkpoint can be rebuilt from the log alone",
+    ),
+    DrillSpec(
+        "crash-after-append",
+        "ouro.sentinel.drills.crash:crash_after_append",
+        "a kill between append and checkpoint loses nothing",
+    ),
+    DrillSpec(
+        "crash-before-index",
+        "ouro.sentinel.drills.crash:crash_before_index",
+        "a kill before the index write loses nothing",
+    ),
+    DrillSpec(
+        "truncate",
+        "ouro.sentinel.drills.damage:truncate",
+        "torn and garbage lines are reported, never hidden",
+    ),
+    DrillSpec("secrets", "ouro.sentinel.drills.secrets:run", "credentials never reach arc/ files"),
+    DrillSpec(
+        "unknown-not-zero",
+        "ouro.sentinel.drills.damage:unknown_not_zero",
+        'unreadable state reads "unknown", never zero',
+    ),
+    DrillSpec(
+        "evidence-freshness",
+        "ouro.sentinel.drills.freshness:run",
+        "a changed file makes its claim stale",
+    ),
+    DrillSpec(
+        "edited-by-hand",
+        "ouro.sentinel.drills.edited:run",
+        "Arc files edited in place are seen at once",
+    ),
+)
+
+#: drill name -> ``"module:function"``, in catalog order
+DRILLS: dict[str, str] = {spec.name: spec.ref for spec in CATALOG}
+DRILL_NAMES: tuple[str, ...] = tuple(DRILLS)
+
+
+def unknown_drill_hint() -> str:
+    return "drills: " + ", ".join(DRILL_NAMES)
+
+
+def check_names(names: Sequence[str]) -> list[str]:
+    """``names`` unchanged when each is a drill; else ValueError naming the first
+    that is not and listing the drills (the input validator's rule)."""
+    for name in names:
+        if name not in DRILLS:
+            raise ValueError(f"no drill named {name!r}; {unknown_drill_hint()}")
+    return list(names)
+
+
+def help_lines() -> list[str]:
+    """``  name  what it proves`` for each drill (``ouro help drills``)."""
+    width = max(len(name) for name in DRILL_NAMES)
+    return [f"  {spec.name:<{width}}  {spec.proves}" for spec in CATALOG]
 
 
 def load_drill(name: str) -> Drill:
+    from ouro.errors import InvalidInput
+
     try:
         ref = DRILLS[name]
     except KeyError:
-        raise InvalidInput(
-            f"no drill named {name!r}", hint="drills: " + ", ".join(DRILLS)
-        ) from None
+        raise InvalidInput(f"no drill named {name!r}", hint=unknown_drill_hint()) from None
     module, _, attr = ref.partition(":")
     fn: Drill = getattr(importlib.import_module(module), attr)
     return fn
@@ -48,6 +115,8 @@ def run_drills(
     progress: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Run the named drills (all by default); ``progress(done, total)`` after each."""
+    from ouro.sentinel.drills.harness import run_one
+
     chosen = list(dict.fromkeys(names)) or list(DRILLS)
     drills = [(name, load_drill(name)) for name in chosen]
     results = []
