@@ -18,6 +18,10 @@ Limits are in characters, per field (``limit_for``):
 - a note body: 1,000,000 (large, but bounded);
 - every other string (names, titles, ids, tags, refs, queries): 1,000;
 - a list: at most 200 items.
+
+Files and streams (``--*-file``, ``-`` for stdin, hook stdin, habit files,
+``bundle.json``) are bounded while they are read, by ``ouro.store.bounded``:
+a ``--*-file`` by its field's limit, hook stdin by ``HOOK_STDIN``.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ EVIDENCE_OUTPUT = 20_000
 BODY = 100_000
 NOTE_BODY = 1_000_000
 MAX_ITEMS = 200
+#: a host hook's whole stdin JSON (a PostToolUse payload carries the tool's output)
+HOOK_STDIN = 8_000_000
 
 _ARC_TEXT_TOOLS = (
     "arc_ask",

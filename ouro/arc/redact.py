@@ -51,7 +51,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from ouro.bundle import Bundle
+from ouro.errors import OuroError
+from ouro.models.meta import META_LIMIT
 from ouro.store import jsonio
+from ouro.store.bounded import read_bytes
 
 MARKER_PREFIX = "[redacted:"
 
@@ -416,8 +419,8 @@ def bundle_literals(bundle: Bundle) -> list[str]:
     literals and the pattern redaction still applies.
     """
     try:
-        data = jsonio.loads(bundle.meta_path.read_bytes())
-    except (OSError, jsonio.JSONDecodeError):
+        data = jsonio.loads(read_bytes(bundle.meta_path, limit=META_LIMIT, what="bundle.json"))
+    except (OuroError, jsonio.JSONDecodeError):
         return []
     section = data.get("redact") if isinstance(data, dict) else None
     raw = section.get("literals") if isinstance(section, dict) else None

@@ -11,7 +11,10 @@ from __future__ import annotations
 import os
 
 from ouro.bundle import Bundle
+from ouro.errors import OuroError
+from ouro.models.meta import META_LIMIT
 from ouro.store import jsonio
+from ouro.store.bounded import read_bytes
 
 #: A ref whose first segment is one of these is a bundle locator; any other is
 #: a path relative to the repository root (``repo_root``).
@@ -34,12 +37,11 @@ def repo_root(bundle: Bundle) -> str:
         return cached[1]
     root = str(bundle.root.parent)
     try:
-        with open(meta, "rb") as handle:
-            data = jsonio.loads(handle.read())
+        data = jsonio.loads(read_bytes(meta, limit=META_LIMIT, what="bundle.json"))
         raw = data.get("repoRoot") if isinstance(data, dict) else None
         if isinstance(raw, str) and raw.strip():
             root = os.path.normpath(os.path.join(bundle.root, raw))
-    except (OSError, jsonio.JSONDecodeError):
+    except (OuroError, jsonio.JSONDecodeError):
         pass  # an unreadable bundle.json is reported by whoever opens the bundle
     _ROOTS[meta] = (mtime, root)
     return root
