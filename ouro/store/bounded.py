@@ -15,7 +15,9 @@ here, with a limit:
   itself be a regular file;
 - stdin may be anything (a pipe, a terminal, a file) and is bounded the same
   way;
-- text is UTF-8, decoded strictly; a bad byte is refused with its offset.
+- text is UTF-8, decoded strictly; a bad byte is refused with its offset;
+- a line stream (``BoundedLines``: ``ouro mcp``'s stdin) holds at most one
+  line of ``limit`` bytes; a longer line is skipped to its end and replaced.
 
 Errors are ``InvalidInput`` unless the caller names another ``OuroError``
 subclass (``bundle.json`` is reported as ``CorruptFile``). Standard library
@@ -34,6 +36,7 @@ from ouro.errors import InvalidInput, OuroError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import BinaryIO
 
 CHUNK = 1 << 16
 _KINDS = (
@@ -182,3 +185,30 @@ def read_input(value: str, *, limit: int, what: str) -> str:
     if value == "-":
         return read_stdin(limit=limit, what=f"{what} - (stdin)")
     return read_text(value, limit=limit, what=f"{what} {value}")
+
+
+class BoundedLines:
+    """Lines of a binary stream, each at most ``limit`` bytes (its newline included).
+
+    ``readline`` returns the next line as text (``errors="replace"``, as the MCP
+    SDK reads its wire). A longer line is never held whole: it is read to its
+    end in ``CHUNK`` pieces and dropped, and ``oversized(head)`` -- given the
+    line's first ``HEAD`` bytes -- says what to return in its place. Serves
+    ``ouro mcp``'s stdin, one JSON-RPC message per line.
+    """
+
+    HEAD = 4096
+
+    def __init__(self, raw: BinaryIO, limit: int, oversized: Callable[[bytes], str]) -> None:
+        self._raw = raw
+        self._limit = limit
+        self._oversized = oversized
+
+    def readline(self) -> str:
+        line = self._raw.readline(self._limit + 1)
+        if len(line) <= self._limit:
+            return line.decode("utf-8", errors="replace")
+        head = line[: self.HEAD]
+        while line and not line.endswith(b"\n"):
+            line = self._raw.readline(CHUNK)
+        return self._oversized(head)
