@@ -49,7 +49,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import IO, Any, cast
 
 import anyio
 import mcp_types as types
@@ -346,7 +346,8 @@ def _bounded_stdin() -> Iterator[anyio.AsyncFile[str]]:
     # closefd=False: a worker thread may still block on it after the server exits
     raw = os.fdopen(private, "rb", closefd=False)
     try:
-        yield anyio.wrap_file(BoundedLines(raw, REQUEST_LINE_LIMIT, _oversized))
+        lines = BoundedLines(raw, REQUEST_LINE_LIMIT, _oversized)
+        yield anyio.wrap_file(cast("IO[str]", lines))  # it reads lines: all the SDK asks
     finally:
         os.dup2(private, 0)
 
@@ -357,7 +358,7 @@ async def serve_stdio(bundle: Bundle, tool_set: str = "lean") -> None:
         await _serve(server, stdin)
 
 
-async def _serve(server: Server[Any, Any], stdin: anyio.AsyncFile[str]) -> None:
+async def _serve(server: Server[Any], stdin: anyio.AsyncFile[str]) -> None:
     async with stdio_server(stdin=stdin) as (sdk_read, write_stream):
         send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
 

@@ -221,7 +221,9 @@ def view(
     elif blank_ask:
         confidence = "unknown"
         reason = f"the ask recorded by {ask['eventId']} is blank; record one with 'ouro arc ask'"
-        missing.append(f"currentAsk: blank ({ask['eventId']} holds no text); record one with 'ouro arc ask'")
+        missing.append(
+            f"currentAsk: blank ({ask['eventId']} holds no text); record one with 'ouro arc ask'"
+        )
     elif ask["staleBecause"]:
         confidence, reason = "stale_risky", ask["staleBecause"]
     elif ask.get("confirmBecause"):

@@ -35,10 +35,9 @@ def _is_int(value: Any) -> bool:
 
 def newer_layout(data: Any) -> int | None:
     """The layout version when it is newer than this ouro's, else None."""
-    if isinstance(data, dict):
-        value = data.get("layoutVersion")
-        if _is_int(value) and value > LAYOUT_VERSION:
-            return int(value)
+    value = data.get("layoutVersion") if isinstance(data, dict) else None
+    if isinstance(value, int) and not isinstance(value, bool) and value > LAYOUT_VERSION:
+        return value
     return None
 
 
@@ -77,6 +76,10 @@ def _show(value: Any) -> str:
         text = "true" if value else "false"
     elif isinstance(value, int | float):
         text = repr(value)
+    elif isinstance(value, dict):
+        text = "an object"
+    elif isinstance(value, list):
+        text = "a list"
     else:
-        text = {dict: "an object", list: "a list"}.get(type(value), type(value).__name__)
+        text = type(value).__name__
     return text if len(text) <= 60 else text[:57] + "..."

@@ -6,7 +6,7 @@ habit definition, ``bundle.json``, a project pointer, a settings file -- is read
 here, with a limit:
 
 - at most ``limit`` + 1 units (characters for text, bytes for ``read_bytes``)
-  are ever taken from the source, so memory stays bounded whatever it is
+  are ever taken from the source, so what is held stays bounded whatever it is
   (``/dev/zero``, a 400 MB file, an endless pipe); more than ``limit`` is
   refused with the error naming ``what`` was read and the limit;
 - a path must be a regular file: a device, a FIFO, a socket or a folder is
@@ -99,9 +99,7 @@ def _take(read: Callable[[int], bytes], limit: int) -> bytes | None:
     return None
 
 
-def _decode(
-    read: Callable[[int], bytes], limit: int, what: str, error: type[OuroError]
-) -> str:
+def _decode(read: Callable[[int], bytes], limit: int, what: str, error: type[OuroError]) -> str:
     """At most ``limit`` characters of UTF-8 from ``read`` (refusing more)."""
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
     parts: list[str] = []
