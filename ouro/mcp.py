@@ -47,6 +47,7 @@ import json
 import logging
 import os
 import re
+import sys
 from collections.abc import Iterable, Iterator
 from importlib.metadata import PackageNotFoundError, version
 from typing import IO, Any, cast
@@ -339,17 +340,24 @@ def _bounded_stdin() -> Iterator[anyio.AsyncFile[str]]:
     serving (tools and their children read EOF) and the wire is read from a
     private duplicate; fd 0 is restored on exit.
     """
-    private = os.dup(0)
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
-    # closefd=False: a worker thread may still block on it after the server exits
-    raw = os.fdopen(private, "rb", closefd=False)
+    try:
+        private: int | None = os.dup(0)
+    except OSError:  # no descriptor 0 to claim (an embedding): read sys.stdin in place
+        private = None
+    if private is None:
+        raw: IO[bytes] = sys.stdin.buffer
+    else:
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        # closefd=False: a worker thread may still block on it after the server exits
+        raw = os.fdopen(private, "rb", closefd=False)
     try:
         lines = BoundedLines(raw, REQUEST_LINE_LIMIT, _oversized)
         yield anyio.wrap_file(cast("IO[str]", lines))  # it reads lines: all the SDK asks
     finally:
-        os.dup2(private, 0)
+        if private is not None:
+            os.dup2(private, 0)
 
 
 async def serve_stdio(bundle: Bundle, tool_set: str = "lean") -> None:

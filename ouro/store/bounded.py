@@ -36,7 +36,7 @@ from ouro.errors import InvalidInput, OuroError
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from typing import BinaryIO
+    from typing import IO
 
 CHUNK = 1 << 16
 _KINDS = (
@@ -197,7 +197,7 @@ class BoundedLines:
 
     HEAD = 4096
 
-    def __init__(self, raw: BinaryIO, limit: int, oversized: Callable[[bytes], str]) -> None:
+    def __init__(self, raw: IO[bytes], limit: int, oversized: Callable[[bytes], str]) -> None:
         self._raw = raw
         self._limit = limit
         self._oversized = oversized
