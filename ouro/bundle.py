@@ -150,7 +150,7 @@ class Bundle:
         """``bundle.json`` as a JSON object (read bounded; its fields are checked by
         ``check_meta``, which ``open`` runs)."""
         path = self.meta_path
-        if not os.path.lexists(path):
+        if not os.path.exists(path):  # a dangling symlink too, as before
             raise BundleNotFound(f"{self.root} has no bundle.json", hint=_NOT_FOUND_HINT)
         raw = read_bytes(path, limit=meta_shape.META_LIMIT, what=str(path), error=CorruptFile)
         try:

@@ -174,7 +174,7 @@ def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, str]:
 
 def read_toml(path: Path) -> dict[str, str] | None:
     """The flat settings in a TOML file; None if it does not exist."""
-    if not os.path.lexists(path):
+    if not os.path.exists(path):  # a dangling symlink too, as before
         return None
     from ouro.store.bounded import read_bytes
 
