@@ -2,6 +2,10 @@
 
 Contract:
 - ``bundle.json`` at the root marks a bundle (layout version, agent, created-at).
+  ``open`` reads it bounded and checks it (``ouro.models.meta``): a layout made
+  by a newer ouro is refused (``NewerLayout``: "upgrade ouro"), a damaged or
+  invalid file is ``CorruptFile`` naming the file and the field; ouro never
+  guesses at it and never rewrites it.
 - ``ouro init`` resolves PATH (symlinks, ``..``) before it checks it, copies
   ``templates/bundle/`` (each file written atomically, confined to the new
   bundle) and writes ``bundle.json`` last; it never overwrites an existing
@@ -36,19 +40,30 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ouro.errors import BundleExists, BundleNotFound, CorruptFile, LegacyLayout
+from ouro.errors import (
+    BundleExists,
+    BundleNotFound,
+    CorruptFile,
+    LegacyLayout,
+    NewerLayout,
+    OuroError,
+)
+from ouro.models import meta as meta_shape
 from ouro.models.clock import utc_now_iso
 from ouro.resources import bundle_template
 from ouro.store.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
+from ouro.store.bounded import read_bytes, read_text
 from ouro.store.guard import make_dirs, remove_dirs
 from ouro.store.jsonio import JSONDecodeError, loads
 from ouro.store.locator import Locator
 
-LAYOUT_VERSION = 2
+LAYOUT_VERSION = meta_shape.LAYOUT_VERSION
 LEGACY_ROOTS = ("journal", "diary", "notes")
 ENV_VAR = "OURO_BUNDLE"
 #: project pointer files, in the order they are looked for in each folder
 POINTER_FILES = (".ouro", "ouro.toml")
+#: a pointer file is read up to this many characters (``ouro.store.bounded``)
+POINTER_LIMIT = 100_000
 BUNDLE_SUFFIX = ".ouro"
 _NOT_FOUND_HINT = (
     "run 'ouro init agent.ouro --link' at the project root, or point at a bundle with "
@@ -132,19 +147,33 @@ class Bundle:
 
     # --- metadata --------------------------------------------------------
     def read_meta(self) -> dict[str, Any]:
+        """``bundle.json`` as a JSON object (read bounded; its fields are checked by
+        ``check_meta``, which ``open`` runs)."""
+        path = self.meta_path
+        if not os.path.exists(path):  # a dangling symlink too, as before
+            raise BundleNotFound(f"{self.root} has no bundle.json", hint=_NOT_FOUND_HINT)
+        raw = read_bytes(path, limit=meta_shape.META_LIMIT, what=str(path), error=CorruptFile)
         try:
-            data = loads(self.meta_path.read_bytes())
-        except FileNotFoundError:
-            raise BundleNotFound(f"{self.root} has no bundle.json", hint=_NOT_FOUND_HINT) from None
+            data = loads(raw)
         except JSONDecodeError as exc:
             raise CorruptFile(
-                f"{self.meta_path}: not valid JSON ({exc})",
+                f"{path}: not valid JSON ({exc})",
                 hint="restore bundle.json from git or a backup; ouro left it untouched",
             ) from None
         if not isinstance(data, dict):
-            raise CorruptFile(
-                f"{self.meta_path}: must be a JSON object", hint="restore bundle.json"
-            )
+            raise CorruptFile(f"{path}: must be a JSON object", hint=_META_HINT)
+        return data
+
+    def check_meta(self) -> dict[str, Any]:
+        """``bundle.json``, refused unless its fields are valid (``ouro.models.meta``):
+        a layout made by a newer ouro is ``NewerLayout``, anything else ``CorruptFile``
+        naming the file and the field."""
+        data = self.read_meta()
+        _refuse_newer(self.meta_path, data)
+        found = meta_shape.problem(data)
+        if found is not None:
+            field, reason = found
+            raise CorruptFile(f"{self.meta_path}: field {field!r} {reason}", hint=_META_HINT)
         return data
 
     def legacy_roots(self) -> list[str]:
@@ -170,7 +199,15 @@ class Bundle:
         bundle = cls(root)
         if not allow_legacy:
             bundle.check_layout()
-            bundle.read_meta()
+            bundle.check_meta()
+        elif os.path.isfile(bundle.meta_path):
+            # ``ouro migrate`` reads old and damaged files its own way, but a
+            # layout made by a newer ouro is never rewritten down to this one.
+            try:
+                data = bundle.read_meta()
+            except CorruptFile:
+                data = None
+            _refuse_newer(bundle.meta_path, data)
         return bundle
 
     @classmethod
@@ -278,6 +315,23 @@ class Bundle:
         return cls(root)
 
 
+_META_HINT = (
+    f'fix bundle.json by hand (ouro init writes {{"schemaVersion": 1, "layoutVersion": '
+    f'{LAYOUT_VERSION}, "agent": "NAME", "createdAt": "…"}}) or restore it from git or a '
+    "backup; ouro left it untouched"
+)
+
+
+def _refuse_newer(path: Path, data: Any) -> None:
+    layout = meta_shape.newer_layout(data)
+    if layout is not None:
+        raise NewerLayout(
+            f"{path}: made by a newer ouro (layout {layout}): upgrade ouro",
+            hint=f"this ouro reads layouts up to {LAYOUT_VERSION}; upgrade it "
+            "(pip install -U ouro); ouro left the bundle untouched",
+        )
+
+
 class Found(NamedTuple):
     """A located bundle and, for people, how discovery reached it."""
 
@@ -303,11 +357,9 @@ def find_pointer(start: Path) -> Path | None:
 def read_pointer(pointer: Path) -> Path:
     """The bundle path a pointer file names, resolved from the pointer's folder."""
     try:
-        text = pointer.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BundleNotFound(
-            f"cannot read the bundle pointer {pointer} ({exc})", hint=f"fix or remove {pointer}"
-        ) from None
+        text = read_text(pointer, limit=POINTER_LIMIT, what=f"the bundle pointer {pointer}")
+    except OuroError as exc:
+        raise BundleNotFound(exc.message, hint=f"fix or remove {pointer}") from None
     if pointer.name == "ouro.toml":
         value = _toml_bundle(pointer, text)
     else:

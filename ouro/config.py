@@ -38,6 +38,8 @@ from ouro.errors import CorruptFile, InvalidInput, NotFound
 SOURCES = ("default", "global", "bundle", "project", "env", "command")
 #: the project settings file, in the folder of the project's bundle pointer
 PROJECT_FILE = "ouro.toml"
+#: a settings file (global or project) is read up to this many bytes
+SETTINGS_LIMIT = 1_000_000
 #: files written by ``set``: the scopes a user can choose
 WRITABLE = ("global", "bundle", "project")
 
@@ -172,14 +174,12 @@ def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, str]:
 
 def read_toml(path: Path) -> dict[str, str] | None:
     """The flat settings in a TOML file; None if it does not exist."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+    if not os.path.exists(path):  # a dangling symlink too, as before
         return None
-    except OSError as exc:
-        raise CorruptFile(
-            f"{path}: cannot read ({exc.strerror})", hint="check its permissions"
-        ) from None
+    from ouro.store.bounded import read_bytes
+
+    # bounded while read, regular files only: a settings file is input from outside
+    data = read_bytes(path, limit=SETTINGS_LIMIT, what=str(path), error=CorruptFile)
     import tomllib  # only when there is a file: a diary write looks up a setting
 
     try:

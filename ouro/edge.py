@@ -18,6 +18,14 @@ Limits are in characters, per field (``limit_for``):
 - a note body: 1,000,000 (large, but bounded);
 - every other string (names, titles, ids, tags, refs, queries): 1,000;
 - a list: at most 200 items.
+
+Meaningful Arc text (an ask, a next action, each stop-before item, a handoff,
+a blocker, an obligation's what and recipient, a claim) must not be blank
+(``require_text``; ``is_blank`` is the one test, used by the readers too).
+
+Files and streams (``--*-file``, ``-`` for stdin, hook stdin, habit files,
+``bundle.json``) are bounded while they are read, by ``ouro.store.bounded``:
+a ``--*-file`` by its field's limit, hook stdin by ``HOOK_STDIN``.
 """
 
 from __future__ import annotations
@@ -38,6 +46,8 @@ EVIDENCE_OUTPUT = 20_000
 BODY = 100_000
 NOTE_BODY = 1_000_000
 MAX_ITEMS = 200
+#: a host hook's whole stdin JSON (a PostToolUse payload carries the tool's output)
+HOOK_STDIN = 8_000_000
 
 _ARC_TEXT_TOOLS = (
     "arc_ask",
@@ -100,6 +110,28 @@ def check_text(value: str, field: str, limit: int = SHORT) -> str:
             f"{field}: {len(value):,} characters, more than the limit of {limit:,}",
             hint=f"shorten {field} (limits: docs/concepts.md#limits); "
             "put long material in a note and point at it by locator",
+        )
+    return value
+
+
+#: characters that print as nothing but are not whitespace to ``str.strip``
+_INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
+
+
+def is_blank(value: object) -> bool:
+    """Is ``value`` missing as text: not a string, empty, or only whitespace (and
+    zero-width characters)? Arc's meaningful text (an ask, a next action, a
+    stop-before item, a handoff, a blocker, an obligation, a claim) must not be;
+    readers treat a blank one already in the files as missing."""
+    return not isinstance(value, str) or not value.translate(_INVISIBLE).strip()
+
+
+def require_text(value: str, field: str) -> str:
+    """``value`` unless it is blank (``is_blank``): ``InvalidInput`` naming the field."""
+    if is_blank(value):
+        raise InvalidInput(
+            f"{field}: must not be empty or only whitespace",
+            hint=f"say it in words: {field} is read back to a fresh agent as it is",
         )
     return value
 

@@ -37,6 +37,12 @@ class LegacyLayout(OuroError):
     kind = "legacy_layout"
 
 
+class NewerLayout(OuroError):
+    """``bundle.json`` names a layout made by a newer ouro: refused, never guessed at."""
+
+    kind = "newer_layout"
+
+
 class InvalidLocator(OuroError):
     kind = "invalid_locator"
 

@@ -26,6 +26,10 @@ Contract:
   tool name is a protocol error (``INVALID_PARAMS``), as the MCP spec asks.
 - The server is bound to one bundle, opened once at start; locator rules inside
   the domain functions keep every argument inside it.
+- Each request line is read up to ``REQUEST_LINE_LIMIT`` bytes
+  (``ouro.store.bounded.BoundedLines``): a longer one is refused unread, with
+  an error reply when its id shows in its first bytes, and the server keeps
+  serving.
 - Calls are served one at a time per server process, off the event loop, so a
   tool waiting on a file lock never stalls the protocol; several server
   processes on one bundle are kept safe by the domains' file locks.
@@ -38,11 +42,15 @@ errors. This module imports the ``mcp`` SDK (heavy); only ``ouro mcp`` loads it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
-from collections.abc import Iterable
+import os
+import re
+import sys
+from collections.abc import Iterable, Iterator
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any
+from typing import IO, Any, cast
 
 import anyio
 import mcp_types as types
@@ -58,6 +66,7 @@ from ouro import tools as registry
 from ouro.arc.redact import bundle_literals, redact_obj
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
+from ouro.store.bounded import BoundedLines
 
 SERVER_NAME = "ouro"
 #: The default tool set: what an agent needs while it works (``--tools all`` serves every tool).
@@ -273,29 +282,92 @@ def refusal_for(problem: Exception) -> SessionMessage | None:
     """
     errors = problem.errors() if isinstance(problem, ValidationError) else []
     raw = errors[0].get("input") if errors else None
-    if not isinstance(raw, str | bytes):
-        return None
-    try:
-        request = json.loads(raw)
-    except ValueError:
-        return None
+    if isinstance(raw, dict) and _OVERSIZED in raw:  # a line past the limit (``_oversized``)
+        request = raw
+        code, message = (
+            types.INVALID_REQUEST,
+            f"the request line is longer than {REQUEST_LINE_LIMIT:,} bytes; it was refused "
+            "unread and nothing was run -- send smaller arguments (a long text belongs in "
+            "a note: notes_write)",
+        )
+    else:
+        if not isinstance(raw, str | bytes):
+            return None
+        try:
+            request = json.loads(raw)
+        except ValueError:
+            return None
+        code, message = (
+            types.INVALID_PARAMS,
+            "the request is not valid UTF-8 text (a lone surrogate escape such as "
+            "\\ud800 in a name or argument); nothing was run -- send UTF-8 text",
+        )
     if not isinstance(request, dict) or not isinstance(request.get("id"), int | str):
         return None
     error = types.JSONRPCError(
-        jsonrpc="2.0",
-        id=request["id"],
-        error=types.ErrorData(
-            code=types.INVALID_PARAMS,
-            message="the request is not valid UTF-8 text (a lone surrogate escape such as "
-            "\\ud800 in a name or argument); nothing was run -- send UTF-8 text",
-        ),
+        jsonrpc="2.0", id=request["id"], error=types.ErrorData(code=code, message=message)
     )
     return SessionMessage(error)
 
 
+#: one request line (JSON-RPC over stdio) is read up to this many bytes: a note's
+#: 1,000,000-character body fits even with every character escaped as ``\uXXXX``
+REQUEST_LINE_LIMIT = 16_000_000
+_OVERSIZED = "ouroOversized"
+_ID = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
+
+
+def _oversized(head: bytes) -> str:
+    """What the SDK reads in place of a request line past the limit: a marker
+    carrying the request's id, when its first bytes show one before its params
+    (``refusal_for`` answers it), so the client is told instead of left waiting."""
+    logging.getLogger(__name__).warning(
+        "ouro mcp: a request line longer than %s bytes was refused unread", REQUEST_LINE_LIMIT
+    )
+    found = _ID.search(head.split(b'"params"', 1)[0])
+    marker: dict[str, Any] = {_OVERSIZED: REQUEST_LINE_LIMIT}
+    if found is not None:
+        with contextlib.suppress(ValueError):
+            marker["id"] = json.loads(found.group(1))
+    return json.dumps(marker) + "\n"
+
+
+@contextlib.contextmanager
+def _bounded_stdin() -> Iterator[anyio.AsyncFile[str]]:
+    """The wire's stdin as bounded lines (``ouro.store.bounded.BoundedLines``).
+
+    As the SDK does when it owns stdin, fd 0 points at the null device while
+    serving (tools and their children read EOF) and the wire is read from a
+    private duplicate; fd 0 is restored on exit.
+    """
+    try:
+        private: int | None = os.dup(0)
+    except OSError:  # no descriptor 0 to claim (an embedding): read sys.stdin in place
+        private = None
+    if private is None:
+        raw: IO[bytes] = sys.stdin.buffer
+    else:
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        # closefd=False: a worker thread may still block on it after the server exits
+        raw = os.fdopen(private, "rb", closefd=False)
+    try:
+        lines = BoundedLines(raw, REQUEST_LINE_LIMIT, _oversized)
+        yield anyio.wrap_file(cast("IO[str]", lines))  # it reads lines: all the SDK asks
+    finally:
+        if private is not None:
+            os.dup2(private, 0)
+
+
 async def serve_stdio(bundle: Bundle, tool_set: str = "lean") -> None:
     server = build_server(bundle, tool_set)
-    async with stdio_server() as (sdk_read, write_stream):
+    with _bounded_stdin() as stdin:
+        await _serve(server, stdin)
+
+
+async def _serve(server: Server[Any], stdin: anyio.AsyncFile[str]) -> None:
+    async with stdio_server(stdin=stdin) as (sdk_read, write_stream):
         send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
 
         async def relay() -> None:

@@ -11,6 +11,7 @@ from ouro.arc import claims, obligations
 from ouro.arc.recorder import record_event
 from ouro.arc.redact import bundle_literals, redact, redact_obj
 from ouro.bundle import Bundle
+from ouro.errors import InvalidInput
 from ouro.orient import build_packet
 from tests.conftest import run_ouro
 
@@ -91,12 +92,16 @@ def test_seeded_secrets_through_every_write_path(secret_bundle: Bundle) -> None:
     for verb in ("ask", "next", "blocker", "handoff", "note"):
         extra = ["--stop-before", SEED] if verb == "next" else []
         run_ouro("arc", verb, SEED, *extra, "--session", SEED, bundle=b, check=True)
-    c = claims.add_claim(b, SEED, check=f"echo {SEED}", authority="human")
+    # a check holding a secret is refused (never stored rewritten): CLI and library
+    refused = run_ouro("claim", "add", SEED, "--check", f"echo {SEED}", bundle=b)
+    assert refused.returncode == 2 and "looks like a credential" in refused.stderr
+    with pytest.raises(InvalidInput, match="looks like a credential"):
+        claims.add_claim(b, SEED, check=f"echo {SEED}", authority="human")
+    c = claims.add_claim(b, SEED, check="echo checked", authority="human")
     claims.add_evidence(b, c["id"], command=SEED, exit_code=0, output=SEED, authority="test")
     claims.verify_claim(b, c["id"])
     other = claims.add_claim(b, SEED)
     claims.supersede_claim(b, other["id"], c["id"])
-    run_ouro("claim", "add", SEED, "--check", SEED, bundle=b, check=True)
     ob = obligations.add_obligation(b, SEED, owed_to=SEED, route=f"slack:{SEED}")
     obligations.close_obligation(b, ob["id"])
     run_ouro("obligation", "add", SEED, "--to", SEED, "--route", f"x:{SEED}", bundle=b, check=True)

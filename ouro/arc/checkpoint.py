@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 from ouro.arc import fold as folding
 from ouro.arc import paths, stores
 from ouro.bundle import Bundle
+from ouro.edge import is_blank
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_bytes
 
@@ -211,9 +212,18 @@ def view(
 
     ask = state["ask"]
     confirm: dict[str, Any] | None = None
+    # Text already in the files (written by hand or an old ouro) may be blank:
+    # a blank ask or next action is missing, never a perfect recovery state.
+    blank_ask = ask is not None and is_blank(ask["value"])
     if ask is None:
         confidence, reason = "unknown", "no ask recorded; record one with 'ouro arc ask'"
         missing.append("currentAsk: none recorded")
+    elif blank_ask:
+        confidence = "unknown"
+        reason = f"the ask recorded by {ask['eventId']} is blank; record one with 'ouro arc ask'"
+        missing.append(
+            f"currentAsk: blank ({ask['eventId']} holds no text); record one with 'ouro arc ask'"
+        )
     elif ask["staleBecause"]:
         confidence, reason = "stale_risky", ask["staleBecause"]
     elif ask.get("confirmBecause"):
@@ -225,7 +235,13 @@ def view(
     nxt = state["next"]
     next_current = folding.next_is_current(state)
     previous = None
-    if nxt is not None and not next_current:
+    if nxt is not None and is_blank(nxt["value"]):
+        missing.append(
+            f"nextSafeAction: blank ({nxt['eventId']} holds no text); record one with "
+            "'ouro arc next'"
+        )
+        nxt = None
+    elif nxt is not None and not next_current:
         previous = {
             "value": nxt["value"],
             "stopBefore": nxt["stopBefore"],
@@ -265,7 +281,7 @@ def view(
         "confirm": confirm,
         "missing": missing,
         "currentAsk": {
-            "value": ask["value"] if ask else None,
+            "value": ask["value"] if ask and not blank_ask else None,
             "confidence": confidence,
             "reason": reason,
             "sourceEventIds": [ask["eventId"]] if ask else [],
@@ -276,7 +292,7 @@ def view(
         },
         "nextSafeAction": {
             "value": nxt["value"] if nxt else None,
-            "stopBefore": nxt["stopBefore"] if nxt else [],
+            "stopBefore": [s for s in nxt["stopBefore"] if not is_blank(s)] if nxt else [],
             "sourceEventIds": [nxt["eventId"]] if nxt else [],
             "locator": _locator(nxt),
             "askEventId": nxt.get("askEventId") if nxt else None,
@@ -292,7 +308,7 @@ def view(
                 "sessionRef": handoff.get("sessionRef"),
                 "locator": _locator({"file": handoff["file"], "eventId": handoff["id"]}),
             }
-            if handoff
+            if handoff and not is_blank(handoff["text"])
             else None
         ),
         "blockedBecause": "; ".join(b["text"] for b in blockers) or None,

@@ -20,6 +20,10 @@ The repository root of a bundle is ``bundle.json`` → ``"repoRoot"`` (a path
 relative to the bundle folder, or absolute) and defaults to the folder that
 contains the bundle.
 
+``check_command(bundle, command)`` is the one rule for storing a check
+(claims and tasks): a command holding a value that looks like a credential is
+refused, never rewritten.
+
 Trust (``state/trust/checks.json``): a check command written through ouro on
 this machine (``claim add --check``, ``desk task add/update --check``) or
 confirmed once by the user is trusted for this bundle at this path. Any other
@@ -137,6 +141,36 @@ def tail_of(output: bytes, literals: list[str]) -> str:
     lines = text.rstrip("\n").splitlines()[-TAIL_LINES:]
     tail = "\n".join(lines)[-TAIL_CHARS:]
     return redact(tail, literals)
+
+
+_MARKER = re.compile(r"\[redacted:([a-z_]+)\]")
+
+
+def check_command(bundle: Bundle, command: str | None, *, field: str = "check") -> str | None:
+    """The check to store (stripped; None when blank), or ``InvalidInput`` when it
+    holds a value that looks like a credential.
+
+    The one rule for claims and tasks: a check is stored and run exactly as
+    typed, so one that the redactor (``ouro.arc.redact``, with the bundle's
+    literals) would change is refused, never rewritten.
+    """
+    if command is None or not command.strip():
+        return None
+    clean = command.strip()
+    shown = redact(clean, bundle_literals(bundle))
+    if shown == clean:
+        return clean
+    kinds = sorted(set(_MARKER.findall(shown)))
+    where = shown if len(shown) <= 240 else shown[:239] + "…"
+    raise InvalidInput(
+        f"{field}: the command holds a value that looks like a credential "
+        f"({', '.join(kinds)}): {where}; a check is stored and run exactly as typed, "
+        "so ouro refuses it rather than store the secret or rewrite the command",
+        hint="put the secret in an environment variable and reference it (e.g. $TOKEN; "
+        "note that 'claim verify' and 'task verify' remove secret-named variables, so a "
+        "check ouro runs itself must read a secret from a file it names), then pass "
+        f"{field} again",
+    )
 
 
 def run_check(bundle: Bundle, command: str, *, cwd: Path, timeout: float) -> CheckRun:

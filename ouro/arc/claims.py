@@ -38,7 +38,9 @@ from ouro.arc.claim_status import (
 )
 from ouro.arc.recorder import append_locked, build_event
 from ouro.arc.redact import bundle_literals, redact, redact_obj
+from ouro.arc.refs import confined_ref
 from ouro.bundle import Bundle
+from ouro.edge import require_text
 from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound, OuroError
 from ouro.models.base import validate_input
 from ouro.models.clock import utc_now_iso
@@ -100,17 +102,21 @@ def add_claim(
     check: str | None = None,
     repo: str | None = None,
 ) -> dict[str, Any]:
-    if not text.strip():
-        raise InvalidInput("text: a claim needs text", hint="say what you claim is true")
-    refs = [check_ref(ref, field="about") for ref in about or []]
+    require_text(text, "text")
+    clean_check = checkrun.check_command(bundle, check)  # refused, never rewritten
+    repo_path = checkrun.resolve_repo(bundle, repo) if repo else None
+    refs = [
+        confined_ref(bundle, check_ref(ref, field="about"), field="about", repo=repo_path)
+        for ref in about or []
+    ]
     claim = Claim.from_json(
         {
             "id": new_id("cl"),
             "text": text,
             "about": refs,
             "authority": authority,
-            "check": check.strip() if check and check.strip() else None,
-            "repo": checkrun.resolve_repo(bundle, repo) if repo else None,
+            "check": clean_check,
+            "repo": repo_path,
             "createdAt": utc_now_iso(),
         },
         source="claim",

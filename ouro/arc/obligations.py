@@ -26,6 +26,7 @@ from ouro.arc.claim_status import Part
 from ouro.arc.recorder import append_locked, build_event
 from ouro.arc.redact import bundle_literals, redact_obj
 from ouro.bundle import Bundle
+from ouro.edge import require_text
 from ouro.errors import Conflict, CorruptFile, InvalidInput, InvalidLocator, NotFound
 from ouro.models.base import Record
 from ouro.models.clock import utc_now_iso
@@ -110,6 +111,8 @@ def add_obligation(
     route: str | None = None,
     desk_locator: str | None = None,
 ) -> dict[str, Any]:
+    require_text(what, "what")
+    require_text(owed_to, "to")
     if due is not None:
         try:
             date.fromisoformat(due)

@@ -19,6 +19,7 @@ from ouro.arc import paths
 from ouro.arc.eventline import plain_line
 from ouro.arc.redact import bundle_literals, redact_obj
 from ouro.bundle import Bundle
+from ouro.edge import require_text
 from ouro.errors import OuroError
 from ouro.models.clock import utc_now_iso
 from ouro.models.ids import new_id
@@ -39,7 +40,18 @@ def build_event(
     produced_refs: list[dict[str, str]] | None = None,
     meta: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A validated, redacted event line (not yet written)."""
+    """A validated, redacted event line (not yet written). Meaningful text given
+    (an ask, a next action, each stop-before item, a blocker, a handoff's text)
+    must not be blank (``ouro.edge.require_text``)."""
+    for field, value in (
+        ("current_ask", current_ask),
+        ("next_safe_action", next_safe_action),
+        ("blocked_because", blocked_because),
+        *(("stop_before", item) for item in stop_before or []),
+        *((("text", summary),) if kind == "handoff" else ()),
+    ):
+        if value is not None:
+            require_text(value, field)
     raw = {
         "id": new_id("ev"),
         "kind": kind,

@@ -40,6 +40,14 @@ Kinds, in the order they are applied:
 
 Redaction is applied to values, never undone, and is idempotent: a marker never
 matches a pattern again.
+
+A value ends at whitespace, a quote or a shell metacharacter (``;`` ``&`` ``|``
+``(`` ``)`` ``<`` ``>``), so redaction never eats a command's separators
+wherever it is applied (a quoted value is replaced inside its quotes, which
+stay). A private key block is the one exception: it spans lines by nature.
+A shell reference (``$TOKEN``, ``${TOKEN}``, the ``$`` of ``$(…)``) is not a
+value and is left as written. A check command is never redacted: one that this
+module would change is refused (``ouro.arc.checkrun.check_command``).
 """
 
 from __future__ import annotations
@@ -51,7 +59,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from ouro.bundle import Bundle
+from ouro.errors import OuroError
+from ouro.models.meta import META_LIMIT
 from ouro.store import jsonio
+from ouro.store.bounded import read_bytes
 
 MARKER_PREFIX = "[redacted:"
 
@@ -61,6 +72,27 @@ Accept = Callable[[re.Match[str]], bool]
 def _not_marker(group: int) -> Accept:
     def accept(match: re.Match[str]) -> bool:
         return not match.group(group).startswith(MARKER_PREFIX)
+
+    return accept
+
+
+#: A shell reference, not a value: ``$TOKEN``, ``${TOKEN}``, ``${TOKEN:-x}``, or the
+#: ``$`` of a ``$(…)`` substitution (a value stops at the ``(``). A lower-case
+#: ``$name`` is not taken as one: ``password=$ecret1`` is more likely a password.
+_REFERENCE = re.compile(r"\$(?:[A-Z_][A-Z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=\-][^}]*)?\})?")
+
+
+def is_reference(value: str) -> bool:
+    """Is ``value`` a reference to an environment variable (or a substitution)?"""
+    return _REFERENCE.fullmatch(value) is not None
+
+
+def _not_reference(group: int) -> Accept:
+    """Accept a match unless its value is already a marker or a shell reference."""
+
+    def accept(match: re.Match[str]) -> bool:
+        value = match.group(group)
+        return not value.startswith(MARKER_PREFIX) and not is_reference(value)
 
     return accept
 
@@ -117,19 +149,19 @@ _PATTERNS: tuple[_Pattern, ...] = (
     ),
     _Pattern(
         "url_password",
-        (r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]+:([^\s@/]+)@"),
+        (r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@;&|()<>]+:([^\s@/;&|()<>]+)@"),
         1,
-        None,
+        _not_reference(1),
         ("://",),
     ),
     _Pattern(
         "url_token",
         (
             r"(?i)[?&;](?:[\w.\-]*?(?:token|key|secret|sig|signature|password|passwd|pwd"
-            r"|credential|auth|code|session))=([^&\s#\"'<>]+)"
+            r"|credential|auth|code|session))=([^&\s#\"'<>;|()]+)"
         ),
         1,
-        _not_marker(1),
+        _not_reference(1),
         ("?", "&", ";"),
     ),
     _Pattern(
@@ -144,19 +176,19 @@ _PATTERNS: tuple[_Pattern, ...] = (
     ),
     _Pattern(
         "basic_auth",
-        (r"(?:^|\s)(?:-u|--user)[ =]+[\"']?[^\s:\"']+:([^\s\"']+)"),
+        (r"(?:^|\s)(?:-u|--user)[ =]+[\"']?[^\s:\"';&|()<>]+:([^\s\"';&|()<>]+)"),
         1,
-        _not_marker(1),
+        _not_reference(1),
         ("-u", "--user"),
     ),
     _Pattern(
         "authorization",
         (
             r"(?i)\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?"
-            r"(?>(?:(?:basic|bearer|token|digest|negotiate|ntlm)\s+)?)([^\s\"']+)"
+            r"(?>(?:(?:basic|bearer|token|digest|negotiate|ntlm)\s+)?)([^\s\"';&|()<>]+)"
         ),
         1,
-        _not_marker(1),
+        _not_reference(1),
         ("authorization",),
     ),
     _Pattern("anthropic_key", (r"\bsk-ant-[A-Za-z0-9_\-]{16,}"), 0, None, ("sk-ant-",)),
@@ -221,10 +253,11 @@ _PATTERNS: tuple[_Pattern, ...] = (
         "secret_flag",
         (
             r"(?i)(?:^|\s)--?(?:[\w\-]*[\-_])?(?:password|passwd|passphrase|token|secret"
-            r"|api-?key|access-?key|secret-?key|client-?secret)(?:=|\s+)[\"']?([^\s\"']+)"
+            r"|api-?key|access-?key|secret-?key|client-?secret)(?:=|\s+)[\"']?"
+            r"([^\s\"';&|()<>]+)"
         ),
         1,
-        _not_marker(1),
+        _not_reference(1),
         (" -", "\t-", "\n-"),
     ),
 )
@@ -243,7 +276,7 @@ _NEEDS: tuple[frozenset[str], ...] = tuple(
 #: ``"k": "v"``, ``k='v w'``, ``\"k\": \"v\"`` (JSON inside a JSON string).
 _ASSIGN = (
     r"""(?<![\w.\-])(?P<key>[A-Za-z_][\w.\-]{0,80})(?:\\?["'])?[ \t]*(?::=|=>|[:=])[ \t]*"""
-    r"""(?:"(?P<dq>(?:[^"\\\n]|\\.)*)"|'(?P<sq>[^'\n]*)'|\\"(?P<eq>.*?)\\"|(?P<v>[^\s"'<>]+))"""
+    r"""(?:"(?P<dq>(?:[^"\\\n]|\\.)*)"|'(?P<sq>[^'\n]*)'|\\"(?P<eq>.*?)\\"|(?P<v>[^\s"'<>;&|()]+))"""
 )
 _WORDS = r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+"
 #: Last words of a name that make its value a credential.
@@ -330,6 +363,7 @@ def _assignment(match: re.Match[str]) -> str:
     if (
         not value.strip()
         or value.startswith(MARKER_PREFIX)
+        or is_reference(value)
         or (group == "v" and len(value) < 3)
         or not _credential_name(match.group("key"), value)
     ):
@@ -403,6 +437,7 @@ def _value(key: Any, value: Any, literals: Sequence[str]) -> Any:
         and isinstance(value, str)
         and value.strip()
         and not value.startswith(MARKER_PREFIX)
+        and not is_reference(value)
         and _credential_name(key, value)
     ):
         return _marker(_kind_of(key))
@@ -416,8 +451,8 @@ def bundle_literals(bundle: Bundle) -> list[str]:
     literals and the pattern redaction still applies.
     """
     try:
-        data = jsonio.loads(bundle.meta_path.read_bytes())
-    except (OSError, jsonio.JSONDecodeError):
+        data = jsonio.loads(read_bytes(bundle.meta_path, limit=META_LIMIT, what="bundle.json"))
+    except (OuroError, jsonio.JSONDecodeError):
         return []
     section = data.get("redact") if isinstance(data, dict) else None
     raw = section.get("literals") if isinstance(section, dict) else None

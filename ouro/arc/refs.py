@@ -9,9 +9,14 @@ resolution and hashing stay with the claim schema in ``ouro.arc.claim_status``.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from ouro.bundle import Bundle
+from ouro.errors import InvalidInput, InvalidLocator, OuroError
+from ouro.models.meta import META_LIMIT
 from ouro.store import jsonio
+from ouro.store.bounded import read_bytes
+from ouro.store.locator import Locator
 
 #: A ref whose first segment is one of these is a bundle locator; any other is
 #: a path relative to the repository root (``repo_root``).
@@ -34,15 +39,34 @@ def repo_root(bundle: Bundle) -> str:
         return cached[1]
     root = str(bundle.root.parent)
     try:
-        with open(meta, "rb") as handle:
-            data = jsonio.loads(handle.read())
+        data = jsonio.loads(read_bytes(meta, limit=META_LIMIT, what="bundle.json"))
         raw = data.get("repoRoot") if isinstance(data, dict) else None
         if isinstance(raw, str) and raw.strip():
             root = os.path.normpath(os.path.join(bundle.root, raw))
-    except (OSError, jsonio.JSONDecodeError):
+    except (OuroError, jsonio.JSONDecodeError):
         pass  # an unreadable bundle.json is reported by whoever opens the bundle
     _ROOTS[meta] = (mtime, root)
     return root
+
+
+def confined_ref(bundle: Bundle, ref: str, *, field: str, repo: str | None = None) -> str:
+    """``ref`` when it stays inside its root once every symlink is followed; else
+    ``InvalidInput`` naming the field. The root is the bundle for a bundle locator,
+    else ``repo`` (a claim's own) or the repository root (``repo_root``). Refs are
+    checked at write time (claims' and tasks' ``about``); a ref that is fine then
+    and escapes later reads as unverifiable (``ouro.arc.claim_derive.ref_path``)."""
+    loc = Locator.parse(ref)  # absolute, '..', NUL, backslash: refused by the caller first
+    in_bundle = loc.path.split("/", 1)[0] in BUNDLE_AREAS
+    root = str(bundle.root) if in_bundle else (repo or repo_root(bundle))
+    try:
+        loc.resolve(Path(root))
+    except InvalidLocator:
+        where = "the bundle" if in_bundle else f"the repository root {root}"
+        raise InvalidInput(
+            f"{field}: {ref!r} resolves outside {where} (through a symlink)",
+            hint="name a file inside it; ouro never follows a symlink out of the repository",
+        ) from None
+    return ref
 
 
 def stat_ref(bundle: Bundle, ref: str) -> list[int] | None:

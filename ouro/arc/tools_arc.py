@@ -22,7 +22,7 @@ from ouro.arc.resume import read_resume
 from ouro.arc.stores import scan_claims, scan_obligations
 from ouro.bundle import Bundle
 from ouro.errors import NotFound
-from ouro.models.base import ToolInput
+from ouro.models.base import NonBlank, ToolInput
 
 
 class ResumeInput(ToolInput):
@@ -41,7 +41,7 @@ class SessionFields(ToolInput):
 
 
 class TextInput(SessionFields):
-    text: str = Field(min_length=1, description="what to record")
+    text: NonBlank = Field(min_length=1, description="what to record")
 
 
 class DeskLinkInput(TextInput):
@@ -55,7 +55,7 @@ class DeskLinkInput(TextInput):
 
 
 class NextInput(DeskLinkInput):
-    stop_before: list[str] = Field(
+    stop_before: list[NonBlank] = Field(
         default_factory=list, description="an action not to take without confirming first"
     )
 

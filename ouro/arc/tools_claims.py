@@ -13,11 +13,11 @@ from pydantic import Field
 from ouro.arc import claims, obligations
 from ouro.arc.claim_status import Authority, Status
 from ouro.bundle import Bundle
-from ouro.models.base import ToolInput
+from ouro.models.base import NonBlank, ToolInput
 
 
 class ClaimAddInput(ToolInput):
-    text: str = Field(min_length=1, description="what you claim is true")
+    text: NonBlank = Field(min_length=1, description="what you claim is true")
     about: list[str] = Field(
         default_factory=list,
         description="a file the claim is about: a bundle locator or a repo-relative path",
@@ -37,7 +37,7 @@ class ClaimAddInput(ToolInput):
 
 class EvidenceInput(ToolInput):
     claim_id: str = Field(description="the claim (cl-…)")
-    command: str = Field(min_length=1, description="the command that ran")
+    command: NonBlank = Field(min_length=1, description="the command that ran")
     exit_code: int = Field(description="its exit status")
     output: str | None = Field(None, description="its output; only a digest is kept")
     source: list[str] = Field(
@@ -66,8 +66,8 @@ class ClaimListInput(ToolInput):
 
 
 class ObligationAddInput(ToolInput):
-    what: str = Field(min_length=1, description="what is owed")
-    to: str = Field(min_length=1, description="who it is owed to")
+    what: NonBlank = Field(min_length=1, description="what is owed")
+    to: NonBlank = Field(min_length=1, description="who it is owed to")
     due: str | None = Field(None, description="due date, YYYY-MM-DD")
     route: str | None = Field(None, description="CHANNEL:KEY to answer back on (a return)")
     desk: str | None = Field(None, description="the Desk locator with the details")

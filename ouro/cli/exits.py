@@ -9,8 +9,9 @@ code  meaning
       a write was refused (conflict, lease held, lock timeout, tool denied)
 2     usage error, wherever it is detected: unknown command or option, a
       missing or bad argument, a value the input model refuses
-3     the bundle is unusable: none found, legacy layout, bundle.json or a
-      contract file unreadable, the OS refusing a read or write
+3     the bundle is unusable: none found, legacy layout, a layout made by a
+      newer ouro, bundle.json invalid or a contract file unreadable, the OS
+      refusing a read or write
 130   interrupted (Ctrl-C)
 ====  =====================================================================
 
@@ -37,6 +38,7 @@ CODE_BY_KIND: dict[str, int] = {
     "usage": USAGE,
     "bundle_not_found": UNUSABLE,
     "legacy_layout": UNUSABLE,
+    "newer_layout": UNUSABLE,
     "corrupt_file": UNUSABLE,
     "storage": UNUSABLE,
     "not_found": NEGATIVE,
@@ -64,8 +66,8 @@ TABLE: tuple[tuple[int, str, str], ...] = (
     (
         UNUSABLE,
         "the bundle is unusable",
-        "no bundle found, legacy layout (run `ouro migrate`), unreadable bundle.json or record "
-        "file",
+        "no bundle found, legacy layout (run `ouro migrate`), a newer ouro's layout (upgrade "
+        "ouro), invalid bundle.json or unreadable record file",
     ),
     (INTERRUPTED, "interrupted", "Ctrl-C"),
 )

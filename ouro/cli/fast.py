@@ -273,7 +273,8 @@ def locate(explicit: str | None) -> str | None:
 
     Same discovery (``--bundle``, ``$OURO_BUNDLE``, no pointer file upwards,
     nearest ``bundle.json`` upwards) and the same checks (a folder, no legacy top-level folders,
-    ``bundle.json`` a JSON object); on any doubt the full CLI decides.
+    ``bundle.json`` read bounded and valid by ``ouro.models.meta``); on any doubt the
+    full CLI decides.
     """
     import json
 
@@ -299,12 +300,19 @@ def locate(explicit: str | None) -> str | None:
         root = found
     if not os.path.isdir(root) or any(os.path.exists(os.path.join(root, n)) for n in LEGACY_ROOTS):
         return None
+    from ouro.errors import OuroError
+    from ouro.models import meta as meta_shape
+    from ouro.store.bounded import read_bytes
+
     try:
-        with open(os.path.join(root, "bundle.json"), "rb") as handle:
-            meta = json.loads(handle.read().decode("utf-8"), parse_constant=_refuse_constant)
-    except (OSError, ValueError, RecursionError):
+        raw = read_bytes(
+            os.path.join(root, "bundle.json"), limit=meta_shape.META_LIMIT, what="bundle.json"
+        )
+        meta = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+    except (OuroError, ValueError, RecursionError):
         return None
-    return root if isinstance(meta, dict) else None
+    # the same check as ``Bundle.open`` (``ouro.models.meta``): any problem, the full CLI says it
+    return root if meta_shape.problem(meta) is None else None
 
 
 def dumps(result: Any) -> str:

@@ -4,7 +4,8 @@ Fields listed in ``tool.args`` become positional arguments; every other field
 becomes an option named after it (``stop_before`` → ``--stop-before``) unless
 ``tool.options`` renames it. ``bool`` fields are flags, ``list`` fields repeat,
 ``Literal`` fields are choices. ``tool.files`` fields are read from the named
-file (``-`` = stdin).
+file (``-`` = stdin), bounded by the field's limit (``ouro.edge.limit_for``)
+before it is read.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import sys
 import types
 import typing
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 import click
@@ -27,7 +27,7 @@ from ouro.cli.common import (
 )
 from ouro.cli.examples import epilog
 from ouro.cli.output import emit, render_full
-from ouro.errors import InvalidInput, OuroError
+from ouro.errors import OuroError
 from ouro.tools import Tool, invoke, load
 
 
@@ -54,15 +54,13 @@ def _click_type(inner: Any) -> Any:
     return click.STRING
 
 
-def _read_file(option: str, value: str) -> str:
-    try:
-        if value == "-":
-            return sys.stdin.read()
-        return Path(value).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInput(
-            f"{option} {value}: cannot read ({exc})", hint="pass a readable UTF-8 file"
-        ) from None
+def _read_file(tool: Tool, field: str, value: str) -> str:
+    """The text of a ``tool.files`` option: bounded by the field's limit before it
+    is read (``ouro.store.bounded``); a device or FIFO is refused, ``-`` is stdin."""
+    from ouro.edge import limit_for
+    from ouro.store.bounded import read_input
+
+    return read_input(value, limit=limit_for(tool.name, field), what=tool.files[field])
 
 
 @dataclass(frozen=True)
@@ -139,11 +137,11 @@ def tool_command(tool: Tool, *, lite: bool = True) -> click.Command:
             if value is None or value == ():
                 continue
             if key in tool.files:
-                value = _read_file(tool.files[key], value)
+                value = _read_file(tool, key, value)
             arguments[key] = list(value) if isinstance(value, tuple) else value
-        for key, option in tool.files.items():
+        for key in tool.files:
             if key not in arguments and fields[key].required and not sys.stdin.isatty():
-                arguments[key] = _read_file(option, "-")
+                arguments[key] = _read_file(tool, key, "-")
         bundle = bundle_from(ctx)
         try:
             result = invoke(tool.name, bundle, arguments)

@@ -391,10 +391,13 @@ def add_task(
     blocked_by: list[str] | None = None,
     parent: str | None = None,
 ) -> Task:
+    from ouro.arc.checkrun import check_command
+
     folder = require_track(bundle, track)
+    check = check_command(bundle, check)  # a secret-looking check is refused, never rewritten
     meta = new_task_meta(folder.name, title, priority=priority, acceptance=acceptance, check=check)
     if about:
-        meta["about"] = check_about(about)
+        meta["about"] = check_about(bundle, about)
     # a new task's id is fresh: nothing can wait for it yet, so no loop is possible
     blocker_ids, parent_id = resolve_links(bundle, blocked_by or None, parent or None)
     if blocker_ids:
@@ -639,7 +642,11 @@ def update_task(
             hint="--status done --unverified 'why the check cannot be run'",
         )
     new_title = check_title(title) if title is not None else None
-    refs = check_about(about) if about is not None else None
+    if check is not None and check.strip():
+        from ouro.arc.checkrun import check_command
+
+        check = check_command(bundle, check)  # refused, never rewritten
+    refs = check_about(bundle, about) if about is not None else None
     who = acting_agent(bundle, agent)
     task_id = find_task(bundle, ref).id
     links = blocked_by is not None or parent is not None
@@ -717,10 +724,12 @@ def update_task(
     return task, changed
 
 
-def check_about(about: list[str]) -> list[str]:
+def check_about(bundle: Bundle, about: list[str]) -> list[str]:
+    """The refs, each well-formed and inside its root after symlinks (as a claim's)."""
     from ouro.arc.claim_status import check_ref
+    from ouro.arc.refs import confined_ref
 
-    return [check_ref(ref, field="about") for ref in about]
+    return [confined_ref(bundle, check_ref(ref, field="about"), field="about") for ref in about]
 
 
 def verify_task(

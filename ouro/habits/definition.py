@@ -31,11 +31,14 @@ from pydantic.alias_generators import to_camel
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, InvalidInput, NotFound
 from ouro.habits.cadence import Cadence, CadenceError, parse_cadence
+from ouro.store.bounded import read_text
 from ouro.store.frontmatter import load_yaml
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 DEFAULT_TIMEOUT = 600
 MAX_TIMEOUT = 3600
+#: a definition file is read up to this many characters (``ouro.store.bounded``)
+DEFINITION_LIMIT = 100_000
 _DURATION = re.compile(r"^(\d{1,5})([smh]?)$")
 _SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600}
 
@@ -199,11 +202,13 @@ def load_habit_file(bundle: Bundle, path: Path) -> Habit | list[DefinitionProble
             )
         ]
     try:
-        raw = load_yaml(path.read_text(encoding="utf-8"), source=locator)
+        text = read_text(path, limit=DEFINITION_LIMIT, what=locator)
+    except InvalidInput as exc:  # a device, a FIFO, too long, not UTF-8: never read whole
+        return [DefinitionProblem(locator, "(file)", exc.message)]
+    try:
+        raw = load_yaml(text, source=locator)
     except CorruptFile as exc:
         return [DefinitionProblem(locator, "(yaml)", exc.message)]
-    except (OSError, UnicodeDecodeError) as exc:
-        return [DefinitionProblem(locator, "(file)", f"cannot read ({exc})")]
     if not isinstance(raw, dict):
         return [DefinitionProblem(locator, "(document)", "must be a mapping of keys to values")]
     try:

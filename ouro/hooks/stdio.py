@@ -1,7 +1,8 @@
 """One hook run on the real standard streams: what the host actually executes.
 
 ``run_stdio(host_name, event, bundle=…, block_on_debt=…)`` reads the host's
-JSON from stdin, runs the hook (``ouro.hooks.common.run_hook``, which fails
+JSON from stdin (at most ``ouro.edge.HOOK_STDIN`` characters, bounded while it
+is read: ``ouro.store.bounded``), runs the hook (``ouro.hooks.common.run_hook``, which fails
 open), writes the one-line reasons to stderr and the host JSON, if any, to
 stdout. Both entries call it: the click command (``ouro.cli.hook``) and the
 start-up fast path (``ouro.cli.fasthook``), so they cannot drift apart.
@@ -11,8 +12,11 @@ from __future__ import annotations
 
 import sys
 
+from ouro.edge import HOOK_STDIN
+from ouro.errors import OuroError
 from ouro.hooks.common import Host, Options, run_hook
 from ouro.hooks.handlers import HANDLERS
+from ouro.store.bounded import read_stdin
 
 
 def host_named(name: str) -> Host:
@@ -31,10 +35,10 @@ def run_stdio(
 ) -> None:
     host = host_named(host_name)
     try:
-        stdin_text = sys.stdin.read()
-    except (OSError, UnicodeDecodeError) as exc:
+        stdin_text = read_stdin(limit=HOOK_STDIN, what="hook stdin")
+    except OuroError as exc:  # fail open: one line, then the hook runs without input
         stdin_text = ""
-        sys.stderr.write(f"ouro hook {host_name} {event}: cannot read stdin ({exc})\n")
+        sys.stderr.write(f"ouro hook {host_name} {event}: {exc.message}\n")
     outcome = run_hook(
         host,
         event,

@@ -2,15 +2,17 @@
 
 The names below are re-exported lazily: importing a light submodule such as
 ``ouro.models.clock`` or ``ouro.models.hashing`` must not pay for pydantic,
-because the CLI search fast path (``ouro.cli.fast``) imports them.
+because the CLI search fast path (``ouro.cli.fast``) imports them (and
+``ouro.models.meta``, the shape of ``bundle.json``); this module imports
+neither ``typing`` nor ``importlib`` until a name is asked for.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ouro.models.base import Record
     from ouro.models.clock import format_time, parse_time, utc_now, utc_now_iso
     from ouro.models.hashing import content_hash, hash_file
@@ -30,6 +32,8 @@ _HOME = {
 
 def __getattr__(name: str) -> Any:
     if name in _HOME:
+        import importlib
+
         return getattr(importlib.import_module(_HOME[name]), name)
     raise AttributeError(f"module 'ouro.models' has no attribute {name!r}")
 

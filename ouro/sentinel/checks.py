@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from ouro.arc.paths import CHECKPOINT, obligation_locator
 from ouro.bundle import Bundle
+from ouro.edge import is_blank
 from ouro.errors import InvalidLocator
 from ouro.store.locator import Locator
 
@@ -146,9 +147,11 @@ def check_current_ask(resume: dict[str, Any]) -> Check:
     ask = resume.get("currentAsk") or {}
     evidence = [ask["locator"]] if ask.get("locator") else []
     confidence = ask.get("confidence")
-    if ask.get("value") and confidence == "current":
+    if is_blank(ask.get("value")):  # none, or blank text in the files: missing
+        return _ask_unknown(ask, evidence)
+    if confidence == "current":
         return Check("current_ask", "pass", f"current: {_short(ask['value'])}", evidence)
-    if ask.get("value") and confidence == "needs_confirmation":
+    if confidence == "needs_confirmation":
         return Check(
             "current_ask",
             "warn",
@@ -157,7 +160,7 @@ def check_current_ask(resume: dict[str, Any]) -> Check:
             "agent-runnable",
             "ouro arc confirm  # or 'ouro arc ask TEXT' when the work changed",
         )
-    if ask.get("value") and confidence == "stale_risky":
+    if confidence == "stale_risky":
         return Check(
             "current_ask",
             "warn",
@@ -166,10 +169,16 @@ def check_current_ask(resume: dict[str, Any]) -> Check:
             "agent-runnable",
             "ouro arc ask TEXT  # re-confirm what you are working on",
         )
+    return _ask_unknown(ask, evidence)
+
+
+def _ask_unknown(ask: dict[str, Any], evidence: list[str]) -> Check:
+    blank = isinstance(ask.get("value"), str)  # a blank value read from an older receipt
+    reason = "the recorded ask is blank" if blank else ask.get("reason") or "no ask recorded"
     return Check(
         "current_ask",
         "fail",
-        f"unknown: {_short(ask.get('reason') or 'no ask recorded', 160)}",
+        f"unknown: {_short(reason, 160)}",
         evidence,
         "agent-runnable",
         "ouro arc ask TEXT",
@@ -179,7 +188,7 @@ def check_current_ask(resume: dict[str, Any]) -> Check:
 def check_next_action(resume: dict[str, Any]) -> Check:
     nxt = resume.get("nextSafeAction") or {}
     evidence = [nxt["locator"]] if nxt.get("locator") else []
-    if nxt.get("value"):
+    if not is_blank(nxt.get("value")):
         stops = len(nxt.get("stopBefore") or [])
         extra = f" (stop before {stops} thing(s))" if stops else ""
         return Check("next_safe_action", "pass", f"{_short(nxt['value'])}{extra}", evidence)
@@ -194,10 +203,16 @@ def check_next_action(resume: dict[str, Any]) -> Check:
             "agent-runnable",
             "ouro arc next TEXT  # the next safe action for the current ask",
         )
+    blank = isinstance(nxt.get("value"), str) or any(
+        isinstance(m, str) and m.startswith("nextSafeAction: blank")
+        for m in resume.get("missing") or []
+    )
     return Check(
         "next_safe_action",
         "fail",
-        "unknown: no next safe action recorded",
+        "unknown: the recorded next safe action is blank"
+        if blank
+        else "unknown: no next safe action recorded",
         evidence,
         "agent-runnable",
         "ouro arc next TEXT [--stop-before X]",

@@ -2,7 +2,8 @@
 
 Seeds fake credentials of every shape in ``SHAPES`` (plus a literal listed in
 the copy's ``bundle.json``) through every Arc write path (ask, next safe
-action with stop-before, blocker, handoff, note, claim text and about,
+action with stop-before, blocker, handoff, note, claim text and about, a
+claim check (which must be refused: a check is never rewritten),
 evidence command and output, obligation text, recipient and route), through a
 sentinel refresh with a caller signal, and into Desk and the record (task
 titles and bodies of a featured track, friction, a diary fact, a note), which
@@ -21,6 +22,7 @@ import os
 import orjson
 
 from ouro.bundle import Bundle
+from ouro.errors import InvalidInput
 from ouro.models.ids import new_id
 from ouro.sentinel.drills.harness import Probe
 
@@ -124,12 +126,18 @@ def _write_everything(bundle: Bundle, blob: str) -> None:
     recorder.record_event(bundle, "blocker_detected", f"blocked {blob}", blocked_because=blob)
     recorder.record_event(bundle, "handoff", f"handoff {blob}", session_ref=f"s {blob}")
     recorder.record_event(bundle, "agent_note", f"note {blob}", turn_id=f"t {blob}")
+    try:  # a check holding a secret is refused, never rewritten (ouro.arc.checkrun)
+        claims.add_claim(bundle, f"refused {blob}", check=f"check {blob}")
+    except InvalidInput:
+        pass
+    else:
+        raise RuntimeError("a claim check holding credentials was accepted, not refused")
     claim = claims.add_claim(
         bundle,
         f"claim {blob}",
         about=["desk/_meta/featured.md"],
         authority="test",
-        check=f"check {blob}",
+        check="true",
     )
     claims.add_evidence(
         bundle,

@@ -1,0 +1,159 @@
+"""bundle.json is validated on open (issue 26, item 7).
+
+Types and a known ``layoutVersion`` are checked by every entry -- the full
+CLI, its fast paths (``ouro.cli.fast``: orient, info, index status, search,
+diary write), the host hooks (a hook fails open with a one-line notice) and
+the library. A newer layout is refused with "made by a newer ouro (layout N):
+upgrade ouro"; a damaged or invalid file is reported with its path, the field
+and the next step; the exit code is 3 (the bundle is unusable). The file is
+never rewritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ouro.bundle import Bundle
+from ouro.errors import CorruptFile
+from tests.conftest import REPO, run_ouro
+
+#: what a user may find in bundle.json -> what the error must say
+BAD: list[tuple[str, str]] = [
+    ('{"agent": 5, "layoutVersion": 99}', "made by a newer ouro (layout 99): upgrade ouro"),
+    ("{}", "field 'layoutVersion' is missing"),
+    ('{"agent": 5, "layoutVersion": 2}', "field 'agent' must be a non-empty string, got 5"),
+    ('{"agent": "  ", "layoutVersion": 2}', "field 'agent' must be a non-empty string"),
+    ('{"agent": "a", "layoutVersion": "2"}', "field 'layoutVersion' must be an integer, got '2'"),
+    ('{"agent": "a", "layoutVersion": true}', "field 'layoutVersion' must be an integer"),
+    ('{"agent": "a", "layoutVersion": 0}', "field 'layoutVersion' is 0: not a layout"),
+    ('{"agent": "a", "layoutVersion": 2, "repoRoot": 7}', "field 'repoRoot' must be a string"),
+    ('{"agent": "a", "layoutVersion": 2, "createdAt": []}', "field 'createdAt' must be a string"),
+    ("[1, 2]", "must be a JSON object"),
+    ('{"agent": "a", "layoutVersion": 2', "not valid JSON"),
+]
+
+#: every way in: the full CLI and each fast path
+COMMANDS = [
+    ["info"],
+    ["info", "--json"],
+    ["orient"],
+    ["index", "status"],
+    ["desk", "search", "x"],
+    ["diary", "write", "a fact"],
+    ["arc", "resume"],
+    ["arc", "ask", "x"],
+]
+
+
+def _spoil(bundle: Bundle, text: str) -> bytes:
+    bundle.meta_path.write_text(text)
+    return bundle.meta_path.read_bytes()
+
+
+@pytest.mark.parametrize(("text", "said"), BAD)
+def test_every_command_refuses_a_bad_bundle_json(bundle: Bundle, text: str, said: str) -> None:
+    data = _spoil(bundle, text)
+    for args in COMMANDS:
+        proc = run_ouro(*args, bundle=bundle)
+        assert proc.returncode == 3, (args, proc.stdout, proc.stderr)
+        said_all = proc.stderr + proc.stdout  # --json: the error object is on stdout
+        assert str(bundle.meta_path) in said_all and said in said_all, (args, said_all)
+        assert "hint" in said_all
+        assert "agent:   5" not in proc.stdout and "layout:  v99" not in proc.stdout
+    assert bundle.meta_path.read_bytes() == data  # never rewritten
+
+
+def test_the_json_error_names_the_kind(bundle: Bundle) -> None:
+    _spoil(bundle, '{"agent": 5, "layoutVersion": 99}')
+    out = json.loads(run_ouro("info", "--json", bundle=bundle).stdout)
+    assert out["error"]["type"] == "newer_layout" and out["error"]["exitCode"] == 3
+    assert "upgrade" in out["error"]["hint"]
+    _spoil(bundle, "{}")
+    out = json.loads(run_ouro("info", "--json", bundle=bundle).stdout)
+    assert out["error"]["type"] == "corrupt_file" and "restore it from git" in out["error"]["hint"]
+
+
+def test_a_real_process_takes_the_fast_paths_and_refuses_alike(bundle: Bundle) -> None:
+    _spoil(bundle, '{"agent": 5, "layoutVersion": 99}')
+    for args in (["info"], ["orient"], ["index", "status"], ["desk", "search", "x"]):
+        proc = run_ouro(*args, bundle=bundle, process=True)
+        assert proc.returncode == 3, (args, proc.stderr)
+        assert "made by a newer ouro (layout 99): upgrade ouro" in proc.stderr
+
+
+@pytest.mark.parametrize("process", [False, True])
+def test_a_hook_fails_open_with_a_one_line_notice(bundle: Bundle, process: bool) -> None:
+    _spoil(bundle, '{"agent": 5, "layoutVersion": 99}')
+    payload = json.dumps(
+        {
+            "session_id": "s1",
+            "cwd": str(bundle.root),
+            "hook_event_name": "SessionStart",
+            "source": "startup",
+        }
+    )
+    proc = run_ouro("hook", "claude", "SessionStart", bundle=bundle, input=payload, process=process)
+    assert proc.returncode == 0  # a hook never blocks the host on ouro's own trouble
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "made by a newer ouro (layout 99): upgrade ouro" in lines[0]
+    assert "upgrade ouro" in json.loads(proc.stdout)["systemMessage"]
+
+
+def test_the_library_refuses_on_open(bundle: Bundle) -> None:
+    from ouro.errors import NewerLayout
+
+    _spoil(bundle, '{"agent": "a", "layoutVersion": 3}')
+    with pytest.raises(NewerLayout, match=r"made by a newer ouro \(layout 3\): upgrade ouro"):
+        Bundle.open(bundle.root)
+    with pytest.raises(NewerLayout):  # discovery too
+        Bundle.locate(env={"OURO_BUNDLE": str(bundle.root)})
+    _spoil(bundle, '{"agent": 5, "layoutVersion": 2}')
+    with pytest.raises(CorruptFile, match="field 'agent'"):
+        Bundle.open(bundle.root)
+
+
+def test_migrate_never_rewrites_a_newer_layout_down(bundle: Bundle) -> None:
+    data = _spoil(bundle, '{"agent": "a", "layoutVersion": 3}')
+    (bundle.root / "journal").mkdir()  # even one that looks legacy
+    proc = run_ouro("migrate", bundle=bundle)
+    assert proc.returncode == 3 and "upgrade ouro" in proc.stderr
+    assert bundle.meta_path.read_bytes() == data
+
+
+def test_a_huge_bundle_json_is_refused_without_reading_it_whole(bundle: Bundle) -> None:
+    with open(bundle.meta_path, "wb") as handle:
+        handle.truncate(2_000_000_000)  # sparse: no disk used
+    env = {k: v for k, v in os.environ.items() if k not in ("OURO_BUNDLE", "OURO_DEBUG")}
+    env["PYTHONPATH"] = str(REPO)
+    proc = subprocess.run(
+        [
+            "bash",
+            "-c",
+            f"ulimit -v 1500000 && exec {sys.executable} -m ouro.cli --bundle {bundle.root} info",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 3, proc.stderr
+    assert "more than the limit of 1,000,000 bytes" in proc.stderr
+    assert "MemoryError" not in proc.stderr
+
+
+def test_a_valid_file_opens_and_the_shape_rules_agree(tmp_path: Path) -> None:
+    from ouro.models import meta
+
+    made = Bundle.init(tmp_path / "ok.ouro", agent="ari")
+    data = json.loads(made.meta_path.read_text())
+    assert meta.problem(data) is None and data["layoutVersion"] == meta.LAYOUT_VERSION
+    assert Bundle.open(made.root).check_meta()["agent"] == "ari"
+    extra = {**data, "settings": {"color": "never"}, "redact": {"literals": ["x"]}}
+    assert meta.problem(extra) is None  # other sections belong to their readers
+    assert run_ouro("info", bundle=made).returncode == 0
