@@ -90,3 +90,14 @@ def drill_exit(result: dict[str, Any]) -> int:
 def habit_exit(result: dict[str, Any]) -> int:
     """``habits run``: 1 when the run was blocked or errored."""
     return NEGATIVE if result.get("outcome") in ("blocked", "error") else OK
+
+
+def verify_exit(result: dict[str, Any]) -> int:
+    """``claim verify``: 1 when the check it ran failed."""
+    run = result.get("run") or {}
+    return OK if run.get("exitCode") == 0 else NEGATIVE
+
+
+def task_verify_exit(result: dict[str, Any]) -> int:
+    """``desk task verify``: 1 when the check it ran failed."""
+    return OK if result["run"]["exitCode"] == 0 else NEGATIVE

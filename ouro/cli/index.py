@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-import click
-
-from ouro.cli.common import bundle_from, wants_json, with_json
-from ouro.cli.output import emit
+from ouro.spec import P
 
 
-def _render_report(result: dict[str, Any]) -> str:
+def render_report(result: dict[str, Any]) -> str:
     lines = [
         f"index {result['state']}: {result['scanned']} files scanned, {result['indexed']} "
         f"indexed, {result['removed']} removed, {result['factsAdded']} facts added "
@@ -43,58 +40,45 @@ def _with_vectors(result: dict[str, Any], root: Any, *, compute: bool = True) ->
     return {**result, "semantic": vectors} if vectors is not None else result
 
 
-@click.command("sync")
-@with_json
-@click.pass_context
-def sync_cmd(ctx: click.Context, json_mode: bool) -> None:
+def sync() -> dict[str, Any]:
     """Apply every change under desk/ to the index (cheap when nothing changed)."""
     from ouro import progress
-    from ouro.index.sync import sync
+    from ouro.cli.common import bundle_from
+    from ouro.index.sync import sync as syncing
 
-    bundle = bundle_from(ctx)
-    report = sync(bundle, progress=progress.counter("index sync", "files"))
-    emit(
-        _with_vectors(report.to_json(), bundle.root),
-        json_mode=wants_json(ctx, json_mode),
-        render=_render_report,
-    )
+    bundle = bundle_from()
+    report = syncing(bundle, progress=progress.counter("index sync", "files"))
+    return _with_vectors(report.to_json(), bundle.root)
 
 
-@click.command("rebuild")
-@click.option(
-    "--no-vectors",
-    is_flag=True,
-    help="Build the word index only; the vectors for search by meaning are computed "
-    "by the next 'ouro index sync' (or a few thousand per search meanwhile).",
-)
-@with_json
-@click.pass_context
-def rebuild_cmd(ctx: click.Context, no_vectors: bool, json_mode: bool) -> None:
+def rebuild(
+    *,
+    no_vectors: Annotated[
+        bool,
+        P(
+            "Build the word index only; the vectors for search by meaning are computed "
+            "by the next 'ouro index sync' (or a few thousand per search meanwhile)."
+        ),
+    ] = False,
+) -> dict[str, Any]:
     """Throw the index away and build it again from the files.
 
     Two phases, each timed in the report: the word index (files to FTS5 and
     tables, one transaction), then, with ouro[semantic] installed, a vector for
     every doc (in batches, with its own progress line)."""
     from ouro import progress
-    from ouro.index.sync import rebuild
+    from ouro.cli.common import bundle_from
+    from ouro.index.sync import rebuild as rebuilding
 
-    bundle = bundle_from(ctx)
-    report = rebuild(bundle, progress=progress.counter("index rebuild", "files"))
-    emit(
-        _with_vectors(report.to_json(), bundle.root, compute=not no_vectors),
-        json_mode=wants_json(ctx, json_mode),
-        render=_render_report,
-    )
+    bundle = bundle_from()
+    report = rebuilding(bundle, progress=progress.counter("index rebuild", "files"))
+    return _with_vectors(report.to_json(), bundle.root, compute=not no_vectors)
 
 
-@click.command("status")
-@with_json
-@click.pass_context
-def status_cmd(ctx: click.Context, json_mode: bool) -> None:
+def status() -> dict[str, Any]:
     """Say whether the index is fresh, stale or missing (writes nothing)."""
     # ouro.index.state directly: ouro.index.sync pulls in the whole write side.
-    # (the CLI fast path answers the plain forms the same way: ouro.cli.fast)
-    from ouro.index.state import index_status, render_status
+    from ouro.cli.common import bundle_from
+    from ouro.index.state import index_status
 
-    result = index_status(str(bundle_from(ctx).root))
-    emit(result, json_mode=wants_json(ctx, json_mode), render=render_status)
+    return index_status(str(bundle_from().root))

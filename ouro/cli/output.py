@@ -6,7 +6,7 @@ Human output helpers, shared by every renderer:
 - ``confirm(verb, kind, ident, where)``: the one-line confirmation of a write
   ("recorded fact f-01… → desk/_record/diary/facts.jsonl#f-01…");
 - ``status(word)``: a status word, coloured only when stdout is a terminal, the
-  ``color`` setting allows it and ``NO_COLOR`` is unset (click's own styling);
+  ``color`` setting allows it and ``NO_COLOR`` is unset (ANSI codes);
 - ``when(iso)``: "3h ago" / "in 2d" (or the timestamp, per the ``dates`` setting).
 """
 
@@ -67,6 +67,10 @@ STATUS_COLOURS = {
 }  # fmt: skip
 
 
+#: ANSI foreground codes of the colours above
+_ANSI = {"green": "32", "cyan": "36", "yellow": "33", "red": "31", "bright_black": "90"}
+
+
 def colour_on() -> bool:
     """Colour only on a terminal, never with NO_COLOR, and as the ``color`` setting says."""
     if os.environ.get("NO_COLOR"):
@@ -99,9 +103,8 @@ def status(word: str) -> str:
         _colour = colour_on()
     if not _colour:
         return word
-    import click
-
-    return click.style(word, fg=colour, bold=colour == "red")
+    bold = "\x1b[1m" if colour == "red" else ""
+    return f"\x1b[{_ANSI[colour]}m{bold}{word}\x1b[0m"
 
 
 def when(stamp: str | None, *, now: float | None = None) -> str:
@@ -200,8 +203,7 @@ def emit_error(
 
 
 def report_error(exc: BaseException, *, json_mode: bool) -> int:
-    """Print a failed command's error (``ouro.cli.app.run`` and the CLI fast
-    paths share it, so both say it alike) and return its exit code.
+    """Print a failed command's error (``ouro.cli.run``) and return its exit code.
 
     An ``OuroError`` as itself; an ``OSError`` no store primitive converted as a
     storage error; anything else (called only with ``--json``) as an internal error.
