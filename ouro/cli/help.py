@@ -4,7 +4,7 @@ one-line summary (the first sentence of its description)."""
 from __future__ import annotations
 
 from ouro.cli.common import first_sentence
-from ouro.cli.parse import GLOBALS, wrap
+from ouro.cli.parse import global_lines, wrap
 from ouro.cli.tree import GROUP_HELP, Path, children, entries, is_group
 
 
@@ -39,7 +39,7 @@ def group_help(path: Path) -> str:
         lines.append("")
     if not path:
         lines.append("Options:")
-        lines += [f"  {flag:<20}{text}" for flag, text in GLOBALS]
+        lines += global_lines()
         lines += [f"  {'--version':<20}Print the version and exit.", ""]
     names = children(path)
     width = max((len(n) for n in names), default=0)

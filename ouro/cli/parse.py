@@ -70,7 +70,19 @@ class Formatter(argparse.RawDescriptionHelpFormatter):
 
 
 class Parser(argparse.ArgumentParser):
-    """Errors are raised (``UsageError``), never printed and exited on."""
+    """Errors are raised (``UsageError``), never printed and exited on. The
+    description and the examples are laid out only when help is printed."""
+
+    text = ""
+    path: tuple[str, ...] = ()
+
+    def format_help(self) -> str:
+        if self.description is None:
+            self.description = wrap(self.text)
+        if self.epilog is None:
+            self.epilog = epilog(self.path)
+        self._optionals.title = "Options"
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(
@@ -101,8 +113,20 @@ def epilog(path: tuple[str, ...]) -> str:
             lines += [f"  # {what}", f"  ouro {line}"]
         lines.append("")
     lines.append("Global options (anywhere on the line):")
-    lines += [f"  {flag:<20}{text}" for flag, text in GLOBALS]
+    lines += global_lines()
     return "\n".join(lines)
+
+
+def global_lines() -> list[str]:
+    """The global options as help lines (the text wrapped beside the flag)."""
+    import textwrap
+
+    out: list[str] = []
+    for flag_text, text in GLOBALS:
+        body = textwrap.wrap(text, 74)
+        out.append(f"  {flag_text:<20}{body[0]}")
+        out += [" " * 22 + more for more in body[1:]]
+    return out
 
 
 def _number(kind: str) -> Callable[[str], int | float]:
@@ -195,13 +219,8 @@ def build(
     from ouro.spec import spec_of
 
     spec = spec_of(fn)
-    parser = Parser(
-        prog=prog,
-        description=wrap(description),
-        epilog=epilog(path),
-        formatter_class=Formatter,
-        allow_abbrev=False,
-    )
+    parser = Parser(prog=prog, formatter_class=Formatter, allow_abbrev=False)
+    parser.text, parser.path = description, path
     for param in spec:
         _add(parser, param)
     return parser, spec
