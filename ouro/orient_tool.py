@@ -12,7 +12,6 @@ from typing import Any
 
 from pydantic import Field
 
-from ouro.bundle import Bundle
 from ouro.models.base import ToolInput
 
 DEFAULT_BUDGET = 2500
@@ -20,12 +19,6 @@ DEFAULT_BUDGET = 2500
 
 class OrientInput(ToolInput):
     budget: int = Field(DEFAULT_BUDGET, ge=200, description="Most characters the packet may take.")
-
-
-def orient(bundle: Bundle, inp: OrientInput) -> dict[str, Any]:
-    from ouro.orient import build_packet
-
-    return build_packet(bundle, budget=inp.budget).to_json()
 
 
 def render_orient(result: dict[str, Any]) -> str:
