@@ -1,5 +1,4 @@
-"""Claim status without pydantic: ``claim_view`` ≡ the claim schema, and
-``ouro orient``'s fast path ≡ the click path.
+"""Claim status without pydantic: ``claim_view`` ≡ the claim schema.
 
 The checkpoint's claim summary (``ouro.arc.stores``) reads claim files through
 ``ouro.arc.claim_derive.claim_view``; whenever that accepts a claim, the
@@ -14,7 +13,6 @@ import copy
 from typing import Any
 
 import orjson
-import pytest
 
 from ouro import tools
 from ouro.arc import stores
@@ -22,8 +20,6 @@ from ouro.arc.claim_derive import claim_view
 from ouro.arc.claim_status import Claim, derive_status, memo_hasher, watched_refs
 from ouro.arc.paths import claims_dir
 from ouro.bundle import Bundle
-from ouro.cli import fast
-from ouro.cli.app import run
 
 
 def _claims(bundle: Bundle) -> list[dict[str, Any]]:
@@ -122,35 +118,3 @@ def test_summary_of_an_unusual_claim_file_matches_the_schema(bundle: Bundle) -> 
     want = derive_status(Claim.from_json(lax), memo_hasher(bundle))
     item = summary["items"][lax["id"]]
     assert (item["status"], item["reason"]) == want
-
-
-ORIENT = [
-    ["orient"],
-    ["orient", "--json"],
-    ["--json", "orient", "--budget", "400"],
-    ["orient", "--budget=300", "--json"],
-]
-
-
-@pytest.mark.parametrize("argv", ORIENT, ids=" ".join)
-def test_fast_orient_prints_what_the_click_path_prints(
-    bundle: Bundle, argv: list[str], capsys: pytest.CaptureFixture[str]
-) -> None:
-    _claims(bundle)
-    full = ["--bundle", str(bundle.root), *argv]
-    assert fast.parse_orient(full) is not None
-    fast_code = fast.try_run(full)
-    fast_out = capsys.readouterr().out
-    click_code = run(full)
-    click_out = capsys.readouterr().out
-    assert (fast_code, fast_out) == (click_code, click_out)
-    assert fast_code == 0 and "claim" in fast_out.lower()
-
-
-@pytest.mark.parametrize(
-    "argv",
-    [["orient", "--budget", "100"], ["orient", "--verbose"], ["orient", "extra"], ["orient", "-h"]],
-    ids=" ".join,
-)
-def test_fast_orient_steps_aside(bundle: Bundle, argv: list[str]) -> None:
-    assert fast.parse_orient(["--bundle", str(bundle.root), *argv]) is None

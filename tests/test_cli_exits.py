@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from ouro.bundle import Bundle
-from ouro.cli.app import run
 from ouro.cli.examples import EXAMPLES
 from ouro.cli.exits import CODE_BY_KIND, TABLE
+from ouro.cli.run import run
 from tests.test_cli_help import LEAVES
 
 #: commands that work without a bundle, and why

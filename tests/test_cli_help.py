@@ -81,7 +81,7 @@ def test_help_topics(capsys: pytest.CaptureFixture[str]) -> None:
         assert topic in listing
     assert run(["help", "desk", "search"]) == 0
     assert "Usage: ouro desk search" in capsys.readouterr().out
-    assert run(["help", "desk"]) == 0
+    assert run(["help", "claim"]) == 0
     assert "Commands:" in capsys.readouterr().out
     assert run(["help", "nonsense"]) == 2
     assert "locators" in capsys.readouterr().err

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ouro.bundle import Bundle, write_pointer
-from ouro.cli.app import run
+from ouro.cli.run import run
 from tests.conftest import snapshot
 
 

@@ -18,7 +18,7 @@ from ouro.arc import checkrun, claims, paths
 from ouro.arc.claim_status import Claim, derive_status, memo_hasher
 from ouro.arc.resume import read_resume_full
 from ouro.bundle import Bundle
-from ouro.cli.app import run
+from ouro.cli.run import run
 from ouro.hooks.handlers import debt_actions, debt_message
 
 

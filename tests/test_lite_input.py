@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ouro.cli.gen import tool_command
 from pydantic import ValidationError
 
 from ouro import tools
 from ouro.bundle import Bundle
-from ouro.cli.gen import tool_command
 from ouro.errors import InvalidInput
 from ouro.models import lite
 from tests.conftest import REPO

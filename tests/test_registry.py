@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 
 import click
+from ouro.cli.app import COMMANDS, cli
 
 from ouro import tools as registry
-from ouro.cli.app import COMMANDS, cli
 from ouro.mcp import tool_definitions
 from ouro.models.base import ToolInput
 

@@ -9,8 +9,8 @@ import re
 import subprocess
 
 import click
-
 from ouro.cli.app import cli
+
 from ouro.resources import templates_dir
 from ouro.tools import TOOLS
 from tests.conftest import REPO

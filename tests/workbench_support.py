@@ -18,11 +18,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
-
 from ouro.bundle import Bundle
-from ouro.cli.app import cli
 from ouro.demo import run_demo
+from tests.conftest import cli_run
 
 LITERAL = "corp-literal-7f3a9c"
 ANTHROPIC = "sk-ant-api03-" + "Zx9" * 12
@@ -49,7 +47,7 @@ The staging key is {anthropic} and the vault literal is {literal}.
 
 
 def ouro(root: Path, *args: str) -> Any:
-    result = CliRunner().invoke(cli, ["--bundle", str(root), "--json", *args])
+    result = cli_run(["--bundle", str(root), "--json", *args])
     assert result.exit_code == 0, f"ouro {' '.join(args)}: {result.output}"
     return json.loads(result.output) if result.output.strip() else None
 

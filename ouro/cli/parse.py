@@ -58,6 +58,14 @@ class UsageError(OuroError):
         self.usage = usage
 
 
+class Exit(Exception):
+    """``--help`` was printed: the command is done with this status."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
 class Formatter(argparse.RawDescriptionHelpFormatter):
     """argparse's layout with click's "Usage:" prefix; descriptions are wrapped
     here (``describe``) so the examples block keeps its lines."""
@@ -82,7 +90,23 @@ class Parser(argparse.ArgumentParser):
         if self.epilog is None:
             self.epilog = epilog(self.path)
         self._optionals.title = "Options"
-        return super().format_help()
+        text = super().format_help()
+        from ouro.cli.tree import children
+
+        below = children(self.path)
+        if below:  # a command that is a group too (ouro sync, ouro workbench)
+            from ouro.cli.help import summary
+
+            width = max(len(n) for n in below)
+            text += "\nCommands:\n" + "".join(
+                f"  {n:<{width}}  {summary((*self.path, n))}\n" for n in below
+            )
+        return text
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        if message:
+            sys.stderr.write(message)
+        raise Exit(status)
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(

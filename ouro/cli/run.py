@@ -157,9 +157,14 @@ def _run(argv: list[str]) -> int:
     from ouro.cli import tree
 
     path, entry, words = tree.resolve(rest)
-    if entry is None or (words[:1] and words[0] in ("--help", "-h") and tree.is_group(path)):
+    if entry is None:
         return _group(path, words)
-    return execute(entry, words)
+    from ouro.cli.parse import Exit
+
+    try:
+        return execute(entry, words)
+    except Exit as done:  # --help
+        return done.status
 
 
 def _group(path: Path, words: list[str]) -> int:
