@@ -120,7 +120,7 @@ def test_the_agent_setting_is_the_default_agent(
 def test_concurrent_sets_lose_nothing(project: Path, tmp_path: Path) -> None:
     """Real processes write the global file at once; every key ends up there."""
     script = (
-        "import sys; from ouro.cli.app import run\n"
+        "import sys; from ouro.cli.run import run\n"
         "key, value = sys.argv[1], sys.argv[2]\n"
         "for _ in range(5):\n"
         "    assert run(['config', 'set', key, value, '--global']) == 0\n"
