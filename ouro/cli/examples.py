@@ -57,7 +57,7 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     ("claim", "verify"): (("claim verify <claim-id>", "run the check; exit 1 if it fails"),),
     ("claim", "evidence"): (
         (
-            'claim evidence <claim-id> --command "grep -q pytest README.md" --exit 0',
+            'claim evidence <claim-id> --command "grep -q pytest README.md" --exit-code 0',
             "attach a receipt of a check you ran yourself",
         ),
     ),

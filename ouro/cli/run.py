@@ -213,8 +213,10 @@ def execute(entry: Entry, words: list[str]) -> int:
     arguments = parse(parser, spec, words)
     if entry.tool is not None:
         result: Any = call_tool(entry, arguments)
-    else:
-        result = fn(**arguments)
+    else:  # a front-end command: the same validation as a library verb's
+        from ouro.spec import validate
+
+        result = fn(**validate(fn, arguments, hint=f"see '{parser.prog} --help'"))
     if isinstance(result, int):
         return result
     if result is None:
