@@ -18,8 +18,7 @@ Importing this module imports no verb: a target is loaded on first use
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ouro.errors import NotFound
 
@@ -27,8 +26,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 
-@dataclass(frozen=True, slots=True)
-class Tool:
+# A NamedTuple, not a dataclass: ``dataclasses`` (with ``inspect``) costs a cold
+# CLI start more than most commands' work.
+class Tool(NamedTuple):
     #: the CLI path: ``("diary", "write")`` is ``ouro diary write``
     path: tuple[str, ...]
     #: the library method, ``"module:Qualname"`` (``"ouro.api.record:Diary.write"``)

@@ -15,14 +15,15 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import orjson
-
-from ouro.errors import OuroError
+if TYPE_CHECKING:
+    from ouro.errors import OuroError
 
 
 def to_json_line(obj: Any) -> str:
+    import orjson  # only with --json: its import costs a cold start more than most commands
+
     return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode() + "\n"
 
 
@@ -218,6 +219,8 @@ def report_error(exc: BaseException, *, json_mode: bool) -> int:
             exc.filename or "(unknown path)",
             outcome="the command stopped; what it had finished writing stays written",
         )
+    from ouro.errors import OuroError
+
     if isinstance(exc, OuroError):
         code = exits.code_for(exc.kind)
         emit_error(exc, json_mode=json_mode, exit_code=code)

@@ -13,7 +13,6 @@ Both kinds are parsed by the one builder (``ouro.cli.parse``) from
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -114,13 +113,19 @@ def load(ref: str) -> Any:
     return found
 
 
-@dataclass(frozen=True, slots=True)
 class Entry:
-    """One runnable path: an agent tool (``tool`` set) or a front-end command."""
+    """One runnable path: an agent tool (``tool`` set) or a front-end command.
+    (A plain class: ``dataclasses`` costs a cold start more than the command.)"""
 
-    path: Path
-    target: str
-    tool: Tool | None = None
+    __slots__ = ("path", "target", "tool")
+
+    def __init__(self, path: Path, target: str, tool: Tool | None = None) -> None:
+        self.path = path
+        self.target = target
+        self.tool = tool
+
+    def __repr__(self) -> str:
+        return f"Entry({self.path!r}, {self.target!r})"
 
     def function(self) -> Callable[..., Any]:
         """The function whose signature is the input spec (a library method, or
