@@ -35,7 +35,7 @@ BLANKS = ["", "   ", " \t\n ", "\u3000", "\u200b\u200b"]
     [
         (["arc", "ask", "{}"], "text"),
         (["arc", "next", "{}"], "text"),
-        (["arc", "next", "run the tests", "--stop-before", "{}"], "stop_before.0"),
+        (["arc", "next", "run the tests", "--stop-before", "{}"], "stop_before[0]"),
         (["arc", "handoff", "{}"], "text"),
         (["arc", "blocker", "{}"], "text"),
         (["arc", "note", "{}"], "text"),

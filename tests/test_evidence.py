@@ -50,7 +50,7 @@ def test_measured_typed_in_evidence_with_authority_test_does_not_verify(bundle, 
     code, added = ouro_json(bundle, "claim", "add", "X", "--check", "false")
     assert code == 0
     code, ev = ouro_json(
-        bundle, "claim", "evidence", added["id"], "--command", "false", "--exit", "0",
+        bundle, "claim", "evidence", added["id"], "--command", "false", "--exit-code", "0",
         "--authority", "test",
     )  # fmt: skip
     assert code == 0
@@ -65,7 +65,7 @@ def test_measured_typed_in_evidence_with_authority_test_does_not_verify(bundle, 
 def test_provenance_cannot_be_typed_in(bundle, repo) -> None:
     added = claims.add_claim(bundle, "X", check="true")
     code, out = ouro(
-        bundle, "claim", "evidence", added["id"], "--command", "true", "--exit", "0",
+        bundle, "claim", "evidence", added["id"], "--command", "true", "--exit-code", "0",
         "--provenance", "observed-by-ouro",
     )  # fmt: skip
     assert code == 2 and "provenance" in out.lower()

@@ -77,8 +77,8 @@ def test_conflicting_claim_status_keeps_both_versions_and_surfaces(tmp_path: Pat
     claim = ouro(a, "claim", "add", "the build passes")["id"]
     ouro(a, "sync")
     ouro(b, "sync")
-    ouro(a, "claim", "evidence", claim, "--command", "make", "--exit", "0")
-    ouro(b, "claim", "evidence", claim, "--command", "make", "--exit", "1")  # newer
+    ouro(a, "claim", "evidence", claim, "--command", "make", "--exit-code", "0")
+    ouro(b, "claim", "evidence", claim, "--command", "make", "--exit-code", "1")  # newer
     ouro(a, "sync")
     result = ouro(b, "sync")
     [conflict] = result["conflicts"]
