@@ -232,14 +232,3 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
 
 def examples_for(path: tuple[str, ...]) -> tuple[Example, ...]:
     return EXAMPLES.get(path, ())
-
-
-def epilog(path: tuple[str, ...]) -> str | None:
-    """The "Examples:" block of a command's help (click keeps ``\\b`` blocks as is)."""
-    found = examples_for(path)
-    if not found:
-        return None
-    lines = ["\b", "Examples:"]
-    for line, what in found:
-        lines += [f"  # {what}", f"  ouro {line}"]
-    return "\n".join(lines)

@@ -67,7 +67,7 @@ class Exit(Exception):
 
 
 class Formatter(argparse.RawDescriptionHelpFormatter):
-    """argparse's layout with click's "Usage:" prefix; descriptions are wrapped
+    """argparse's layout with a capitalised "Usage:" prefix; descriptions are wrapped
     here (``describe``) so the examples block keeps its lines."""
 
     def __init__(self, prog: str) -> None:
