@@ -1,4 +1,4 @@
-"""Cold start: each fast command imports only what it runs.
+"""Cold start: each command imports only what it runs (the one CLI path).
 
 ``python -X importtime`` lists every module a real ``ouro`` process imports;
 the test fails when a heavy module leaks into a read path that does not need
@@ -16,7 +16,7 @@ import tomllib
 import pytest
 
 import ouro
-from ouro import tools
+from ouro.api import call
 from ouro.arc.paths import claims_dir
 from ouro.bundle import Bundle
 from ouro.desk import tasks, tracks
@@ -51,16 +51,16 @@ def busy(bundle: Bundle) -> Bundle:
     tasks.add_task(bundle, "web", "Fix: the flaky test, then merge")
     tasks.update_task(bundle, first.id, status="active")
     write_fact(bundle, FactDraft("the staging host is web-3", about=["staging"]))
-    tools.invoke("desk_track_add", bundle, {"name": "ops"})
-    tools.invoke("desk_task_add", bundle, {"track": "ops", "title": "Rotate keys"})
+    call("desk_track_add", bundle, {"name": "ops"})
+    call("desk_task_add", bundle, {"track": "ops", "title": "Rotate keys"})
     # claims the orient packet derives a status for (read from their files, cold)
-    checked = tools.invoke("claim_add", bundle, {"text": "tests pass", "check": "true"})
-    tools.invoke(
+    checked = call("claim_add", bundle, {"text": "tests pass", "check": "true"})
+    call(
         "claim_evidence",
         bundle,
         {"claim_id": checked["id"], "command": "true", "exit_code": 1, "by": "ci"},
     )
-    tools.invoke("claim_add", bundle, {"text": "the log rotates", "about": ["bundle.json"]})
+    call("claim_add", bundle, {"text": "the log rotates", "about": ["bundle.json"]})
     # re-laid out by hand: the next read parses it again (the cached summary is not enough)
     path = claims_dir(bundle) / f"{checked['id']}.json"
     path.write_text(json.dumps(json.loads(path.read_text()), indent=2))
@@ -99,7 +99,7 @@ def test_fast_commands_import_no_pydantic(busy: Bundle, argv: tuple[str, ...]) -
     assert leaks == set(), f"ouro {' '.join(argv)} imported {sorted(leaks)}"
 
 
-#: writes whose plain input is validated without pydantic (``ouro.models.lite``)
+#: writes: their input is validated by ``ouro.spec`` (no pydantic)
 LITE_WRITES = [
     ("diary", "write", "the deploy window is friday", "--about", "deploys"),
     ("diary", "write", "the deploy window is monday", "--about", "ops", "--force", "--json"),
@@ -112,7 +112,7 @@ def test_plain_writes_import_no_pydantic(busy: Bundle, argv: tuple[str, ...]) ->
     assert leaks == set(), f"ouro {' '.join(argv)} imported {sorted(leaks)}"
 
 
-#: answered by the CLI fast paths (``ouro.cli.fast``, ``ouro.cli.__init__``): no click
+#: no command imports click (the CLI is argparse)
 NO_CLICK = [
     ("--version",),
     ("info",),
@@ -125,7 +125,7 @@ NO_CLICK = [
 @pytest.mark.parametrize("argv", NO_CLICK, ids=" ".join)
 def test_fast_path_commands_import_no_click(busy: Bundle, argv: tuple[str, ...]) -> None:
     names = _imports_of(busy, argv)
-    assert "click" not in names and "ouro.cli.app" not in names
+    assert "click" not in names
 
 
 def _imports_of(bundle: Bundle, argv: tuple[str, ...]) -> set[str]:

@@ -22,9 +22,12 @@ if TYPE_CHECKING:
 
 
 def to_json_line(obj: Any) -> str:
-    import orjson  # only with --json: its import costs a cold start more than most commands
+    """One compact JSON line, UTF-8 as is (the format orjson writes). The standard
+    encoder: importing orjson (it pulls in ``dataclasses`` and ``inspect``) costs a
+    cold start more than encoding any result does."""
+    import json
 
-    return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode() + "\n"
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
 
 
 def render_full(obj: Any, indent: int = 0) -> str:

@@ -194,7 +194,7 @@ def _metavar(param: Param) -> str:
 
 
 def _add(parser: Parser, param: Param) -> None:
-    convert = _number(param.kind) if param.kind in ("int", "float") else None
+    convert: Any = _number(param.kind) if param.kind in ("int", "float") else None
     if param.positional:
         many = param.kind == "list"
         nargs: Any = ("+" if param.required else "*") if many else (None if param.required else "?")
