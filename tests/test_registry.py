@@ -42,6 +42,13 @@ def test_cli_and_mcp_expose_the_same_tool_set() -> None:
     assert set(leaves) - set(by_path) == set(COMMANDS)
 
 
+def test_no_tool_path_starts_with_a_command_path() -> None:
+    """The CLI finds a non-tool command without the registry (``ouro.cli.tree.resolve``)."""
+    for tool in registry.TOOLS:
+        for command in COMMANDS:
+            assert tool.path[: len(command)] != command, (tool.path, command)
+
+
 def test_names_and_cli_paths_are_unique_and_valid() -> None:
     names = [tool.name for tool in registry.TOOLS]
     paths = [tool.path for tool in registry.TOOLS]

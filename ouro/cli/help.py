@@ -13,14 +13,9 @@ def description(path: Path) -> str:
     entry = entries().get(path)
     if entry is None:
         return GROUP_HELP.get(path, "")
-    fn = entry.function()
-    if entry.tool is not None:
-        from ouro.spec import description as described
+    from ouro.spec import description as described
 
-        return described(fn)
-    import inspect
-
-    return inspect.getdoc(fn) or ""
+    return described(entry.function())
 
 
 def summary(path: Path) -> str:

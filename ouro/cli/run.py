@@ -190,17 +190,14 @@ def _group(path: Path, words: list[str]) -> int:
 def parser_of(entry: Entry) -> tuple[Any, Any, Any]:
     """(parser, spec, function) of one command."""
     from ouro.cli.parse import build
+    from ouro.spec import description
 
     fn = entry.function()
+    text = description(fn)  # the docstring (a tool's: its library method's)
     if entry.tool is not None:
         from ouro.registry import name_of
-        from ouro.spec import description
 
-        text = f"{description(fn)}\n\n(agent tool: {name_of(entry.tool)})"
-    else:
-        import inspect
-
-        text = inspect.getdoc(fn) or ""
+        text += f"\n\n(agent tool: {name_of(entry.tool)})"
     parser, spec = build(" ".join(("ouro", *entry.path)), fn, description=text, path=entry.path)
     return parser, spec, fn
 

@@ -148,10 +148,7 @@ def entries() -> dict[Path, Entry]:
     return table
 
 
-def resolve(words: list[str]) -> tuple[Path, Entry | None, list[str]]:
-    """The longest known path at the start of ``words``: (path, its entry or
-    None for a group, the words after it)."""
-    table = entries()
+def _longest(table: dict[Path, Entry], words: list[str]) -> tuple[Path, Entry | None, list[str]]:
     prefixes = {p[:n] for p in table for n in range(1, len(p) + 1)}
     path: Path = ()
     i = 0
@@ -159,6 +156,19 @@ def resolve(words: list[str]) -> tuple[Path, Entry | None, list[str]]:
         path = (*path, words[i])
         i += 1
     return path, table.get(path), words[i:]
+
+
+def resolve(words: list[str]) -> tuple[Path, Entry | None, list[str]]:
+    """The longest known path at the start of ``words``: (path, its entry or
+    None for a group, the words after it).
+
+    A non-tool command is found without importing the registry (a hook run
+    pays for nothing else): no tool path starts with a command's path, which
+    ``tests/test_registry.py`` checks."""
+    found = _longest({p: Entry(p, t) for p, t in COMMANDS.items()}, words)
+    if found[1] is not None:
+        return found
+    return _longest(entries(), words)
 
 
 def children(prefix: Path) -> list[str]:
