@@ -191,7 +191,7 @@ def test_bad_arguments_are_a_tool_error_naming_the_field(bundle: Bundle, tmp_pat
     drive(bundle.root, tmp_path / "server.log", body)
     assert "no_such_field" in texts[0] and "hint:" in texts[0]
     if required is not None:
-        assert texts[1].startswith(f"{required[1]}: required")
+        assert texts[1].startswith(f"{required[0]}: {required[1]}: required")
 
 
 def test_ouro_error_becomes_tool_error_with_message_and_hint(
