@@ -8,9 +8,9 @@ import sys
 import textwrap
 from typing import Any
 
+from ouro.api import Bundle as Library
 from ouro.bundle import Bundle
 from ouro.habits.runner import run_habit
-from ouro.api import Bundle as Library
 from tests.conftest import ouro_json
 
 PY = shlex.quote(sys.executable)
