@@ -34,7 +34,7 @@ def turn(b: ouro.Bundle) -> dict[str, Any] | None:
     if not ready:
         b.arc.note(f"nothing ready (packet was {packet['chars']} characters)")
         return None
-    task = b.desk.task.show(ready[0]["id"])["task"]
+    task: dict[str, Any] = b.desk.task.show(ready[0]["id"])["task"]
     b.desk.task.take(task["id"], lease="15m")
     b.arc.ask(f"finish {task['title']}", tasks=[task["id"]])
     b.arc.next(f"run the check of {task['id']}", stop_before=["pushing to main"])
