@@ -92,13 +92,13 @@ def test_a_refresh_failure_is_a_warning_and_the_write_stands(
 
 
 def test_library_calls_are_validated_like_tool_calls(b: ouro.Bundle) -> None:
-    with pytest.raises(InvalidInput, match="^limit: must be at most 100"):
+    with pytest.raises(InvalidInput, match=r"^limit: must be at most 100"):
         b.desk.search("x", limit=101)
-    with pytest.raises(InvalidInput, match="^kind\\[0\\]: must be one of"):
+    with pytest.raises(InvalidInput, match=r"^kind\[0\]: must be one of"):
         b.desk.search("x", kind=["tasks"])
-    with pytest.raises(InvalidInput, match="^names\\[0\\]: must be one of"):
+    with pytest.raises(InvalidInput, match=r"^names\[0\]: must be one of"):
         b.drill(["no-such-drill"])
-    with pytest.raises(InvalidInput, match="^stop_before\\[0\\]: must not be empty"):
+    with pytest.raises(InvalidInput, match=r"^stop_before\[0\]: must not be empty"):
         b.arc.next("go", stop_before=[" "])
 
 
