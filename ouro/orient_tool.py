@@ -1,9 +1,12 @@
-"""``ouro orient`` / ``orient`` (MCP): the start-of-turn packet as a registry tool.
+"""``ouro orient``: the rendering of ``b.orient()`` (``ouro.api``) and its old CLI input model.
 
-The same packet the host hooks inject at SessionStart (``ouro.orient``), with
-the same ``budget``; pure (writes nothing). The result is ``Packet.to_json()``:
-``text`` (what a model reads), ``chars``, ``budget``, ``items`` (each with its
-locator) and ``dropped`` (per section, what the budget left out).
+The result is ``Packet.to_json()``: ``text`` (what a model reads), ``chars``,
+``budget``, ``items`` (each with its locator) and ``dropped`` (per section, what
+the budget left out).
+
+Transitional: the pydantic input models here only build the old click CLI
+(``ouro.cli.gen``) until the new CLI reads ``ouro.spec``; each verb's one home is its
+library method (``ouro.api``).
 """
 
 from __future__ import annotations

@@ -40,7 +40,8 @@ defaults to ``ouro.edge.MAX_ITEMS``); ``secret`` marks a value never echoed.
 Validation is strict: unknown fields are refused, a value is coerced only
 where nothing is lost (an ``int`` for a ``float``, an integral ``float`` for an
 ``int``, a tuple for a list, the text of a number for a number), and every
-error is ``ouro.errors.InvalidInput`` naming the field.
+error is ``BadInput`` (an ``ouro.errors.InvalidInput``) naming the field;
+``ouro.api.call`` adds the tool's name (``arc_ask: text: ...``).
 
 ``@verb`` validates every call (a library caller gets the same checks as the
 CLI and MCP) and returns the result with the warnings the call collected
@@ -246,8 +247,22 @@ def description(fn: Callable[..., Any]) -> str:
 _INT = re.compile(r"[+-]?[0-9]+")
 
 
-def _bad(field: str, problem: str, hint: str | None) -> InvalidInput:
-    return InvalidInput(f"{field}: {problem}", hint=hint or f"fix {field}")
+class BadInput(InvalidInput):
+    """An input refused by its spec: ``field`` names it (``text``, ``about[1]``)."""
+
+    def __init__(self, message: str, hint: str | None = None, *, field: str) -> None:
+        super().__init__(message, hint)
+        self.field = field
+
+    def within(self, tool: str, usage: str | None = None) -> BadInput:
+        """The same error named by the tool it came to (``arc_ask: text: ...``),
+        with ``usage`` as the hint when the spec gave only the generic one."""
+        hint = usage if usage and self.hint == f"fix {self.field}" else self.hint
+        return BadInput(f"{tool}: {self.message}", hint, field=self.field)
+
+
+def _bad(field: str, problem: str, hint: str | None) -> BadInput:
+    return BadInput(f"{field}: {problem}", hint=hint or f"fix {field}", field=field)
 
 
 def _type_name(value: object) -> str:
@@ -300,7 +315,10 @@ def _text(param: Param, field: str, value: Any, hint: str | None) -> str:
 
     if not isinstance(value, str):
         raise _bad(field, f"must be text, not {_type_name(value)}", hint)
-    check_text(value, field, param.limit)
+    try:
+        check_text(value, field, param.limit)
+    except InvalidInput as exc:
+        raise BadInput(exc.message, exc.hint, field=field) from None
     if param.p.nonblank and is_blank(value):
         raise _bad(field, "must not be empty or only whitespace", hint)
     choices = param.choices()
@@ -315,7 +333,10 @@ def _json(param: Param, field: str, value: Any, hint: str | None) -> Any:
 
     if not isinstance(value, str | dict):
         raise _bad(field, f"must be a JSON object or its text, not {_type_name(value)}", hint)
-    check_value(value, field, param.limit)
+    try:
+        check_value(value, field, param.limit)
+    except InvalidInput as exc:
+        raise BadInput(exc.message, exc.hint, field=field) from None
     return value
 
 
@@ -362,17 +383,19 @@ def validate(
     ``InvalidInput`` naming the first bad field. Unknown fields are refused."""
     spec = spec_of(fn)
     if not isinstance(args, Mapping):
-        raise InvalidInput(
+        raise BadInput(
             f"arguments must be an object of named fields, not {_type_name(args)}",
             hint=hint or "pass the inputs by name",
+            field="(arguments)",
         )
     known = {param.name for param in spec}
     unknown = [str(key) for key in args if key not in known]
     if unknown:
-        raise InvalidInput(
+        raise BadInput(
             f"{unknown[0]}: unknown field"
             + (f" (and {', '.join(unknown[1:])})" if len(unknown) > 1 else ""),
             hint=hint or ("known fields: " + (", ".join(sorted(known)) or "none")),
+            field=unknown[0],
         )
     out: dict[str, Any] = {}
     for param in spec:
@@ -450,15 +473,16 @@ def bind(
     spec = spec_of(fn)
     positional = [param.name for param in spec if param.positional]
     if len(args) > len(positional):
-        raise InvalidInput(
+        raise BadInput(
             f"{len(args)} positional values, but only {len(positional)} inputs are positional"
             + (f" ({', '.join(positional)})" if positional else ""),
             hint="pass the others by name",
+            field="(arguments)",
         )
     named = dict(zip(positional, args, strict=False))
     for key, value in kwargs.items():
         if key in named:
-            raise InvalidInput(f"{key}: given twice", hint=f"pass {key} once")
+            raise BadInput(f"{key}: given twice", hint=f"pass {key} once", field=key)
         named[key] = value
     return named
 

@@ -59,7 +59,7 @@ def test_the_cli_refuses_blank_text_naming_the_field(
     ("tool", "arguments", "field"),
     [
         ("arc_ask", {"text": "{}"}, "text"),
-        ("arc_next", {"text": "go", "stop_before": ["deploying", "{}"]}, "stop_before.1"),
+        ("arc_next", {"text": "go", "stop_before": ["deploying", "{}"]}, "stop_before[1]"),
         ("arc_handoff", {"text": "{}"}, "text"),
         ("obligation_add", {"what": "x", "to": "{}"}, "to"),
         ("claim_add", {"text": "{}"}, "text"),

@@ -191,7 +191,7 @@ def test_bad_arguments_are_a_tool_error_naming_the_field(bundle: Bundle, tmp_pat
     drive(bundle.root, tmp_path / "server.log", body)
     assert "no_such_field" in texts[0] and "hint:" in texts[0]
     if required is not None:
-        assert texts[1].startswith(f"{required[1]}: required")
+        assert texts[1].startswith(f"{required[0]}: {required[1]}: required")
 
 
 def test_ouro_error_becomes_tool_error_with_message_and_hint(
@@ -351,3 +351,33 @@ def test_other_commands_do_not_import_mcp(bundle: Bundle) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_the_default_server_serves_the_seeds_five_record_tools(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    """The seed's names, listed by the default server and each answering."""
+    seed = {
+        "diary_write": {"text": "staging uses the EU region", "about": ["staging"]},
+        "consult_diary": {"query": "staging"},
+        "search_facts": {"about": "staging"},
+        "consult_notes": {},
+        "desk_search": {"query": "staging"},
+    }
+    listed: set[str] = set()
+    answers: dict[str, Any] = {}
+
+    async def body(client: ClientSession) -> None:
+        listed.update(t.name for t in (await client.list_tools()).tools)
+        for name, args in seed.items():
+            result = await client.call_tool(name, args)
+            assert not result.is_error, f"{name}: {text_of(result)}"
+            answers[name] = json_of(result)
+
+    drive(bundle.root, tmp_path / "server.log", body, tools=None)
+    assert set(seed) <= listed
+    assert not listed & {"diary_search", "facts_search", "notes_search"}  # no alias tools
+    fact = answers["diary_write"]["locator"]
+    for name in ("consult_diary", "search_facts", "desk_search"):
+        assert [r["locator"] for r in answers[name]["results"]] == [fact], name
+    assert answers["consult_notes"]["total"] == 0

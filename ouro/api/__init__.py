@@ -290,5 +290,14 @@ def call(
             f"{name}: arguments must be an object of named fields",
             hint=f"the {name_of(tool)} input schema lists the fields",
         )
-    result: dict[str, Any] = target(**args)
+    from ouro.spec import BadInput
+
+    try:
+        result: dict[str, Any] = target(**args)
+    except BadInput as exc:
+        usage = (
+            f"'ouro {' '.join(tool.path)} --help' lists the fields "
+            f"(MCP: the {name_of(tool)} input schema)"
+        )
+        raise exc.within(name_of(tool), usage) from None
     return result

@@ -1,8 +1,8 @@
-"""Agent tools for the flight recorder: inputs, functions and text renderings.
+"""Text renderings of the Arc verbs (``ouro.api.arc``), and their old CLI input models.
 
-Registered in ``ouro/tools.py`` (``# --- arc ---``); the CLI and MCP server are
-generated from there. Each function records one event through
-``ouro.arc.recorder`` (or reads, purely) and returns a JSON-ready dict.
+Transitional: the pydantic input models here only build the old click CLI
+(``ouro.cli.gen``) until the new CLI reads ``ouro.spec``; each verb's one home is its
+library method (``ouro.api``).
 """
 
 from __future__ import annotations

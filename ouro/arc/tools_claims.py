@@ -1,7 +1,9 @@
-"""Agent tools for claims and obligations: inputs, functions, renderings.
+"""Text renderings of the claim and obligation verbs (``ouro.api.arc``), and their
+old CLI input models.
 
-Registered in ``ouro/tools.py`` (``# --- arc ---``). Functions call one store
-function each (``ouro.arc.claims``, ``ouro.arc.obligations``).
+Transitional: the pydantic input models here only build the old click CLI
+(``ouro.cli.gen``) until the new CLI reads ``ouro.spec``; each verb's one home is its
+library method (``ouro.api``).
 """
 
 from __future__ import annotations

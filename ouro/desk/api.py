@@ -1,8 +1,8 @@
-"""Desk work tools: the registry's input models and functions (interface edge).
+"""The old CLI input models of the Desk work verbs (``ouro.api.desk``).
 
-Each function validates nothing itself beyond its model, calls one domain
-function, reports the written files to the index (``hooks.after_write``) and
-returns a JSON-ready dict with camelCase keys.
+Transitional: the pydantic input models here only build the old click CLI
+(``ouro.cli.gen``) until the new CLI reads ``ouro.spec``; each verb's one home is its
+library method (``ouro.api``).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
-"""Habit tools and reads: the functions behind ``ouro habits ...`` and MCP.
+"""Habit reads behind ``ouro habits show|last`` (pure), the rendering of a run's
+receipt, and the old CLI input models of ``b.habits`` (``ouro.api.habits``).
 
-Tools (registered in ``ouro/tools.py`` under ``# --- habits ---``):
-``habits_list``, ``habits_run``, ``surface`` (in ``ouro.habits.surface``).
-Hand-written reads (``ouro.cli.habits``): ``show``, ``due``, ``last``.
-Every read here is pure.
+Transitional: the pydantic input models here only build the old click CLI
+(``ouro.cli.gen``) until the new CLI reads ``ouro.spec``; each verb's one home is its
+library method (``ouro.api``).
 """
 
 from __future__ import annotations

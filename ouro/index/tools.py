@@ -1,8 +1,8 @@
-"""The search tools' input models and functions (the registry points here).
+"""The old CLI input models of the search verbs (``ouro.api.desk`` / ``ouro.api.record``).
 
-Each function is a thin call into ``ouro.index.search``; the CLI fast path
-(``ouro.cli.fast``) calls the same functions without going through pydantic,
-so both give byte-identical answers.
+Transitional: the pydantic input models here only build the old click CLI
+(``ouro.cli.gen``) until the new CLI reads ``ouro.spec``; each verb's one home is its
+library method (``ouro.api``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,9 @@
-"""Message tools: the registry's input models and functions (interface edge)."""
+"""Messages: the rendering of ``b.message`` results (``ouro.api.talk``) and the old CLI input models.
+
+Transitional: the pydantic input models here only build the old click CLI
+(``ouro.cli.gen``) until the new CLI reads ``ouro.spec``; each verb's one home is its
+library method (``ouro.api``).
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
-"""The sentinel's registry tools: ``sentinel_refresh``, ``sentinel_status``, ``drill``.
+"""Renderings of the sentinel verbs (``ouro.api.sentinel``, ``b.drill``) and their old
+CLI input models. Exit codes are ``ouro.cli.exits``'s.
 
-Thin: validate input, call one domain function, shape the result. Renderers
-turn results into text for people; exit codes are ``ouro.cli.exits``'s.
+Transitional: the pydantic input models here only build the old click CLI
+(``ouro.cli.gen``) until the new CLI reads ``ouro.spec``; each verb's one home is its
+library method (``ouro.api``).
 """
 
 from __future__ import annotations
