@@ -71,7 +71,9 @@ def ouro(bundle: Bundle, *args: str) -> Any:
     """Run one ouro command in-process with --json and return its JSON."""
     result = cli_run(["--bundle", str(bundle.root), "--json", *args])
     # a negative outcome (exit 1: a blocked verdict, a failed check) still prints its result
-    assert result.exit_code in (0, 1) and '"error"' not in result.output[:9], f"ouro {args} -> {result.exit_code}: {result.output}"
+    assert result.exit_code in (0, 1) and '"error"' not in result.output[:9], (
+        f"ouro {args} -> {result.exit_code}: {result.output}"
+    )
     return json.loads(result.output) if result.output.strip() else None
 
 

@@ -133,9 +133,9 @@ def test_bare_session_start_needs_confirmation_not_a_block(bundle: Bundle) -> No
 
 
 def test_confirm_is_a_registry_tool_and_refuses_when_nothing_to_confirm(bundle: Bundle) -> None:
-    from ouro.tools import TOOLS
+    from ouro.registry import TOOLS
 
-    tool = next(t for t in TOOLS if t.cli == ("arc", "confirm"))
+    tool = next(t for t in TOOLS if t.path == ("arc", "confirm"))
     assert tool.name == "arc_confirm" and not tool.read_only
     before = snapshot(bundle.root)
     proc = run_ouro("arc", "confirm", bundle=bundle)

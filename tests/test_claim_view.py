@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from ouro import tools
+from ouro import api as tools
 from ouro.arc import stores
 from ouro.arc.claim_derive import claim_view
 from ouro.arc.claim_status import Claim, derive_status, memo_hasher, watched_refs
@@ -26,26 +26,24 @@ def _claims(bundle: Bundle) -> list[dict[str, Any]]:
     """Claims in every status, as their files hold them."""
     (bundle.root / "desk" / "seen.txt").write_text("v1")
     ids = []
-    ids.append(tools.invoke("claim_add", bundle, {"text": "no check"})["id"])
-    ids.append(tools.invoke("claim_add", bundle, {"text": "needs a run", "check": "true"})["id"])
-    failed = tools.invoke("claim_add", bundle, {"text": "fails", "check": "make t"})["id"]
-    tools.invoke(
-        "claim_evidence", bundle, {"claim_id": failed, "command": "make t", "exit_code": 2}
-    )
+    ids.append(tools.call("claim_add", bundle, {"text": "no check"})["id"])
+    ids.append(tools.call("claim_add", bundle, {"text": "needs a run", "check": "true"})["id"])
+    failed = tools.call("claim_add", bundle, {"text": "fails", "check": "make t"})["id"]
+    tools.call("claim_evidence", bundle, {"claim_id": failed, "command": "make t", "exit_code": 2})
     ids.append(failed)
-    said = tools.invoke("claim_add", bundle, {"text": "said", "check": "make u"})["id"]
-    tools.invoke("claim_evidence", bundle, {"claim_id": said, "command": "make u", "exit_code": 0})
+    said = tools.call("claim_add", bundle, {"text": "said", "check": "make u"})["id"]
+    tools.call("claim_evidence", bundle, {"claim_id": said, "command": "make u", "exit_code": 0})
     ids.append(said)
-    verified = tools.invoke(
+    verified = tools.call(
         "claim_add", bundle, {"text": "v", "check": "true", "about": ["desk/seen.txt"]}
     )["id"]
-    tools.invoke("claim_verify", bundle, {"claim_id": verified, "yes": True})
+    tools.call("claim_verify", bundle, {"claim_id": verified, "yes": True})
     ids.append(verified)
-    gone = tools.invoke("claim_add", bundle, {"text": "gone", "about": ["desk/nothing.txt"]})
+    gone = tools.call("claim_add", bundle, {"text": "gone", "about": ["desk/nothing.txt"]})
     ids.append(gone["id"])
-    old = tools.invoke("claim_add", bundle, {"text": "old"})["id"]
-    new = tools.invoke("claim_add", bundle, {"text": "new"})["id"]
-    tools.invoke("claim_supersede", bundle, {"claim_id": old, "by": new})
+    old = tools.call("claim_add", bundle, {"text": "old"})["id"]
+    new = tools.call("claim_add", bundle, {"text": "new"})["id"]
+    tools.call("claim_supersede", bundle, {"claim_id": old, "by": new})
     ids += [old, new]
     folder = claims_dir(bundle)
     return [orjson.loads((folder / f"{i}.json").read_bytes()) for i in ids]

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from ouro import edge
+from ouro.api import call as invoke
 from ouro.bundle import Bundle
 from ouro.desk import notes
 from ouro.errors import InvalidInput, OuroError
 from ouro.hooks.common import parse_input
 from ouro.store import frontmatter
-from ouro.tools import invoke
 from tests.conftest import snapshot
 
 
@@ -193,9 +193,10 @@ def test_an_mcp_request_with_a_lone_surrogate_gets_an_error_reply(bundle: Bundle
 
 
 def test_every_limit_names_a_real_tool_field() -> None:
-    from ouro.tools import TOOLS
+    from ouro.registry import TOOLS
+    from ouro.spec import spec_of
 
-    fields = {(t.name, f) for t in TOOLS for f in t.model().model_fields}
+    fields = {(t.name, p.name) for t in TOOLS for p in spec_of(t.method())}
     assert set(edge.LIMITS) <= fields
 
 

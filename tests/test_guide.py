@@ -13,7 +13,7 @@ from ouro.bundle import Bundle
 from ouro.hooks.claude import HOST as CLAUDE
 from ouro.hooks.common import run_hook
 from ouro.hooks.handlers import HANDLERS
-from ouro.tools import TOOLS
+from ouro.registry import TOOLS
 
 
 def test_guide_is_short_versioned_and_names_real_tools() -> None:
@@ -27,7 +27,7 @@ def test_guide_is_short_versioned_and_names_real_tools() -> None:
     for _moment, _what, step_names in guide.STEPS:
         for name in step_names:
             assert name in names and f"({name})" in mcp_text
-            assert guide.command(name) == "ouro " + " ".join(by_name[name].cli)
+            assert guide.command(name) == "ouro " + " ".join(by_name[name].path)
     for word in ("ask", "next safe action", "claim", "diary entry", "handoff", "confirm"):
         assert word in mcp_text
 

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
+from ouro.api import call as invoke
 from ouro.bundle import Bundle
 from ouro.habits.receipt import HabitRunReceipt, receipt_schema
 from ouro.habits.runner import habit_lock, run_habit
 from ouro.habits.schema import PUBLISHED, schema_bytes
 from ouro.store.lock import FileLock
-from ouro.tools import invoke
 from tests.conftest import REPO, cli_run, ouro_json, run_ouro, snapshot
 
 PY = shlex.quote(sys.executable)

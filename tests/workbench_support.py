@@ -49,7 +49,9 @@ The staging key is {anthropic} and the vault literal is {literal}.
 def ouro(root: Path, *args: str) -> Any:
     result = cli_run(["--bundle", str(root), "--json", *args])
     # a negative outcome (exit 1: a blocked verdict, a failed check) still prints its result
-    assert result.exit_code in (0, 1) and '"error"' not in result.output[:9], f"ouro {' '.join(args)}: {result.output}"
+    assert result.exit_code in (0, 1) and '"error"' not in result.output[:9], (
+        f"ouro {' '.join(args)}: {result.output}"
+    )
     return json.loads(result.output) if result.output.strip() else None
 
 

@@ -73,6 +73,12 @@ class Formatter(argparse.RawDescriptionHelpFormatter):
     def __init__(self, prog: str) -> None:
         super().__init__(prog, max_help_position=30, width=100)
 
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        import textwrap
+
+        # never break inside a hyphenated name (unknown-not-zero, --stop-before)
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
     def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
         super().add_usage(usage, actions, groups, prefix="Usage: " if prefix is None else prefix)
 
@@ -121,7 +127,9 @@ def wrap(text: str, width: int = 96) -> str:
     import textwrap
 
     return "\n\n".join(
-        textwrap.fill(" ".join(part.split()), width) for part in text.split("\n\n") if part.strip()
+        textwrap.fill(" ".join(part.split()), width, break_on_hyphens=False)
+        for part in text.split("\n\n")
+        if part.strip()
     )
 
 
@@ -147,7 +155,7 @@ def global_lines() -> list[str]:
 
     out: list[str] = []
     for flag_text, text in GLOBALS:
-        body = textwrap.wrap(text, 74)
+        body = textwrap.wrap(text, 74, break_on_hyphens=False)
         out.append(f"  {flag_text:<20}{body[0]}")
         out += [" " * 22 + more for more in body[1:]]
     return out

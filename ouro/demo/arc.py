@@ -4,9 +4,10 @@ an obligation with a return route, and the orientation packet."""
 from __future__ import annotations
 
 from ouro.api import Bundle as Library
-from ouro.arc.tools_arc import render_written
-from ouro.arc.tools_claims import render_claim, render_obligation
 from ouro.bundle import Bundle
+from ouro.cli.render.arc import claim as render_claim
+from ouro.cli.render.arc import obligation as render_obligation
+from ouro.cli.render.arc import written as render_written
 from ouro.demo import Step
 
 

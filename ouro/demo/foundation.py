@@ -6,9 +6,9 @@ import os
 
 from ouro.api import Bundle as Library
 from ouro.bundle import Bundle
+from ouro.cli.render.ops import info as render_info
 from ouro.demo import Step
 from ouro.errors import InvalidLocator
-from ouro.info import render_info
 
 
 def _tree(bundle: Bundle) -> str:

@@ -7,8 +7,9 @@ import sys
 
 from ouro.api import Bundle as Library
 from ouro.bundle import Bundle
+from ouro.cli.render.ops import habit_last as render_last
 from ouro.demo import Step
-from ouro.habits.api import habit_last, render_last
+from ouro.habits.api import habit_last
 from ouro.habits.schedule import due_report
 
 _BODY = (

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from ouro.api import Bundle as Library
 from ouro.bundle import Bundle
+from ouro.cli.render.ops import drill as render_drill
+from ouro.cli.render.ops import sentinel_refresh as render_refresh
 from ouro.demo import Step
-from ouro.sentinel.api import render_drill, render_refresh
 
 
 def run(bundle: Bundle, step: Step) -> None:

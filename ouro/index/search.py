@@ -519,29 +519,3 @@ def consult_notes(root: str | os.PathLike[str], query: str | None = None, tag: s
                   explain: bool = False) -> dict[str, Any]:  # fmt: skip
     return search(root, Request(query, ["note"], tag=tag, limit=limit, mode=mode,
                                 explain=explain))  # fmt: skip
-
-
-def render(result: dict[str, Any]) -> str:
-    """Search results for people: one block per hit."""
-    state = result["index"]["state"]
-    head = f"{result['total']} result(s)" + (
-        f" for {result['query']!r}" if result.get("query") else ""
-    )
-    lines = [head + ("" if state == "fresh" else f"  [index {state}]")]
-    if result["index"].get("note"):
-        lines.append(f"  [{result['index']['note']}]")
-    vectors = result["index"].get("semantic")
-    if vectors and vectors.get("state") != "fresh":
-        lines.append(f"  [semantic part {vectors['state']}: {vectors.get('reason', '')}]")
-    for hit in result["results"]:
-        ranks = hit.get("ranks")
-        shown = (
-            f"  (lexical #{ranks['lexical'] or '-'}, semantic #{ranks['semantic'] or '-'})"
-            if ranks
-            else ""
-        )
-        lines.append(f"- [{hit['kind']}] {hit['title']}{shown}")
-        lines.append(f"  {hit['locator']}" + (f"  ({hit['updated']})" if hit["updated"] else ""))
-        if hit["snippet"]:
-            lines.append(f"  {hit['snippet']}")
-    return "\n".join(lines)
