@@ -33,7 +33,7 @@ _BLOCK = re.compile(r"<!-- ouro:guide begin[^\n]*-->\n.*?<!-- ouro:guide end -->
 
 #: (moment, what to do with one ``{}`` per tool, the MCP tool names). The CLI command
 #: is the name with ``_`` read as a space (the registry's naming rule; a test checks
-#: each name against ``ouro.tools``), so rendering never imports the registry: the
+#: each name against ``ouro.registry``), so rendering never imports the registry: the
 #: SessionStart hook pays only for this module.
 STEPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("A new request or a change of direction", "record the ask {}", ("arc_ask",)),

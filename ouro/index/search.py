@@ -20,10 +20,10 @@ hybrid when ``ouro[semantic]`` is installed, else lexical (the tools' default).
 ``explain`` adds ``ranks: {"lexical", "semantic"}`` to each result. Facts
 that a later fact supersedes are hidden unless ``history`` is set.
 
-The CLI fast path imports this module, so it (and what it imports) stays
+Every search command imports this module, so it (and what it imports) stays
 on the standard library's cheap modules: no pydantic, click, PyYAML, orjson,
-pathlib, dataclasses or typing at load time (a test checks). The tool input
-models live in ``ouro.index.tools``.
+pathlib, dataclasses or typing at load time. The verbs' inputs are declared on
+``ouro.api.desk.Desk.search`` and ``ouro.api.record`` (``ouro.spec``).
 """
 
 from __future__ import annotations
@@ -306,7 +306,7 @@ def check_since(since: str) -> str:
 
 
 def _check(req: Request) -> None:
-    # The CLI fast path calls this without ouro.tools.invoke: check the text here too.
+    # Callers other than the library (the workbench, tests) reach this directly: check here too.
     from ouro.edge import check_text
 
     for name in ("query", "about", "tag", "track", "status", "since"):
