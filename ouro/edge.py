@@ -50,6 +50,7 @@ MAX_ITEMS = 200
 #: a host hook's whole stdin JSON (a PostToolUse payload carries the tool's output)
 HOOK_STDIN = 8_000_000
 
+
 def check_text(value: str, field: str, limit: int = SHORT) -> str:
     """``value`` if it is UTF-8 text without NUL within ``limit`` characters."""
     try:
