@@ -59,9 +59,9 @@ def migrate(
     anything unreadable aside, proves every byte is accounted for, then
     removes the old folders and writes desk/_record/migration-report.jsonl.
     """
+    from ouro.cli.render.migrate import plan as render_plan
     from ouro.errors import InvalidInput
     from ouro.migrate.engine import migrate as migrating
-    from ouro.migrate.report import render_plan
 
     root = _root()
     plan_file = Path(plan) if plan is not None else None

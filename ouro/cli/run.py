@@ -94,7 +94,6 @@ def _globals(argv: list[str]) -> list[str]:
     """Read the global options (moved to the front by ``hoist_globals``) into
     ``G`` and return the rest of the line."""
     from ouro.cli.argv import hoist_globals
-    from ouro.cli.parse import UsageError
 
     line = hoist_globals(argv)
     i = 0
@@ -108,6 +107,8 @@ def _globals(argv: list[str]) -> list[str]:
         elif name in ("--bundle", "--config"):
             if not eq:
                 if i + 1 >= len(line):
+                    from ouro.cli.parse import UsageError
+
                     raise UsageError(
                         f"Option '{name}' requires an argument.", hint="see 'ouro --help'"
                     )
@@ -117,6 +118,8 @@ def _globals(argv: list[str]) -> list[str]:
                 G.settings.append(value)
             else:
                 if os.path.isfile(os.path.expanduser(value)):
+                    from ouro.cli.parse import UsageError
+
                     raise UsageError(
                         f"Invalid value for '--bundle': {value!r} is a file, not a bundle folder.",
                         hint="see 'ouro --help'",

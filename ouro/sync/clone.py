@@ -31,7 +31,7 @@ from ouro.sync import state
 from ouro.sync.git import Git, SyncError
 from ouro.sync.repo import REMOTE, local_url
 from ouro.sync.run import regenerate
-from ouro.sync.setup import render_init, sync_init
+from ouro.sync.setup import sync_init
 
 CLONE_TIMEOUT = 600.0
 
@@ -147,17 +147,6 @@ def clone(
         _undo(made, existed)
         raise
     return {**result, "clonedFrom": url, "remoteHead": head}
-
-
-def render_clone(result: dict[str, Any]) -> str:
-    head = result.get("remoteHead")
-    said = f"; the remote's HEAD names {head}" if head and head != result["branch"] else ""
-    first = (
-        f"cloned {result['clonedFrom']} into {result['bundle']} (branch {result['branch']}{said})"
-    )
-    rest = render_init(result).splitlines()
-    rest[-1] = f"next: ouro --bundle {result['bundle']} orient"
-    return "\n".join([first, *rest])
 
 
 def explain_unopened(folder: Path, exc: BundleNotFound) -> OuroError:
