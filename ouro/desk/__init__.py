@@ -5,6 +5,6 @@ notes). The file formats are specified in ``docs/record.md``.
 Layering: every module here is domain code that imports only ``ouro.store``,
 ``ouro.models`` and ``ouro.bundle`` -- except ``hooks.py`` (the index
 write-through the library calls after a write, ``ouro.api._after``), which may
-reach the index layer. The verbs themselves are ``ouro.api.desk`` and
-``ouro.api.record``.
+reach the index layer. The verbs themselves are the library's (``ouro.api.desk``,
+``ouro.api.record``).
 """
