@@ -38,7 +38,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ouro.errors import (
     BundleExists,
@@ -49,13 +49,13 @@ from ouro.errors import (
     OuroError,
 )
 from ouro.models import meta as meta_shape
-from ouro.models.clock import utc_now_iso
-from ouro.resources import bundle_template
-from ouro.store.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 from ouro.store.bounded import read_bytes, read_text
-from ouro.store.guard import make_dirs, remove_dirs
 from ouro.store.jsonio import JSONDecodeError, loads
-from ouro.store.locator import Locator
+
+if TYPE_CHECKING:
+    from ouro.store.locator import Locator
+# writing (init, pointers) and locators import their modules when used: a
+# read command pays only for what reading needs
 
 LAYOUT_VERSION = meta_shape.LAYOUT_VERSION
 LEGACY_ROOTS = ("journal", "diary", "notes")
@@ -139,10 +139,14 @@ class Bundle:
 
     def path(self, locator: str | Locator) -> Path:
         """Resolve a locator to a path inside this bundle (refusing escapes)."""
+        from ouro.store.locator import Locator
+
         loc = locator if isinstance(locator, Locator) else Locator.parse(locator)
         return loc.resolve(self.root)
 
     def locator(self, path: Path, fragment: str | None = None) -> str:
+        from ouro.store.locator import Locator
+
         return str(Locator.for_path(self.root, path, fragment))
 
     # --- metadata --------------------------------------------------------
@@ -287,6 +291,11 @@ class Bundle:
                 hint="choose a new or empty folder",
             )
         agent_name = agent or _default_agent_name(root)
+        from ouro.models.clock import utc_now_iso
+        from ouro.resources import bundle_template
+        from ouro.store.atomic import atomic_write_bytes, atomic_write_json
+        from ouro.store.guard import make_dirs, remove_dirs
+
         created = make_dirs(root)
         try:
             for source, rel in bundle_template():
@@ -423,6 +432,8 @@ def write_pointer(folder: Path, bundle_root: Path) -> tuple[Path, bool]:
             f"{pointer} already exists and does not point at {bundle_root}",
             hint=f"edit or remove {pointer} yourself; ouro will not replace it",
         )
+    from ouro.store.atomic import atomic_write_text
+
     atomic_write_text(pointer, pointer_text(folder, bundle_root))
     return pointer, True
 
