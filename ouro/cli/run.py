@@ -213,6 +213,11 @@ def execute(entry: Entry, words: list[str]) -> int:
     arguments = parse(parser, spec, words)
     if entry.tool is not None:
         result: Any = call_tool(entry, arguments)
+    elif entry.library:  # a library verb that is not an agent tool (its own checks)
+        import ouro.api as api
+
+        namespace, _, name = fn.__qualname__.partition(".")
+        result = getattr(getattr(api.open(G.bundle), namespace.lower()), name)(**arguments)
     else:  # a front-end command: the same validation as a library verb's
         from ouro.spec import validate
 

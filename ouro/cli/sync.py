@@ -1,6 +1,7 @@
-"""``ouro sync [--pull-only|--push-only]``, ``ouro sync init|clone|status|resolve|habit``.
+"""``ouro sync init`` and ``ouro sync clone``; ``ouro sync [--pull-only|--push-only]``,
+``sync status|resolve|habit`` are the library's ``b.sync`` verbs (``ouro.api.sync``).
 
-Each command makes one call into ``ouro.sync`` and returns its result. Progress
+Progress
 lines (``ouro.progress.steps``) go to stderr, only when the ``progress``
 setting allows (default: stderr is a terminal) and never under ``--json``.
 """
@@ -11,56 +12,33 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+from ouro.api.sync import Sync
 from ouro.spec import P
 
 if TYPE_CHECKING:
-    from ouro.bundle import Bundle
+    from ouro.api import Bundle as Library
 
 _INTERVAL = "How often sync should run (default 30m)."
 
 
-def sync(
-    *,
-    pull_only: Annotated[bool, P("Commit and merge the remote's changes; do not push.")] = False,
-    push_only: Annotated[bool, P("Commit and push; do not fetch or merge.")] = False,
-) -> dict[str, Any]:
-    """Commit what changed, fetch, merge (losing nothing), regenerate, push."""
-    from ouro.cli.common import bundle_from
-    from ouro.cli.parse import UsageError
-    from ouro.progress import steps
-    from ouro.sync.api import sync as syncing
-
-    if pull_only and push_only:
-        raise UsageError(
-            "--pull-only and --push-only exclude each other", hint="see 'ouro sync --help'"
-        )
-    mode: Any = "pull" if pull_only else "push" if push_only else "both"
-    return syncing(bundle_from(), mode=mode, progress=steps("sync"))
+def init(**arguments: Any) -> dict[str, Any]:
+    """``b.sync.init`` (its signature and docstring are the command's), on the bundle
+    this run names; a git clone with nothing checked out is told what to run instead."""
+    return _bundle_or_why().sync.init(**arguments)
 
 
-def init(
-    *,
-    remote: Annotated[str | None, P("Remote URL (a path, file://, ssh or https).")] = None,
-    interval: Annotated[str, P(_INTERVAL)] = "30m",
-    branch: Annotated[str | None, P("Branch for a new repository (default main).")] = None,
-) -> dict[str, Any]:
-    """Give the bundle a git history of its own (<bundle>/.git), ready to sync.
-
-    A project repository around the bundle is never used or changed.
-    """
-    from ouro.sync.setup import sync_init
-
-    return sync_init(_bundle_or_why(), remote=remote, interval=interval, branch=branch)
+init.__wrapped__ = Sync.init  # type: ignore[attr-defined]  # the spec and help: ouro.spec
 
 
-def _bundle_or_why() -> Bundle:
+def _bundle_or_why() -> Library:
     """The bundle; for a git clone with nothing checked out, say what to run instead."""
+    import ouro.api
     from ouro.bundle import ENV_VAR
-    from ouro.cli.common import bundle_from, bundle_option
+    from ouro.cli.common import bundle_option
     from ouro.errors import BundleNotFound
 
     try:
-        return bundle_from()
+        return ouro.api.open(bundle_option())
     except BundleNotFound as exc:
         from ouro.sync.clone import explain_unopened
 
@@ -83,31 +61,3 @@ def clone(
     from ouro.sync.clone import clone as cloning
 
     return cloning(url, Path(path), branch=branch, interval=interval)
-
-
-def status() -> dict[str, Any]:
-    """Say whether sync is configured, how the last one went, and open conflicts."""
-    from ouro.cli.common import bundle_from
-    from ouro.sync.api import sync_status
-
-    return sync_status(bundle_from())
-
-
-def resolve(
-    conflict_id: Annotated[str, P("The conflict's id (from 'ouro sync status').")],
-) -> dict[str, Any]:
-    """Mark a kept sync conflict resolved (after reading both versions)."""
-    from ouro.cli.common import bundle_from
-    from ouro.sync.api import resolve as resolving
-
-    return resolving(bundle_from(), conflict_id)
-
-
-def habit(
-    *, cadence: Annotated[str | None, P("How often (default: the sync interval).")] = None
-) -> dict[str, Any]:
-    """Write the built-in sync habit (habits/sync.yaml) so 'ouro habits' runs it."""
-    from ouro.cli.common import bundle_from
-    from ouro.sync.api import add_sync_habit
-
-    return add_sync_habit(bundle_from(), cadence=cadence)

@@ -3,7 +3,9 @@
 - agent tools come from the registry (``ouro.registry.TOOLS``): the path, and
   the library method whose signature is the command's input spec;
 - ``COMMANDS`` below are the other commands (init, hook, index, sync, ...):
-  each a plain function in a front-end module of this package, with its inputs
+  a library method that is not an agent tool (``ouro.api.<module>:<Namespace>.<verb>``,
+  called as ``b.<namespace>.<verb>`` on the bundle the run names), or else a
+  plain function in a front-end module of this package, with its inputs
   declared the same way (``Annotated[..., P(...)]``, ``ouro.spec``).
 
 Both kinds are parsed by the one builder (``ouro.cli.parse``) from
@@ -33,9 +35,9 @@ COMMANDS: dict[Path, str] = {
     ("hook", "install"): "ouro.cli.hook:install",
     ("hook", "doctor"): "ouro.cli.hook:doctor",
     ("guide",): "ouro.cli.hook:guide",
-    ("index", "sync"): "ouro.cli.index:sync",
-    ("index", "rebuild"): "ouro.cli.index:rebuild",
-    ("index", "status"): "ouro.cli.index:status",
+    ("index", "sync"): "ouro.api.index:Index.sync",
+    ("index", "rebuild"): "ouro.api.index:Index.rebuild",
+    ("index", "status"): "ouro.api.index:Index.status",
     ("watch",): "ouro.cli.watch:watch",
     ("diary", "rebuild-entities"): "ouro.cli.desk:rebuild_entities",
     ("notes", "rebuild-manifest"): "ouro.cli.desk:rebuild_manifest",
@@ -44,12 +46,12 @@ COMMANDS: dict[Path, str] = {
     ("habits", "last"): "ouro.cli.habits:last",
     ("habits", "tick"): "ouro.cli.habits:tick",
     ("habits", "install"): "ouro.cli.habits:install",
-    ("sync",): "ouro.cli.sync:sync",
+    ("sync",): "ouro.api.sync:Sync.run",
     ("sync", "init"): "ouro.cli.sync:init",
     ("sync", "clone"): "ouro.cli.sync:clone",
-    ("sync", "status"): "ouro.cli.sync:status",
-    ("sync", "resolve"): "ouro.cli.sync:resolve",
-    ("sync", "habit"): "ouro.cli.sync:habit",
+    ("sync", "status"): "ouro.api.sync:Sync.status",
+    ("sync", "resolve"): "ouro.api.sync:Sync.resolve",
+    ("sync", "habit"): "ouro.api.sync:Sync.habit",
     ("workbench",): "ouro.cli.workbench:serve",
     ("workbench", "build"): "ouro.cli.workbench:build",
     ("help",): "ouro.cli.helptopics:help_command",
@@ -126,6 +128,11 @@ class Entry:
 
     def __repr__(self) -> str:
         return f"Entry({self.path!r}, {self.target!r})"
+
+    @property
+    def library(self) -> bool:
+        """A library method (``ouro.api``), not a front-end function."""
+        return self.target.startswith("ouro.api")
 
     def function(self) -> Callable[..., Any]:
         """The function whose signature is the input spec (a library method, or
