@@ -8,10 +8,12 @@ it. It checks module names, never times (times are for bench/, not tests).
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -173,3 +175,31 @@ def test_orient_imports_no_writer_machinery(busy: Bundle, argv: tuple[str, ...])
     names = _imports_of(busy, argv)
     assert "ouro.desk.heads" in names and "ouro.arc.fold" in names  # it did orient
     assert names & ORIENT_WITHOUT == set()
+
+
+@pytest.mark.parametrize("argv", [("orient",), ("desk", "search", "login")], ids=" ".join)
+def test_a_linked_project_costs_what_bundle_costs(
+    busy: Bundle, argv: tuple[str, ...], tmp_path: Path
+) -> None:
+    """From a ``--link``ed project (a ``.ouro`` pointer) the command imports exactly
+    what it imports with ``--bundle``: one discovery (``Bundle.locate``), one path."""
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    subprocess.run(
+        [sys.executable, "-m", "ouro.cli", "init", str(busy.root), "--link"],
+        cwd=project, check=True, capture_output=True,
+    )  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k not in ("OURO_BUNDLE", "OURO_DEBUG")}
+    env["PYTHONPROFILEIMPORTTIME"] = "1"
+
+    def imported(*line: str) -> set[str]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "ouro.cli", *line], cwd=project / "src", env=env,
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return _imported(proc.stderr)
+
+    linked = imported(*argv)
+    named = imported("--bundle", str(busy.root), *argv)
+    assert "ouro.cli.run" in linked and linked == named
