@@ -82,5 +82,7 @@ def demo(
     def echo(line: str) -> None:
         sys.stdout.write(line + "\n")
 
-    steps = run_demo(Path(path) if path else None, echo=None if wants_json() else echo)
+    from ouro.cli.render import text
+
+    steps = run_demo(Path(path) if path else None, echo=None if wants_json() else echo, show=text)
     return {"steps": steps} if wants_json() else None

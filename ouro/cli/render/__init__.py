@@ -121,6 +121,16 @@ EXITS: dict[Path, str] = {
 }
 
 
+def text(path: Path, result: Any) -> str:
+    """``result`` as the command at ``path`` prints it for people."""
+    ref = RENDERERS.get(path)
+    if ref is None:
+        from ouro.cli.output import render_full
+
+        return render_full(result)
+    return str(load(ref)(result))
+
+
 def load(ref: str) -> Any:
     """The function named by ``"module:function"``."""
     import importlib
