@@ -68,6 +68,12 @@ def run(argv: list[str]) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("interrupted\n")
         return 130
+    except BrokenPipeError:  # the reader went away (ouro ... | head): stop quietly
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):  # no real descriptor (an in-process run)
+            pass
+        return 141
     except Exception as exc:
         from ouro.errors import OuroError
 
