@@ -69,10 +69,10 @@ def run(argv: list[str]) -> int:
         sys.stderr.write("interrupted\n")
         return 130
     except BrokenPipeError:  # the reader went away (ouro ... | head): stop quietly
-        try:
+        import contextlib
+
+        with contextlib.suppress(OSError, ValueError):  # no real descriptor: in-process
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except (OSError, ValueError):  # no real descriptor (an in-process run)
-            pass
         return 141
     except Exception as exc:
         from ouro.errors import OuroError
