@@ -96,6 +96,7 @@ class Parser(argparse.ArgumentParser):
         if self.epilog is None:
             self.epilog = epilog(self.path)
         self._optionals.title = "Options"
+        self._positionals.title = "Arguments"
         text = super().format_help()
         from ouro.cli.tree import children
 
