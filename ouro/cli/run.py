@@ -10,8 +10,11 @@ runs (``ouro.cli.parse``) and runs it:
   the result: ``--json`` the object itself, else its renderer's text
   (``ouro.cli.render.RENDERERS``), ``--verbose`` the full record; its exit
   status is ``ouro.cli.render.EXITS``'s for that path (else 0);
-- any other command calls its front-end function, which returns a result to
-  print the same way, or an exit status when it printed for itself.
+- a library verb that is not an agent tool (``ouro index sync``, ``ouro sync``)
+  is called on the bundle the run names (``b.index.sync()``), printed the same way;
+- any other command calls its front-end function (validated like a verb),
+  which returns a result to print the same way, or an exit status when it
+  printed for itself.
 
 Only what the command needs is imported: start-up is most of the cost of a
 call an agent makes once per tool call. This module is also the one place that
