@@ -247,6 +247,22 @@ def resolve(bundle_root: Path | None) -> dict[str, tuple[str | None, str]]:
     return out
 
 
+def rows(bundle_root: Path | None, names: list[str]) -> list[dict[str, Any]]:
+    """The named settings as ``config get|list`` report them: value, source, the
+    source's label (with its file) and the setting's description."""
+    resolved = resolve(bundle_root)
+    return [
+        {
+            "key": name,
+            "value": resolved[name][0],
+            "source": resolved[name][1],
+            "origin": origin_label(resolved[name][1], bundle_root),
+            "description": SETTINGS[name].description,
+        }
+        for name in names
+    ]
+
+
 _warned: set[str] = set()
 
 

@@ -19,18 +19,7 @@ class Config(Namespace):
     def _rows(self, names: list[str]) -> list[dict[str, Any]]:
         from ouro import config
 
-        root = self.folder.root
-        resolved = config.resolve(root)
-        return [
-            {
-                "key": name,
-                "value": resolved[name][0],
-                "source": resolved[name][1],
-                "origin": config.origin_label(resolved[name][1], root),
-                "description": config.SETTINGS[name].description,
-            }
-            for name in names
-        ]
+        return config.rows(self.folder.root, names)
 
     @verb
     def get(self, key: Key) -> dict[str, Any]:

@@ -1,5 +1,10 @@
 """``ouro config get|set|unset|list``: settings and where each value comes from
-(the precedence and files are ``ouro.config``'s)."""
+(the precedence and files are ``ouro.config``'s).
+
+Front-end commands rather than the library's ``b.config`` verbs: they work
+without a bundle (the global and project files, the environment), and keep
+``--global`` / ``--project`` for ``b.config``'s ``scope``. Both report through
+``ouro.config.rows`` and write through ``ouro.config.set_value``."""
 
 from __future__ import annotations
 
@@ -27,20 +32,10 @@ def _bundle_root() -> Path | None:
 
 
 def _rows(names: list[str]) -> list[dict[str, Any]]:
+    """As ``b.config`` reports them (``ouro.config.rows``), with or without a bundle."""
     from ouro import config
 
-    root = _bundle_root()
-    resolved = config.resolve(root)
-    return [
-        {
-            "key": name,
-            "value": resolved[name][0],
-            "source": resolved[name][1],
-            "origin": config.origin_label(resolved[name][1], root),
-            "description": config.SETTINGS[name].description,
-        }
-        for name in names
-    ]
+    return config.rows(_bundle_root(), names)
 
 
 def _print(result: dict[str, Any], text: str) -> None:
