@@ -57,7 +57,7 @@ import functools
 import math
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from ouro.errors import InvalidInput
 
@@ -75,42 +75,87 @@ class _Missing:
 MISSING: Any = _Missing()
 
 
-# P and Param are NamedTuples, not dataclasses: ``dataclasses`` (and the
-# ``inspect`` it imports) costs a cold CLI start more than most commands' work.
-class P(NamedTuple):
+# P and Param are plain classes (read-only by convention), not dataclasses or
+# NamedTuples: ``dataclasses`` imports ``inspect`` and a NamedTuple compiles its
+# annotations, on every cold CLI start, which costs more than most commands' work.
+class P:
     """How one input is described and bounded (see the module docstring)."""
 
-    help: str
-    limit: int | None = None
-    nonblank: bool = False
-    choices: tuple[str, ...] | Callable[[], tuple[str, ...]] | None = None
-    file: bool = False
-    min: float | None = None
-    max: float | None = None
-    secret: bool = False
+    __slots__ = ("choices", "file", "help", "limit", "max", "min", "nonblank", "secret")
+
+    def __init__(
+        self,
+        help: str,
+        *,
+        limit: int | None = None,
+        nonblank: bool = False,
+        choices: tuple[str, ...] | Callable[[], tuple[str, ...]] | None = None,
+        file: bool = False,
+        min: float | None = None,
+        max: float | None = None,
+        secret: bool = False,
+    ) -> None:
+        self.help = help
+        self.limit = limit
+        self.nonblank = nonblank
+        self.choices = choices
+        self.file = file
+        self.min = min
+        self.max = max
+        self.secret = secret
+
+    def __repr__(self) -> str:
+        return f"P({self.help!r})"
 
 
 _KINDS = {str: "str", int: "int", float: "float", bool: "bool"}
 
 
-class Param(NamedTuple):
+class Param:
     """One input of a verb, as read from its signature."""
 
-    name: str
-    #: the annotation without ``Annotated`` (e.g. ``str | None``, ``list[str]``)
-    type: Any
-    #: the default, or ``MISSING``
-    default: Any
-    required: bool
-    #: declared before ``*``: a positional CLI argument
-    positional: bool
-    p: P
-    #: "str" | "int" | "float" | "bool" | "list" | "json"
-    kind: str = "str"
-    #: for a list: "str" or "json"
-    item_kind: str | None = None
-    #: ``None`` is accepted
-    optional: bool = False
+    __slots__ = (
+        "default",
+        "item_kind",
+        "kind",
+        "name",
+        "optional",
+        "p",
+        "positional",
+        "required",
+        "type",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        type: Any,
+        default: Any,
+        required: bool,
+        positional: bool,
+        p: P,
+        kind: str = "str",
+        item_kind: str | None = None,
+        optional: bool = False,
+    ) -> None:
+        self.name = name
+        #: the annotation without ``Annotated`` (e.g. ``str | None``, ``list[str]``)
+        self.type = type
+        #: the default, or ``MISSING``
+        self.default = default
+        self.required = required
+        #: declared before ``*``: a positional CLI argument
+        self.positional = positional
+        self.p = p
+        #: "str" | "int" | "float" | "bool" | "list" | "json"
+        self.kind = kind
+        #: for a list: "str" or "json"
+        self.item_kind = item_kind
+        #: ``None`` is accepted
+        self.optional = optional
+
+    def __repr__(self) -> str:
+        return f"Param({self.name!r}, kind={self.kind!r}, positional={self.positional})"
 
     @property
     def flag(self) -> str:
