@@ -42,7 +42,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
@@ -63,6 +62,7 @@ from ouro.arc.claim_derive import (
 )
 from ouro.errors import CorruptFile, InvalidInput
 from ouro.models.base import Record
+from ouro.store import jsonio
 
 __all__ = [
     "OBSERVED",
@@ -144,9 +144,9 @@ class Claim(Record):
 def load_claim(path: Path) -> Claim:
     """Parse one claim file. Raises OSError, or CorruptFile naming the file."""
     try:
-        data: Any = orjson.loads(path.read_bytes())
+        data: Any = jsonio.loads(path.read_bytes())
         return Claim.from_json(data, source=str(path))
-    except orjson.JSONDecodeError as exc:
+    except jsonio.JSONDecodeError as exc:
         raise CorruptFile(f"{path}: not valid JSON ({exc})", hint=_FIX_HINT) from None
     except InvalidInput as exc:
         raise CorruptFile(exc.message, hint=_FIX_HINT) from None

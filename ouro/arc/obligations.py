@@ -18,7 +18,6 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
-import orjson
 from pydantic import Field
 
 from ouro.arc import paths
@@ -31,6 +30,7 @@ from ouro.errors import Conflict, CorruptFile, InvalidInput, InvalidLocator, Not
 from ouro.models.base import Record
 from ouro.models.clock import utc_now_iso
 from ouro.models.ids import is_id, new_id
+from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
 
 _LIST_HINT = "list obligations with 'ouro obligation list'"
@@ -72,10 +72,10 @@ def _find(bundle: Bundle, obligation_id: str) -> tuple[Obligation, bool]:
     for inner in (False, True):
         path = _path(bundle, obligation_id, inner=inner)
         try:
-            data = orjson.loads(path.read_bytes())
+            data = jsonio.loads(path.read_bytes())
         except FileNotFoundError:
             continue
-        except orjson.JSONDecodeError as exc:
+        except jsonio.JSONDecodeError as exc:
             raise CorruptFile(
                 f"{path}: not valid JSON ({exc})", hint="fix the file by hand"
             ) from None
@@ -181,8 +181,8 @@ def list_obligations(bundle: Bundle, status: str | None = None) -> dict[str, Any
             return {"obligations": None, "unknown": f"cannot list {folder.name}/ ({exc.strerror})"}
         for path in files:
             try:
-                ob = Obligation.from_json(orjson.loads(path.read_bytes()), source=str(path))
-            except (OSError, orjson.JSONDecodeError, InvalidInput) as exc:
+                ob = Obligation.from_json(jsonio.loads(path.read_bytes()), source=str(path))
+            except (OSError, jsonio.JSONDecodeError, InvalidInput) as exc:
                 unreadable.append({"file": str(path.relative_to(bundle.root)), "reason": str(exc)})
                 continue
             if status is None or ob.status == status:

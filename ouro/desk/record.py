@@ -62,6 +62,7 @@ from ouro.desk.factstate import DiaryState, state_for
 from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound, OuroError
 from ouro.models.clock import parse_time, utc_now_iso
 from ouro.models.ids import is_id, new_id
+from ouro.store import jsonio
 from ouro.store.jsonl import BadLine, append_jsonl, fsync_path, read_jsonl
 from ouro.store.lock import FileLock
 
@@ -516,8 +517,8 @@ def read_entities(bundle: Bundle) -> dict[str, Any]:
     if isinstance(current, dict):
         return current
     try:
-        data = orjson.loads(current)
-    except orjson.JSONDecodeError as exc:
+        data = jsonio.loads(current)
+    except jsonio.JSONDecodeError as exc:
         raise CorruptFile(
             f"{bundle.locator(path)}: not valid JSON ({exc})",
             hint="run 'ouro diary rebuild-entities'; it is derived from facts.jsonl",

@@ -27,6 +27,7 @@ import orjson
 from ouro.bundle import Bundle
 from ouro.desk.factnorm import normalize_entity
 from ouro.desk.record import fact_locator, facts_path, read_entities
+from ouro.store import jsonio
 
 #: the key as it appears in a line, however the JSON is spaced
 _SUPERSEDES = b'"supersedes"'
@@ -60,8 +61,8 @@ def _line_at(data: Buffer, pos: int) -> bytes:
 
 def _parse(raw: bytes) -> dict[str, Any] | None:
     try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        value = jsonio.loads(raw)
+    except jsonio.JSONDecodeError:
         return None
     ok = isinstance(value, dict) and isinstance(value.get("id"), str)
     return value if ok else None

@@ -59,8 +59,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ouro.arc import paths
 from ouro.arc.refs import repo_root
 from ouro.bundle import Bundle
@@ -78,6 +76,7 @@ from ouro.hooks.witness import (
     witness,
 )
 from ouro.models.clock import format_time, utc_now
+from ouro.store import jsonio
 
 SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell"})
 _EXIT_PATTERNS = (
@@ -209,8 +208,8 @@ def _matching_claims(bundle: Bundle, command: str) -> list[ClaimMatch]:
         if raw is None or b'"check"' not in raw or not all(n in raw for n in needles):
             continue
         try:
-            data = orjson.loads(raw)
-        except orjson.JSONDecodeError:
+            data = jsonio.loads(raw)
+        except jsonio.JSONDecodeError:
             continue  # unreadable claims are reported by claim list, not here
         if not isinstance(data, dict) or data.get("supersededBy"):
             continue

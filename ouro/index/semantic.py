@@ -50,6 +50,8 @@ import json
 import os
 import sqlite3
 
+from ouro.store import jsonio
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -155,7 +157,7 @@ class Model:
 
         with open(_weights_file(folder), "rb") as handle:
             size = int.from_bytes(handle.read(8), "little")
-            header = json.loads(handle.read(size))
+            header = jsonio.loads(handle.read(size))
         meta = header["embedding.weight"]
         start, end = meta["data_offsets"]
         rows, dims = meta["shape"]
@@ -572,7 +574,7 @@ def _valid_header(handle: Any, epoch: str) -> tuple[int, int, int] | None:
     if len(head) < 16 or head[:8] != _MAGIC:
         return None
     size = int.from_bytes(head[8:], "little")
-    meta = json.loads(handle.read(size))
+    meta = jsonio.loads(handle.read(size))
     if not isinstance(meta, dict):
         return None
     expected = {"model": MODEL, "dim": DIM, "epoch": epoch}

@@ -27,10 +27,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-import orjson
-
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
+from ouro.store import jsonio
 
 SignalKind = Literal["provider_lane", "sense", "bundle", "gauntlet"]
 Impact = Literal["none", "watch", "blocked"]
@@ -107,8 +106,8 @@ def parse_caller_signal(value: str | dict[str, Any], *, index: int) -> Signal:
     where = f"signal[{index}]"
     if isinstance(value, str):
         try:
-            data = orjson.loads(value)
-        except orjson.JSONDecodeError as exc:
+            data = jsonio.loads(value)
+        except jsonio.JSONDecodeError as exc:
             raise InvalidInput(
                 f"{where}: not valid JSON ({exc})",
                 hint='pass a JSON object, e.g. --signal \'{"kind":"provider_lane",'

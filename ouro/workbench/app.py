@@ -14,6 +14,7 @@ from typing import Any
 from ouro.arc.redact import bundle_literals
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput, NotFound
+from ouro.store import jsonio
 from ouro.store.locator import Locator
 from ouro.workbench.pages import PAGES, Query
 from ouro.workbench.render import Site, environment, render_page
@@ -179,21 +180,20 @@ def _pretty(body: str, literals: Sequence[str]) -> str:
     from ouro.arc.redact import redact_obj
 
     try:
-        value = orjson.loads(body)
-    except orjson.JSONDecodeError:
+        value = jsonio.loads(body)
+    except jsonio.JSONDecodeError:
         return body
     return orjson.dumps(redact_obj(value, literals), option=orjson.OPT_INDENT_2).decode()
 
 
 def _record(body: str, record_id: str, literals: Sequence[str]) -> str:
-    import orjson
 
     for line in body.splitlines():
         if record_id not in line:
             continue
         try:
-            value = orjson.loads(line)
-        except orjson.JSONDecodeError:
+            value = jsonio.loads(line)
+        except jsonio.JSONDecodeError:
             continue
         if isinstance(value, dict) and value.get("id") == record_id:
             return _pretty(line, literals)
