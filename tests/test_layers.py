@@ -67,7 +67,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("ouro.habits.policy", "ouro.tools"): "core27: the policy reads ouro.registry instead",
     # -- domain code not untangled yet (dedup27 ran out of time; see its report)
     ("ouro.desk.tasks", "ouro.arc.checkrun"): "task checks share the claim check runner",
-    ("ouro.desk.tasks", "ouro.arc.claim_status"): "task `about` hashing shares claim refs",
     ("ouro.desk.tasks", "ouro.arc.refs"): "task `about` refs share claim refs",
     ("ouro.desk.hooks", "ouro.index.sync"): "derived27: refresh-after-write moves up",
     ("ouro.desk.record", "ouro.index.semantic"): "near-duplicate facts use the vectors",

@@ -5,7 +5,7 @@ lock, redact every string, replace the claim file atomically, then record a
 ``claim_recorded`` or ``evidence_recorded`` event (which rewrites the
 checkpoint). Evidence keeps a digest of the command's output and a redacted
 tail, never the output. Status is derived on read
-(``ouro.arc.claim_status``); it is never written.
+(``ouro.arc.claim_status``, the one reader of claim files); it is never written.
 
 Provenance is set here, never taken from the caller: ``add_evidence`` (what
 anyone can type) always writes ``asserted``; ``verify_claim`` (ouro ran the
@@ -27,22 +27,18 @@ from ouro.arc import checkrun, paths
 from ouro.arc.claim_status import (
     STATUSES,
     Claim,
-    Evidence,
     EvidenceSource,
-    Unresolvable,
-    check_ref,
+    claim_from_json,
     derive_status,
-    hash_ref,
+    evidence_from_json,
     load_claim,
-    memo_hasher,
 )
 from ouro.arc.recorder import append_locked, build_event
 from ouro.arc.redact import bundle_literals, redact, redact_obj
-from ouro.arc.refs import confined_ref
+from ouro.arc.refs import Unresolvable, check_ref, confined_ref, hash_ref, memo_hasher
 from ouro.bundle import Bundle
 from ouro.edge import require_text
 from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound, OuroError
-from ouro.models.base import validate_input
 from ouro.models.clock import utc_now_iso
 from ouro.models.hashing import content_hash
 from ouro.models.ids import is_id, new_id
@@ -81,7 +77,7 @@ def describe(bundle: Bundle, claim: Claim) -> dict[str, Any]:
 def _save(bundle: Bundle, claim: Claim, kind: str, summary: str, meta: dict[str, Any]) -> None:
     """Write the claim file and record its event. Needs the Arc lock."""
     literals = bundle_literals(bundle)
-    clean = Claim.from_json(redact_obj(claim.to_json(), literals), source="claim")
+    clean = claim_from_json(redact_obj(claim.to_json(), literals), source="claim")
     atomic_write_json(claim_path(bundle, claim.id), clean.to_json())
     line = build_event(
         bundle,
@@ -109,7 +105,7 @@ def add_claim(
         confined_ref(bundle, check_ref(ref, field="about"), field="about", repo=repo_path)
         for ref in about or []
     ]
-    claim = Claim.from_json(
+    claim = claim_from_json(
         {
             "id": new_id("cl"),
             "text": text,
@@ -202,18 +198,19 @@ def _attach(
             resolved = _hash_sources(bundle, refs, claim.repo)
         else:
             resolved = _about_sources(bundle, claim)
-        evidence = validate_input(
-            Evidence,
-            {
-                "command": redact(command, bundle_literals(bundle)),
-                "recordedAt": utc_now_iso(),
-                "sources": [s.to_json() for s in resolved],
-                **{k: v for k, v in fields.items() if v is not None},
-            },
-            source="evidence",
-            hint="see 'ouro claim evidence --help' for the fields",
-        )
-        claim.evidence = [*claim.evidence, evidence]
+        receipt = {
+            "command": redact(command, bundle_literals(bundle)),
+            "recordedAt": utc_now_iso(),
+            "sources": [s.to_json() for s in resolved],
+            **{k: v for k, v in fields.items() if v is not None},
+        }
+        try:
+            evidence = evidence_from_json(receipt)
+        except InvalidInput as exc:
+            raise InvalidInput(
+                exc.message, hint="see 'ouro claim evidence --help' for the fields"
+            ) from None
+        claim = claim._replace(evidence=(*claim.evidence, evidence))
         _save(
             bundle,
             claim,
@@ -355,8 +352,10 @@ def confirm_host_run(
                 return describe(bundle, claim)
             if evidence.provenance != "asserted":
                 break
-            update = {"provenance": "observed-by-host", "note": note}
-            claim.evidence[index] = evidence.model_copy(update=update)
+            confirmed = evidence._replace(provenance="observed-by-host", note=note)
+            claim = claim._replace(
+                evidence=(*claim.evidence[:index], confirmed, *claim.evidence[index + 1 :])
+            )
             _save(
                 bundle,
                 claim,
@@ -383,7 +382,7 @@ def supersede_claim(bundle: Bundle, claim_id: str, by: str) -> dict[str, Any]:
                 f"claim {claim_id} is already superseded by {claim.superseded_by}",
                 hint=f"supersede {claim.superseded_by} instead",
             )
-        claim.superseded_by = by
+        claim = claim._replace(superseded_by=by)
         _save(
             bundle,
             claim,
@@ -392,7 +391,7 @@ def supersede_claim(bundle: Bundle, claim_id: str, by: str) -> dict[str, Any]:
             {"action": "supersede", "by": by},
         )
         if replacement.supersedes != claim_id:
-            replacement.supersedes = claim_id
+            replacement = replacement._replace(supersedes=claim_id)
             atomic_write_json(claim_path(bundle, by), replacement.to_json())
         return describe(bundle, get_claim(bundle, claim_id))
 
@@ -429,7 +428,7 @@ def list_claims(bundle: Bundle, status: str | None = None) -> dict[str, Any]:
                     "authority": claim.authority,
                     "check": claim.check,
                     "repo": claim.repo,
-                    "about": claim.about,
+                    "about": list(claim.about),
                     "evidenceCount": len(claim.evidence),
                     "locator": paths.claim_locator(claim.id),
                 }

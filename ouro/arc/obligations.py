@@ -21,13 +21,12 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ouro.arc import paths
-from ouro.arc.claim_status import Part
 from ouro.arc.recorder import append_locked, build_event
 from ouro.arc.redact import bundle_literals, redact_obj
 from ouro.bundle import Bundle
 from ouro.edge import require_text
 from ouro.errors import Conflict, CorruptFile, InvalidInput, InvalidLocator, NotFound
-from ouro.models.base import Record
+from ouro.models.base import Part, Record
 from ouro.models.clock import utc_now_iso
 from ouro.models.ids import is_id, new_id
 from ouro.store import jsonio

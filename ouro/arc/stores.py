@@ -31,12 +31,11 @@ folder itself cannot be listed (unknown, never empty). Obligation file names
 under ``inner/`` are keyed ``inner/<name>``; a closed obligation has a file
 line and no item.
 
-A claim file that must be read is checked against the exact on-disk form
-without pydantic (``ouro.arc.claim_derive.claim_view``) and its status derived
-by the same ``derive_status`` the claim commands use; only a file in an
-unusual form (or invalid) goes through the claim schema (``ouro.arc.claim_status``,
-pydantic), which gives the same answer or names the bad field. So orient,
-resume and host hooks start without pydantic.
+A claim file that must be read goes through the one claim reader
+(``ouro.arc.claim_status.claim_from_json``: no schema library, so orient,
+resume and host hooks start without pydantic) and its status is derived by the
+same ``derive_status`` the claim commands use; a file it refuses is reported
+with the field it names.
 """
 
 from __future__ import annotations
@@ -59,7 +58,6 @@ except ImportError:  # pragma: no cover - a Python built without _blake2
     from hashlib import blake2b
 
 if TYPE_CHECKING:
-    from ouro.arc.claim_derive import ClaimView
     from ouro.arc.claim_status import Claim
 
 Summary = dict[str, Any]
@@ -204,8 +202,9 @@ def _stat_ref(roots: tuple[str, str], ref: str) -> str | None:
 # --- claims -------------------------------------------------------------------
 
 
-def claim_entry(bundle: Bundle, claim: Claim | ClaimView) -> dict[str, Any]:
-    from ouro.arc.claim_derive import derive_status, memo_hasher, watched_refs
+def claim_entry(bundle: Bundle, claim: Claim) -> dict[str, Any]:
+    from ouro.arc.claim_status import derive_status, watched_refs
+    from ouro.arc.refs import memo_hasher
 
     status, reason = derive_status(claim, memo_hasher(bundle))
     text = " ".join(claim.text.split())[:TEXT_LIMIT]
@@ -217,19 +216,14 @@ def claim_entry(bundle: Bundle, claim: Claim | ClaimView) -> dict[str, Any]:
 
 def _parse_claim(bundle: Bundle, folder: Path) -> Callable[[bytes, str], Parsed]:
     def parse(data: bytes, name: str) -> Parsed:
-        from ouro.arc.claim_derive import claim_view
+        from ouro.arc.claim_status import claim_from_json
 
         try:
             raw = jsonio.loads(data)
         except jsonio.JSONDecodeError as exc:
             return name[:-5], None, f"{folder / name}: not valid JSON ({exc})"
-        view = claim_view(raw)
-        if view is not None:
-            return view.id, claim_entry(bundle, view), None
-        from ouro.arc.claim_status import Claim  # unusual data: the schema judges it
-
         try:
-            claim = Claim.from_json(raw, source=str(folder / name))
+            claim = claim_from_json(raw, source=str(folder / name))
         except InvalidInput as exc:
             return name[:-5], None, exc.message
         return claim.id, claim_entry(bundle, claim), None

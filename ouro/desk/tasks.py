@@ -521,7 +521,7 @@ def last_check(meta: dict[str, Any]) -> dict[str, Any] | None:
 
 def about_hashes(bundle: Bundle, about: list[str]) -> dict[str, str | None]:
     """The content hash of each ``about`` file now (None when it cannot be read)."""
-    from ouro.arc.claim_status import Unresolvable, hash_ref
+    from ouro.arc.refs import Unresolvable, hash_ref
 
     out: dict[str, str | None] = {}
     for ref in about:
@@ -704,8 +704,7 @@ def update_task(
 
 def check_about(bundle: Bundle, about: list[str]) -> list[str]:
     """The refs, each well-formed and inside its root after symlinks (as a claim's)."""
-    from ouro.arc.claim_status import check_ref
-    from ouro.arc.refs import confined_ref
+    from ouro.arc.refs import check_ref, confined_ref
 
     return [confined_ref(bundle, check_ref(ref, field="about"), field="about") for ref in about]
 

@@ -379,7 +379,7 @@ def _receipt(
 
 def _sources(bundle: Bundle, claims: list[ClaimMatch], task_ids: list[str]) -> dict[str, Any]:
     """The hashes of what each check is about, as of the report (for a late receipt)."""
-    from ouro.arc.claim_derive import Unresolvable, hash_ref
+    from ouro.arc.refs import Unresolvable, hash_ref
     from ouro.desk.tasks import about_hashes, find_task
 
     out: dict[str, Any] = {"claims": {}, "tasks": {}}
