@@ -73,7 +73,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("ouro.migrate.record", "ouro.index.sync"): "derived27: rebuild after a migration",
     ("ouro.sync.run", "ouro.index.db"): "derived27: regenerate after a merge",
     ("ouro.sync.run", "ouro.index.sync"): "derived27: regenerate after a merge",
-    ("ouro.messages.remote", "ouro.sync.git"): "the git runner belongs below both",
     ("ouro.habits.session", "ouro.orient"): "a habit session is handed the packet",
     ("ouro.sentinel.gauntlet", "ouro.orient"): "the gauntlet scores the packet",
     ("ouro.sentinel.drills.secrets", "ouro.hooks.handlers"): "the drill reads hook output",

@@ -25,8 +25,8 @@ from typing import Any
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
 from ouro.store import jsonio
+from ouro.store.git import Git, first_line
 from ouro.store.jsonl import append_jsonl, read_jsonl
-from ouro.sync.git import Git, first_line
 
 TRIES = 3
 

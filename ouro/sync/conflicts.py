@@ -36,7 +36,7 @@ from ouro.errors import CorruptFile
 from ouro.models.clock import parse_time, utc_now, utc_now_iso
 from ouro.store import frontmatter, jsonio
 from ouro.store.atomic import atomic_write_bytes, atomic_write_json
-from ouro.sync.git import Git
+from ouro.store.git import Git
 from ouro.sync.jsonl import Malformed, merge_lines
 from ouro.sync.state import CONFLICTS_DIR
 
