@@ -49,7 +49,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ouro.arc.kinds import is_boundary
+from ouro.arc.events import is_boundary
 from ouro.arc.paths import DAY_FILE
 from ouro.store import jsonio
 

@@ -66,7 +66,7 @@ def _sub_pages(name: str) -> tuple[str, ...]:
 
 
 def parse_query(name: str, params: Mapping[str, Sequence[str]]) -> Query:
-    from ouro.arc.kinds import EVENT_KINDS
+    from ouro.arc.events import EVENT_KINDS
 
     query = Query(page=_page(_one(params, "page"), "page"))
     if name == "timeline":

@@ -122,7 +122,7 @@ def _claims_by_status(summary: dict[str, Any]) -> dict[str, Any]:
 
 
 def timeline_page(bundle: Bundle, query: Query) -> dict[str, Any]:
-    from ouro.arc.kinds import EVENT_KINDS
+    from ouro.arc.events import EVENT_KINDS
     from ouro.arc.timeline import event_page
 
     size = PAGE_SIZE["timeline"]
