@@ -180,13 +180,11 @@ def dump_yaml(data: Any) -> str:
     )
 
 
-def parse(
-    text: str, *, source: str = "<markdown>", keys: frozenset[str] | None = None
-) -> tuple[dict[str, Any], str]:
-    """Split a document into (front matter, body). No front matter → ({}, text).
-    With ``keys``, the front matter holds only those of them that are present."""
+def split(text: str, *, source: str = "<markdown>") -> tuple[str | None, str]:
+    """(front matter block, body); (None, text) when there is no front matter.
+    A block opened with ``---`` and never closed is ``CorruptFile``."""
     if not text.startswith("---\n"):
-        return {}, text
+        return None, text
     end = text.find("\n---\n", 3)
     if end == -1:
         if text.endswith("\n---"):
@@ -196,8 +194,17 @@ def parse(
                 f"{source}:1: front matter opened with '---' but never closed",
                 hint="add a closing '---' line after the front matter",
             )
-    block = text[4 : end + 1] if end > 3 else ""
-    body = text[end + 5 :]
+    return (text[4 : end + 1] if end > 3 else ""), text[end + 5 :]
+
+
+def parse(
+    text: str, *, source: str = "<markdown>", keys: frozenset[str] | None = None
+) -> tuple[dict[str, Any], str]:
+    """Split a document into (front matter, body). No front matter → ({}, text).
+    With ``keys``, the front matter holds only those of them that are present."""
+    block, body = split(text, source=source)
+    if block is None:
+        return {}, text
     meta = _plain(block, keys)
     if meta is not None:
         return meta, body

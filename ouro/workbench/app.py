@@ -13,7 +13,7 @@ from typing import Any
 
 from ouro.arc.redact import bundle_literals
 from ouro.bundle import Bundle
-from ouro.errors import InvalidInput, NotFound
+from ouro.errors import CorruptFile, InvalidInput, NotFound
 from ouro.store import jsonio
 from ouro.store.locator import Locator
 from ouro.workbench.pages import PAGES, Query
@@ -201,8 +201,12 @@ def _record(body: str, record_id: str, literals: Sequence[str]) -> str:
 
 
 def _split_front(body: str) -> tuple[str | None, str, str]:
-    if body.startswith("---\n"):
-        end = body.find("\n---", 3)
-        if end > 0:
-            return body[4:end], "", body[end + 4 :].lstrip("\n")
-    return None, "", body
+    from ouro.store import frontmatter
+
+    try:
+        block, rest = frontmatter.split(body)
+    except CorruptFile:  # shown as it is
+        return None, "", body
+    if block is None:
+        return None, "", body
+    return block.rstrip("\n"), "", rest.lstrip("\n")
