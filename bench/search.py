@@ -245,7 +245,7 @@ def main() -> None:
             bare_t.append(time.perf_counter() - start)
     line("desk_search p50 (in-process)", p50(ours_t), p50(bare_t), "ms", "<= 1.5x")
     # an agent's loop: write a fact, then search (the search must see it)
-    from ouro.tools import invoke
+    from ouro.api import call as invoke
 
     after_t, bare_t = [], []
     for i, q in enumerate(queries):

@@ -35,9 +35,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from ouro.api import call as invoke
 from ouro.bundle import Bundle
 from ouro.index.search import desk_search
-from ouro.tools import invoke
 
 DATA = Path(__file__).resolve().parent / "data" / "retrieval.json"
 NEAR = Path(__file__).resolve().parent / "data" / "near_duplicates.tsv"

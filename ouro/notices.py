@@ -1,5 +1,5 @@
 """Warnings a tool call collects on its way: ``warn(message)`` anywhere below,
-``collect()`` around one call (``ouro.tools.invoke`` does it for every tool).
+``collect()`` around one call (``ouro.spec.verb`` does it for every library verb).
 
 A write whose record is durable but whose derived file (the search index,
 say) could not be refreshed succeeds; the layer that noticed calls ``warn``,

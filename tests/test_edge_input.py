@@ -110,10 +110,10 @@ def test_a_full_width_title_is_normalised_and_kept(bundle: Bundle) -> None:
 
 def test_a_since_that_is_not_a_date_is_refused(bundle: Bundle) -> None:
     with pytest.raises(InvalidInput, match="since: 'garbage' is not a date"):
-        invoke("diary_search", bundle, {"since": "garbage"})
+        invoke("consult_diary", bundle, {"since": "garbage"})
     with pytest.raises(InvalidInput, match="since"):
-        invoke("diary_search", bundle, {"since": "2026-02-30"})
-    invoke("diary_search", bundle, {"since": "2026-02-28"})
+        invoke("consult_diary", bundle, {"since": "2026-02-30"})
+    invoke("consult_diary", bundle, {"since": "2026-02-28"})
 
 
 def test_task_references_name_one_task_exactly(bundle: Bundle) -> None:

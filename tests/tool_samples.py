@@ -78,9 +78,9 @@ SAMPLES: dict[str, Sample] = {
     "notes_write": {"title": "release checklist", "body": "1. tag\n2. push\n", "tags": ["release"]},
     # --- desk: search ---
     "desk_search": {"query": "release"},
-    "diary_search": {"query": "release"},
-    "facts_search": {"query": "release"},
-    "notes_search": {"query": "release"},
+    "consult_diary": {"query": "release"},
+    "search_facts": {"query": "release"},
+    "consult_notes": {"query": "release"},
     # --- sentinel ---
     "sentinel_refresh": {
         "trigger": "post_turn",

@@ -176,10 +176,6 @@ class RedactInput(ToolInput):
     match: str = Field(min_length=1, description="the secret text to replace, exactly")
 
 
-def record_redact(bundle: Bundle, inp: RedactInput) -> dict[str, Any]:
-    return redact_record(bundle, inp.locator, inp.match)
-
-
 def redact_record(bundle: Bundle, locator: str, match: str) -> dict[str, Any]:
     if len(match) < MIN_MATCH:
         raise InvalidInput(

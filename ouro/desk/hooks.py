@@ -1,9 +1,8 @@
 """Write-through to the derived caches, called after every Desk write.
 
 Desk writes files; the index (a layer above) must hear about them. The domain
-modules never import the index: the registry's tool functions (``api.py``,
-``record_api.py``, the interface edge of Desk) call ``after_write`` once the
-file write has succeeded. ``ouro.index.sync.touch_paths`` never raises: if it
+modules never import the index: the library (``ouro.api._after``) calls
+``after_write`` once the file write has succeeded. ``ouro.index.sync.touch_paths`` never raises: if it
 cannot update the index it marks it stale, and the write stands either way.
 A write that names a task path also refreshes the desk heads cache
 (``ouro.desk.heads``; a failed refresh leaves a cache readers validate anyway).

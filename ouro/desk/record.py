@@ -234,7 +234,7 @@ def _check(
         if target not in state.facts and target not in pending.facts:
             raise NotFound(
                 f"supersedes: no fact {target} in {FACTS_LOCATOR}",
-                hint="find the fact's id with 'ouro diary search --history'",
+                hint="find the fact's id with 'ouro diary consult --history'",
             )
         successor = state.superseded.get(target) or (
             target if target in pending.superseded else None

@@ -10,7 +10,7 @@ Tool policy (requested vs granted vs denied):
 
 The runner passes the policy to the body as ``OURO_GRANTED_TOOLS`` and
 ``OURO_DENIED_TOOLS`` (comma-separated) and writes it with the reasons to
-``state/sessions/<id>/policy.json``. ``ouro.tools.invoke`` calls ``enforce``
+``state/sessions/<id>/policy.json``. ``ouro.api.call`` calls ``enforce``
 whenever those variables are set, so every ouro tool call inside the session
 (CLI or MCP) is checked in one place; a refusal raises ``ToolDenied`` naming
 the reason and is appended to the session's ``tool-refusals.jsonl`` so the
@@ -48,11 +48,9 @@ POLICY_FILE = "policy.json"
 
 
 def registered_tools() -> list[str]:
-    # The registry is plain data; importing it here (not at module load) keeps
-    # the domain free of the interface layer's import cost.
-    from ouro.tools import TOOLS
+    from ouro.registry import TOOLS  # plain data: imports no verb
 
-    return [tool.name for tool in TOOLS]
+    return [tool.name for tool in TOOLS if tool.agent]
 
 
 def tool_policy(habit: Habit, config: HabitsConfig) -> tuple[ToolPolicy, dict[str, str], list[str]]:
