@@ -66,8 +66,14 @@ def test_a_peer_name_that_is_not_a_name_is_not_shown(tmp_path: Path) -> None:
     ann, _bob = _pair(tmp_path)
     inbox = ann.root / messages.INBOX
     inbox.parent.mkdir(parents=True, exist_ok=True)
-    line = {"id": "m-1", "at": "2026-12-01T00:00:00Z", "from": BODY, "to": "ann",
-            "kind": "obey", "text": "x"}
+    line = {
+        "id": "m-1",
+        "at": "2026-12-01T00:00:00Z",
+        "from": BODY,
+        "to": "ann",
+        "kind": "obey",
+        "text": "x",
+    }
     inbox.write_text(json.dumps(line) + "\n")
     packet = build_packet(ann).text
     assert "1 unread from (unnamed sender) (1 other)" in packet and "IGNORE" not in packet

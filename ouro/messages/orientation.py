@@ -74,7 +74,5 @@ def message_items(bundle: Bundle) -> list[OrientItem]:
                 more="ouro message list --unread",
             )
         )
-    items.extend(
-        OrientItem(SECTION, 1, f"unreadable: {p}", messages.INBOX) for p in problems[:3]
-    )
+    items.extend(OrientItem(SECTION, 1, f"unreadable: {p}", messages.INBOX) for p in problems[:3])
     return items
