@@ -268,6 +268,20 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_claims:render_claim",
     ),
     Tool(
+        description="Correct a claim before it is verified: its text, the files it is about, "
+        "or its check (the earlier values are kept in its history and the change is recorded "
+        "as an event). A verified claim keeps its text and files; if its check changes it "
+        "needs an observed run of the new check again (evidence_required).",
+        input_model="ouro.arc.tools_claims:ClaimUpdateInput",
+        function="ouro.arc.tools_claims:claim_update",
+        cli=("claim", "update"),
+        read_only=False,
+        destructive=True,  # replaces the earlier text in place (kept in history)
+        idempotent=True,
+        args=("claim_id",),
+        render="ouro.arc.tools_claims:render_claim",
+    ),
+    Tool(
         description="List claims with their status derived now (re-hashing their sources).",
         input_model="ouro.arc.tools_claims:ClaimListInput",
         function="ouro.arc.tools_claims:claim_list",

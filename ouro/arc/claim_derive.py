@@ -91,6 +91,8 @@ class ClaimLike(Protocol):
     def evidence(self) -> Sequence[EvidenceLike]: ...
     @property
     def superseded_by(self) -> str | None: ...
+    @property
+    def check_since(self) -> str | None: ...
 
 
 class SourceView(NamedTuple):
@@ -120,6 +122,8 @@ class ClaimView(NamedTuple):
     repo: str | None
     evidence: tuple[EvidenceView, ...]
     superseded_by: str | None
+    #: when the declared check was last changed (``claim update``): older receipts no longer count
+    check_since: str | None = None
 
 
 _CLAIM_KEYS = frozenset(
@@ -135,6 +139,8 @@ _CLAIM_KEYS = frozenset(
         "evidence",
         "supersededBy",
         "supersedes",
+        "checkSince",
+        "history",
     }
 )
 _EVIDENCE_KEYS = frozenset(
@@ -231,6 +237,8 @@ def claim_view(data: Any) -> ClaimView | None:
         evidence = data.get("evidence", [])
         if type(about) is not list or type(evidence) is not list:
             return None
+        if type(data.get("history", [])) is not list:
+            return None
         if any(type(a) is not str for a in about):
             return None
         return ClaimView(
@@ -241,6 +249,7 @@ def claim_view(data: Any) -> ClaimView | None:
             repo=_opt_str(data, "repo"),
             evidence=tuple(_evidence_view(e) for e in evidence),
             superseded_by=_opt_str(data, "supersededBy"),
+            check_since=_opt_str(data, "checkSince"),
         )
     except _Unusual:
         return None
@@ -336,7 +345,13 @@ def derive_status(claim: ClaimLike, hasher: Hasher) -> tuple[str, str]:
                 f"at {latest.recorded_at}"
             )
         return "asserted", "no check declared, so nothing can observe it"
-    matching = [e for e in claim.evidence if e.command == claim.check]
+    since = claim.check_since
+    # A receipt from before the check last changed ran the old check: it no longer counts.
+    matching = [
+        e
+        for e in claim.evidence
+        if e.command == claim.check and (since is None or e.recorded_at >= since)
+    ]
     counting = [e for e in matching if e.observed or e.exit_code != 0]
     if not counting:
         if matching:

@@ -19,8 +19,10 @@ pydantic and re-exported here, is the one implementation of these rules):
 2. ``unverifiable`` when an ``about`` source cannot be resolved now;
 3. a claim without a declared check can never be observed: it reads
    ``asserted`` (or ``failed`` when someone reported it failing);
-4. evidence that counts has the declared check as its command and is either
-   observed, or an asserted failure (anyone may report a failure);
+4. evidence that counts has the declared check as its command, was recorded
+   no earlier than the check's last change (``checkSince``, set by ``claim
+   update``), and is either observed, or an asserted failure (anyone may
+   report a failure);
 5. no counting evidence → ``evidence_required``;
 6. the latest counting evidence failed (exit ≠ 0) → ``failed``;
 7. it passed and every source it hashed still hashes the same → ``verified``;
@@ -40,7 +42,7 @@ file.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
@@ -69,6 +71,7 @@ __all__ = [
     "STATUSES",
     "Authority",
     "Claim",
+    "ClaimChange",
     "Evidence",
     "EvidenceSource",
     "Hasher",
@@ -127,6 +130,15 @@ class Evidence(Part):
         return self.provenance or "asserted"
 
 
+class ClaimChange(Part):
+    """One ``claim update``: when, which fields changed, and what they held before."""
+
+    at: str
+    changed: list[Literal["text", "about", "check"]]
+    #: the earlier value of each changed field (``check`` may have been null)
+    before: dict[str, str | list[str] | None]
+
+
 class Claim(Record):
     id: str
     text: str
@@ -139,6 +151,10 @@ class Claim(Record):
     evidence: list[Evidence] = Field(default_factory=list)
     superseded_by: str | None = None
     supersedes: str | None = None
+    #: when the declared check last changed: receipts recorded before it no longer count
+    check_since: str | None = None
+    #: every ``claim update``, oldest first (the claim's earlier wording is kept here)
+    history: list[ClaimChange] = Field(default_factory=list)
 
 
 def load_claim(path: Path) -> Claim:

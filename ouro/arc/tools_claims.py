@@ -61,6 +61,18 @@ class SupersedeInput(ToolInput):
     by: str = Field(description="the replacement claim")
 
 
+class ClaimUpdateInput(ToolInput):
+    claim_id: str = Field(description="the claim (cl-…)")
+    text: str | None = Field(None, description="the corrected claim text")
+    about: list[str] | None = Field(
+        None, description="the files the claim is about (replaces the list)"
+    )
+    check: str | None = Field(
+        None,
+        description="the corrected check command; earlier receipts then no longer count",
+    )
+
+
 class ClaimListInput(ToolInput):
     status: Status | None = Field(None, description="only claims with this derived status")
 
@@ -107,6 +119,12 @@ def claim_verify(bundle: Bundle, inp: VerifyInput) -> dict[str, Any]:
 
 def claim_supersede(bundle: Bundle, inp: SupersedeInput) -> dict[str, Any]:
     return claims.supersede_claim(bundle, inp.claim_id, inp.by)
+
+
+def claim_update(bundle: Bundle, inp: ClaimUpdateInput) -> dict[str, Any]:
+    return claims.update_claim(
+        bundle, inp.claim_id, text=inp.text, about=inp.about, check=inp.check
+    )
 
 
 def claim_list(bundle: Bundle, inp: ClaimListInput) -> dict[str, Any]:
