@@ -30,6 +30,11 @@ class RefreshInput(ToolInput):
     keep: int = Field(
         DEFAULT_KEEP, ge=1, le=100_000, description="receipt detail files to keep after pruning"
     )
+    yes: bool = Field(
+        False,
+        description="run a declared readiness check that was not confirmed in this bundle yet "
+        "(read it first: 'ouro config list')",
+    )
 
 
 class StatusInput(ToolInput):
@@ -78,7 +83,16 @@ def _summary(result: dict[str, Any]) -> dict[str, Any]:
 
 def sentinel_refresh(bundle: Bundle, inp: RefreshInput) -> dict[str, Any]:
     signals = parse_caller_signals(inp.signals)
-    return _summary(refresh(bundle, trigger=inp.trigger, signals=signals, keep=inp.keep))
+    return _summary(
+        refresh(
+            bundle,
+            trigger=inp.trigger,
+            signals=signals,
+            keep=inp.keep,
+            run_checks=True,
+            yes=inp.yes,
+        )
+    )
 
 
 def sentinel_status_tool(bundle: Bundle, inp: StatusInput) -> dict[str, Any]:
@@ -123,6 +137,7 @@ def render_refresh(r: dict[str, Any]) -> str:
             continue
         lines.append(
             f"  SIGNAL {sig['kind']}:{sig['source']} {sig['status']} (impact {sig['verdictImpact']})"
+            + (f" — {sig['detail']}" if sig.get("detail") else "")
         )
         if sig.get("repairCommand"):
             lines.append(f"        repair ({sig.get('repairActor')}): {sig['repairCommand']}")

@@ -260,8 +260,17 @@ def refresh(
     drills: list[dict[str, Any]] | None = None,
     keep: int = DEFAULT_KEEP,
     now: datetime | None = None,
+    run_checks: bool = False,
+    yes: bool = False,
 ) -> dict[str, Any]:
-    """Write one receipt; returns it with what the refresh changed."""
+    """Write one receipt; returns it with what the refresh changed.
+
+    The provider lane (``ouro.sentinel.readiness``) is gathered first, outside
+    the lock: ``run_checks`` runs the declared check commands (``yes`` confirms
+    one not yet trusted here); without it the lane is the credential checks,
+    the caller's signals and the last known state of each source."""
+    from ouro.sentinel.readiness import gather
+
     if trigger not in TRIGGERS:
         raise InvalidInput(
             f"trigger: {trigger!r} is not one of {', '.join(TRIGGERS)}",
@@ -269,9 +278,14 @@ def refresh(
         )
     if keep < 1:
         raise InvalidInput("keep: must be at least 1", hint="the default keeps 50 receipts")
-    generated_at = format_time(now or utc_now())
+    moment = now or utc_now()
+    generated_at = format_time(moment)
+    lane = gather(
+        bundle, [s for s in signals if s.kind == "provider_lane"], now=moment,
+        run_commands=run_checks, yes=yes,
+    )  # fmt: skip
     evaluation = evaluate(bundle)
-    outside = [*signals, *git_signals(bundle)]
+    outside = [*(s for s in signals if s.kind != "provider_lane"), *lane, *git_signals(bundle)]
     receipt = build_receipt(
         bundle, evaluation, outside, trigger=trigger, generated_at=generated_at, drills=drills
     )
