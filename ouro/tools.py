@@ -650,8 +650,9 @@ TOOLS: tuple[Tool, ...] = (
     # --- sentinel ----------------------------------------------------------
     Tool(
         description="Run the recovery gauntlet (current ask, next safe action, stale guard, "
-        "obligations, return routes, blockers, Desk record, source provenance), gather bundle "
-        "signals (git) and the outside signals you pass (provider lane, sense), and write one "
+        "obligations, return routes, blockers, Desk record, source provenance), run the "
+        "bundle's declared readiness checks and keep their results (the provider lane), read "
+        "the sync state, add the outside signals you pass (provider lane, sense), and write one "
         "sentinel receipt: verdict ready|watch|blocked, score, recovery anchor.",
         input_model="ouro.sentinel.api:RefreshInput",
         function="ouro.sentinel.api:sentinel_refresh",

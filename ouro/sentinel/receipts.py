@@ -26,7 +26,7 @@ way) the anchor is ``latest-ready`` — only if that receipt is still ready in
 every respect when it is read; an unusable one is reported and never offered.
 
 A refresh deliberately records no flight-recorder event: its output would feed
-its own input (the checkpoint it grades, the git state it reports), so a
+its own input (the checkpoint it grades), so a
 blocked receipt could keep the next one blocked. The history ledger is the
 audit trail.
 """
