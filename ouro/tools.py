@@ -242,6 +242,19 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_claims:render_claim",
     ),
     Tool(
+        description="Correct a claim before it is verified: its text, the files it is about, "
+        "or its check (the earlier values are kept in its history and the change is recorded "
+        "as an event). A verified claim keeps its text and files; if its check changes it "
+        "needs an observed run of the new check again (evidence_required).",
+        input_model="ouro.arc.tools_claims:ClaimUpdateInput",
+        cli=("claim", "update"),
+        read_only=False,
+        destructive=True,  # replaces the earlier text in place (kept in history)
+        idempotent=True,
+        args=("claim_id",),
+        render="ouro.arc.tools_claims:render_claim",
+    ),
+    Tool(
         description="List claims with their status derived now (re-hashing their sources).",
         input_model="ouro.arc.tools_claims:ClaimListInput",
         cli=("claim", "list"),
@@ -574,8 +587,9 @@ TOOLS: tuple[Tool, ...] = (
     # --- sentinel ----------------------------------------------------------
     Tool(
         description="Run the recovery gauntlet (current ask, next safe action, stale guard, "
-        "obligations, return routes, blockers, Desk record, source provenance), gather bundle "
-        "signals (git) and the outside signals you pass (provider lane, sense), and write one "
+        "obligations, return routes, blockers, Desk record, source provenance), run the "
+        "bundle's declared readiness checks and keep their results (the provider lane), read "
+        "the sync state, add the outside signals you pass (provider lane, sense), and write one "
         "sentinel receipt: verdict ready|watch|blocked, score, recovery anchor.",
         input_model="ouro.sentinel.api:RefreshInput",
         cli=("sentinel", "refresh"),

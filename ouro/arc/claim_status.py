@@ -26,8 +26,10 @@ content of what the claim is about (sources resolve as ``ouro.arc.refs`` says):
 2. ``unverifiable`` when an ``about`` source cannot be resolved now;
 3. a claim without a declared check can never be observed: it reads
    ``asserted`` (or ``failed`` when someone reported it failing);
-4. evidence that counts has the declared check as its command and is either
-   observed, or an asserted failure (anyone may report a failure);
+4. evidence that counts has the declared check as its command, was recorded
+   no earlier than the check's last change (``checkSince``, set by ``claim
+   update``), and is either observed, or an asserted failure (anyone may
+   report a failure);
 5. no counting evidence → ``evidence_required``;
 6. the latest counting evidence failed (exit ≠ 0) → ``failed``;
 7. it passed and every source it hashed still hashes the same → ``verified``;
@@ -122,6 +124,19 @@ class Evidence(NamedTuple):
         return out
 
 
+
+class ClaimChange(NamedTuple):
+    """One ``claim update``: when, which fields changed, and what they held before."""
+
+    at: str
+    changed: tuple[str, ...]
+    #: the earlier value of each changed field (``check`` may have been null)
+    before: dict[str, str | list[str] | None]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"at": self.at, "changed": list(self.changed), "before": dict(self.before)}
+
+
 class Claim(NamedTuple):
     id: str
     text: str
@@ -134,6 +149,10 @@ class Claim(NamedTuple):
     evidence: tuple[Evidence, ...] = ()
     superseded_by: str | None = None
     supersedes: str | None = None
+    #: when the declared check last changed: receipts recorded before it no longer count
+    check_since: str | None = None
+    #: every ``claim update``, oldest first (the claim's earlier wording is kept here)
+    history: tuple[ClaimChange, ...] = ()
     schema_version: int = 1
 
     def to_json(self) -> dict[str, Any]:
@@ -154,6 +173,10 @@ class Claim(NamedTuple):
             out["supersededBy"] = self.superseded_by
         if self.supersedes is not None:
             out["supersedes"] = self.supersedes
+        if self.check_since is not None:
+            out["checkSince"] = self.check_since
+        if self.history:
+            out["history"] = [h.to_json() for h in self.history]
         return out
 
 
@@ -172,6 +195,8 @@ _CLAIM_KEYS = frozenset(
         "evidence",
         "supersededBy",
         "supersedes",
+        "checkSince",
+        "history",
     }
 )
 _EVIDENCE_KEYS = frozenset(
@@ -294,8 +319,38 @@ def claim_from_json(data: Any, *, source: str = "claim") -> Claim:
         ),
         superseded_by=f.text("supersededBy", None),
         supersedes=f.text("supersedes", None),
+        check_since=f.text("checkSince", None),
+        history=tuple(
+            change_from_json(h, where=f"{source}.history.{n}")
+            for n, h in enumerate(f.items("history"))
+        ),
         schema_version=f.integer("schemaVersion", 1),
     )
+
+
+_CHANGEABLE = ("text", "about", "check")
+
+
+def change_from_json(data: Any, *, where: str = "history") -> ClaimChange:
+    """One ``claim update`` record in its on-disk form; ``InvalidInput`` names the field."""
+    f = _Fields(data, where, frozenset({"at", "changed", "before"}))
+    changed = f.items("changed")
+    for n, name in enumerate(changed):
+        if name not in _CHANGEABLE:
+            raise InvalidInput(
+                f"{where}.changed.{n}: {name!r} is not one of {', '.join(_CHANGEABLE)}",
+                hint=_FIELD_HINT,
+            )
+    before = f.data.get("before", {})
+    if type(before) is not dict or any(k not in _CHANGEABLE for k in before):
+        raise InvalidInput(f"{where}.before: must map changed fields to values", hint=_FIELD_HINT)
+    for key, value in before.items():
+        ok = value is None or type(value) is str or (
+            type(value) is list and all(type(v) is str for v in value)
+        )
+        if not ok:
+            raise InvalidInput(f"{where}.before.{key}: must be text, a list or null", hint=_FIELD_HINT)
+    return ClaimChange(at=f.text("at"), changed=tuple(changed), before=before)
 
 
 def load_claim(path: Path) -> Claim:
@@ -335,7 +390,13 @@ def derive_status(claim: Claim, hasher: Hasher) -> tuple[str, str]:
                 f"at {latest.recorded_at}"
             )
         return "asserted", "no check declared, so nothing can observe it"
-    matching = [e for e in claim.evidence if e.command == claim.check]
+    since = claim.check_since
+    # A receipt from before the check last changed ran the old check: it no longer counts.
+    matching = [
+        e
+        for e in claim.evidence
+        if e.command == claim.check and (since is None or e.recorded_at >= since)
+    ]
     counting = [e for e in matching if e.observed or e.exit_code != 0]
     if not counting:
         if matching:

@@ -1,6 +1,6 @@
 """The claim store: ``arc/claims/<id>.json``, one claim with its evidence.
 
-Writes (add, evidence, verify, supersede, host observation) take the Arc
+Writes (add, update, evidence, verify, supersede, host observation) take the Arc
 lock, redact every string, replace the claim file atomically, then record a
 ``claim_recorded`` or ``evidence_recorded`` event (which rewrites the
 checkpoint). Evidence keeps a digest of the command's output and a redacted
@@ -27,6 +27,7 @@ from ouro.arc import checkrun, paths
 from ouro.arc.claim_status import (
     STATUSES,
     Claim,
+    ClaimChange,
     EvidenceSource,
     claim_from_json,
     derive_status,
@@ -394,6 +395,94 @@ def supersede_claim(bundle: Bundle, claim_id: str, by: str) -> dict[str, Any]:
             replacement = replacement._replace(supersedes=claim_id)
             atomic_write_json(claim_path(bundle, by), replacement.to_json())
         return describe(bundle, get_claim(bundle, claim_id))
+
+
+_UPDATE_FIELDS = ("text", "about", "check")
+
+
+def update_claim(
+    bundle: Bundle,
+    claim_id: str,
+    *,
+    text: str | None = None,
+    about: list[str] | None = None,
+    check: str | None = None,
+) -> dict[str, Any]:
+    """Correct a claim's text, ``about`` refs or check in place (None = unchanged).
+
+    Before a claim is verified any of the three may change. A verified claim
+    keeps its text and ``about`` (the evidence vouches for them: record a new
+    claim and supersede this one), but its check may change, and then no
+    earlier receipt counts (``checkSince``): it reads ``evidence_required``
+    until the new check is observed. The earlier values are kept in
+    ``history``; a ``claim_recorded`` event (action ``update``) names the
+    changed fields. A superseded claim is not changed.
+    """
+    if text is None and about is None and check is None:
+        raise InvalidInput(
+            "nothing to change: give text, about or check", hint="see 'ouro claim update --help'"
+        )
+    if text is not None:
+        require_text(text, "text")
+    clean_check = None
+    if check is not None:
+        clean_check = checkrun.check_command(bundle, check)  # refused, never rewritten
+        if clean_check is None:
+            raise InvalidInput("check: cannot be blank", hint="give the command that proves it")
+    with paths.arc_lock(bundle, "claim update"):
+        claim = get_claim(bundle, claim_id)
+        if claim.superseded_by:
+            raise Conflict(
+                f"claim {claim_id} is superseded by {claim.superseded_by}",
+                hint=f"update {claim.superseded_by} instead",
+            )
+        refs = None
+        if about is not None:
+            repo = claim.repo
+            refs = [
+                confined_ref(bundle, check_ref(ref, field="about"), field="about", repo=repo)
+                for ref in about
+            ]
+        wanted: dict[str, Any] = {
+            "text": text,
+            "about": None if refs is None else tuple(refs),
+            "check": clean_check,
+        }
+        changed = [
+            f for f in _UPDATE_FIELDS if wanted[f] is not None and wanted[f] != getattr(claim, f)
+        ]
+        if not changed:
+            return {**describe(bundle, claim), "changed": []}
+        status, _reason = derive_status(claim, memo_hasher(bundle))
+        meaning = [f for f in changed if f != "check"]
+        if status == "verified" and meaning:
+            raise Conflict(
+                f"claim {claim_id} is verified; its {' and '.join(meaning)} cannot change "
+                "(the evidence vouches for them)",
+                hint=f"record a new claim, then 'ouro claim supersede {claim_id} --by NEW'",
+            )
+        now = utc_now_iso()
+        before: dict[str, str | list[str] | None] = {
+            f: list(claim.about) if f == "about" else getattr(claim, f) for f in changed
+        }
+        fields: dict[str, Any] = {name: wanted[name] for name in changed}
+        if "check" in changed:
+            fields["check_since"] = now
+        claim = claim._replace(
+            history=(*claim.history, ClaimChange(at=now, changed=tuple(changed), before=before)),
+            **fields,
+        )
+        _save(
+            bundle,
+            claim,
+            "claim_recorded",
+            f"claim {claim_id} updated: {', '.join(changed)}",
+            {"action": "update", "changed": changed, "statusBefore": status},
+        )
+        saved = get_claim(bundle, claim_id)
+    if "check" in changed and saved.check:
+        checkrun.trust(bundle, saved.check, how=f"claim update {saved.id}")
+    return {**describe(bundle, saved), "changed": changed}
 
 
 def list_claims(bundle: Bundle, status: str | None = None) -> dict[str, Any]:

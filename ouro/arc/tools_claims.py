@@ -61,6 +61,18 @@ class SupersedeInput(ToolInput):
     by: str = Field(description="the replacement claim")
 
 
+class ClaimUpdateInput(ToolInput):
+    claim_id: str = Field(description="the claim (cl-…)")
+    text: str | None = Field(None, description="the corrected claim text")
+    about: list[str] | None = Field(
+        None, description="the files the claim is about (replaces the list)"
+    )
+    check: str | None = Field(
+        None,
+        description="the corrected check command; earlier receipts then no longer count",
+    )
+
+
 class ClaimListInput(ToolInput):
     status: Status | None = Field(None, description="only claims with this derived status")
 

@@ -30,6 +30,11 @@ class RefreshInput(ToolInput):
     keep: int = Field(
         DEFAULT_KEEP, ge=1, le=100_000, description="receipt detail files to keep after pruning"
     )
+    yes: bool = Field(
+        False,
+        description="run a declared readiness check that was not confirmed in this bundle yet "
+        "(read it first: 'ouro config list')",
+    )
 
 
 class StatusInput(ToolInput):
@@ -73,6 +78,7 @@ def render_refresh(r: dict[str, Any]) -> str:
             continue
         lines.append(
             f"  SIGNAL {sig['kind']}:{sig['source']} {sig['status']} (impact {sig['verdictImpact']})"
+            + (f" — {sig['detail']}" if sig.get("detail") else "")
         )
         if sig.get("repairCommand"):
             lines.append(f"        repair ({sig.get('repairActor')}): {sig['repairCommand']}")

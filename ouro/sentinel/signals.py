@@ -50,6 +50,9 @@ class Signal:
     repair_actor: RepairActor | None = None
     repair_command: str | None = None
     detail: str | None = None
+    #: provider lane only: when the evidence was taken, and whether in this refresh
+    checked_at: str | None = None
+    fresh: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = {
@@ -60,6 +63,8 @@ class Signal:
             "repairActor": self.repair_actor,
             "repairCommand": self.repair_command,
             "detail": self.detail,
+            "checkedAt": self.checked_at,
+            "fresh": self.fresh,
         }
         return {k: v for k, v in data.items() if v is not None}
 
