@@ -12,8 +12,8 @@ import pytest
 from ouro import tools
 from ouro.bundle import Bundle
 from ouro.desk import heads, tasks, tracks
-from ouro.store import stamp as stamps
 from ouro.desk.orientation import desk_items
+from ouro.store import stamp as stamps
 from tests.conftest import snapshot
 
 

@@ -16,9 +16,9 @@ import pytest
 
 from ouro.bundle import Bundle
 from ouro.desk import heads, tasks, tracks
-from ouro.store import stamp as stamps
 from ouro.desk.orientation import desk_items
 from ouro.orient import build_packet
+from ouro.store import stamp as stamps
 from tests.conftest import run_ouro, snapshot
 
 

@@ -84,7 +84,12 @@ def test_cursor_same_size_rewrite_is_seen(tmp_path: Path) -> None:
     _age(log)
     st = os.stat(log)
     with open(log, "rb") as handle:
-        cur = cursors.at(cursors.pread_of(handle.fileno()), st.st_size, st, now=st.st_ctime_ns + stamps.RACY_NS + 1)
+        cur = cursors.at(
+            cursors.pread_of(handle.fileno()),
+            st.st_size,
+            st,
+            now=st.st_ctime_ns + stamps.RACY_NS + 1,
+        )
     assert cur.stamp is not None
     time.sleep(0.01)
     log.write_bytes(b'{"id":"f-2"}\n')

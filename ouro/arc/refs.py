@@ -15,6 +15,7 @@ from ouro.bundle import Bundle
 from ouro.errors import InvalidInput, InvalidLocator, OuroError
 from ouro.models.meta import META_LIMIT
 from ouro.store import jsonio
+from ouro.store import stamp as stamps
 from ouro.store.bounded import read_bytes
 from ouro.store.locator import Locator
 
@@ -82,4 +83,4 @@ def stat_ref(bundle: Bundle, ref: str) -> list[int] | None:
         st = os.stat(os.path.join(root, path))
     except (OSError, ValueError):
         return None
-    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+    return list(stamps.of(st))

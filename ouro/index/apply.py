@@ -29,7 +29,8 @@ from ouro.index.extract import (
     extract_markdown,
     shorten,
 )
-from ouro.index.fresh import FACTS, RACY_NS, Seen, file_hash
+from ouro.index.fresh import FACTS, Seen, file_hash
+from ouro.store.stamp import RACY_NS
 
 #: doc kind -> structured table
 TABLES = {

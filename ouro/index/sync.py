@@ -42,9 +42,10 @@ from ouro.index import db
 from ouro.index.apply import DATA_TABLES, SyncReport, flush_docs, remove_file, set_meta
 from ouro.index.apply import apply_file as _apply_file  # one name, patchable by drills
 from ouro.index.extract import classify
-from ouro.index.fresh import ENTITIES, FACTS, RACY_NS, scan, watched
+from ouro.index.fresh import ENTITIES, FACTS, scan, watched
 from ouro.notices import warn
 from ouro.store.lock import FileLock
+from ouro.store.stamp import RACY_NS
 
 if TYPE_CHECKING:
     from ouro.bundle import Bundle
