@@ -48,7 +48,6 @@ def dump_index(bundle: Bundle) -> dict[str, list[tuple[Any, ...]]]:
             conn.execute("SELECT locator, kind, size, hash, indexed_bytes, lines FROM files")
         )
         out["problems"] = sorted(conn.execute("SELECT file, line, reason FROM problems"))
-        out["entities"] = sorted(conn.execute("SELECT * FROM entities"))
         return out
     finally:
         conn.close()

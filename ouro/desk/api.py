@@ -1,7 +1,7 @@
 """Desk work tools: the registry's input models and functions (interface edge).
 
 Each function validates nothing itself beyond its model, calls one domain
-function, reports the written files to the index (``hooks.after_write``) and
+function, reports the written files to the derived state (``ouro.derived.after_write``) and
 returns a JSON-ready dict with camelCase keys.
 """
 
@@ -12,10 +12,10 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ouro.bundle import Bundle
+from ouro.derived import after_write
 from ouro.desk import featured, friction, iterations, leases, ready, tasks, tips, tracks
 from ouro.desk.deps import unblocked_by
 from ouro.desk.heads import read_heads
-from ouro.desk.hooks import after_write
 from ouro.models.base import ToolInput
 from ouro.models.clock import utc_now
 

@@ -128,6 +128,44 @@ def _write_stamp(
         os.close(fd)
 
 
+def freshness(facts: Path, entities_st: os.stat_result, stamp: Path) -> tuple[str, str | None]:
+    """("fresh" | "stale", why) of entities.json against facts.jsonl, by its stamp
+    (pure). Fresh: the stamp matches both files and verifies every complete line
+    of the log. With no stamp that matches (a copy, a clone, an edit by hand)
+    whether the file is current is not known: stale, with the reason."""
+    fields = _read_stamp(stamp)
+    try:
+        fd = os.open(facts, os.O_RDONLY)
+    except FileNotFoundError:
+        return (
+            ("fresh", None)
+            if not entities_st.st_size or fields is None
+            else ("stale", "no facts.jsonl")
+        )
+    except OSError as exc:
+        return "stale", f"facts.jsonl cannot be read ({exc})"
+    try:
+        facts_st = os.fstat(fd)
+
+        def read(start: int, size: int) -> bytes:
+            return os.pread(fd, size, start)
+
+        known = _stamp_range(fields, facts_st.st_ino, facts_st.st_size, read, entities_st)
+        if known is None:
+            return "stale", (
+                "not stamped on this machine (copied, cloned or edited by hand): "
+                "'ouro diary rebuild-entities' or 'ouro index sync' derives it again"
+            )
+        complete = facts_st.st_size
+        if complete and read(complete - 1, 1) != b"\n":
+            complete = known[1]  # an unfinished last line is not a fact yet
+    finally:
+        os.close(fd)
+    if known[1] < complete:
+        return "stale", f"{complete - known[1]} bytes of facts.jsonl not in it"
+    return "fresh", None
+
+
 def keep_unreadable(entities: Path, stamp: Path) -> Path | None:
     """Copy entities.json aside (``.corrupt-<time>``) if someone else left it unreadable.
 

@@ -122,6 +122,23 @@ def _file_id(st: os.stat_result) -> tuple[int, int, int]:
     return (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
+def saved_cursor(snapshot: Path) -> tuple[int, int] | None:
+    """(log inode, offset) a saved state covers, or None when there is none usable.
+    Reads only the snapshot's header and its small marshalled part."""
+    try:
+        with snapshot.open("rb") as handle:
+            magic, size = _HEADER.unpack(handle.read(_HEADER.size))
+            if magic != SNAPSHOT_MAGIC or size > 1 << 26:
+                return None
+            data = marshal.loads(handle.read(size))
+    except (OSError, struct.error, EOFError, ValueError, TypeError):
+        return None
+    if not (isinstance(data, tuple) and len(data) == 15 and data[0] == SNAPSHOT_VERSION):
+        return None
+    inode, offset = data[2], data[3]
+    return (inode, offset) if isinstance(inode, int) and isinstance(offset, int) else None
+
+
 class _Table:
     """A sorted run of fixed-width records in a buffer (the mapped snapshot)."""
 

@@ -43,12 +43,15 @@ Contract:
   track folder's mtime), so an unchanged desk is not listed again. Every other
   task is read from its file (front matter via ``ouro.store.frontmatter``: no
   YAML for the shape ouro writes). A missing, unreadable, foreign or damaged
-  cache file (the CRC covers the payload) means "read every task". Reading
-  changes no file: a stale cache stays stale. A process keeps its decoding of
+  cache file (the CRC covers the payload) means "read every task". A read
+  that found the cache missing or stale heals it (``_heal``: saves what it
+  read, atomically, under the heads lock, skipped while another process holds
+  it) -- it changes nothing else -- so the second read of a copied bundle only
+  stats. A process keeps its decoding of
   the cache file while the file's own fingerprint is unchanged (and was trusted
   when read), so a long-lived reader (the MCP server) only stats.
 - Writers refresh it: every Desk write that names a task path (``after_write``
-  in ``ouro.desk.hooks``) calls ``refresh_heads(bundle, paths)``, which
+  in ``ouro.derived``) calls ``refresh_heads(bundle, paths)``, which
   validates every entry the same way (only changed tasks are read, so edits
   made outside ouro are absorbed too) and replaces the file atomically under
   ``state/locks/heads.lock``. ``ouro index sync`` and ``rebuild`` refresh it as
@@ -651,6 +654,22 @@ def desk_heads(bundle: Bundle, *, heal: bool = True) -> DeskHeads:
     if heal and not scan.same:
         _heal(bundle, seen, cache, scan, scanned_at)
     return DeskHeads(str(bundle.desk), scan)
+
+
+def freshness(bundle: Bundle) -> tuple[str, str | None]:
+    """("fresh" | "stale" | "missing", why) of the cache file against the task
+    files (pure: a read-only scan, no heal)."""
+    cache = _load_cache(bundle)
+    if cache is None:
+        exists = heads_path(bundle).exists()
+        return ("stale", "unreadable or of another ouro") if exists else ("missing", None)
+    scan = _scan(bundle, cache)
+    if scan.same:
+        return "fresh", None
+    untrusted = sum(1 for fp in _fp_list(cache.fps) if fp is None)
+    if untrusted and len(scan.rels) == len(cache.rels):
+        return "stale", f"{untrusted} task file(s) changed within the racy window; read again"
+    return "stale", "task files changed since it was saved; the next read saves them"
 
 
 def read_heads(bundle: Bundle) -> tuple[list[Head], list[str]]:

@@ -1,5 +1,5 @@
 """Record tools (diary facts, daily reflections, notes): the functions for the
-registry (interface edge; see ``hooks.after_write``). Their input models are in
+registry (interface edge; see ``ouro.derived.after_write``). Their input models are in
 ``ouro.desk.record_inputs``: this module imports no pydantic, so a plain
 ``diary_write`` (validated by ``ouro.models.lite``) never loads it."""
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ouro.bundle import Bundle
+from ouro.derived import after_write
 from ouro.desk import record
-from ouro.desk.hooks import after_write
 
 if TYPE_CHECKING:
     from ouro.desk.record_inputs import DiaryReflectInput, DiaryWriteInput, NotesWriteInput

@@ -6,9 +6,9 @@ so two processes applying the same file never index it twice. Rows of a
 file are replaced as a whole, except facts.jsonl whose appended tail is
 parsed alone when the indexed prefix is provably unchanged (``_append_start``:
 inode, growth and the last indexed bytes, O(1) whatever the log's size).
-The ``entities`` rows are derived from the indexed facts (count of facts
-naming the entity, newest createdAt: what ``entities.json`` holds), and only
-the entities an append names change; ``entities.json`` itself is not parsed.
+Entities are derived once, by the diary writers (``entities.json``); the
+index keeps only each fact's about labels (``fact_entities``) and never
+parses ``entities.json``.
 """
 
 from __future__ import annotations
@@ -53,7 +53,6 @@ DATA_TABLES = (
     *TABLES.values(),
     "note_tags",
     "fact_entities",
-    "entities",
 )
 
 
@@ -146,8 +145,6 @@ def _insert_docs(conn: sqlite3.Connection, docs: list[Doc]) -> int:
 
 def _remove_docs(conn: sqlite3.Connection, locator: str, kind: str) -> None:
     doc_kind = DOC_KIND.get(kind, "")
-    if kind == "facts":
-        conn.execute("DELETE FROM entities")  # derived from the facts (``_apply_facts``)
     if not doc_kind:
         return
     # The docs_file index leaves out the facts (all of facts.jsonl's docs, one
@@ -280,19 +277,6 @@ def _settled(fd: int, st: os.stat_result) -> os.stat_result:
             return os.fstat(fd)
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
-
-
-def _count_entities(facts: list[Fact]) -> dict[str, tuple[int, str | None]]:
-    """entity -> (facts naming it, newest createdAt) over ``facts``."""
-    out: dict[str, tuple[int, str | None]] = {}
-    for fact in facts:
-        created = fact.created_at
-        for entity in fact.about:
-            count, last = out.get(entity, (0, None))
-            if created is not None and (last is None or created > last):
-                last = created
-            out[entity] = (count + 1, last)
-    return out
 
 
 def _insert_facts(
@@ -436,16 +420,6 @@ def _apply_fact_lines(
             f"(SELECT substr(d.locator, {len(_FACT_PREFIX) + 1}) FROM docs d "
             "WHERE d.id = facts.doc_id))",
             (first_id,),
-        )
-    if fresh:
-        # Entity rows: only the entities the new facts name change.
-        conn.executemany(
-            "INSERT INTO entities(name, count, last_seen_at) VALUES (?, ?, ?) "
-            "ON CONFLICT(name) DO UPDATE SET count = coalesce(count, 0) + excluded.count, "
-            "last_seen_at = CASE WHEN last_seen_at IS NULL "
-            "OR excluded.last_seen_at > last_seen_at THEN excluded.last_seen_at "
-            "ELSE last_seen_at END",
-            [(name, count, last) for name, (count, last) in _count_entities(fresh).items()],
         )
     _add_problems(conn, problems, report)
     report.facts_added += len(fresh)
