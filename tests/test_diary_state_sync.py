@@ -10,7 +10,7 @@ import pytest
 from ouro.bundle import Bundle
 from ouro.desk import factstate, record
 from ouro.desk.factstate import DiaryState
-from ouro.index.sync import sync
+from ouro.derived import sync
 from tests.index_support import append_fact
 
 

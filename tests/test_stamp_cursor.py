@@ -109,6 +109,6 @@ def test_cursor_of_a_copy_replays_everything(tmp_path: Path) -> None:
 def test_cursor_text_round_trip(tmp_path: Path) -> None:
     log = tmp_path / "facts.jsonl"
     log.write_bytes(b"x\n")
-    for cur in (_cursor_of(log), cursors.Cursor(5, 7, (1, 2, 3, 4), "ab"), cursors.START):
+    for cur in (_cursor_of(log), cursors.Cursor(5, 7, (1, 2, 3, 4), True, "ab"), cursors.START):
         assert cursors.parse(cursors.text(cur)) == cur
     assert cursors.parse("tail:1:ff") is None and cursors.parse(None) is None

@@ -30,6 +30,7 @@ from ouro.index.extract import (
     shorten,
 )
 from ouro.index.fresh import FACTS, Seen, file_hash
+from ouro.store import cursor as cursors
 from ouro.store.stamp import RACY_NS
 
 #: doc kind -> structured table
@@ -207,15 +208,6 @@ def _add_problems(conn: sqlite3.Connection, problems: list[Problem], report: Syn
     report.problems.extend(problems)
 
 
-#: bytes of facts.jsonl kept in its ``files`` row to recognise the indexed prefix
-FINGERPRINT = 64
-
-
-def _fingerprint(ino: int, tail: bytes) -> str:
-    """``tail:<inode>:<hex of the last indexed bytes>`` (the ``files.hash`` of facts.jsonl)."""
-    return f"tail:{ino}:{tail.hex()}"
-
-
 def _append_start(
     fd: int, st: os.stat_result, row: tuple[Any, ...] | None
 ) -> tuple[int, int, os.stat_result]:
@@ -223,32 +215,25 @@ def _append_start(
     indexed prefix when it is provably unchanged, else (0, 1, ...) for a full
     re-index.
 
-    Proof, O(1) whatever the log's size: same inode, the file grew (an in-place
-    rewrite of the same size or smaller re-indexes everything), and the last
-    ``FINGERPRINT`` indexed bytes are still there at the same offset. A rewrite
-    that grows the file and keeps those bytes in place passes as an append; so
-    does one in the same mtime tick as an append (docs/index.md).
+    The ``files.hash`` of facts.jsonl is the one append-log cursor
+    (``ouro.store.cursor``): O(1) whatever the log's size, only growth is
+    replayed; another inode (a copy), a shorter file, a same-size file whose
+    stamp moved or other bytes before the cursor re-index everything (a
+    rewrite that grows the file and keeps those bytes passes as an append;
+    docs/index.md).
     """
     if row is None:
         return 0, 1, st
     mtime, size, _racy, digest, indexed, lines = row
-    if not isinstance(digest, str) or not digest.startswith("tail:"):
-        return 0, 1, st
-    _tag, ino, tail_hex = digest.split(":", 2)
-    if ino != str(st.st_ino) or not 0 < indexed <= size:
+    cur = cursors.parse(digest)
+    if cur is None or cur.offset != indexed or not 0 < indexed <= size:
         return 0, 1, st
     if size == st.st_size and mtime != st.st_mtime_ns:
         # A write moves mtime before size: this stat may be of an append in flight.
         # Appends hold an exclusive flock on the file for their one write
         # (ouro.store.append): look again once none is.
         st = _settled(fd, st)
-    grew = size < st.st_size
-    # same size and mtime: only a racy row is re-checked, and nothing was added
-    same = size == st.st_size and mtime == st.st_mtime_ns
-    if not (grew or same):
-        return 0, 1, st
-    tail = bytes.fromhex(tail_hex)
-    if os.pread(fd, len(tail), indexed - len(tail)) != tail:
+    if cursors.follow(cursors.pread_of(fd), st, cur) == cursors.REWRITTEN:
         return 0, 1, st
     return indexed, lines + 1, st
 
@@ -345,7 +330,7 @@ def _apply_facts(
         # a whole re-index inserts (entity, fact) rows once, sorted: in key order
         labels: list[tuple[str, int]] | None = [] if start == 0 else None
         pos, line, carry = start, first_line, b""
-        end, tail = start, b""
+        end = start
         while pos < st.st_size:
             piece = os.pread(fd, min(CHUNK, st.st_size - pos), pos)
             if not piece:
@@ -359,7 +344,6 @@ def _apply_facts(
             _apply_fact_lines(conn, data[:cut], line, bool(start), seen, report, labels)
             line += data.count(b"\n", 0, cut)
             end = pos - len(carry)
-            tail = (tail + data[:cut])[-FINGERPRINT:]
         if labels:
             labels.sort()
             _insert_labels(conn, labels)
@@ -369,11 +353,10 @@ def _apply_facts(
                 f"UPDATE facts SET superseded = 1 WHERE doc_id IN ({_SUPERSEDED_BY} "
                 "WHERE s.supersedes IS NOT NULL)"
             )
-        if end and len(tail) < FINGERPRINT:
-            lo = max(0, end - FINGERPRINT)
-            tail = os.pread(fd, end - lo, lo)
-    fingerprint = _fingerprint(st.st_ino, tail) if end else "tail:-:"
-    _save_file(conn, FACTS, "facts", st.st_mtime_ns, st.st_size, racy, fingerprint, end, line - 1)
+        cur = cursors.at(cursors.pread_of(fd), end, st) if end else cursors.START
+    _save_file(
+        conn, FACTS, "facts", st.st_mtime_ns, st.st_size, racy, cursors.text(cur), end, line - 1
+    )
 
 
 def _apply_fact_lines(
