@@ -53,8 +53,8 @@ def sync_cmd(ctx: click.Context, json_mode: bool) -> None:
     from ouro.index.sync import sync
 
     bundle = bundle_from(ctx)
-    report = sync(bundle, progress=progress.counter("index sync", "files"))
     others = derived.sync(bundle, skip=("index", "vectors"))  # every other derived file
+    report = sync(bundle, progress=progress.counter("index sync", "files"))
     emit(
         _with_vectors({**report.to_json(), "derived": others}, bundle.root),
         json_mode=wants_json(ctx, json_mode),
@@ -81,8 +81,8 @@ def rebuild_cmd(ctx: click.Context, no_vectors: bool, json_mode: bool) -> None:
     from ouro.index.sync import rebuild
 
     bundle = bundle_from(ctx)
-    report = rebuild(bundle, progress=progress.counter("index rebuild", "files"))
     others = derived.rebuild(bundle, skip=("index", "vectors"))  # every other derived file
+    report = rebuild(bundle, progress=progress.counter("index rebuild", "files"))
     emit(
         _with_vectors({**report.to_json(), "derived": others}, bundle.root, compute=not no_vectors),
         json_mode=wants_json(ctx, json_mode),

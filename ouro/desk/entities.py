@@ -191,11 +191,28 @@ def keep_unreadable(entities: Path, stamp: Path) -> Path | None:
     return copy
 
 
-def rewrite_entities(state: DiaryState, entities: Path, stamp: Path) -> None:
-    """Rewrite entities.json from ``state`` (already synced) and stamp it."""
+def rewrite_entities(
+    state: DiaryState, entities: Path, stamp: Path, *, if_changed: bool = False
+) -> bool:
+    """Rewrite entities.json from ``state`` (already synced) and stamp it.
+
+    ``if_changed`` (a rebuild): a file that already holds exactly these bytes
+    is only stamped, not rewritten -- a copied or cloned bundle (whose stamp,
+    machine-local, did not travel) keeps its record untouched. Returns whether
+    it rewrote the file."""
+    chunks = state.entities_chunks()
+    if if_changed:
+        try:
+            same = entities.read_bytes() == b"".join(chunks)
+        except OSError:
+            same = False
+        if same:
+            _write_stamp(state, entities, stamp)
+            return False
     keep_unreadable(entities, stamp)
-    write_entities(entities, state.entities_chunks())
+    write_entities(entities, chunks)
     _write_stamp(state, entities, stamp)
+    return True
 
 
 def ensure_entities(
