@@ -794,7 +794,7 @@ class DiaryState:
         # restored or saved: with 8 writers every process crossed the threshold at
         # once and each spent ~1 s of CPU on the same 10 MB file.
         try:
-            now: tuple[int, int, int] | None = _file_id(os.stat(self.snapshot))
+            now: Stamp | None = _file_id(os.stat(self.snapshot))
         except FileNotFoundError:
             now = None
         if now is not None and now != self.snapshot_seen:
