@@ -122,11 +122,17 @@ def ouro_json(*args: str, bundle: Bundle | None = None, **kw: Any) -> Any:
     return json.loads(proc.stdout)
 
 
-def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
-    """Every file's bytes and mtime_ns under root (to prove a read wrote nothing).
-    A symlink is recorded by its target text and its own mtime (never followed)."""
+def snapshot(root: Path, *, state: bool = False) -> dict[str, tuple[bytes, int]]:
+    """Every file's bytes and mtime_ns under root (to prove a read changed no record).
+    A symlink is recorded by its target text and its own mtime (never followed).
+
+    ``state/`` is left out unless ``state=True``: a read may heal a machine-local
+    cache there (docs/concepts.md, "Derived state"), never anything else."""
     out: dict[str, tuple[bytes, int]] = {}
+    top = os.path.join(root, "state")
     for dirpath, _dirs, files in os.walk(root):
+        if not state and (dirpath == top or dirpath.startswith(top + os.sep)):
+            continue
         for name in files:
             p = Path(dirpath) / name
             st = p.lstat()

@@ -21,6 +21,7 @@ from ouro.bundle import Bundle
 from ouro.hooks.handlers import debt_message
 from ouro.orient import build_packet
 from ouro.sentinel.gauntlet import evaluate
+from ouro.store import stamp as stamps
 from tests.conftest import ouro_json, run_ouro, snapshot
 
 
@@ -120,7 +121,7 @@ def test_claim_edited_in_place_is_rederived(bundle: Bundle) -> None:
 def test_unchanged_files_are_not_read_again(
     bundle: Bundle, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(stores, "RACY_NS", 0)  # trust fresh fingerprints for this test
+    monkeypatch.setattr(stamps, "RACY_NS", 0)  # trust fresh fingerprints for this test
     ob_id = ready(bundle)
     cached = read_resume_full(bundle)["stores"]["obligations"]
     calls: list[str] = []

@@ -1,6 +1,6 @@
 """``b.desk``: durable work -- tracks, tasks, iterations, friction, tips, search.
 
-Each write calls ``ouro.api._after.after_write`` with the files it wrote, so
+Each write calls ``ouro.derived.after_write`` with the files it wrote, so
 the search index and the Desk heads stay current.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 from typing import Annotated, Any
 
-from ouro.api._after import after_write
+from ouro.derived import after_write
 from ouro.api._base import Namespace
 from ouro.edge import ARC_TEXT, BODY
 from ouro.spec import P, verb

@@ -25,6 +25,7 @@ from ouro.errors import InvalidInput, InvalidLocator, OuroError
 from ouro.models.hashing import content_hash, hash_file
 from ouro.models.meta import META_LIMIT
 from ouro.store import jsonio
+from ouro.store import stamp as stamps
 from ouro.store.bounded import read_bytes
 from ouro.store.jsonl import read_jsonl
 from ouro.store.locator import Locator
@@ -93,7 +94,7 @@ def stat_ref(bundle: Bundle, ref: str) -> list[int] | None:
         st = os.stat(os.path.join(root, path))
     except (OSError, ValueError):
         return None
-    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+    return list(stamps.of(st))
 
 
 class Unresolvable(Exception):

@@ -10,7 +10,7 @@ edit is seen on the next read, and an unreadable or malformed file is reported
 per file (``errors``), never folded into "none".
 
 Each line also keeps a digest of the file's bytes. A file changed within
-``RACY_NS`` of the moment it was read gets no fingerprint (``-``): file
+``ouro.store.stamp.RACY_NS`` of the moment it was read gets no fingerprint (``-``): file
 times are coarse (a kernel tick), so a second same-size edit in that window
 could keep the same times (git's "racily clean" rule). Such a file, and any
 file whose fingerprint moved, has its bytes read and digested again; only when
@@ -51,6 +51,7 @@ from ouro.arc.refs import BUNDLE_AREAS, repo_root
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.store import jsonio
+from ouro.store import stamp as stamps
 
 try:  # hashlib's own blake2b, without hashlib's OpenSSL start-up (~2 ms on orient's path)
     from _blake2 import blake2b
@@ -64,9 +65,7 @@ Summary = dict[str, Any]
 #: What parsing one file gives: (id, item or None, error or None).
 Parsed = tuple[str, Any, str | None]
 TEXT_LIMIT = 200
-#: Files changed this recently (ns) when read are not trusted by fingerprint.
-RACY_NS = 100_000_000
-UNTRUSTED = "-"
+UNTRUSTED = stamps.UNTRUSTED
 
 
 def _digest(data: bytes) -> str:
@@ -74,7 +73,7 @@ def _digest(data: bytes) -> str:
 
 
 def fp_text(st: os.stat_result) -> str:
-    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+    return stamps.text(stamps.of(st))
 
 
 def persistable(summary: Summary) -> Summary:
@@ -138,7 +137,7 @@ def _scan_each(
         if isinstance(line, str) and line.startswith(fp + " "):
             reuse = line  # unchanged since it was read (an untrusted line never matches)
         else:
-            trusted = now - max(st.st_mtime_ns, st.st_ctime_ns) > RACY_NS
+            trusted = not stamps.racy(st, now)
             reuse = _reread(dir_entry.path, key, line, fp if trusted else UNTRUSTED, parse, out)
         if reuse is None:
             continue

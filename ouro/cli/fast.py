@@ -512,8 +512,8 @@ def run_index_status(argv: list[str]) -> int | None:
     root = locate(bundle_arg)
     if root is None:
         return None
+    from ouro.derived import index_status, render_status
     from ouro.errors import OuroError
-    from ouro.index.state import index_status, render_status
 
     try:
         result = index_status(root)

@@ -3,8 +3,8 @@ featured) and the record it keeps (diary facts, entities, daily reflections,
 notes). The file formats are specified in ``docs/record.md``.
 
 Layering: every module here is domain code that imports only ``ouro.store``,
-``ouro.models`` and ``ouro.bundle`` -- except ``hooks.py`` (the index
-write-through the library calls after a write, ``ouro.api._after``), which may
-reach the index layer. ``api.py`` / ``record_inputs.py`` hold the old CLI's
-input models only (transitional).
+``ouro.models`` and ``ouro.bundle``; the library (``ouro.api``) keeps derived
+state current after a write through ``ouro.derived.after_write``.
+``api.py`` / ``record_inputs.py`` hold the old CLI's input models only
+(transitional).
 """

@@ -9,14 +9,17 @@ Contract:
   by other writers go on meanwhile, and the next rewrite covers them all); a
   rebuild, and a writer that finds the log rewritten, hold both.
 - ``state/locks/diary.entities-stamp`` says which log the file reflects:
-  ``<facts inode> <covered> <hex of the log bytes before covered> <entities inode>
-  <entities size> <entities mtime_ns> <verified> <hex of the log bytes before
-  verified>``: the file holds the entities of the log's first ``covered`` bytes,
-  and an ouro writer checked that the lines from ``covered`` to ``verified``
-  are all plain new facts (valid lines, no repeated id), so their entities are
-  the file's plus a replay of those lines (``apply_lines``). It is a
-  rebuildable cache: missing, unreadable, or not matching the files on disk
-  means "not known to be current".
+  ``<facts inode> <covered> <tail digest before covered> <entities stamp>
+  <verified> <tail digest before verified>`` (the digests and the stamp are
+  those of ``ouro.store.cursor`` and ``ouro.store.stamp``): the file holds the
+  entities of the log's first ``covered`` bytes, and an ouro writer checked
+  that the lines from ``covered`` to ``verified`` are all plain new facts
+  (valid lines, no repeated id), so their entities are the file's plus a
+  replay of those lines (``apply_lines``). It is a rebuildable cache:
+  missing, unreadable, or not matching the files on disk means "not known to
+  be current". (The entities stamp is taken by the writer that just replaced
+  the file, under the entities lock: only an edit by hand within that same
+  clock tick could keep it.)
 - A writer whose lines end at byte ``upto`` of the log calls
   ``ensure_entities(..., upto)`` (entities lock held) before it reports success. If
   the stamp already verifies at least ``upto`` bytes (same log, same bytes
@@ -47,9 +50,10 @@ from typing import Any
 from ouro.desk.derived import replace_derived
 from ouro.desk.factstate import DiaryState
 from ouro.store import jsonio
+from ouro.store import cursor as cursors
+from ouro.store import stamp as stamps
 from ouro.store.atomic import atomic_write_bytes
 
-STAMP_TAIL = 32
 #: at most this many bytes of verified facts.jsonl lines are left to replay
 #: before a writer rewrites entities.json whole
 LAG_LIMIT = 256 * 1024
@@ -73,12 +77,7 @@ def _read_stamp(path: Path) -> list[str] | None:
         fields = os.read(fd, 512).decode("ascii", "replace").split()
     finally:
         os.close(fd)
-    return fields if len(fields) == 8 else None
-
-
-def _tail_hex(read: Callable[[int, int], bytes], upto: int) -> str:
-    start = max(0, upto - STAMP_TAIL)
-    return read(start, upto - start).hex() or "-"
+    return fields if len(fields) == 6 else None
 
 
 def _stamp_range(
@@ -91,31 +90,31 @@ def _stamp_range(
     """``(covered, verified)`` when the stamp matches these files, else None."""
     if fields is None or facts_ino is None:
         return None
-    ino, covered_s, c_tail, e_ino, e_size, e_mtime, verified_s, v_tail = fields
+    ino, covered_s, c_tail, e_stamp, verified_s, v_tail = fields
     try:
         covered, verified = int(covered_s), int(verified_s)
         if int(ino) != facts_ino or not 0 <= covered <= verified <= facts_size:
             return None
-        fingerprint = (entities_st.st_ino, entities_st.st_size, entities_st.st_mtime_ns)
-        if fingerprint != (int(e_ino), int(e_size), int(e_mtime)):
+        if stamps.parse(e_stamp) != stamps.of(entities_st):
             return None  # replaced or edited since that rewrite
-        if _tail_hex(read, covered) != c_tail or _tail_hex(read, verified) != v_tail:
+        if _tail(read, covered) != c_tail or _tail(read, verified) != v_tail:
             return None
     except (ValueError, OSError):
         return None
     return covered, verified
 
 
+def _tail(read: Callable[[int, int], bytes], upto: int) -> str:
+    return cursors.tail_digest(read, upto) or "-"
+
+
 def _write_stamp(
     state: DiaryState, entities: Path, stamp: Path, covered: tuple[int, str] | None = None
 ) -> None:
-    st = os.stat(entities)
-    tail = state.tail[-STAMP_TAIL:].hex() or "-"
+    entities_stamp = stamps.text(stamps.of(os.stat(entities)))
+    tail = cursors.digest(state.tail) or "-"
     at, c_tail = covered or (state.offset, tail)
-    line = (
-        f"{state.ino} {at} {c_tail} {st.st_ino} {st.st_size} {st.st_mtime_ns}"
-        f" {state.offset} {tail}\n"
-    )
+    line = f"{state.ino} {at} {c_tail} {entities_stamp} {state.offset} {tail}\n"
     stamp.parent.mkdir(parents=True, exist_ok=True)
     # Overwrite in place, then cut: cheaper than a new file per write, and a torn
     # stamp (crash) only means "not current".
@@ -125,6 +124,44 @@ def _write_stamp(
         os.ftruncate(fd, len(line))
     finally:
         os.close(fd)
+
+
+def freshness(facts: Path, entities_st: os.stat_result, stamp: Path) -> tuple[str, str | None]:
+    """("fresh" | "stale", why) of entities.json against facts.jsonl, by its stamp
+    (pure). Fresh: the stamp matches both files and verifies every complete line
+    of the log. With no stamp that matches (a copy, a clone, an edit by hand)
+    whether the file is current is not known: stale, with the reason."""
+    fields = _read_stamp(stamp)
+    try:
+        fd = os.open(facts, os.O_RDONLY)
+    except FileNotFoundError:
+        return (
+            ("fresh", None)
+            if not entities_st.st_size or fields is None
+            else ("stale", "no facts.jsonl")
+        )
+    except OSError as exc:
+        return "stale", f"facts.jsonl cannot be read ({exc})"
+    try:
+        facts_st = os.fstat(fd)
+
+        def read(start: int, size: int) -> bytes:
+            return os.pread(fd, size, start)
+
+        known = _stamp_range(fields, facts_st.st_ino, facts_st.st_size, read, entities_st)
+        if known is None:
+            return "stale", (
+                "not stamped on this machine (copied, cloned or edited by hand): "
+                "'ouro diary rebuild-entities' or 'ouro index sync' derives it again"
+            )
+        complete = facts_st.st_size
+        if complete and read(complete - 1, 1) != b"\n":
+            complete = known[1]  # an unfinished last line is not a fact yet
+    finally:
+        os.close(fd)
+    if known[1] < complete:
+        return "stale", f"{complete - known[1]} bytes of facts.jsonl not in it"
+    return "fresh", None
 
 
 def keep_unreadable(entities: Path, stamp: Path) -> Path | None:
@@ -137,11 +174,7 @@ def keep_unreadable(entities: Path, stamp: Path) -> Path | None:
     fields = _read_stamp(stamp)
     try:
         st = os.stat(entities)
-        if fields is not None and fields[3:6] == [
-            str(st.st_ino),
-            str(st.st_size),
-            str(st.st_mtime_ns),
-        ]:
+        if fields is not None and stamps.parse(fields[3]) == stamps.of(st):
             return None  # the file ouro wrote last, untouched since
         data = entities.read_bytes()
     except (FileNotFoundError, IsADirectoryError):
@@ -157,11 +190,28 @@ def keep_unreadable(entities: Path, stamp: Path) -> Path | None:
     return copy
 
 
-def rewrite_entities(state: DiaryState, entities: Path, stamp: Path) -> None:
-    """Rewrite entities.json from ``state`` (already synced) and stamp it."""
+def rewrite_entities(
+    state: DiaryState, entities: Path, stamp: Path, *, if_changed: bool = False
+) -> bool:
+    """Rewrite entities.json from ``state`` (already synced) and stamp it.
+
+    ``if_changed`` (a rebuild): a file that already holds exactly these bytes
+    is only stamped, not rewritten -- a copied or cloned bundle (whose stamp,
+    machine-local, did not travel) keeps its record untouched. Returns whether
+    it rewrote the file."""
+    chunks = state.entities_chunks()
+    if if_changed:
+        try:
+            same = entities.read_bytes() == b"".join(chunks)
+        except OSError:
+            same = False
+        if same:
+            _write_stamp(state, entities, stamp)
+            return False
     keep_unreadable(entities, stamp)
-    write_entities(entities, state.entities_chunks())
+    write_entities(entities, chunks)
     _write_stamp(state, entities, stamp)
+    return True
 
 
 def ensure_entities(

@@ -53,7 +53,7 @@ def _entry(slug: str, meta: dict[str, Any], path: Path) -> dict[str, Any]:
     }
 
 
-def _scan(bundle: Bundle) -> tuple[list[dict[str, Any]], list[str]]:
+def scan(bundle: Bundle) -> tuple[list[dict[str, Any]], list[str]]:
     entries: list[dict[str, Any]] = []
     problems: list[str] = []
     root = notes_dir(bundle)
@@ -74,7 +74,7 @@ def _scan(bundle: Bundle) -> tuple[list[dict[str, Any]], list[str]]:
 def regenerate_manifest(bundle: Bundle) -> tuple[list[dict[str, Any]], list[str]]:
     """Rebuild ``notes/.index.json`` from the note files; returns (entries, problems)."""
     with FileLock(bundle.lock_path("notes"), purpose="notes manifest"):
-        entries, problems = _scan(bundle)
+        entries, problems = scan(bundle)
         atomic_write_json(manifest_path(bundle), {"notes": entries})
     return entries, problems
 
@@ -146,7 +146,7 @@ def write_note(
         write_doc(path, meta, body)
         entries = read_manifest(bundle)
         if entries is None:
-            entries, _problems = _scan(bundle)
+            entries, _problems = scan(bundle)
         else:
             entries = [e for e in entries if e["slug"] != slug]
             entries.append(_entry(slug, meta, path))

