@@ -30,7 +30,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "ouro"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "notices", "resources", "edge"),
     ("store",),
-    ("models", "spec", "registry", "guide", "info_input", "orient_types"),
+    ("models", "spec", "registry", "guide", "info_input", "orient_types", "embedding"),
     ("bundle", "config", "progress"),
     # the domains, lowest first: Arc points into Desk (never the reverse), the
     # talk packages use both, sync and migrate move whole bundles, sentinel
@@ -76,9 +76,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("ouro.migrate.record", "ouro.index.sync"): "derived27: rebuild after a migration",
     ("ouro.sync.run", "ouro.index.db"): "derived27: regenerate after a merge",
     ("ouro.sync.run", "ouro.index.sync"): "derived27: regenerate after a merge",
-    # the embedding model lives with the vector index (index/semantic.py, ~880
-    # lines): split the model off below the domains
-    ("ouro.desk.record", "ouro.index.semantic"): "near-duplicate facts by meaning",
     # both grade or hand over the orientation packet: they sit above orient
     # (only front ends and the registry import them); the layer table puts them
     # among the domains

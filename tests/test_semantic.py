@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from ouro import embedding
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.index import semantic
@@ -25,7 +26,7 @@ from ouro.index.sync import rebuild, sync
 from ouro.tools import invoke
 
 REPO = Path(__file__).resolve().parents[1]
-needs_model = pytest.mark.skipif(not semantic.available(), reason="ouro[semantic] not installed")
+needs_model = pytest.mark.skipif(not embedding.available(), reason="ouro[semantic] not installed")
 
 
 def _write(bundle: Bundle) -> None:
