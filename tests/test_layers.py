@@ -255,3 +255,49 @@ def test_known_violations_are_still_there(edge: tuple[str, str]) -> None:
     importer, imported = edge
     assert imported in GRAPH.get(importer, set()), f"fixed: delete {edge} from KNOWN"
     assert RANK[unit_of(imported)] > RANK[unit_of(importer)], f"not a violation: delete {edge}"
+
+
+# --- where the verbs live -----------------------------------------------------------
+
+#: the naming convention: a verb's one implementation is a method in
+#: ``ouro/api/<group>.py`` (one module per top-level CLI group); domain packages
+#: hold the files' logic under nouns (``desk/tasks.py``: ``add_task``), never a
+#: module of tool functions
+VERB_MODULE_NAMES = ("api.py", "tools.py")
+VERB_MODULE_PARTS = ("_api.py", "tools_", "_tool.py")
+#: verb modules outside ouro/api/ today (core27 moves them into ouro/api/):
+#: delete each line as its module goes
+KNOWN_VERB_MODULES = frozenset(
+    {
+        "arc/tools_arc.py",
+        "arc/tools_claims.py",
+        "desk/api.py",
+        "desk/record_api.py",
+        "habits/api.py",
+        "index/tools.py",
+        "locks/api.py",
+        "messages/api.py",
+        "orient_tool.py",
+        "sentinel/api.py",
+        "sync/api.py",
+        "tools.py",
+    }
+)
+
+
+def _verb_modules() -> set[str]:
+    out = set()
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel.startswith("api/"):
+            continue
+        name = path.name
+        if name in VERB_MODULE_NAMES or any(part in name for part in VERB_MODULE_PARTS):
+            out.add(rel)
+    return out
+
+
+def test_verbs_live_in_ouro_api() -> None:
+    found = _verb_modules()
+    assert sorted(found - KNOWN_VERB_MODULES) == [], "verbs go in ouro/api/<group>.py"
+    assert sorted(KNOWN_VERB_MODULES - found) == [], "moved: delete it from KNOWN_VERB_MODULES"
