@@ -317,7 +317,7 @@ def rebuild_row(bundle: Bundle, repeat: int = 2) -> None:
        every doc (and writes the vectors and the vector file) vs ``bare_embed``,
        wordllama's own inference over the same texts (writing nothing).
     A plain ``ouro index rebuild`` runs both phases in one process."""
-    from ouro.index import semantic
+    from ouro import embedding
 
     bare = (
         "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]);"
@@ -333,7 +333,7 @@ def rebuild_row(bundle: Bundle, repeat: int = 2) -> None:
     words_base: list[tuple[float, int]] = []
     vectors: list[tuple[float, int]] = []
     vectors_base: list[tuple[float, int]] = []
-    with_model = semantic.available()
+    with_model = embedding.available()
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(repeat):
             words.append(run_process(ouro(bundle, "index", "rebuild", "--no-vectors")))
@@ -402,9 +402,10 @@ def growth(
             root, facts=size, notes=size // 10, tasks=size // 20, events=size, seed=7
         )
         sync(bundle)
+        from ouro import embedding
         from ouro.index import semantic
 
-        if semantic.available():  # as 'ouro index sync' leaves it: search measures hybrid
+        if embedding.available():  # as 'ouro index sync' leaves it: search measures hybrid
             semantic.embed_bundle(bundle.root)  # steady state, not the embedding catch-up
         settle(bundle)  # as the table's rows: heads and checkpoint as writers leave them
         samples = []

@@ -30,7 +30,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "ouro"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "notices", "resources", "edge"),
     ("store",),
-    ("models", "spec", "registry", "guide", "info_input", "orient_types"),
+    ("models", "spec", "registry", "guide", "info_input", "orient_types", "embedding"),
     ("bundle", "config", "progress"),
     # the domains, lowest first: Arc points into Desk (never the reverse), the
     # talk packages use both, sync and migrate move whole bundles, sentinel
@@ -76,9 +76,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("ouro.migrate.record", "ouro.index.sync"): "derived27: rebuild after a migration",
     ("ouro.sync.run", "ouro.index.db"): "derived27: regenerate after a merge",
     ("ouro.sync.run", "ouro.index.sync"): "derived27: regenerate after a merge",
-    # the embedding model lives with the vector index (index/semantic.py, ~880
-    # lines): split the model off below the domains
-    ("ouro.desk.record", "ouro.index.semantic"): "near-duplicate facts by meaning",
     # both grade or hand over the orientation packet: they sit above orient
     # (only front ends and the registry import them); the layer table puts them
     # among the domains
@@ -258,3 +255,49 @@ def test_known_violations_are_still_there(edge: tuple[str, str]) -> None:
     importer, imported = edge
     assert imported in GRAPH.get(importer, set()), f"fixed: delete {edge} from KNOWN"
     assert RANK[unit_of(imported)] > RANK[unit_of(importer)], f"not a violation: delete {edge}"
+
+
+# --- where the verbs live -----------------------------------------------------------
+
+#: the naming convention: a verb's one implementation is a method in
+#: ``ouro/api/<group>.py`` (one module per top-level CLI group); domain packages
+#: hold the files' logic under nouns (``desk/tasks.py``: ``add_task``), never a
+#: module of tool functions
+VERB_MODULE_NAMES = ("api.py", "tools.py")
+VERB_MODULE_PARTS = ("_api.py", "tools_", "_tool.py")
+#: verb modules outside ouro/api/ today (core27 moves them into ouro/api/):
+#: delete each line as its module goes
+KNOWN_VERB_MODULES = frozenset(
+    {
+        "arc/tools_arc.py",
+        "arc/tools_claims.py",
+        "desk/api.py",
+        "desk/record_api.py",
+        "habits/api.py",
+        "index/tools.py",
+        "locks/api.py",
+        "messages/api.py",
+        "orient_tool.py",
+        "sentinel/api.py",
+        "sync/api.py",
+        "tools.py",
+    }
+)
+
+
+def _verb_modules() -> set[str]:
+    out = set()
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel.startswith("api/"):
+            continue
+        name = path.name
+        if name in VERB_MODULE_NAMES or any(part in name for part in VERB_MODULE_PARTS):
+            out.add(rel)
+    return out
+
+
+def test_verbs_live_in_ouro_api() -> None:
+    found = _verb_modules()
+    assert sorted(found - KNOWN_VERB_MODULES) == [], "verbs go in ouro/api/<group>.py"
+    assert sorted(KNOWN_VERB_MODULES - found) == [], "moved: delete it from KNOWN_VERB_MODULES"

@@ -80,13 +80,13 @@ def resolve_mode(mode: str | None) -> str:
     """The mode to use: None is hybrid when ``ouro[semantic]`` is installed, else lexical.
     An explicit semantic or hybrid without the extra is refused in one line."""
     if mode is None:
-        from ouro.index.semantic import available
+        from ouro.embedding import available
 
         return "hybrid" if available() else "lexical"
     if mode not in MODES:
         raise InvalidInput(f"mode: {mode!r} is not a mode", hint="modes are: " + ", ".join(MODES))
     if mode != "lexical":
-        from ouro.index.semantic import require
+        from ouro.embedding import require
 
         require()
     return mode
