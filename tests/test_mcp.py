@@ -352,3 +352,33 @@ def test_other_commands_do_not_import_mcp(bundle: Bundle) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_the_default_server_serves_the_seeds_five_record_tools(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    """The seed's names, listed by the default server and each answering."""
+    seed = {
+        "diary_write": {"text": "staging uses the EU region", "about": ["staging"]},
+        "consult_diary": {"query": "staging"},
+        "search_facts": {"about": "staging"},
+        "consult_notes": {},
+        "desk_search": {"query": "staging"},
+    }
+    listed: set[str] = set()
+    answers: dict[str, Any] = {}
+
+    async def body(client: ClientSession) -> None:
+        listed.update(t.name for t in (await client.list_tools()).tools)
+        for name, args in seed.items():
+            result = await client.call_tool(name, args)
+            assert not result.is_error, f"{name}: {text_of(result)}"
+            answers[name] = json_of(result)
+
+    drive(bundle.root, tmp_path / "server.log", body, tools=None)
+    assert set(seed) <= listed
+    assert not listed & {"diary_search", "facts_search", "notes_search"}  # no alias tools
+    fact = answers["diary_write"]["locator"]
+    for name in ("consult_diary", "search_facts", "desk_search"):
+        assert [r["locator"] for r in answers[name]["results"]] == [fact], name
+    assert answers["consult_notes"]["total"] == 0
