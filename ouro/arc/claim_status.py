@@ -277,7 +277,7 @@ _CHANGEABLE = ("text", "about", "check")
 
 def change_from_json(data: Any, *, where: str = "history") -> ClaimChange:
     """One ``claim update`` record in its on-disk form; ``InvalidInput`` names the field."""
-    f = _Fields(data, where, frozenset({"at", "changed", "before"}))
+    f = Fields(data, where, frozenset({"at", "changed", "before"}), hint=_FIELD_HINT)
     changed = f.items("changed")
     for n, name in enumerate(changed):
         if name not in _CHANGEABLE:
