@@ -322,10 +322,11 @@ TOOLS: tuple[Tool, ...] = (
     # --- desk --------------------------------------------------------------
     # search
     Tool(
-        description="Search the Desk: tasks, tracks, iterations, friction, tips, diary facts, "
+        description="Search the Desk: tasks, tracks, iterations, friction, lessons (tips), "
+        "diary facts, "
         'daily reflections and notes. Words must all match; "quoted phrases" and prefix* work. '
         "Returns locators to open, best match first. Sees every ouro write, and tasks, notes, "
-        "tracks, friction, tips and days added, removed or renamed by hand; an existing file "
+        "tracks, friction, lessons and days added, removed or renamed by hand; an existing file "
         "edited by hand (in place, or anything inside a task folder) shows up after "
         "'ouro index sync', or at once while 'ouro watch' runs.",
         input_model="ouro.index.tools:DeskSearchInput",
@@ -570,7 +571,7 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.cli.render:friction_list",
     ),
     Tool(
-        description="Write a tip under desk/_meta/tips/ (same title updates the tip).",
+        description="Write a lesson (a tip: short advice learned for later sessions) under desk/_meta/tips/ (same title updates it); the packet lists the newest.",
         input_model="ouro.desk.api:TipAddInput",
         function="ouro.desk.api:tip_add",
         cli=("desk", "tip", "add"),
@@ -592,13 +593,13 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.cli.render:tip_list",
     ),
     Tool(
-        description="Feature tracks and tasks in desk/_meta/featured.md so orientation shows them first (or remove them with --remove).",
+        description="Feature tracks, tasks, notes and lessons in desk/_meta/featured.md so orientation shows them first (or remove them with --remove).",
         input_model="ouro.desk.api:FeatureInput",
         function="ouro.desk.api:feature",
         cli=("desk", "feature"),
         read_only=False,
         idempotent=True,
-        options={"tracks": "--track", "tasks": "--task"},
+        options={"tracks": "--track", "tasks": "--task", "notes": "--note", "lessons": "--lesson"},
         render="ouro.cli.render:feature_written",
     ),
     Tool(

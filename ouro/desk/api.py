@@ -310,11 +310,22 @@ def tip_list(bundle: Bundle, inp: TipListInput) -> dict[str, Any]:
 class FeatureInput(ToolInput):
     tracks: list[str] = Field(default_factory=list, description="track names")
     tasks: list[str] = Field(default_factory=list, description="task ids or <track>/<slug>")
+    notes: list[str] = Field(default_factory=list, description="note slugs (desk/_record/notes/)")
+    lessons: list[str] = Field(
+        default_factory=list, description="lesson (tip) slugs (desk/_meta/tips/)"
+    )
     remove: bool = Field(False, description="take these out instead of adding them")
 
 
 def feature(bundle: Bundle, inp: FeatureInput) -> dict[str, Any]:
-    result = featured.feature(bundle, tracks=inp.tracks, tasks=inp.tasks, remove=inp.remove)
-    if inp.tracks or inp.tasks:
+    result = featured.feature(
+        bundle,
+        tracks=inp.tracks,
+        tasks=inp.tasks,
+        notes=inp.notes,
+        lessons=inp.lessons,
+        remove=inp.remove,
+    )
+    if inp.tracks or inp.tasks or inp.notes or inp.lessons:
         after_write(bundle, [featured.featured_path(bundle)])
     return {"featured": result, "locator": bundle.locator(featured.featured_path(bundle))}
