@@ -89,9 +89,10 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.info:render_info",
     ),
     Tool(
-        description="The start-of-turn packet: ask, next safe action, blockers, gaps, "
-        "obligations, unverified claims and Desk work, each with its locator, within a "
-        "character budget. Writes nothing.",
+        description="The start-of-turn packet: ask, next safe action, the facts, notes and "
+        "lessons they point at, blockers, gaps, obligations, unverified claims, Desk work and "
+        "lessons, unread message counts (bodies: message_read), each with its locator, within "
+        "a character budget. Writes nothing.",
         input_model="ouro.orient_tool:OrientInput",
         function="ouro.orient_tool:orient",
         cli=("orient",),
