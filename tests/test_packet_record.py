@@ -14,11 +14,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ouro.bundle import Bundle
-from ouro.desk.record_orientation import PRIORITY, SECTION, TEXT
 from ouro.orient import build_packet
 from ouro.tools import invoke
 
 SECRET = "sk-live-" + "abcdefghijklmnopqrstuvwx"
+#: ouro.desk.record_orientation's section, priority and text cut (spelled out: the
+#: test must run, and fail, on code that has no such module)
+SECTION = "Record: what the ask points at"
+PRIORITY = 8
+TEXT = 400
 
 
 def _fact(bundle: Bundle, text: str) -> str:
@@ -151,3 +155,9 @@ def test_featured_notes_and_lessons_are_listed_and_lessons_are_searchable(bundle
     every = ouro_json("desk", "search", "first", bundle=bundle)["results"]
     assert {r["kind"] for r in every} == {"lesson"}
     assert run_ouro("desk", "search", "x", "--kind", "lessons", bundle=bundle).returncode == 2
+
+
+def test_the_spelled_out_constants_are_the_modules() -> None:
+    from ouro.desk import record_orientation as ro
+
+    assert (ro.SECTION, ro.PRIORITY, ro.TEXT) == (SECTION, PRIORITY, TEXT)
