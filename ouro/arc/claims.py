@@ -413,9 +413,9 @@ def update_claim(
 
     Before a claim is verified any of the three may change. A verified claim
     keeps its text and ``about`` (the evidence vouches for them: record a new
-    claim and supersede this one), but its check may change, and then no
-    earlier receipt counts (``checkSince``): it reads ``evidence_required``
-    until the new check is observed. The earlier values are kept in
+    claim and supersede this one), but its check may change. When the check or
+    ``about`` changes, no earlier receipt counts (``checkSince``): the claim
+    reads ``evidence_required`` until the new check is observed. The earlier values are kept in
     ``history``; a ``claim_recorded`` event (action ``update``) names the
     changed fields. A superseded claim is not changed.
     """
@@ -463,7 +463,8 @@ def update_claim(
         claim.history = [*claim.history, ClaimChange(at=now, changed=changed, before=before)]
         for name in changed:
             setattr(claim, name, wanted[name])
-        if "check" in changed:
+        if "check" in changed or "about" in changed:
+            # a receipt vouched for another check, or for other files: it no longer counts
             claim.check_since = now
         _save(
             bundle,
