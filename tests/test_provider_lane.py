@@ -99,7 +99,7 @@ def test_a_hook_refresh_runs_no_command_and_reports_the_last_known_state(bundle:
     lane = _lane(never, "api")
     assert (lane["status"], lane["verdictImpact"]) == ("unknown", "watch")
     assert never["ready"] is False  # unknown stays unknown: never ready
-    refresh(bundle, run_checks=True, yes=True)
+    refresh(bundle, yes=True)  # manual_cli: the commands run
     assert marker.exists()
     marker.unlink()
     hook = refresh(bundle, trigger="session_start")["receipt"]

@@ -89,7 +89,6 @@ def sentinel_refresh(bundle: Bundle, inp: RefreshInput) -> dict[str, Any]:
             trigger=inp.trigger,
             signals=signals,
             keep=inp.keep,
-            run_checks=True,
             yes=inp.yes,
         )
     )
