@@ -27,8 +27,8 @@ content of what the claim is about (sources resolve as ``ouro.arc.refs`` says):
 3. a claim without a declared check can never be observed: it reads
    ``asserted`` (or ``failed`` when someone reported it failing);
 4. evidence that counts has the declared check as its command, was recorded
-   no earlier than the check's last change (``checkSince``, set by ``claim
-   update``), and is either observed, or an asserted failure (anyone may
+   no earlier than the last change of the check or ``about`` (``checkSince``,
+   set by ``claim update``), and is either observed, or an asserted failure (anyone may
    report a failure);
 5. no counting evidence → ``evidence_required``;
 6. the latest counting evidence failed (exit ≠ 0) → ``failed``;
@@ -149,7 +149,7 @@ class Claim(NamedTuple):
     evidence: tuple[Evidence, ...] = ()
     superseded_by: str | None = None
     supersedes: str | None = None
-    #: when the declared check last changed: receipts recorded before it no longer count
+    #: when the check or ``about`` last changed: receipts recorded before it no longer count
     check_since: str | None = None
     #: every ``claim update``, oldest first (the claim's earlier wording is kept here)
     history: tuple[ClaimChange, ...] = ()
