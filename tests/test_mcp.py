@@ -19,7 +19,7 @@ from mcp.shared.exceptions import MCPError
 from ouro import tools as registry
 from ouro.bundle import Bundle
 from ouro.mcp import LEAN, build_server, instructions, lean_schema
-from tests.conftest import ouro_json, run_ouro, snapshot
+from tests.conftest import ouro_json, record_snapshot, run_ouro, snapshot
 from tests.mcp_client import json_of, session, text_of
 from tests.tool_samples import SAMPLES, prepare_samples, resolve_sample
 
@@ -158,7 +158,11 @@ def test_read_only_tools_write_nothing(bundle: Bundle, tmp_path: Path) -> None:
     reads = [t for t in registry.TOOLS if t.read_only and t.name in SAMPLES]
 
     def truth() -> dict[str, tuple[bytes, int]]:
-        return {k: v for k, v in snapshot(bundle.root).items() if not k.startswith("state/index/")}
+        return {
+            k: v
+            for k, v in record_snapshot(bundle.root).items()
+            if not k.startswith("state/index/")
+        }
 
     before = truth()
 
