@@ -487,14 +487,14 @@ def test_the_first_search_by_meaning_heals_missing_vectors_and_their_file(bundle
     machine-local cache, under its lock); the second embeds nothing and a
     fresh process maps the file. The record is not touched."""
     from ouro.index import db
-    from tests.conftest import snapshot
+    from tests.conftest import record_snapshot
 
     _write(bundle)
     rebuild(bundle)  # the word index only: no vectors yet
     path = db.db_file(bundle.root)
     vector_file = Path(semantic.vector_file(path))
     assert not vector_file.exists()
-    before = snapshot(bundle.root)
+    before = record_snapshot(bundle.root)
     first = desk_search(bundle.root, "tea", mode="hybrid")
     assert first["index"]["semantic"] == {"state": "fresh"}
     assert vector_file.is_file() and semantic.pending(bundle.root) == {
@@ -510,4 +510,4 @@ def test_the_first_search_by_meaning_heals_missing_vectors_and_their_file(bundle
         written.st_ino,
         written.st_mtime_ns,
     )
-    assert snapshot(bundle.root) == before  # only state/ healed
+    assert record_snapshot(bundle.root) == before  # only state/ healed
