@@ -28,6 +28,9 @@ Contract:
   A pointer that names no bundle is an error naming the pointer file, never a
   silent fall-through to a different bundle; two ``*.ouro`` children are an
   error that lists them.
+- Locating and opening are cheap to import: they need only ``ouro.errors``,
+  ``ouro.models.meta`` and the store's bounded reader and JSON reader; what
+  creates a bundle or a pointer is imported when it runs.
 - ``write_pointer(folder, bundle)`` writes ``<folder>/.ouro`` atomically with
   the bundle's path relative to ``folder``; it refuses to replace a pointer
   that names another bundle.
@@ -290,11 +293,12 @@ class Bundle:
                 f"{root} exists and is not an empty folder; ouro init will not overwrite it",
                 hint="choose a new or empty folder",
             )
-        agent_name = agent or _default_agent_name(root)
         from ouro.models.clock import utc_now_iso
         from ouro.resources import bundle_template
         from ouro.store.atomic import atomic_write_bytes, atomic_write_json
         from ouro.store.guard import make_dirs, remove_dirs
+
+        agent_name = agent or _default_agent_name(root)
 
         created = make_dirs(root)
         try:

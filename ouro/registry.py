@@ -125,6 +125,7 @@ TOOLS: tuple[Tool, ...] = (
     Tool(("claim", "evidence"), "ouro.api.arc:Claim.evidence", read_only=False),
     Tool(("claim", "verify"), "ouro.api.arc:Claim.verify", read_only=False, destructive=True, open_world=True, default=True),
     Tool(("claim", "supersede"), "ouro.api.arc:Claim.supersede", read_only=False, idempotent=True),
+    Tool(("claim", "update"), "ouro.api.arc:Claim.update", read_only=False, destructive=True, idempotent=True),
     Tool(("claim", "list"), "ouro.api.arc:Claim.list", read_only=True, idempotent=True),
     Tool(("obligation", "add"), "ouro.api.arc:Obligation.add", read_only=False, default=True),
     Tool(("obligation", "close"), "ouro.api.arc:Obligation.close", read_only=False, idempotent=True, default=True),

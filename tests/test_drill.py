@@ -185,15 +185,13 @@ def _break_unknown_not_zero(mp: pytest.MonkeyPatch) -> None:
 
 
 def _break_evidence_freshness(mp: pytest.MonkeyPatch) -> None:
-    import ouro.arc.claim_derive as claim_derive
-    import ouro.arc.claim_status as claim_status
     import ouro.arc.claims as claims
+    import ouro.arc.refs as refs
 
     def by_name(bundle: Bundle, ref: str, repo: str | None = None) -> str:
         return "sha256:" + ref.encode().hex()  # ignores the content
 
-    mp.setattr(claim_derive, "hash_ref", by_name)  # what memo_hasher calls
-    mp.setattr(claim_status, "hash_ref", by_name)
+    mp.setattr(refs, "hash_ref", by_name)  # what memo_hasher calls
     mp.setattr(claims, "hash_ref", by_name)
 
 

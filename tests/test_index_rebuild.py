@@ -7,6 +7,7 @@ import sqlite3
 
 import pytest
 
+from ouro import embedding
 from ouro.api import call as invoke
 from ouro.bundle import Bundle
 from ouro.index import semantic
@@ -15,7 +16,7 @@ from ouro.index.search import desk_search
 from tests.conftest import ouro_json
 from tests.index_support import dump_index
 
-needs_model = pytest.mark.skipif(not semantic.available(), reason="ouro[semantic] not installed")
+needs_model = pytest.mark.skipif(not embedding.available(), reason="ouro[semantic] not installed")
 
 
 def _write(bundle: Bundle) -> None:

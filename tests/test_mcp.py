@@ -20,7 +20,7 @@ from ouro import registry
 from ouro.bundle import Bundle
 from ouro.mcp import build_server, instructions, served
 from ouro.spec import json_schema, spec_of
-from tests.conftest import ouro_json, run_ouro, snapshot
+from tests.conftest import ouro_json, record_snapshot, run_ouro, snapshot
 from tests.mcp_client import json_of, session, text_of
 from tests.tool_samples import SAMPLES, prepare_samples, resolve_sample
 
@@ -139,7 +139,11 @@ def test_read_only_tools_write_nothing(bundle: Bundle, tmp_path: Path) -> None:
     reads = [t for t in registry.TOOLS if t.read_only and t.name in SAMPLES]
 
     def truth() -> dict[str, tuple[bytes, int]]:
-        return {k: v for k, v in snapshot(bundle.root).items() if not k.startswith("state/index/")}
+        return {
+            k: v
+            for k, v in record_snapshot(bundle.root).items()
+            if not k.startswith("state/index/")
+        }
 
     before = truth()
 

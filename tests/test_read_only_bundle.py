@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from ouro.bundle import Bundle
-from ouro.index.fresh import RACY_NS
+from ouro.store.stamp import RACY_NS
 from tests.conftest import run_ouro, snapshot
 from tests.readonly_support import ReadOnly
 

@@ -7,16 +7,14 @@ state it leaves: ``canContinue``, ``continuation``, ``missing``, ``blockedBecaus
 
 from __future__ import annotations
 
-from typing import Annotated, Any, get_args
+from typing import Annotated, Any
 
 from ouro.api._base import Namespace
-from ouro.arc.claim_derive import Authority, Status
+from ouro.arc.claim_status import AUTHORITIES, STATUSES
 from ouro.edge import ARC_TEXT, EVIDENCE_OUTPUT
 from ouro.errors import NotFound
 from ouro.spec import P, verb
 
-AUTHORITIES: tuple[str, ...] = get_args(Authority)
-STATUSES: tuple[str, ...] = get_args(Status)
 QUERIES = ("doing", "owe", "blocked", "unverified", "since-checkpoint")
 
 Text = Annotated[str, P("what to record", limit=ARC_TEXT, nonblank=True)]
@@ -387,6 +385,33 @@ class Claim(Namespace):
         from ouro.arc import claims
 
         return claims.supersede_claim(self.folder, claim_id, by)
+
+    @verb
+    def update(
+        self,
+        claim_id: Annotated[str, P("the claim (cl-…)")],
+        *,
+        text: Annotated[
+            str | None, P("the corrected claim text", limit=ARC_TEXT, nonblank=True)
+        ] = None,
+        about: Annotated[
+            list[str] | None, P("the files the claim is about (replaces the list)")
+        ] = None,
+        check: Annotated[
+            str | None,
+            P(
+                "the corrected check command; earlier receipts then no longer count",
+                limit=ARC_TEXT,
+            ),
+        ] = None,
+    ) -> dict[str, Any]:
+        """Correct a claim before it is verified: its text, the files it is about, or its
+        check (the earlier values are kept in its history and the change is recorded as an
+        event). A verified claim keeps its text and files; if its check changes it needs an
+        observed run of the new check again (evidence_required)."""
+        from ouro.arc import claims
+
+        return claims.update_claim(self.folder, claim_id, text=text, about=about, check=check)
 
     @verb
     def list(

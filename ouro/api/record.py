@@ -2,16 +2,16 @@
 
 Diary facts (``desk/_record/diary/facts.jsonl``), daily reflections, reference
 notes, and taking a secret out of any record for good. Writes keep the search
-index and the notes manifest current (``ouro.api._after``).
+index and the notes manifest current (``ouro.derived.after_write``).
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from ouro.api._after import after_write
 from ouro.api._base import Namespace
 from ouro.api.desk import Explain, Limit, Mode, Query
+from ouro.derived import after_write
 from ouro.edge import BODY, FACT_TEXT, NOTE_BODY
 from ouro.spec import P, verb
 

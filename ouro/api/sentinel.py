@@ -60,16 +60,32 @@ class Sentinel(Namespace):
         keep: Annotated[
             int, P("receipt detail files to keep after pruning", min=1, max=100_000)
         ] = DEFAULT_KEEP,
+        yes: Annotated[
+            bool,
+            P(
+                "run a declared readiness check that was not confirmed in this bundle yet "
+                "(read it first: 'ouro config list')"
+            ),
+        ] = False,
     ) -> dict[str, Any]:
         """Run the recovery gauntlet (current ask, next safe action, stale guard,
-        obligations, return routes, blockers, Desk record, source provenance), gather
-        bundle signals (git) and the outside signals you pass (provider lane, sense), and
-        write one sentinel receipt: verdict ready|watch|blocked, score, recovery anchor."""
+        obligations, return routes, blockers, Desk record, source provenance), run the
+        bundle's declared readiness checks and keep their results (the provider lane), read
+        the sync state, add the outside signals you pass (provider lane, sense), and write
+        one sentinel receipt: verdict ready|watch|blocked, score, recovery anchor."""
         from ouro.sentinel.receipts import refresh
         from ouro.sentinel.signals import parse_caller_signals
 
         parsed = parse_caller_signals(signals)
-        return summary(refresh(self.folder, trigger=trigger, signals=parsed, keep=keep))
+        return summary(
+            refresh(
+                self.folder,
+                trigger=trigger,
+                signals=parsed,
+                keep=keep,
+                yes=yes,
+            )
+        )
 
     @verb
     def status(self) -> dict[str, Any]:

@@ -41,6 +41,7 @@ from ouro.arc import paths
 from ouro.arc.recorder import append_locked, build_event
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput, InvalidLocator, NotFound
+from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_bytes
 from ouro.store.jsonl import encode_line
 from ouro.store.locator import Locator
@@ -88,8 +89,8 @@ def _scrub_jsonl(data: bytes, match: str, record_id: str | None) -> tuple[bytes,
         if not raw.strip():
             continue
         try:
-            value = orjson.loads(raw)
-        except orjson.JSONDecodeError:
+            value = jsonio.loads(raw)
+        except jsonio.JSONDecodeError:
             value = None
         if record_id is not None:
             if not isinstance(value, dict) or value.get("id") != record_id:

@@ -9,7 +9,7 @@ from typing import Any
 def rebuild_entities() -> dict[str, Any]:
     """Regenerate desk/_record/diary/entities.json from facts.jsonl."""
     from ouro.cli.common import bundle_from
-    from ouro.desk.hooks import after_write
+    from ouro.derived import after_write
     from ouro.desk.record import entities_path, rebuild_entities
 
     bundle = bundle_from()
@@ -21,7 +21,7 @@ def rebuild_entities() -> dict[str, Any]:
 def rebuild_manifest() -> dict[str, Any]:
     """Regenerate desk/_record/notes/.index.json from the note files."""
     from ouro.cli.common import bundle_from
-    from ouro.desk.hooks import after_write
+    from ouro.derived import after_write
     from ouro.desk.notes import manifest_path, regenerate_manifest
 
     bundle = bundle_from()

@@ -62,6 +62,12 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
         ),
     ),
     ("claim", "list"): (("claim list --status verified", "verified claims, status derived now"),),
+    ("claim", "update"): (
+        (
+            'claim update <claim-id> --check "pytest -q tests/test_login.py"',
+            "fix a typo in its check",
+        ),
+    ),
     ("claim", "supersede"): (
         ("claim supersede <older-claim-id> --by <claim-id>", "one claim replaces another"),
     ),

@@ -22,4 +22,8 @@ def render_report(result: dict[str, Any]) -> str:
                 "'ouro index sync' computes them"
             )
     lines += [f"skipped {p['locator']}:{p['line']}: {p['reason']}" for p in result["problems"]]
+    lines += [
+        f"{d['name']}: {d['action']} (was {d.get('was', 'unknown')})"
+        for d in result.get("derived", ())
+    ]
     return "\n".join(lines)

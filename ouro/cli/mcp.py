@@ -25,8 +25,11 @@ def mcp(
         ),
     ] = "lean",
 ) -> int:
-    """Serve every ouro tool to an MCP client over stdin/stdout, bound to one bundle
-    (the global --bundle, else the usual discovery)."""
+    """Serve ouro's tools to an MCP client over stdin/stdout, bound to one bundle (the
+    global --bundle, else the usual discovery).
+
+    By default the lean set an agent uses while it works; --tools all serves every tool.
+    """
     from ouro.cli.common import bundle_from
 
     bundle = bundle_from()

@@ -37,8 +37,8 @@ def migrate(
     journal: Annotated[
         str | None,
         P(
-            "journal/ Markdown and text: make them Desk record notes (migrate, the default) "
-            "or quarantine all.",
+            "journal/ Markdown and text: triage each entry into Desk tasks, diary facts, a "
+            "note or a drop (migrate, the default), or quarantine them all.",
             choices=("migrate", "quarantine"),
         ),
     ] = None,

@@ -28,8 +28,6 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-import orjson
-
 from ouro.bundle import Bundle
 from ouro.errors import ToolDenied
 from ouro.habits.config import HabitsConfig
@@ -37,6 +35,7 @@ from ouro.habits.definition import Habit
 from ouro.habits.receipt import PermissionEnvelope, ReturnRoute, ToolPolicy
 from ouro.models.clock import utc_now_iso
 from ouro.models.ids import is_id
+from ouro.store import jsonio
 from ouro.store.jsonl import append_jsonl
 
 ENV_GRANTED = "OURO_GRANTED_TOOLS"
@@ -185,11 +184,11 @@ def _reason(bundle: Bundle, session_id: str, name: str) -> str:
     folder = session_dir(bundle, session_id)
     if folder is not None:
         try:
-            data = orjson.loads((folder / POLICY_FILE).read_bytes())
+            data = jsonio.loads((folder / POLICY_FILE).read_bytes())
             reason = data.get("reasons", {}).get(name)
             if isinstance(reason, str):
                 return reason
-        except (OSError, orjson.JSONDecodeError, AttributeError):
+        except (OSError, jsonio.JSONDecodeError, AttributeError):
             pass  # the generic reason below still says why
     return "not granted to this habit session"
 

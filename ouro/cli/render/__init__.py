@@ -40,7 +40,10 @@ RENDERERS: dict[Path, str] = {
             "checkpoint",
         )
     },
-    **{("claim", verb): _ARC + "claim" for verb in ("add", "evidence", "verify", "supersede")},
+    **{
+        ("claim", verb): _ARC + "claim"
+        for verb in ("add", "evidence", "verify", "supersede", "update")
+    },
     ("claim", "list"): _R + "claim_list",
     ("obligation", "add"): _ARC + "obligation",
     ("obligation", "close"): _ARC + "obligation",

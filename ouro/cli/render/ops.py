@@ -53,6 +53,15 @@ def search(result: dict[str, Any]) -> str:
 
 
 def index_status(result: dict[str, Any]) -> str:
+    """``ouro index status``: the index, then one line per other derived file."""
+    lines = [_index_state(result)]
+    for entry in result.get("derived", ()):
+        why = f" ({entry['reason']})" if entry.get("reason") else ""
+        lines.append(f"{entry['name']}: {entry['state']}{why}")
+    return "\n".join(lines)
+
+
+def _index_state(result: dict[str, Any]) -> str:
     """``ouro index status`` for humans."""
     lines = [
         f"index: {result['state']}" + (f" ({result['reason']})" if result.get("reason") else "")
@@ -137,6 +146,7 @@ def sentinel_refresh(r: dict[str, Any]) -> str:
             continue
         lines.append(
             f"  SIGNAL {sig['kind']}:{sig['source']} {sig['status']} (impact {sig['verdictImpact']})"
+            + (f" — {sig['detail']}" if sig.get("detail") else "")
         )
         if sig.get("repairCommand"):
             lines.append(f"        repair ({sig.get('repairActor')}): {sig['repairCommand']}")
@@ -186,9 +196,12 @@ def sentinel_status(r: dict[str, Any]) -> str:
         target = anchor.get("receiptId") or "none"
         lines.append(f"recovery anchor: {anchor.get('use')} → {target} — {anchor.get('reason')}")
     ready = r.get("latestReady")
-    lines.append(
-        f"latest ready: {ready['id']} at {ready['generatedAt']}" if ready else "latest ready: none"
-    )
+    if ready and not ready.get("usable", True):
+        lines.append(f"latest ready: {ready['id']} UNUSABLE — {ready.get('unusable')}")
+    elif ready:
+        lines.append(f"latest ready: {ready['id']} at {ready['generatedAt']}")
+    else:
+        lines.append("latest ready: none")
     for item in r.get("failing", []):
         lines.append(f"  {item['status'].upper():5} {item['check']}: {item['detail']}")
         repair = item.get("repair") or {}
