@@ -329,10 +329,13 @@ def resolve(bundle_root: Path | None) -> dict[str, tuple[str | None, str]]:
     return out
 
 
-def rows(bundle_root: Path | None, names: list[str]) -> list[dict[str, Any]]:
-    """The named settings as ``config get|list`` report them: value, source, the
-    source's label (with its file) and the setting's description."""
+def rows(bundle_root: Path | None, names: list[str] | None = None) -> list[dict[str, Any]]:
+    """The named settings (default: every one that resolves, readiness keys
+    included) as ``config get|list`` report them: value, source, the source's
+    label (with its file) and the setting's description."""
     resolved = resolve(bundle_root)
+    if names is None:
+        names = list(resolved)
     return [
         {
             "key": name,

@@ -215,7 +215,7 @@ def test_a_check_written_elsewhere_asks_before_running(bundle, repo, tmp_path) -
     code, out = ouro(copy, "claim", "verify", added["id"])
     assert code != 0 and "touch" in out and "--yes" in out
     assert not marker.exists()
-    # Interactive no: nothing runs. (CliRunner's stdin is not a terminal, so the
+    # Interactive no: nothing runs. (the in-process run's stdin is not a terminal, so the
     # refusal above is what an agent or a pipe sees; the prompt is for people.)
     code, out = ouro(copy, "claim", "verify", added["id"], "--yes")
     assert code == 0 and marker.exists()

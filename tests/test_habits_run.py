@@ -443,10 +443,11 @@ def test_show_explains_policy_and_envelope(bundle: Bundle) -> None:
 
 
 def test_demo_section_shows_one_run_and_its_receipt(bundle: Bundle) -> None:
+    from ouro.cli.render import text
     from ouro.demo import habits as demo
 
     steps: list[tuple[str, str]] = []
-    demo.run(bundle, lambda title, detail: steps.append((title, detail)))
+    demo.run(bundle, lambda title, detail: steps.append((title, detail)), text)
     titles = [title for title, _ in steps]
     assert "ouro habits run report  (private session, thrown away afterwards)" in titles
     title, receipt_step = next(s for s in steps if s[0].startswith("the receipt: "))

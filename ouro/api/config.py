@@ -34,7 +34,7 @@ class Config(Namespace):
         """Every setting with its effective value and its source."""
         from ouro import config
 
-        return {"settings": self._rows(list(config.SETTINGS))}
+        return {"settings": config.rows(self.folder.root)}
 
     @verb
     def set(

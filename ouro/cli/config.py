@@ -65,7 +65,7 @@ def list_(*, show_origin: Annotated[bool, P(_SHOW_ORIGIN)] = False) -> int:
     from ouro import config
     from ouro.cli.output import table
 
-    rows = _rows(list(config.SETTINGS))
+    rows = config.rows(_bundle_root())  # every setting, readiness keys included
     columns = ["key", "value", "origin"] if show_origin else ["key", "value"]
     shown = [{**row, "value": row["value"] or "(not set)"} for row in rows]
     _print({"settings": rows}, table(shown, columns))
