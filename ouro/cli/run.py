@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # no typing at run time: ``ouro --version`` imports only this module
 if TYPE_CHECKING:
+    from typing import Any
+
     from ouro.cli.tree import Entry, Path
 
 
