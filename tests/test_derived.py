@@ -160,7 +160,7 @@ def test_reads_never_change_the_record_even_when_they_heal(bundle: Bundle, tmp_p
         ("orient", "--json"),
         ("desk", "search", "login"),
         ("facts", "search", "staging"),
-        ("notes", "search", "login"),
+        ("notes", "consult", "login"),
         ("index", "status"),
         ("arc", "resume"),
         ("info",),

@@ -97,13 +97,22 @@ def test_cycles_are_refused_and_named(bundle: Bundle) -> None:
     assert cleared["changed"] == ["blockedBy"] and cleared["task"]["blockedBy"] == []
 
 
-def test_orient_offers_ready_work_only_without_an_ask(bundle: Bundle) -> None:
+def test_orient_keeps_ready_work_visible_while_an_ask_exists(bundle: Bundle) -> None:
+    # Issue 28, measured 3: ready tasks disappeared from the packet once an ask existed.
     tracks.add_track(bundle, "web")
     task = tasks.add_task(bundle, "web", "Pick me up", priority=1)
     packet = build_packet(bundle)
     assert "Desk: ready" in packet.text and task.id in packet.text
+    ready = [i for i in packet.items if i.section == "Desk: ready"]
+    assert [i.priority for i in ready] == [2]  # offered first when nothing is asked
     run_ouro("arc", "ask", "Ship the release", bundle=bundle, check=True)
-    assert "Desk: ready" not in build_packet(bundle).text
+    with_ask = build_packet(bundle)
+    assert "Desk: ready" in with_ask.text and task.id in with_ask.text
+    ready = [i for i in with_ask.items if i.section == "Desk: ready"]
+    assert [i.priority for i in ready] == [5]  # still there, budgeted below the ask's work
+    tight = build_packet(bundle, budget=400)
+    assert task.id not in tight.text and "Ship the release" in tight.text
+    assert tight.dropped.get("Desk: ready") == 1
 
 
 def test_lease_in_the_past_written_by_hand_is_not_live(bundle: Bundle) -> None:

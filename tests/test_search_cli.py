@@ -25,12 +25,12 @@ CASES = [
     ["desk", "search", "parser"],
     ["desk", "search", "*", "--json"],
     ["desk", "search", "--json", "--", "-parser"],
-    ["diary", "search", "--json"],
-    ["diary", "search", "short", "--history", "--json"],
-    ["diary", "search", "--about", "ari", "--since", "2026-01-01", "--json"],
+    ["diary", "consult", "--json"],
+    ["diary", "consult", "short", "--history", "--json"],
+    ["diary", "consult", "--about", "ari", "--since", "2026-01-01", "--json"],
     ["facts", "search", "ari", "--about", "ari", "--json"],
-    ["notes", "search", "deploy", "--tag", "release", "--json"],
-    ["notes", "search", "deploy"],
+    ["notes", "consult", "deploy", "--tag", "release", "--json"],
+    ["notes", "consult", "deploy"],
 ]
 
 

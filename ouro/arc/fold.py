@@ -49,7 +49,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ouro.arc.kinds import is_boundary
+from ouro.arc.events import is_boundary
 from ouro.arc.paths import DAY_FILE
 from ouro.store import jsonio
 from ouro.store import stamp as stamps
@@ -287,9 +287,7 @@ def _line_digest(raw: bytes) -> str:
 
 
 def _parse(raw: bytes, loads: Callable[[bytes], Any]) -> dict[str, Any] | str:
-    """The event on one line, or why it is not one. ``loads``: ``jsonio.loads`` or
-    ``orjson.loads``, which agree on every line (``ouro.store.jsonio``) but an
-    integer beyond 64 bits (exact, or a float)."""
+    """The event on one line, or why it is not one (``loads``: ``jsonio.loads_for``)."""
     try:
         value = loads(raw)
     except jsonio.JSONDecodeError as exc:

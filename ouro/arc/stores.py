@@ -29,14 +29,14 @@ Summary shape (both stores): ``{"files": {name: "<fp> <digest> <id>"},
 ``latest.json`` stays cheap to parse — or ``{"error": reason}`` when the
 folder itself cannot be listed (unknown, never empty). Obligation file names
 under ``inner/`` are keyed ``inner/<name>``; a closed obligation has a file
-line and no item.
+line and no item; a file the obligation reader refuses is an error keyed by
+its file name (``inner/<name>`` for a return obligation).
 
-A claim file that must be read is checked against the exact on-disk form
-without pydantic (``ouro.arc.claim_derive.claim_view``) and its status derived
-by the same ``derive_status`` the claim commands use; only a file in an
-unusual form (or invalid) goes through the claim schema (``ouro.arc.claim_status``,
-pydantic), which gives the same answer or names the bad field. So orient,
-resume and host hooks start without pydantic.
+A claim file that must be read goes through the one claim reader
+(``ouro.arc.claim_status.claim_from_json``: no schema library, so orient,
+resume and host hooks start without pydantic) and its status is derived by the
+same ``derive_status`` the claim commands use; a file it refuses is reported
+with the field it names.
 """
 
 from __future__ import annotations
@@ -60,7 +60,6 @@ except ImportError:  # pragma: no cover - a Python built without _blake2
     from hashlib import blake2b
 
 if TYPE_CHECKING:
-    from ouro.arc.claim_derive import ClaimView
     from ouro.arc.claim_status import Claim
 
 Summary = dict[str, Any]
@@ -203,8 +202,9 @@ def _stat_ref(roots: tuple[str, str], ref: str) -> str | None:
 # --- claims -------------------------------------------------------------------
 
 
-def claim_entry(bundle: Bundle, claim: Claim | ClaimView) -> dict[str, Any]:
-    from ouro.arc.claim_derive import derive_status, memo_hasher, watched_refs
+def claim_entry(bundle: Bundle, claim: Claim) -> dict[str, Any]:
+    from ouro.arc.claim_status import derive_status, watched_refs
+    from ouro.arc.refs import memo_hasher
 
     status, reason = derive_status(claim, memo_hasher(bundle))
     text = " ".join(claim.text.split())[:TEXT_LIMIT]
@@ -216,19 +216,14 @@ def claim_entry(bundle: Bundle, claim: Claim | ClaimView) -> dict[str, Any]:
 
 def _parse_claim(bundle: Bundle, folder: Path) -> Callable[[bytes, str], Parsed]:
     def parse(data: bytes, name: str) -> Parsed:
-        from ouro.arc.claim_derive import claim_view
+        from ouro.arc.claim_status import claim_from_json
 
         try:
             raw = jsonio.loads(data)
         except jsonio.JSONDecodeError as exc:
             return name[:-5], None, f"{folder / name}: not valid JSON ({exc})"
-        view = claim_view(raw)
-        if view is not None:
-            return view.id, claim_entry(bundle, view), None
-        from ouro.arc.claim_status import Claim  # unusual data: the schema judges it
-
         try:
-            claim = Claim.from_json(raw, source=str(folder / name))
+            claim = claim_from_json(raw, source=str(folder / name))
         except InvalidInput as exc:
             return name[:-5], None, exc.message
         return claim.id, claim_entry(bundle, claim), None
@@ -283,25 +278,26 @@ def scan_claims(bundle: Bundle) -> Summary:
 # --- obligations ----------------------------------------------------------------
 
 
-def _obligation_summary(data: Any, inner: bool) -> dict[str, Any]:
+def _obligation_summary(data: dict[str, Any], inner: bool) -> dict[str, Any]:
     keep = ("what", "owedTo", "due", "status", "route", "deskLocator")
-    return {"inner": inner, **{k: data.get(k) for k in keep if data.get(k) is not None}}
+    return {"inner": inner, **{k: data[k] for k in keep if data.get(k) is not None}}
 
 
 def _read_obligation(inner: bool) -> Callable[[bytes, str], Parsed]:
     where = "obligations/inner" if inner else "obligations"
 
     def read(raw: bytes, name: str) -> Parsed:
+        from ouro.arc.obligations import obligation_from_json
+
+        key = ("inner/" if inner else "") + name[:-5]  # an unreadable one stays findable
         try:
-            data = jsonio.loads(raw)
+            ob = obligation_from_json(jsonio.loads(raw), source=f"{where}/{name}")
         except jsonio.JSONDecodeError as exc:
-            return name[:-5], None, f"{where}/{name} is not valid JSON ({exc})"
-        if not isinstance(data, dict) or not isinstance(data.get("id"), str):
-            return name[:-5], None, f"{where}/{name} is not an obligation record"
-        status = data.get("status")
-        if status not in ("open", "done", "dropped"):
-            return data["id"], None, f"{where}/{name}: unknown status {status!r}"
-        return data["id"], _obligation_summary(data, inner) if status == "open" else None, None
+            return key, None, f"{where}/{name} is not valid JSON ({exc})"
+        except InvalidInput as exc:
+            return key, None, exc.message
+        summary = _obligation_summary(ob.to_json(), inner) if ob.status == "open" else None
+        return ob.id, summary, None
 
     return read
 

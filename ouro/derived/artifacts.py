@@ -281,11 +281,14 @@ def _rebuild_index(bundle: Bundle) -> Any:
 def _check_vectors(bundle: Bundle) -> Check:
     import sqlite3
 
+    from ouro import embedding
     from ouro.errors import IndexUnavailable
     from ouro.index import db, semantic
 
-    if not semantic.available():
-        return Check("not installed", f"search by meaning is not installed; {semantic.ENABLE_HINT}")
+    if not embedding.available():
+        return Check(
+            "not installed", f"search by meaning is not installed; {embedding.ENABLE_HINT}"
+        )
     if not db.db_path(bundle.root).is_file():
         return Check("missing", "no index yet")
     try:

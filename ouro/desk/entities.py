@@ -47,12 +47,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ouro.desk.derived import replace_derived
 from ouro.desk.entities_stamp import read_stamp, stamp_range
 from ouro.desk.factstate import DiaryState
 from ouro.store import cursor as cursors
+from ouro.store import jsonio
 from ouro.store import stamp as stamps
 from ouro.store.atomic import atomic_write_bytes
 
@@ -104,9 +103,9 @@ def keep_unreadable(entities: Path, stamp: Path) -> Path | None:
     except (FileNotFoundError, IsADirectoryError):
         return None
     try:
-        if isinstance(orjson.loads(data), dict):
+        if isinstance(jsonio.loads(data), dict):
             return None
-    except orjson.JSONDecodeError:
+    except jsonio.JSONDecodeError:
         pass
     stamp_text = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     copy = entities.with_name(f"{entities.name}.corrupt-{stamp_text}")
@@ -210,8 +209,8 @@ def read_current(entities: Path, stamp: Path, facts: Path) -> bytes | dict[str, 
     finally:
         os.close(facts_fd)
     try:
-        parsed = orjson.loads(data)
-    except orjson.JSONDecodeError:
+        parsed = jsonio.loads(data)
+    except jsonio.JSONDecodeError:
         return data  # the caller reports it
     if not isinstance(parsed, dict) or not apply_lines(parsed, lines):
         return data
@@ -235,8 +234,8 @@ def apply_lines(entities: dict[str, Any], lines: bytes) -> bool:
         if not raw.strip():
             continue
         try:
-            value = orjson.loads(raw)
-        except orjson.JSONDecodeError:
+            value = jsonio.loads(raw)
+        except jsonio.JSONDecodeError:
             return False
         if not isinstance(value, dict):
             return False

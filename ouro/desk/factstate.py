@@ -72,6 +72,7 @@ from ouro.desk import diary_snapshot
 from ouro.desk.diary_snapshot import _HEADER, SNAPSHOT_MAGIC, SNAPSHOT_VERSION
 from ouro.desk.factnorm import NEAR_THRESHOLD, could_exceed, normalize_text, overlap, tokens
 from ouro.store import cursor as cursors
+from ouro.store import jsonio
 from ouro.store import stamp as stamps
 from ouro.store.jsonl import BadLine
 from ouro.store.stamp import Stamp
@@ -484,7 +485,7 @@ class DiaryState:
                 gc.enable()
 
     def _consume_lines(self, data: bytes, base: int) -> None:
-        loads, invalid = orjson.loads, orjson.JSONDecodeError
+        loads, invalid = jsonio.loads_for(len(data)), jsonio.JSONDecodeError
         pos = base
         for raw in data.split(b"\n")[:-1]:
             self.lines += 1
@@ -856,7 +857,7 @@ class DiaryState:
     # --- questions a write asks ---------------------------------------------
     def line(self, fid: str) -> dict[str, Any]:
         ref = self.facts[fid]
-        value: dict[str, Any] = orjson.loads(self.read_bytes(ref[START], ref[LENGTH]))
+        value: dict[str, Any] = jsonio.loads(self.read_bytes(ref[START], ref[LENGTH]))
         return value
 
     def exact(self, norm: str, exclude: str | None) -> str | None:
@@ -953,6 +954,6 @@ def state_for(path: Path) -> DiaryState:
 
 def _loads(raw: bytes) -> Any:
     try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        return jsonio.loads(raw)
+    except jsonio.JSONDecodeError:
         return None

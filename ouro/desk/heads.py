@@ -202,18 +202,6 @@ def head_of(desk: str, row: Row) -> Head:
 WANTED = frozenset(FIELDS) | {"claimedBy"}
 
 
-def _fast_meta(text: str) -> dict[str, Any] | None:
-    """The head keys read without YAML when the front matter is in ouro's shape."""
-    from ouro.store.frontmatter import fast_fields
-
-    if not text.startswith("---\n"):
-        return None
-    end = text.find("\n---\n", 3)
-    if end < 0:
-        return None
-    return fast_fields(text[4 : end + 1], WANTED)
-
-
 def _read_task(key: str, path: str) -> Row:
     """The head row of one task.md; raises CorruptFile when unreadable."""
     from ouro.store.frontmatter import parse
@@ -226,9 +214,7 @@ def _read_task(key: str, path: str) -> Row:
         raise CorruptFile(
             f"{locator}: unreadable ({exc})", hint="fix the file by hand; ouro left it untouched"
         ) from None
-    meta = _fast_meta(text)
-    if meta is None:
-        meta, _body = parse(text, source=locator)
+    meta, _body = parse(text, source=locator, keys=WANTED)
     row = _row(key, meta)
     if not row[2]:
         raise CorruptFile(f"{locator}: the front matter has no id", hint="add 'id: t-…'")

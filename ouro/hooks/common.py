@@ -31,6 +31,7 @@ import orjson
 from ouro.bundle import Bundle, Found
 from ouro.edge import SHORT, check_text
 from ouro.errors import InvalidInput, OuroError
+from ouro.store import jsonio
 
 #: The events ouro handles, by their host names (both hosts use the same ones).
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd")
@@ -123,8 +124,8 @@ def parse_input(text: str) -> HookInput:
     if not text.strip():
         raise InvalidInput("hook stdin is empty", hint="the host must pipe its hook JSON to stdin")
     try:
-        data = orjson.loads(text)
-    except orjson.JSONDecodeError as exc:
+        data = jsonio.loads(text)
+    except jsonio.JSONDecodeError as exc:
         raise InvalidInput(
             f"hook stdin is not JSON ({exc})", hint="check the host hook config"
         ) from None

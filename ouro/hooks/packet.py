@@ -25,6 +25,7 @@ from ouro.arc.redact import bundle_literals, redact
 from ouro.bundle import Bundle
 from ouro.hooks import state
 from ouro.hooks.common import clip
+from ouro.store import jsonio
 
 if TYPE_CHECKING:
     from ouro.orient_types import OrientItem
@@ -113,8 +114,8 @@ def render_changes(
 def _parse(key: str) -> tuple[str, str]:
     """(section, locator) of a key written by ``keyed_items`` (any other: as is)."""
     try:
-        value: Any = orjson.loads(key)
-    except orjson.JSONDecodeError:
+        value: Any = jsonio.loads(key)
+    except jsonio.JSONDecodeError:
         return key, ""
     if isinstance(value, list) and len(value) == 3:
         return str(value[0]), str(value[1])

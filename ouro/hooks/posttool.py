@@ -59,12 +59,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ouro.arc import paths
 from ouro.arc.refs import repo_root
 from ouro.bundle import Bundle
-from ouro.errors import OuroError
+from ouro.errors import InvalidInput, OuroError
 from ouro.hooks import receipts
 from ouro.hooks.common import HookInput, Host, Options, Reply, describe
 from ouro.hooks.witness import (
@@ -78,6 +76,7 @@ from ouro.hooks.witness import (
     witness,
 )
 from ouro.models.clock import format_time, utc_now
+from ouro.store import jsonio
 
 SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell"})
 _EXIT_PATTERNS = (
@@ -208,19 +207,16 @@ def _matching_claims(bundle: Bundle, command: str) -> list[ClaimMatch]:
         raw = _head_bytes(os.path.join(folder, name), 1 << 22)
         if raw is None or b'"check"' not in raw or not all(n in raw for n in needles):
             continue
+        from ouro.arc.claim_status import claim_from_json
+
         try:
-            data = orjson.loads(raw)
-        except orjson.JSONDecodeError:
+            claim = claim_from_json(jsonio.loads(raw))
+        except (jsonio.JSONDecodeError, InvalidInput):
             continue  # unreadable claims are reported by claim list, not here
-        if not isinstance(data, dict) or data.get("supersededBy"):
+        if claim.superseded_by:
             continue
-        check = data.get("check")
-        if isinstance(check, str) and check.strip() == command:
-            repo = data.get("repo")
-            repo = repo if isinstance(repo, str) else None
-            about = data.get("about")
-            refs = tuple(a for a in about if isinstance(a, str)) if isinstance(about, list) else ()
-            found.append(ClaimMatch(str(data.get("id")), repo or default, repo, refs))
+        if claim.check is not None and claim.check.strip() == command:
+            found.append(ClaimMatch(claim.id, claim.repo or default, claim.repo, claim.about))
     return found
 
 
@@ -380,7 +376,7 @@ def _receipt(
 
 def _sources(bundle: Bundle, claims: list[ClaimMatch], task_ids: list[str]) -> dict[str, Any]:
     """The hashes of what each check is about, as of the report (for a late receipt)."""
-    from ouro.arc.claim_derive import Unresolvable, hash_ref
+    from ouro.arc.refs import Unresolvable, hash_ref
     from ouro.desk.tasks import about_hashes, find_task
 
     out: dict[str, Any] = {"claims": {}, "tasks": {}}

@@ -40,13 +40,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
 from ouro.hooks.common import HookInput, Host, Reply, describe
 from ouro.hooks.state import STATE_DIR, session_slug
 from ouro.hooks.witness import ASSERTED, OBSERVED, Verdict
+from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
 from ouro.store.lock import FileLock
 
@@ -73,8 +72,8 @@ def has_pending(bundle: Bundle, host: str, session_id: str | None) -> bool:
     if not session_id:
         return False
     try:
-        data = orjson.loads(ledger_path(bundle, host, session_id).read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        data = jsonio.loads(ledger_path(bundle, host, session_id).read_bytes())
+    except (OSError, jsonio.JSONDecodeError):
         return False  # none, or unreadable (the next receipt sets it aside)
     return isinstance(data, dict) and bool(data.get("pending"))
 
@@ -82,10 +81,10 @@ def has_pending(bundle: Bundle, host: str, session_id: str | None) -> bool:
 def load(path: Path) -> tuple[dict[str, Any], str | None]:
     """(the ledger, a warning when an unreadable one was set aside)."""
     try:
-        data = orjson.loads(path.read_bytes())
+        data = jsonio.loads(path.read_bytes())
     except FileNotFoundError:
         return {"schemaVersion": SCHEMA_VERSION, "seen": [], "pending": []}, None
-    except (OSError, orjson.JSONDecodeError) as exc:
+    except (OSError, jsonio.JSONDecodeError) as exc:
         return _fresh(path, str(exc))
     if (
         not isinstance(data, dict)

@@ -31,6 +31,7 @@ from ouro.bundle import Bundle
 from ouro.errors import CorruptFile
 from ouro.models.clock import utc_now_iso
 from ouro.models.hashing import content_hash
+from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
 
 STATE_DIR = "state/hooks"
@@ -62,10 +63,10 @@ def fingerprint(hashes: dict[str, str]) -> str:
 def load(path: Path) -> dict[str, Any] | None:
     """The saved state, ``None`` if there is none, ``CorruptFile`` if unreadable."""
     try:
-        data = orjson.loads(path.read_bytes())
+        data = jsonio.loads(path.read_bytes())
     except FileNotFoundError:
         return None
-    except orjson.JSONDecodeError as exc:
+    except jsonio.JSONDecodeError as exc:
         raise CorruptFile(f"{path}: not valid JSON ({exc})") from None
     if (
         not isinstance(data, dict)

@@ -42,10 +42,10 @@ from ouro.arc.recorder import append_locked, build_event, record_event
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
 from ouro.models.clock import utc_now_iso
+from ouro.store.git import Git, SyncError, first_line
 from ouro.store.lock import FileLock
 from ouro.sync import state
 from ouro.sync.conflicts import MergeOutcome, Merger
-from ouro.sync.git import Git, SyncError, first_line
 from ouro.sync.locks import incoming_task_ids, writer_locks
 from ouro.sync.repo import require_own_repository
 from ouro.sync.summary import describe, staged_summary
