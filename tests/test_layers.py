@@ -64,7 +64,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("ouro.sentinel.api", "ouro.cli.output"): "core27: renderer moves to a front end",
     ("ouro.sentinel.api", "ouro.sentinel.drills"): "core27: the drill verb moves to ouro/api/",
     ("ouro.models.lite", "ouro.tools"): "core27: the lite validator is replaced by ouro.spec",
-    ("ouro.habits.policy", "ouro.tools"): "core27: the policy reads ouro.registry instead",
     # -- domain code still to untangle (see dedup27's report for the proposals)
     # the check runner and refs need arc.redact, which ouro/mcp.py imports too:
     # move redact, refs and checkrun below the domains once mcp.py is rewritten
@@ -269,7 +268,6 @@ KNOWN_VERB_MODULES = frozenset(
         "arc/tools_arc.py",
         "arc/tools_claims.py",
         "desk/api.py",
-        "desk/record_api.py",
         "habits/api.py",
         "index/tools.py",
         "locks/api.py",
