@@ -58,6 +58,7 @@ def clone(
 
     Checks out the branch holding bundle.json whatever the remote's HEAD names.
     """
+    from ouro.derived import regenerate
     from ouro.sync.clone import clone as cloning
 
-    return cloning(url, Path(path), branch=branch, interval=interval)
+    return cloning(url, Path(path), branch=branch, interval=interval, regenerate=regenerate)
