@@ -51,9 +51,11 @@ def test_all_drills_pass_and_leave_the_real_bundle_alone(bundle: Bundle) -> None
     assert [d["name"] for d in result["drills"]] == list(DRILLS)
     after = snapshot(bundle.root)
     changed = {k for k in set(before) | set(after) if before.get(k) != after.get(k)}
+    # the receipt is the drill's one write; a read may heal a cache under state/
     assert changed and all(
-        k.startswith(paths.SENTINEL_DIR) or k == "state/locks/sentinel.lock" for k in changed
+        k.startswith(paths.SENTINEL_DIR) or k.startswith("state/") for k in changed
     ), changed
+    assert any(k.startswith(paths.SENTINEL_DIR) for k in changed), changed
     latest = load(paths.latest_path(bundle))
     assert latest["trigger"] == "drill" and latest["id"] == result["receipt"]["receiptId"]
     assert [d["status"] for d in latest["drills"]] == ["pass"] * len(DRILLS)
