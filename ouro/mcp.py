@@ -64,9 +64,9 @@ from pydantic import ValidationError
 
 from ouro import registry
 from ouro.api import call
-from ouro.arc.redact import bundle_literals, redact_obj
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
+from ouro.proof.redact import bundle_literals, redact_obj
 from ouro.spec import json_schema
 from ouro.store.bounded import BoundedLines
 
@@ -169,7 +169,7 @@ def call_tool(
             }
         )
     # MCP results are a render surface: the record keeps what the user wrote,
-    # the agent never sees a secret from it (ouro.arc.redact, the one redactor).
+    # the agent never sees a secret from it (ouro.proof.redact, the one redactor).
     result = redact_obj(result, bundle_literals(bundle))
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=_json_text(result))],

@@ -358,7 +358,7 @@ def collect_items(bundle: Bundle) -> list[OrientItem]:
 
 
 def build_packet(bundle: Bundle, budget: int = DEFAULT_BUDGET) -> Packet:
-    from ouro.arc.redact import bundle_literals
+    from ouro.proof.redact import bundle_literals
 
     return pack(
         collect_items(bundle), budget, agent=agent_name(bundle), literals=bundle_literals(bundle)
@@ -366,7 +366,7 @@ def build_packet(bundle: Bundle, budget: int = DEFAULT_BUDGET) -> Packet:
 
 
 class RedactedLines:
-    """Each item's packet line, redacted on first use (``ouro.arc.redact``, the one
+    """Each item's packet line, redacted on first use (``ouro.proof.redact``, the one
     redactor): Desk and the record keep what the user wrote, an Arc file edited
     by hand is caught too, and only the items the budget considers pay for it."""
 
@@ -378,7 +378,7 @@ class RedactedLines:
 
     def item(self, i: int) -> OrientItem:
         if i not in self._clean:
-            from ouro.arc.redact import redact
+            from ouro.proof.redact import redact
 
             raw = self.items[i]
             text = redact(raw.text, self.literals)

@@ -18,9 +18,9 @@ import pytest
 from ouro.arc import claims, obligations, stores
 from ouro.arc.claim_status import claim_from_json, derive_status, watched_refs
 from ouro.arc.paths import claims_dir
-from ouro.arc.refs import memo_hasher
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, InvalidInput
+from ouro.proof.refs import memo_hasher
 
 
 def _claims(bundle: Bundle) -> list[dict[str, Any]]:

@@ -9,10 +9,10 @@ import pytest
 
 from ouro.arc import claims, obligations
 from ouro.arc.recorder import record_event
-from ouro.arc.redact import bundle_literals, redact, redact_obj
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.orient import build_packet
+from ouro.proof.redact import bundle_literals, redact, redact_obj
 from tests.conftest import run_ouro
 
 SECRETS = {

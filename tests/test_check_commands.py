@@ -1,7 +1,7 @@
 """A check command is never rewritten (issue 26, item 4).
 
 A check holding a value that looks like a credential is refused -- claims and
-tasks, one rule (``ouro.arc.checkrun.check_command``) -- with the reason and
+tasks, one rule (``ouro.proof.checkrun.check_command``) -- with the reason and
 what to do; every other check is stored and run exactly as typed. Redaction of
 Arc text stops at whitespace and shell metacharacters, so wherever it applies
 it cannot eat a command's separators.
@@ -16,11 +16,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ouro.arc import claims
-from ouro.arc.redact import redact
 from ouro.bundle import Bundle
 from ouro.desk.tasks import add_task, update_task
 from ouro.desk.tracks import add_track
 from ouro.errors import InvalidInput
+from ouro.proof.redact import redact
 from tests.conftest import ouro_json, run_ouro, snapshot
 
 SECRET_CHECKS = [
@@ -81,7 +81,7 @@ def test_the_refusal_names_what_looked_secret(bundle: Bundle) -> None:
 
 
 def test_a_literal_listed_in_bundle_json_counts(bundle: Bundle) -> None:
-    from ouro.arc.checkrun import check_command
+    from ouro.proof.checkrun import check_command
 
     meta = json.loads(bundle.meta_path.read_text())
     meta["redact"] = {"literals": ["corp-internal-7"]}

@@ -167,7 +167,7 @@ def _break_truncate(mp: pytest.MonkeyPatch) -> None:
 
 
 def _break_secrets(mp: pytest.MonkeyPatch) -> None:
-    import ouro.arc.redact as redact
+    import ouro.proof.redact as redact
 
     mp.setattr(redact, "redact", lambda text, literals=(): text)
 
@@ -188,7 +188,7 @@ def _break_unknown_not_zero(mp: pytest.MonkeyPatch) -> None:
 
 def _break_evidence_freshness(mp: pytest.MonkeyPatch) -> None:
     import ouro.arc.claims as claims
-    import ouro.arc.refs as refs
+    import ouro.proof.refs as refs
 
     def by_name(bundle: Bundle, ref: str, repo: str | None = None) -> str:
         return "sha256:" + ref.encode().hex()  # ignores the content

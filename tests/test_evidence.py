@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from ouro.arc import checkrun, claims, paths
+from ouro.arc import claims, paths
 from ouro.arc.claim_status import claim_from_json, derive_status
-from ouro.arc.refs import memo_hasher
 from ouro.arc.resume import read_resume_full
 from ouro.bundle import Bundle
 from ouro.cli.run import run
 from ouro.hooks.handlers import debt_actions, debt_message
+from ouro.proof import checkrun
+from ouro.proof.refs import memo_hasher
 
 
 def ouro(bundle: Bundle, *args: str) -> tuple[int, str]:

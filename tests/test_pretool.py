@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from ouro import locks
-from ouro.arc.refs import repo_root
 from ouro.bundle import Bundle
 from ouro.hooks.pretool import edited_paths
+from ouro.proof.refs import repo_root
 from tests.conftest import run_ouro, snapshot
 
 

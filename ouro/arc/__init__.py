@@ -13,6 +13,6 @@ Files this package owns (all under ``arc/`` of a bundle):
   obligations with a route) (``ouro.arc.obligations``).
 
 Every string that reaches one of these files passes through
-``ouro.arc.redact`` first. Every write takes the one Arc lock
+``ouro.proof.redact`` first. Every write takes the one Arc lock
 (``state/locks/arc.lock``) so the checkpoint always folds a consistent view.
 """

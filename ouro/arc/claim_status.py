@@ -20,7 +20,7 @@ Every evidence receipt says how it was obtained (``provenance``):
 
 Only observed evidence can make a claim ``verified``. Status is never stored;
 ``derive_status`` computes it on every read from the claim and the current
-content of what the claim is about (sources resolve as ``ouro.arc.refs`` says):
+content of what the claim is about (sources resolve as ``ouro.proof.refs`` says):
 
 1. ``superseded`` when ``supersededBy`` is set;
 2. ``unverifiable`` when an ``about`` source cannot be resolved now;
@@ -42,9 +42,9 @@ import os
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
-from ouro.arc.refs import BUNDLE_AREAS, Hasher, Unresolvable
 from ouro.errors import CorruptFile, InvalidInput
 from ouro.models.fields import Fields
+from ouro.proof.refs import BUNDLE_AREAS, Hasher, Unresolvable
 from ouro.store import jsonio
 
 Authority = Literal["runtime", "command", "test", "git", "ci", "human", "agent"]
@@ -384,7 +384,7 @@ def watched_refs(claim: Claim) -> list[str]:
     """Every ref whose change can change a claim's derived status.
 
     For a claim with its own ``repo``, repository refs come back absolute so
-    a stat of them (``ouro.arc.refs.stat_ref``) looks in the right folder.
+    a stat of them (``ouro.proof.refs.stat_ref``) looks in the right folder.
     """
     refs = list(claim.about)
     for evidence in claim.evidence:

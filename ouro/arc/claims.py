@@ -9,7 +9,7 @@ tail, never the output. Status is derived on read
 
 Provenance is set here, never taken from the caller: ``add_evidence`` (what
 anyone can type) always writes ``asserted``; ``verify_claim`` (ouro ran the
-check, ``ouro.arc.checkrun``) writes ``observed-by-ouro``;
+check, ``ouro.proof.checkrun``) writes ``observed-by-ouro``;
 ``observe_host_run`` (a host hook reported the run) writes
 ``observed-by-host`` when the hook confirmed the run in the host's own
 transcript, else ``asserted`` with the reason in ``note``;
@@ -23,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ouro.arc import checkrun, paths
+from ouro.arc import paths
 from ouro.arc.claim_status import (
     STATUSES,
     Claim,
@@ -35,14 +35,15 @@ from ouro.arc.claim_status import (
     load_claim,
 )
 from ouro.arc.recorder import append_locked, build_event
-from ouro.arc.redact import bundle_literals, redact, redact_obj
-from ouro.arc.refs import Unresolvable, check_ref, confined_ref, hash_ref, memo_hasher
 from ouro.bundle import Bundle
 from ouro.edge import require_text
 from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound, OuroError
 from ouro.models.clock import utc_now_iso
 from ouro.models.hashing import content_hash
 from ouro.models.ids import is_id, new_id
+from ouro.proof import checkrun
+from ouro.proof.redact import bundle_literals, redact, redact_obj
+from ouro.proof.refs import Unresolvable, check_ref, confined_ref, hash_ref, memo_hasher
 from ouro.store.atomic import atomic_write_json
 
 _LIST_HINT = "list claims with 'ouro claim list'"

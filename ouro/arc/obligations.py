@@ -25,13 +25,13 @@ from typing import Any, Literal, NamedTuple
 
 from ouro.arc import paths
 from ouro.arc.recorder import append_locked, build_event
-from ouro.arc.redact import bundle_literals, redact_obj
 from ouro.bundle import Bundle
 from ouro.edge import require_text
 from ouro.errors import Conflict, CorruptFile, InvalidInput, InvalidLocator, NotFound
 from ouro.models.clock import utc_now_iso
 from ouro.models.fields import Fields
 from ouro.models.ids import is_id, new_id
+from ouro.proof.redact import bundle_literals, redact_obj
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
 

@@ -16,12 +16,12 @@ from typing import Any
 from ouro.arc import checkpoint as ckpt
 from ouro.arc import paths
 from ouro.arc.events import event_line
-from ouro.arc.redact import bundle_literals, redact_obj
 from ouro.bundle import Bundle
 from ouro.edge import require_text
 from ouro.errors import OuroError
 from ouro.models.clock import utc_now_iso
 from ouro.models.ids import new_id
+from ouro.proof.redact import bundle_literals, redact_obj
 from ouro.store.jsonl import append_jsonl
 
 

@@ -48,9 +48,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ouro.arc.paths import claims_dir, inner_dir, obligations_dir
-from ouro.arc.refs import BUNDLE_AREAS, repo_root
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
+from ouro.proof.refs import BUNDLE_AREAS, repo_root
 from ouro.store import jsonio
 from ouro.store import stamp as stamps
 
@@ -204,7 +204,7 @@ def _stat_ref(roots: tuple[str, str], ref: str) -> str | None:
 
 def claim_entry(bundle: Bundle, claim: Claim) -> dict[str, Any]:
     from ouro.arc.claim_status import derive_status, watched_refs
-    from ouro.arc.refs import memo_hasher
+    from ouro.proof.refs import memo_hasher
 
     status, reason = derive_status(claim, memo_hasher(bundle))
     text = " ".join(claim.text.split())[:TEXT_LIMIT]

@@ -369,7 +369,7 @@ def add_task(
     blocked_by: list[str] | None = None,
     parent: str | None = None,
 ) -> Task:
-    from ouro.arc.checkrun import check_command
+    from ouro.proof.checkrun import check_command
 
     folder = require_track(bundle, track)
     check = check_command(bundle, check)  # a secret-looking check is refused, never rewritten
@@ -389,7 +389,7 @@ def add_task(
         path = folder / slug / "task.md"
         write_doc(path, meta, body)
     if meta.get("check"):
-        from ouro.arc.checkrun import trust
+        from ouro.proof.checkrun import trust
 
         trust(bundle, meta["check"], how=f"desk task add {meta['id']}")
     return load_task(bundle, path)
@@ -521,7 +521,7 @@ def last_check(meta: dict[str, Any]) -> dict[str, Any] | None:
 
 def about_hashes(bundle: Bundle, about: list[str]) -> dict[str, str | None]:
     """The content hash of each ``about`` file now (None when it cannot be read)."""
-    from ouro.arc.refs import Unresolvable, hash_ref
+    from ouro.proof.refs import Unresolvable, hash_ref
 
     out: dict[str, str | None] = {}
     for ref in about:
@@ -621,7 +621,7 @@ def update_task(
         )
     new_title = check_title(title) if title is not None else None
     if check is not None and check.strip():
-        from ouro.arc.checkrun import check_command
+        from ouro.proof.checkrun import check_command
 
         check = check_command(bundle, check)  # refused, never rewritten
     refs = check_about(bundle, about) if about is not None else None
@@ -696,7 +696,7 @@ def update_task(
             task.meta["updated"] = now
             save_task(task)
     if "check" in changed and task.meta.get("check"):
-        from ouro.arc.checkrun import trust
+        from ouro.proof.checkrun import trust
 
         trust(bundle, task.meta["check"], how=f"desk task update {task_id}")
     return task, changed
@@ -704,7 +704,7 @@ def update_task(
 
 def check_about(bundle: Bundle, about: list[str]) -> list[str]:
     """The refs, each well-formed and inside its root after symlinks (as a claim's)."""
-    from ouro.arc.refs import check_ref, confined_ref
+    from ouro.proof.refs import check_ref, confined_ref
 
     return [confined_ref(bundle, check_ref(ref, field="about"), field="about") for ref in about]
 
@@ -718,7 +718,7 @@ def verify_task(
     agent: str | None = None,
 ) -> tuple[Task, Any]:
     """Run the task's check like a CI step and record an observed receipt."""
-    from ouro.arc import checkrun
+    from ouro.proof import checkrun
 
     who = acting_agent(bundle, agent)
     task = find_task(bundle, ref)

@@ -34,7 +34,6 @@ from datetime import datetime
 from typing import Any
 
 from ouro.arc.recorder import record_event
-from ouro.arc.redact import bundle_literals, redact_obj
 from ouro.bundle import Bundle
 from ouro.errors import Conflict, LockTimeout, OuroError
 from ouro.habits import outcome as oc
@@ -55,6 +54,7 @@ from ouro.habits.session import SURFACE_FILE, Session, body_env, discard, open_s
 from ouro.habits.state import HabitState, read_state, state_locator, write_state
 from ouro.habits.surface import OUTBOX
 from ouro.models.clock import format_time, utc_now
+from ouro.proof.redact import bundle_literals, redact_obj
 from ouro.store.jsonl import read_jsonl
 from ouro.store.lock import FileLock
 

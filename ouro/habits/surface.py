@@ -40,13 +40,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ouro.arc.paths import arc_lock
-from ouro.arc.redact import bundle_literals, redact
 from ouro.bundle import Bundle
 from ouro.habits.config import read_config
 from ouro.habits.receipt import PermissionEnvelope, ReturnRoute, SurfaceAttempt, SurfaceResult
 from ouro.habits.session import ENVELOPE_FILE, SURFACE_FILE, current_session, read_session_json
 from ouro.models.clock import utc_now_iso
 from ouro.models.ids import new_id
+from ouro.proof.redact import bundle_literals, redact
 from ouro.store.jsonl import append_jsonl
 
 OUTBOX = "arc/outbox/pending.jsonl"

@@ -181,8 +181,8 @@ def pre_compact(bundle: Bundle, host: Host, inp: HookInput, options: Options) ->
 
 
 def stop(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
-    from ouro.arc.redact import bundle_literals, redact
     from ouro.arc.resume import read_resume_full
+    from ouro.proof.redact import bundle_literals, redact
 
     reply = Reply()
     full = read_resume_full(bundle)

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from ouro.arc.redact import bundle_literals, redact
 from ouro.bundle import Bundle
 from ouro.hooks import state
 from ouro.hooks.common import clip
+from ouro.proof.redact import bundle_literals, redact
 from ouro.store import jsonio
 
 if TYPE_CHECKING:

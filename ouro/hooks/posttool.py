@@ -60,7 +60,6 @@ from pathlib import Path
 from typing import Any
 
 from ouro.arc import paths
-from ouro.arc.refs import repo_root
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput, OuroError
 from ouro.hooks import receipts
@@ -76,6 +75,7 @@ from ouro.hooks.witness import (
     witness,
 )
 from ouro.models.clock import format_time, utc_now
+from ouro.proof.refs import repo_root
 from ouro.store import jsonio
 
 SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell"})
@@ -304,9 +304,9 @@ def _receipt(
     reply: Reply,
 ) -> None:
     """Judge the report against the transcript and record it (under the session lock)."""
-    from ouro.arc import checkrun
-    from ouro.arc.redact import bundle_literals
     from ouro.models.hashing import content_hash
+    from ouro.proof import checkrun
+    from ouro.proof.redact import bundle_literals
 
     call = tool_id(inp)
     path = receipts.ledger_path(bundle, host.name, inp.session_id)
@@ -376,8 +376,8 @@ def _receipt(
 
 def _sources(bundle: Bundle, claims: list[ClaimMatch], task_ids: list[str]) -> dict[str, Any]:
     """The hashes of what each check is about, as of the report (for a late receipt)."""
-    from ouro.arc.refs import Unresolvable, hash_ref
     from ouro.desk.tasks import about_hashes, find_task
+    from ouro.proof.refs import Unresolvable, hash_ref
 
     out: dict[str, Any] = {"claims": {}, "tasks": {}}
     for claim in claims:

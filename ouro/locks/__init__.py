@@ -8,7 +8,7 @@ is ``sha256:`` of the path (first 24 hex digits); each holds::
 
 Contract:
 - Paths are stored repo-relative with ``/`` (``./src/app/`` → ``src/app``);
-  an absolute path inside the repository (``ouro.arc.refs.repo_root``) is
+  an absolute path inside the repository (``ouro.proof.refs.repo_root``) is
   made relative, one outside it stays absolute. ``..`` is refused.
 - Two paths overlap when they are equal or one is a folder holding the other
   (``src`` overlaps ``src/app.py``; ``src/a`` does not overlap ``src/ab``).
@@ -106,7 +106,7 @@ def normalize(bundle: Bundle, raw: str, *, root: str | None = None) -> str:
         )
     if os.path.isabs(text):
         if root is None:
-            from ouro.arc.refs import repo_root
+            from ouro.proof.refs import repo_root
 
             root = repo_root(bundle)
         norm = os.path.normpath(text)
@@ -212,7 +212,7 @@ def take(
         raise InvalidInput(
             f"reason: one line of at most {MAX_REASON} characters", hint="say it briefly"
         )
-    from ouro.arc.refs import repo_root
+    from ouro.proof.refs import repo_root
 
     root = repo_root(bundle)
     wanted = list(dict.fromkeys(normalize(bundle, p, root=root) for p in paths))
@@ -252,7 +252,7 @@ def release(
     bundle: Bundle, paths: list[str] | None, *, agent: str
 ) -> tuple[list[PathLock], list[str]]:
     """Remove the agent's locks on ``paths`` (None: all of its locks)."""
-    from ouro.arc.refs import repo_root
+    from ouro.proof.refs import repo_root
 
     root = repo_root(bundle)
     wanted = None if not paths else {normalize(bundle, p, root=root) for p in paths}

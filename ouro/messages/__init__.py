@@ -28,7 +28,7 @@ peer's own sync merges its inbox by JSONL union. A failed fetch, commit or
 push leaves it queued with git's reason.
 
 Contract: kinds are ``question|answer|status|handoff|blocker``; the text is
-redacted (``ouro.arc.redact``, with the sender's literals) before anything is
+redacted (``ouro.proof.redact``, with the sender's literals) before anything is
 written, and refused above ``MAX_TEXT`` characters. A peer whose bundle is
 missing or unwritable leaves the message queued with the reason. Reading the
 inbox for a packet or a list writes nothing; ``read`` and ``reply`` record
@@ -225,7 +225,7 @@ def send(
     to_bundle: str | None = None,
 ) -> dict[str, Any]:
     """Record, then deliver (or queue) one message; earlier pending ones are retried first."""
-    from ouro.arc.redact import bundle_literals, redact
+    from ouro.proof.redact import bundle_literals, redact
 
     if kind not in KINDS:
         raise InvalidInput(f"kind: {kind!r} is not one of {', '.join(KINDS)}", hint="pick one")

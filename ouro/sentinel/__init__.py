@@ -16,5 +16,5 @@ signals), ``receipts`` (refresh: the only writer, under
 ``drills`` (recovery drills on a temporary copy of the bundle), ``api`` (the
 registry's tool functions).
 
-Every byte written here passes through ``ouro.arc.redact`` first.
+Every byte written here passes through ``ouro.proof.redact`` first.
 """

@@ -8,7 +8,7 @@ readiness.<source>.command|timeout|env|files``, ``ouro.config``):
 - ``files``: credential files it needs (``~`` or bundle-relative); only their
   existence is checked, never their content;
 - ``command``: a check, exit 0 = ready, run with the declared variables passed
-  through (other secret-looking variables scrubbed, ``ouro.arc.checkrun``), in
+  through (other secret-looking variables scrubbed, ``ouro.proof.checkrun``), in
   the bundle folder, stopped after ``timeout`` seconds (default 30, at most
   600), its output kept only as a redacted tail of at most ``TAIL`` characters.
   Like a claim's check it runs only once trusted in this bundle (``yes``), and
@@ -132,7 +132,7 @@ def check_source(
     bundle: Bundle, src: Source, *, run_commands: bool, yes: bool, at: str
 ) -> Signal | None:
     """This refresh's evidence about ``src``, or None when it took none (command not run)."""
-    from ouro.arc import checkrun
+    from ouro.proof import checkrun
 
     missing = _missing_credentials(bundle, src)
     if missing:
@@ -184,8 +184,8 @@ def check_source(
 
 def _run(bundle: Bundle, command: str, src: Source) -> tuple[int, str, bool, int]:
     """(exit code, redacted output tail, timed out, milliseconds), output bounded on disk."""
-    from ouro.arc import checkrun
-    from ouro.arc.redact import bundle_literals, redact
+    from ouro.proof import checkrun
+    from ouro.proof.redact import bundle_literals, redact
 
     env, _removed = checkrun.scrubbed_env(bundle)
     env.update({name: os.environ[name] for name in src.env if name in os.environ})
@@ -237,7 +237,7 @@ def remember(bundle: Bundle, fresh: list[Signal]) -> None:
     """Keep each fresh result as its source's last known state (newer wins)."""
     if not fresh:
         return
-    from ouro.arc.redact import bundle_literals, redact_obj
+    from ouro.proof.redact import bundle_literals, redact_obj
 
     literals = bundle_literals(bundle)
     with FileLock(bundle.lock_path("lane"), purpose="provider lane"):

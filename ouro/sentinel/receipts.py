@@ -39,11 +39,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal, get_args
 
-from ouro.arc.redact import bundle_literals, redact_obj
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.models.clock import format_time, utc_now
 from ouro.models.ids import new_id
+from ouro.proof.redact import bundle_literals, redact_obj
 from ouro.sentinel import paths
 from ouro.sentinel.anchor import AnchorRead, check_ready, ready_problems, unusable_text
 from ouro.sentinel.gauntlet import LIST_CAP, Evaluation, capped, evaluate

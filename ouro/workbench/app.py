@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ouro.arc.redact import bundle_literals
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, InvalidInput, NotFound
+from ouro.proof.redact import bundle_literals
 from ouro.store import jsonio
 from ouro.store.locator import Locator
 from ouro.workbench.pages import PAGES, Query
@@ -177,7 +177,7 @@ def _parts(body: str, suffix: str) -> list[str]:
 def _pretty(body: str, literals: Sequence[str]) -> str:
     import orjson
 
-    from ouro.arc.redact import redact_obj
+    from ouro.proof.redact import redact_obj
 
     try:
         value = jsonio.loads(body)

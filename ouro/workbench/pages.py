@@ -174,7 +174,7 @@ def _describe(bundle: Bundle, claim_id: str) -> dict[str, Any]:
 
 def _changed_sources(bundle: Bundle, claim: dict[str, Any]) -> dict[str, str]:
     """ref -> current content hash, for each evidence source (the claim's own hasher)."""
-    from ouro.arc.refs import Unresolvable, hash_ref
+    from ouro.proof.refs import Unresolvable, hash_ref
 
     out: dict[str, str] = {}
     for evidence in claim.get("evidence") or []:

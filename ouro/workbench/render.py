@@ -1,7 +1,7 @@
 """Rendering pages: Jinja2 templates shipped in this package, safe by construction.
 
 - Every value a template prints passes ``finalize``: it is redacted
-  (``ouro.arc.redact.redact`` with the bundle's literals) and then
+  (``ouro.proof.redact.redact`` with the bundle's literals) and then
   HTML-escaped by autoescaping. Templates never use ``|safe``; the only
   ``Markup`` they receive is built here from values that were redacted first
   (Markdown, search highlights).
@@ -26,7 +26,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
-from ouro.arc.redact import redact
+from ouro.proof.redact import redact
 
 if TYPE_CHECKING:
     import jinja2

@@ -27,9 +27,9 @@ from urllib.parse import parse_qs, urlsplit
 
 import orjson
 
-from ouro.arc.redact import bundle_literals, redact
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput, InvalidLocator, NotFound, OuroError
+from ouro.proof.redact import bundle_literals, redact
 from ouro.workbench.app import Workbench, parse_query
 from ouro.workbench.pages import PAGES
 from ouro.workbench.render import csp

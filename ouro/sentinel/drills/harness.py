@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ouro.arc.redact import bundle_literals, redact_obj
 from ouro.bundle import Bundle
+from ouro.proof.redact import bundle_literals, redact_obj
 
 SKIP = ("state/index", "state/locks", "state/sessions")
 CHILD_TIMEOUT = 60.0

@@ -127,7 +127,7 @@ def _write_everything(bundle: Bundle, blob: str) -> None:
     recorder.record_event(bundle, "blocker_detected", f"blocked {blob}", blocked_because=blob)
     recorder.record_event(bundle, "handoff", f"handoff {blob}", session_ref=f"s {blob}")
     recorder.record_event(bundle, "agent_note", f"note {blob}", turn_id=f"t {blob}")
-    try:  # a check holding a secret is refused, never rewritten (ouro.arc.checkrun)
+    try:  # a check holding a secret is refused, never rewritten (ouro.proof.checkrun)
         claims.add_claim(bundle, f"refused {blob}", check=f"check {blob}")
     except InvalidInput:
         pass

@@ -7,7 +7,7 @@
   (``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*``, ``*API_KEY*``, ``*ACCESS_KEY*``,
   ``*PRIVATE_KEY*``, ``*CREDENTIAL*``, ``*AUTH*``, ``*SESSION_KEY*``) and every
   variable whose value contains a ``bundle.json`` redaction literal or a
-  credential ``ouro.arc.redact`` recognises is removed (the receipt names the
+  credential ``ouro.proof.redact`` recognises is removed (the receipt names the
   removed variables, never their values);
 - with stdin closed, in its own process group, killed (the whole group) when
   the timeout passes, which reads as exit status 124;
@@ -45,11 +45,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ouro.arc import refs
-from ouro.arc.redact import bundle_literals, redact
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput, OuroError
 from ouro.models.hashing import content_hash
+from ouro.proof import refs
+from ouro.proof.redact import bundle_literals, redact
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
 from ouro.store.lock import FileLock
@@ -150,7 +150,7 @@ def check_command(bundle: Bundle, command: str | None, *, field: str = "check") 
     holds a value that looks like a credential.
 
     The one rule for claims and tasks: a check is stored and run exactly as
-    typed, so one that the redactor (``ouro.arc.redact``, with the bundle's
+    typed, so one that the redactor (``ouro.proof.redact``, with the bundle's
     literals) would change is refused, never rewritten.
     """
     if command is None or not command.strip():

@@ -47,7 +47,7 @@ wherever it is applied (a quoted value is replaced inside its quotes, which
 stay). A private key block is the one exception: it spans lines by nature.
 A shell reference (``$TOKEN``, ``${TOKEN}``, the ``$`` of ``$(…)``) is not a
 value and is left as written. A check command is never redacted: one that this
-module would change is refused (``ouro.arc.checkrun.check_command``).
+module would change is refused (``ouro.proof.checkrun.check_command``).
 """
 
 from __future__ import annotations
