@@ -44,6 +44,7 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="leave the bundles in this folder")
     args = parser.parse_args()
 
+    from ouro.index.sync import rebuild
     from ouro.migrate.engine import migrate
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="ouro-bench-migrate-"))
@@ -75,7 +76,7 @@ def main() -> None:
         if done == total:
             phases[phase] = time.perf_counter() - t0
 
-    result = migrate(target, progress=progress)
+    result = migrate(target, progress=progress, rebuild_index=rebuild)
     migrate_time = time.perf_counter() - t0
     counts = ", ".join(f"{k} {v}" for k, v in sorted(result["counts"].items()))
     print(f"plain copy (shutil.copytree):   {copy_time:8.2f}s")

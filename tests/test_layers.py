@@ -60,9 +60,6 @@ FRONT_ENDS = frozenset({"cli", "mcp", "hooks", "workbench", "demo"})
 #: entry when its edge goes; the test says so when one is stale.
 KNOWN: dict[tuple[str, str], str] = {
     # -- domain code still to untangle (see dedup27's report for the proposals)
-    # refresh-after-write and regenerate-after-merge: derived27's one mechanism
-    # (ouro.derived) is called from ouro/api/ instead
-    ("ouro.migrate.record", "ouro.index.sync"): "derived27: rebuild after a migration",
     # both grade or hand over the orientation packet: they sit above orient
     # (only front ends and the registry import them); the layer table puts them
     # among the domains

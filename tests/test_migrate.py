@@ -7,18 +7,27 @@ import base64
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
 
 from ouro.bundle import Bundle
 from ouro.errors import Conflict
+from ouro.index.sync import rebuild
 from ouro.migrate import apply as apply_mod
-from ouro.migrate.engine import MigrationIncomplete, migrate
+from ouro.migrate import engine as migrate_engine
+from ouro.migrate.engine import MigrationIncomplete
 from ouro.models.hashing import content_hash
 from ouro.store.jsonl import read_jsonl
 from tests.conftest import run_ouro
 from tests.migrate_helpers import build_legacy, copy_example, normalized, report, snap, tree
+
+
+def migrate(root: Path, **kwargs: Any) -> dict[str, Any]:
+    """The engine as ``ouro migrate`` drives it: the index's rebuild passed in."""
+    return migrate_engine.migrate(root, rebuild_index=rebuild, **kwargs)
+
 
 LEGACY = ("journal", "diary", "notes")
 

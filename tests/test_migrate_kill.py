@@ -19,8 +19,15 @@ from typing import Any
 
 import pytest
 
-from ouro.migrate.engine import migrate
+from ouro.index.sync import rebuild
+from ouro.migrate import engine as migrate_engine
 from tests.migrate_helpers import build_legacy, normalized
+
+
+def migrate(root: Path, **kwargs: Any) -> dict[str, Any]:
+    """The engine as ``ouro migrate`` drives it: the index's rebuild passed in."""
+    return migrate_engine.migrate(root, rebuild_index=rebuild, **kwargs)
+
 
 RUNS = 20
 

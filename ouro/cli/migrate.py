@@ -61,7 +61,12 @@ def migrate(
     """
     from ouro.cli.render.migrate import plan as render_plan
     from ouro.errors import InvalidInput
-    from ouro.migrate.engine import migrate as migrating
+    from ouro.index.sync import rebuild
+    from ouro.migrate.engine import migrate as engine_migrate
+
+    def migrating(root: Path, **kwargs: Any) -> dict[str, Any]:
+        # the index sits above the migration: its rebuild is passed in
+        return engine_migrate(root, rebuild_index=rebuild, **kwargs)
 
     root = _root()
     plan_file = Path(plan) if plan is not None else None

@@ -26,6 +26,7 @@ from ouro.errors import BundleNotFound, InvalidInput, OuroError
 from ouro.migrate import apply, triage, verify
 from ouro.migrate.facts import encode_records
 from ouro.migrate.plan import Plan, build_plan
+from ouro.migrate.record import IndexRebuild
 from ouro.migrate.report import plan_view, write_report
 from ouro.migrate.rules import LayoutStep, load_step
 from ouro.migrate.scan import legacy_roots_present
@@ -70,10 +71,12 @@ def migrate(
     confirm: Confirm | None = None,
     progress: apply.Progress = apply._noop,
     plan_file: Path | None = None,
+    rebuild_index: IndexRebuild,
 ) -> dict[str, Any]:
     """Dry run: the plan (and, with ``plan_file``, the journal routes written there for
     review). Applied: with ``plan_file``, its (edited) routes are validated entirely
-    before anything is written and honoured entry by entry."""
+    before anything is written and honoured entry by entry; ``rebuild_index``
+    (``ouro.index.sync.rebuild``) rebuilds the index last."""
     if journal is not None and journal not in JOURNAL_MODES:
         raise InvalidInput(f"--journal: {journal!r} is not one of {JOURNAL_MODES}", hint="")
     root = root.absolute()
@@ -137,7 +140,7 @@ def migrate(
         )
     lock = root / "state" / "locks" / "migrate.lock"
     with FileLock(lock, timeout=2.0, purpose="ouro migrate"):
-        return _run(root, step, files, journal, confirm, progress, routes, plan_file)
+        return _run(root, step, files, journal, confirm, progress, rebuild_index, routes, plan_file)
 
 
 def _run(
@@ -147,6 +150,7 @@ def _run(
     journal: str | None,
     confirm: Confirm | None,
     progress: apply.Progress,
+    rebuild_index: IndexRebuild,
     routes: dict[str, dict[str, Any]] | None = None,
     plan_file: Path | None = None,
 ) -> dict[str, Any]:
@@ -215,7 +219,7 @@ def _run(
             )
         apply.remove_roots(root, legacy_roots_present(root, step.legacy_roots))
         _advance(files, state, "removed")
-    return _finish(root, step, files, state, plan, resumed)
+    return _finish(root, step, files, state, plan, resumed, rebuild_index)
 
 
 def _same_routes(plan: Plan, routes: dict[str, dict[str, Any]] | None, run_id: str) -> None:
@@ -268,7 +272,13 @@ def _bump_meta(root: Path, plan: Plan, to_version: int) -> None:
 
 
 def _finish(
-    root: Path, step: LayoutStep, files: RunFiles, state: RunState, plan: Plan, resumed: bool
+    root: Path,
+    step: LayoutStep,
+    files: RunFiles,
+    state: RunState,
+    plan: Plan,
+    resumed: bool,
+    rebuild: IndexRebuild,
 ) -> dict[str, Any]:
     from ouro.migrate.record import rebuild_index, regenerate_manifest
 
@@ -302,6 +312,6 @@ def _finish(
     }
     # The index before "done": a run killed while rebuilding it is resumed
     # here, instead of a re-run reporting "nothing" over a half-built index.
-    result["index"] = rebuild_index(bundle)
+    result["index"] = rebuild_index(bundle, rebuild)
     files.finish(state, {"counts": result["counts"]})
     return result

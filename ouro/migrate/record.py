@@ -3,16 +3,23 @@
 Contract: the Desk owns its derived files -- ``entities.json`` (rebuilt from
 facts.jsonl) and the notes manifest -- so the migration calls the Desk's own
 rebuilders instead of writing them itself. The index is a cache: it is rebuilt
-after migrating; if that fails the migration still stands and the result says
+after migrating by the rebuilder the caller passes in (``ouro migrate`` passes
+``ouro.index.sync.rebuild``: the index sits above the domains, so the migration
+never imports it); if that fails the migration still stands and the result says
 the index is stale and how to repair it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
+
+#: rebuilds the index from the files and returns its report (``indexed``,
+#: ``problems``): ``ouro.index.sync.rebuild``, passed in by the front end
+IndexRebuild = Callable[[Bundle], Any]
 
 
 def rebuild_entities(bundle: Bundle) -> None:
@@ -36,9 +43,7 @@ def regenerate_manifest(bundle: Bundle) -> list[str]:
     return problems
 
 
-def rebuild_index(bundle: Bundle) -> dict[str, Any]:
-    from ouro.index.sync import rebuild
-
+def rebuild_index(bundle: Bundle, rebuild: IndexRebuild) -> dict[str, Any]:
     try:
         report = rebuild(bundle)
     except OuroError as exc:
