@@ -22,15 +22,14 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
 from ouro.arc import paths
 from ouro.arc.resume import read_resume_full
 from ouro.arc.stores import TEXT_LIMIT
 from ouro.bundle import Bundle
-from ouro.orient_types import OrientItem
+from ouro.orient_types import DEFAULT_BUDGET, OrientItem, Packet
 
-DEFAULT_BUDGET = 2500
 PROVIDERS: tuple[str, ...] = (
     "ouro.orient:arc_items",
     "ouro.sync.orientation:sync_items",
@@ -47,22 +46,6 @@ class Lines(Protocol):
     """Packet lines by item index (``RedactedLines``, or a plain list)."""
 
     def __getitem__(self, i: int, /) -> str: ...
-
-
-class Packet(NamedTuple):
-    text: str
-    items: list[OrientItem]
-    dropped: dict[str, int]
-    budget: int = DEFAULT_BUDGET
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "chars": len(self.text),
-            "budget": self.budget,
-            "items": [item.to_json() for item in self.items],
-            "dropped": dict(self.dropped),
-        }
 
 
 # --- the Arc provider ---------------------------------------------------------

@@ -1,12 +1,21 @@
-"""``OrientItem``: one line of the orientation packet, produced by a provider.
+"""``OrientItem``: one line of the orientation packet, produced by a provider;
+``Packet``: the packet ``ouro.orient.build_packet`` makes of them.
 
-Lives apart from ``ouro.orient`` so providers in any domain can build items
-without importing the packet builder (no import cycle).
+They live apart from ``ouro.orient`` so providers in any domain can build items,
+and a domain handed the packet (a habit session, the sentinel's gauntlet) can
+take a builder (``Orient``) as an argument, without importing the packet
+builder: it sits above the domains.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from ouro.bundle import Bundle
+
+DEFAULT_BUDGET = 2500
 
 
 class OrientItem(NamedTuple):
@@ -29,3 +38,24 @@ class OrientItem(NamedTuple):
             "text": self.text,
             "locator": self.locator,
         }
+
+
+class Packet(NamedTuple):
+    text: str
+    items: list[OrientItem]
+    dropped: dict[str, int]
+    budget: int = DEFAULT_BUDGET
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "chars": len(self.text),
+            "budget": self.budget,
+            "items": [item.to_json() for item in self.items],
+            "dropped": dict(self.dropped),
+        }
+
+
+#: builds the orientation packet of a bundle: ``ouro.orient.build_packet``,
+#: passed down by the library and the front ends
+Orient = Callable[["Bundle"], Packet]

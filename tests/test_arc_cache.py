@@ -76,7 +76,7 @@ def test_same_size_edit_right_after_a_write_is_seen(bundle: Bundle) -> None:
 def test_a_malformed_obligation_file_is_unknown_not_ready(bundle: Bundle) -> None:
     ob_id = ready(bundle)
     record_event(bundle, "post_turn_persisted", "checkpoint")
-    assert evaluate(bundle).gauntlet.verdict == "ready"
+    assert evaluate(bundle, build_packet).gauntlet.verdict == "ready"
     ob_path(bundle, ob_id).write_text("{bad")
     full = read_resume_full(bundle)
     assert full["unreadableObligationIds"] == [ob_id]
@@ -87,7 +87,7 @@ def test_a_malformed_obligation_file_is_unknown_not_ready(bundle: Bundle) -> Non
     assert f"obligation {ob_id}: unknown" in run_ouro("arc", "resume", bundle=bundle).stdout
     message = debt_message(full, now="2026-01-01T00:00:00Z") or ""
     assert f"obligation {ob_id} unknown" in message
-    g = evaluate(bundle).gauntlet
+    g = evaluate(bundle, build_packet).gauntlet
     assert g.verdict == "blocked"
     assert {c.id: c.status for c in g.checks}["obligations_visible"] == "fail"
 
@@ -102,7 +102,7 @@ def test_an_unreadable_claim_file_is_unknown(bundle: Bundle) -> None:
     full = read_resume_full(bundle)
     assert full["unreadableClaimIds"] == [c["id"]]
     assert c["id"] not in (full["unverifiedClaimIds"] or [])
-    assert evaluate(bundle).gauntlet.verdict == "blocked"
+    assert evaluate(bundle, build_packet).gauntlet.verdict == "blocked"
     path.rmdir()
     path.write_bytes(saved)
     assert read_resume_full(bundle)["unreadableClaimIds"] == []

@@ -37,7 +37,7 @@ def cli(bundle: Bundle, *args: str) -> Any:
 
 
 def checks(bundle: Bundle) -> dict[str, str]:
-    return {c.id: c.status for c in evaluate(bundle).gauntlet.checks}
+    return {c.id: c.status for c in evaluate(bundle, build_packet).gauntlet.checks}
 
 
 def section(text: str, name: str) -> str:
@@ -68,7 +68,7 @@ def test_a_new_ask_makes_the_old_next_action_not_current(bundle: Bundle) -> None
     assert "from the previous ask (not current): step A1" in nxt and "unknown" in nxt
     g = checks(bundle)
     assert g["next_safe_action"] == "fail"
-    assert evaluate(bundle).gauntlet.verdict == "blocked"
+    assert evaluate(bundle, build_packet).gauntlet.verdict == "blocked"
     # The next recorded now serves ask C, and names it.
     written = cli(bundle, "arc", "next", "step C1")
     assert written["event"]["meta"]["askEventId"] == r["currentAsk"]["sourceEventIds"][0]
@@ -121,7 +121,7 @@ def test_bare_session_start_needs_confirmation_not_a_block(bundle: Bundle) -> No
         (bundle.root / "arc/flight-recorder/context-loss-sentinel/latest.json").read_text()
     )
     assert latest["verdict"] == "watch"
-    assert evaluate(bundle).gauntlet.verdict == "watch"
+    assert evaluate(bundle, build_packet).gauntlet.verdict == "watch"
     # One step, no retyping: ask and next are current again, the next keeps its stop list.
     confirmed = cli(bundle, "arc", "confirm")
     assert confirmed["canContinue"] is True and confirmed["confirmedNext"] is True
@@ -129,7 +129,7 @@ def test_bare_session_start_needs_confirmation_not_a_block(bundle: Bundle) -> No
     assert r["currentAsk"]["value"] == "port the widget parser"
     assert r["nextSafeAction"]["value"] == "run the parser tests"
     assert r["nextSafeAction"]["stopBefore"] == ["push"]
-    assert evaluate(bundle).gauntlet.verdict == "ready"
+    assert evaluate(bundle, build_packet).gauntlet.verdict == "ready"
 
 
 def test_confirm_is_a_registry_tool_and_refuses_when_nothing_to_confirm(bundle: Bundle) -> None:
@@ -180,7 +180,7 @@ def test_ask_and_next_point_into_desk(task_bundle: tuple[Bundle, Any]) -> None:
     assert checks(bundle)["desk_record_ready"] == "pass"
     note.unlink()
     assert checks(bundle)["desk_record_ready"] == "fail"
-    assert evaluate(bundle).gauntlet.verdict == "blocked"
+    assert evaluate(bundle, build_packet).gauntlet.verdict == "blocked"
 
 
 @pytest.mark.parametrize(

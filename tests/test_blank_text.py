@@ -156,7 +156,7 @@ def _assert_not_recoverable(bundle: Bundle) -> None:
     text = run_ouro("arc", "resume", bundle=bundle).stdout
     assert "can continue: no" in text and "currentAsk: blank" in text
 
-    refreshed = refresh(bundle)
+    refreshed = refresh(bundle, orient=build_packet)
     receipt = refreshed["receipt"]
     assert receipt["verdict"] != "ready" and not refreshed["latestReadyReplaced"]
     checks = {c["id"]: c for c in receipt["gauntlet"]["checks"]}

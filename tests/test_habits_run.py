@@ -18,6 +18,7 @@ from ouro.bundle import Bundle
 from ouro.habits.receipt import HabitRunReceipt, receipt_schema
 from ouro.habits.runner import habit_lock, run_habit
 from ouro.habits.schema import PUBLISHED, schema_bytes
+from ouro.orient import build_packet
 from ouro.store.lock import FileLock
 from tests.conftest import REPO, cli_run, ouro_json, run_ouro, snapshot
 
@@ -103,7 +104,7 @@ def test_outcome_is_derived_from_what_the_body_changed(
     if "desk task" in command:
         invoke("desk_track_add", bundle, {"name": "ops"})
     define(bundle, "triage", command, origin={"friendId": "ari", "channel": "imessage"})
-    receipt = run_habit(bundle, "triage", trigger="manual")
+    receipt = run_habit(bundle, "triage", orient=build_packet, trigger="manual")
     assert receipt["errors"] == []
     assert receipt["exitCode"] == 0
     assert receipt["outcome"] == outcome
@@ -117,7 +118,7 @@ def test_outcome_is_derived_from_what_the_body_changed(
 
 def test_receipt_event_and_runtime_state(bundle: Bundle) -> None:
     define(bundle, "ping", f"{CLI} arc note pong", origin={"friendId": "ari"})
-    receipt = run_habit(bundle, "ping", trigger="poke")
+    receipt = run_habit(bundle, "ping", orient=build_packet, trigger="poke")
     run_id = receipt["runId"]
     assert run_id.startswith("hr-") and receipt["sessionId"] == "hs-" + run_id[3:]
     assert receipt["schemaVersion"] == 2
@@ -173,7 +174,7 @@ def test_the_body_gets_its_session_environment(bundle: Bundle) -> None:
         """,
     )
     define(bundle, "env", run, tools=["arc_note", "surface"])
-    receipt = run_habit(bundle, "env", trigger="manual", keep_session=True)
+    receipt = run_habit(bundle, "env", orient=build_packet, trigger="manual", keep_session=True)
     folder = bundle.root / receipt["sessionLocator"]
     seen = json.loads((folder / "seen.json").read_text())
     assert seen["OURO_BUNDLE"] == str(bundle.root)
@@ -213,7 +214,7 @@ def test_timeout_gives_an_error_receipt_releases_the_lock_and_the_next_tick_runs
         """,
     )
     define(bundle, "slow", run, timeout=1)
-    receipt = run_habit(bundle, "slow", trigger="manual")
+    receipt = run_habit(bundle, "slow", orient=build_packet, trigger="manual")
     assert receipt["outcome"] == "error"
     assert receipt["errors"] == ["the body timed out after 1s and was killed"]
     assert receipt["exitCode"] is not None and receipt["exitCode"] < 0
@@ -259,7 +260,7 @@ def test_a_crashing_body_still_yields_a_receipt(
     bundle: Bundle, command: str, exit_code: int | None, error: str
 ) -> None:
     define(bundle, "crash", command)
-    receipt = run_habit(bundle, "crash", trigger="manual")
+    receipt = run_habit(bundle, "crash", orient=build_packet, trigger="manual")
     assert receipt["outcome"] == "error"
     assert receipt["exitCode"] == exit_code
     assert receipt["errors"] == [error]
@@ -300,7 +301,7 @@ def test_a_denied_tool_is_refused_inside_the_session_and_shows_in_the_receipt(
         """,
     )
     define(bundle, "limited", run, tools=["arc_note", "no_such_tool"])
-    receipt = run_habit(bundle, "limited", trigger="manual", keep_session=True)
+    receipt = run_habit(bundle, "limited", orient=build_packet, trigger="manual", keep_session=True)
     policy = receipt["toolPolicy"]
     assert policy["requestedTools"] == ["arc_note", "no_such_tool"]
     assert policy["grantedTools"] == ["arc_note"]
@@ -341,7 +342,7 @@ def test_bundle_denied_tools_and_nested_habits_are_refused(bundle: Bundle) -> No
         """,
     )
     define(bundle, "nested", run)
-    receipt = run_habit(bundle, "nested", trigger="manual", keep_session=True)
+    receipt = run_habit(bundle, "nested", orient=build_packet, trigger="manual", keep_session=True)
     assert receipt["exitCode"] == 0
     refused = {c["tool"]: c["reason"] for c in receipt["toolPolicy"]["refusedCalls"]}
     assert refused == {
@@ -358,8 +359,8 @@ def test_bundle_denied_tools_and_nested_habits_are_refused(bundle: Bundle) -> No
 
 def test_last_reports_the_run_after_every_session_scratch_is_deleted(bundle: Bundle) -> None:
     define(bundle, "keep", f"{PY} -c pass", origin={"friendId": "ari"})
-    first = run_habit(bundle, "keep", trigger="manual", keep_session=True)
-    second = run_habit(bundle, "keep", trigger="poke", keep_session=True)
+    first = run_habit(bundle, "keep", orient=build_packet, trigger="manual", keep_session=True)
+    second = run_habit(bundle, "keep", orient=build_packet, trigger="poke", keep_session=True)
     sessions = bundle.state / "sessions"
     assert (bundle.root / second["sessionLocator"]).is_dir()
     for child in sessions.iterdir():
@@ -403,7 +404,7 @@ def test_published_schema_is_the_models_schema() -> None:
 def test_schema_rejects_a_receipt_missing_a_field(bundle: Bundle) -> None:
     jsonschema = pytest.importorskip("jsonschema")
     define(bundle, "s", f"{PY} -c pass")
-    receipt = run_habit(bundle, "s", trigger="manual")
+    receipt = run_habit(bundle, "s", orient=build_packet, trigger="manual")
     broken = dict(receipt)
     del broken["permissionEnvelope"]
     with pytest.raises(jsonschema.ValidationError, match="permissionEnvelope"):
@@ -416,7 +417,7 @@ def test_schema_rejects_a_receipt_missing_a_field(bundle: Bundle) -> None:
 def test_reads_are_pure(bundle: Bundle) -> None:
     define(bundle, "pure", f"{PY} -c pass")
     (bundle.habits / "broken.yaml").write_text("title: [unclosed\n")
-    run_habit(bundle, "pure", trigger="manual")
+    run_habit(bundle, "pure", orient=build_packet, trigger="manual")
     before = snapshot(bundle.root)
     assert cli_json(bundle, "habits", "list")["habits"][0]["name"] == "pure"
     assert cli_json(bundle, "habits", "show", "pure")["name"] == "pure"
@@ -462,5 +463,5 @@ def test_demo_section_shows_one_run_and_its_receipt(bundle: Bundle) -> None:
 
 def test_the_search_fast_path_also_refuses_denied_tools(bundle: Bundle) -> None:
     define(bundle, "reader", f"{CLI} desk search inbox", tools=["arc_note"])
-    receipt = run_habit(bundle, "reader", trigger="manual")
+    receipt = run_habit(bundle, "reader", orient=build_packet, trigger="manual")
     assert [c["tool"] for c in receipt["toolPolicy"]["refusedCalls"]] == ["desk_search"]

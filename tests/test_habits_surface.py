@@ -11,6 +11,7 @@ from typing import Any
 from ouro.api import Bundle as Library
 from ouro.bundle import Bundle
 from ouro.habits.runner import run_habit
+from ouro.orient import build_packet
 from tests.conftest import ouro_json
 
 PY = shlex.quote(sys.executable)
@@ -75,7 +76,7 @@ def test_every_attempt_is_checked_delivered_or_queued_and_recorded(bundle: Bundl
         origin={"friendId": "ari", "channel": "imessage", "key": "t1"},
         surface={"extra": ["bo"]},
     )
-    receipt = run_habit(bundle, "talk", trigger="manual")
+    receipt = run_habit(bundle, "talk", orient=build_packet, trigger="manual")
     got = [
         (a["recipient"], a["channel"], a["result"], a.get("routeKind"))
         for a in receipt["surfaceAttempts"]
@@ -114,7 +115,7 @@ def test_every_attempt_is_checked_delivered_or_queued_and_recorded(bundle: Bundl
 def test_only_refused_attempts_make_the_run_blocked(bundle: Bundle) -> None:
     run = body(bundle, [["--to", "originator", "--reason", "needed_input", "anyone?"]])
     define(bundle, "lonely", run, surface={"family": False})  # no origin.friendId
-    receipt = run_habit(bundle, "lonely", trigger="manual")
+    receipt = run_habit(bundle, "lonely", orient=build_packet, trigger="manual")
     routes = receipt["permissionEnvelope"]["returnRoutes"]
     assert routes == [
         {
@@ -167,7 +168,7 @@ def test_a_habit_sends_typed_messages_to_a_peer_through_the_messages_machinery(
     )
     routes = {"extra": [{"friendId": p, "channel": "message"} for p in ("bo", "cy")]}
     define(bundle, "ask", run, surface=routes)
-    receipt = run_habit(bundle, "ask", trigger="manual")
+    receipt = run_habit(bundle, "ask", orient=build_packet, trigger="manual")
     got = [(a["recipient"], a["channel"], a["result"]) for a in receipt["surfaceAttempts"]]
     assert got == [("bo", "message", "delivered"), ("cy", "message", "queued")]
     assert "nowhere" in receipt["surfaceAttempts"][1]["rawStatus"]
@@ -187,7 +188,7 @@ def test_a_habit_sends_typed_messages_to_a_peer_through_the_messages_machinery(
 
     # the tool policy is respected: a habit not granted message_send cannot send one
     define(bundle, "quiet", run, tools=["surface"], surface=routes)
-    refused = run_habit(bundle, "quiet", trigger="manual")
+    refused = run_habit(bundle, "quiet", orient=build_packet, trigger="manual")
     assert [a["result"] for a in refused["surfaceAttempts"]] == ["blocked", "blocked"]
     assert refused["surfaceAttempts"][0]["error"] == "the habit's tool policy denies message_send"
     assert len(messages.inbox(peer).messages) == 1

@@ -13,6 +13,7 @@ from typing import Any
 from ouro.bundle import Bundle
 from ouro.habits.runner import run_habit
 from ouro.habits.schedule import due_report, tick
+from ouro.orient import build_packet
 from tests.conftest import ouro_json
 
 PY = shlex.quote(sys.executable)
@@ -64,13 +65,13 @@ def test_two_ticks_at_once_run_each_due_habit_exactly_once(bundle: Bundle) -> No
 def test_missed_windows_run_once_as_overdue(bundle: Bundle) -> None:
     define(bundle, "late", f"{PY} -c pass", cadence="*/5 * * * *")
     define(bundle, "ontime", f"{PY} -c pass", cadence="1m")
-    first = tick(bundle, "cron")
+    first = tick(bundle, "cron", orient=build_packet)
     # "late" never ran and its first window is still ahead (anchored at the file's mtime);
     # "ontime" (an interval) is due at once
     assert [r["name"] for r in first["ran"]] == ["ontime"]
     assert first["ran"][0]["trigger"] == "cron"
     # pretend both last ran hours ago: many windows missed → one overdue run each
-    run_habit(bundle, "late")
+    run_habit(bundle, "late", orient=build_packet)
     set_last_run(bundle, "late", "2026-01-01T00:00:00.000Z")
     set_last_run(bundle, "ontime", "2026-01-01T00:00:00.000Z")
     rows = {r["name"]: r for r in due_report(bundle)["habits"]}
@@ -80,7 +81,7 @@ def test_missed_windows_run_once_as_overdue(bundle: Bundle) -> None:
         ("late", "overdue"),
         ("ontime", "overdue"),
     ]
-    third = tick(bundle, "cron")
+    third = tick(bundle, "cron", orient=build_packet)
     assert third["ran"] == []
     triggers = Counter((r["habitName"], r["trigger"]) for r in receipts(bundle))
     assert triggers == {
@@ -95,7 +96,7 @@ def test_paused_and_invalid_habits_do_not_stop_the_others(bundle: Bundle) -> Non
     define(bundle, "good", f"{PY} -c pass")
     define(bundle, "resting", f"{PY} -c pass", status="paused")
     (bundle.habits / "broken.yaml").write_text("title: broken\ncadence: every tuesday\nrun: x\n")
-    result = tick(bundle, "cron")
+    result = tick(bundle, "cron", orient=build_packet)
     assert [r["name"] for r in result["ran"]] == ["good"]
     assert result["problems"] == [
         {
@@ -108,7 +109,7 @@ def test_paused_and_invalid_habits_do_not_stop_the_others(bundle: Bundle) -> Non
     due = {r["name"]: r for r in due_report(bundle)["habits"]}
     assert due["resting"]["status"] == "paused" and due["resting"]["due"] is False
     # a paused habit still runs when asked by name
-    assert run_habit(bundle, "resting")["nextRunAt"] is None
+    assert run_habit(bundle, "resting", orient=build_packet)["nextRunAt"] is None
 
 
 def test_due_at_a_given_time(bundle: Bundle) -> None:
@@ -122,7 +123,7 @@ def test_due_at_a_given_time(bundle: Bundle) -> None:
 
 def test_a_malformed_state_file_is_reported_then_kept_aside(bundle: Bundle) -> None:
     define(bundle, "h", f"{PY} -c pass")
-    first = run_habit(bundle, "h")
+    first = run_habit(bundle, "h", orient=build_packet)
     path = bundle.state / "habits" / "h.json"
     path.write_text("{not json")
     [row] = due_report(bundle)["habits"]
@@ -130,7 +131,7 @@ def test_a_malformed_state_file_is_reported_then_kept_aside(bundle: Bundle) -> N
     assert row["due"] is False
     assert row["problem"].startswith("state/habits/h.json: unreadable")
     assert row["problem"].endswith("; last run taken from its receipt")
-    second = run_habit(bundle, "h")
+    second = run_habit(bundle, "h", orient=build_packet)
     assert json.loads(path.read_text())["lastRunId"] == second["runId"] != first["runId"]
     [kept] = (bundle.state / "habits").glob("h.json.corrupt-*")
     assert kept.read_text() == "{not json"

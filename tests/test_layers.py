@@ -60,11 +60,6 @@ FRONT_ENDS = frozenset({"cli", "mcp", "hooks", "workbench", "demo"})
 #: entry when its edge goes; the test says so when one is stale.
 KNOWN: dict[tuple[str, str], str] = {
     # -- domain code still to untangle (see dedup27's report for the proposals)
-    # both grade or hand over the orientation packet: they sit above orient
-    # (only front ends and the registry import them); the layer table puts them
-    # among the domains
-    ("ouro.habits.session", "ouro.orient"): "a habit session is handed the packet",
-    ("ouro.sentinel.gauntlet", "ouro.orient"): "the gauntlet grades the packet",
     # a drill that checks what the hooks print: it drives a front end
     ("ouro.sentinel.drills.secrets", "ouro.hooks.handlers"): "the drill reads hook output",
     ("ouro.sentinel.drills.secrets", "ouro.hooks.packet"): "the drill reads hook output",

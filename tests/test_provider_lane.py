@@ -13,6 +13,7 @@ import pytest
 
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
+from ouro.orient import build_packet
 from ouro.sentinel.receipts import refresh
 from ouro.sentinel.signals import parse_caller_signal
 from tests.conftest import ouro_json, run_ouro
@@ -31,10 +32,10 @@ def _lane(receipt: dict[str, object], source: str) -> dict[str, object]:
 def test_down_then_a_plain_refresh_is_not_ready_and_shows_the_lanes_age(bundle: Bundle) -> None:
     make_ready(bundle)
     down = parse_caller_signal(json.loads(DOWN), index=0)
-    assert refresh(bundle, now=T0 - timedelta(minutes=1))["receipt"]["ready"]
-    first = refresh(bundle, signals=[down], now=T0)["receipt"]
+    assert refresh(bundle, orient=build_packet, now=T0 - timedelta(minutes=1))["receipt"]["ready"]
+    first = refresh(bundle, orient=build_packet, signals=[down], now=T0)["receipt"]
     assert first["verdict"] == "blocked" and _lane(first, "anthropic")["fresh"] is True
-    later = refresh(bundle, now=T0 + timedelta(minutes=5))["receipt"]
+    later = refresh(bundle, orient=build_packet, now=T0 + timedelta(minutes=5))["receipt"]
     lane = _lane(later, "anthropic")
     assert later["verdict"] == "blocked" and later["ready"] is False
     assert (lane["status"], lane["fresh"], lane["checkedAt"]) == (
@@ -94,15 +95,15 @@ def test_a_hook_refresh_runs_no_command_and_reports_the_last_known_state(bundle:
     make_ready(bundle)
     marker = bundle.root / "ran"
     ouro_json("config", "set", "readiness.api.command", f"touch {marker}; false", bundle=bundle)
-    never = refresh(bundle, trigger="session_start")["receipt"]
+    never = refresh(bundle, orient=build_packet, trigger="session_start")["receipt"]
     assert not marker.exists()
     lane = _lane(never, "api")
     assert (lane["status"], lane["verdictImpact"]) == ("unknown", "watch")
     assert never["ready"] is False  # unknown stays unknown: never ready
-    refresh(bundle, yes=True)  # manual_cli: the commands run
+    refresh(bundle, orient=build_packet, yes=True)  # manual_cli: the commands run
     assert marker.exists()
     marker.unlink()
-    hook = refresh(bundle, trigger="session_start")["receipt"]
+    hook = refresh(bundle, orient=build_packet, trigger="session_start")["receipt"]
     assert not marker.exists() and _lane(hook, "api")["status"] == "down"
     assert hook["verdict"] == "blocked"
 
@@ -114,7 +115,7 @@ def test_missing_credentials_are_a_lane_signal(
     monkeypatch.delenv("OURO_TEST_PROVIDER_KEY", raising=False)
     ouro_json("config", "set", "readiness.model.env", "OURO_TEST_PROVIDER_KEY", bundle=bundle)
     ouro_json("config", "set", "readiness.model.files", "creds/key.json", bundle=bundle)
-    r = refresh(bundle)["receipt"]
+    r = refresh(bundle, orient=build_packet)["receipt"]
     lane = _lane(r, "model")
     assert (lane["status"], lane["verdictImpact"], lane["repairActor"]) == (
         "missing-credential",
@@ -128,7 +129,7 @@ def test_missing_credentials_are_a_lane_signal(
     monkeypatch.setenv("OURO_TEST_PROVIDER_KEY", "sk-ant-not-shown-anywhere-1234567890")
     (bundle.root / "creds").mkdir()
     (bundle.root / "creds/key.json").write_text("{}")
-    ok = refresh(bundle)["receipt"]
+    ok = refresh(bundle, orient=build_packet)["receipt"]
     assert _lane(ok, "model")["status"] == "ok" and ok["verdict"] == "ready"
     assert "sk-ant-not-shown" not in json.dumps(ok)
 
@@ -137,7 +138,7 @@ def test_a_check_is_bounded_by_its_timeout(bundle: Bundle) -> None:
     make_ready(bundle)
     ouro_json("config", "set", "readiness.slow.command", "sleep 30", bundle=bundle)
     ouro_json("config", "set", "readiness.slow.timeout", "0.5", bundle=bundle)
-    r = refresh(bundle, run_checks=True, yes=True)["receipt"]
+    r = refresh(bundle, orient=build_packet, run_checks=True, yes=True)["receipt"]
     lane = _lane(r, "slow")
     assert lane["status"] == "down" and "timed out after 0.5s" in str(lane["detail"])
 

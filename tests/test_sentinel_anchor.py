@@ -67,7 +67,7 @@ def test_a_hand_edited_latest_ready_is_never_the_recovery_anchor(bundle: Bundle)
 
 def test_status_does_not_trust_the_anchor_latest_json_recorded(bundle: Bundle) -> None:
     make_ready(bundle)
-    refresh(bundle)
+    refresh(bundle, orient=build_packet)
     outside = ouro_json("sentinel", "refresh", "--signal", DOWN, bundle=bundle)
     assert outside["recoveryAnchor"]["use"] == "latest-ready"  # sound: offered
     assert sentinel_status(bundle)["recoveryAnchor"]["use"] == "latest-ready"
@@ -81,7 +81,7 @@ def test_status_does_not_trust_the_anchor_latest_json_recorded(bundle: Bundle) -
 
 def test_the_hooks_never_offer_an_unusable_anchor(bundle: Bundle) -> None:
     make_ready(bundle)
-    refresh(bundle)
+    refresh(bundle, orient=build_packet)
     rid = _edit_ready(bundle, canContinue=False)
     stdin = json.dumps(
         {"session_id": "s", "cwd": str(bundle.root), "hook_event_name": "SessionStart",
@@ -94,9 +94,9 @@ def test_the_hooks_never_offer_an_unusable_anchor(bundle: Bundle) -> None:
 
 def test_a_ready_receipt_replaces_an_unusable_latest_ready(bundle: Bundle) -> None:
     make_ready(bundle)
-    refresh(bundle)
+    refresh(bundle, orient=build_packet)
     rid = _edit_ready(bundle, canContinue=False)
-    again = refresh(bundle)
+    again = refresh(bundle, orient=build_packet)
     assert again["latestReadyReplaced"] is True
     assert load(paths.latest_ready_path(bundle))["id"] == again["receipt"]["id"] != rid
     assert sentinel_status(bundle)["latestReady"]["usable"] is True

@@ -21,6 +21,7 @@ LOOP = textwrap.dedent(
     """
     import sys, time
     from ouro.bundle import Bundle
+    from ouro.orient import build_packet
     from ouro.sentinel.receipts import refresh
     from ouro.sentinel.signals import parse_caller_signal
     bundle = Bundle(__import__("pathlib").Path(sys.argv[1]))
@@ -29,7 +30,7 @@ LOOP = textwrap.dedent(
     deadline = time.monotonic() + float(sys.argv[3])
     n = 0
     while time.monotonic() < deadline:
-        refresh(bundle, signals=sig if blocked else [], keep=int(sys.argv[4]))
+        refresh(bundle, orient=build_packet, signals=sig if blocked else [], keep=int(sys.argv[4]))
         n += 1
     print(n)
     """

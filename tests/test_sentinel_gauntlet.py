@@ -9,6 +9,7 @@ from ouro.arc import paths as arc_paths
 from ouro.arc.obligations import add_obligation
 from ouro.arc.recorder import record_event
 from ouro.bundle import Bundle
+from ouro.orient import build_packet
 from ouro.sentinel.gauntlet import Check, Gauntlet, check_provenance, evaluate
 from ouro.store.atomic import atomic_write_json
 from tests.conftest import record_snapshot
@@ -16,11 +17,11 @@ from tests.sentinel_support import load, make_ready
 
 
 def statuses(bundle: Bundle) -> dict[str, str]:
-    return {c.id: c.status for c in evaluate(bundle).gauntlet.checks}
+    return {c.id: c.status for c in evaluate(bundle, build_packet).gauntlet.checks}
 
 
 def test_fresh_bundle_fails_ask_next_and_stale_guard(bundle: Bundle) -> None:
-    g = evaluate(bundle).gauntlet
+    g = evaluate(bundle, build_packet).gauntlet
     assert {c.id: c.status for c in g.checks} == {
         "current_ask": "fail",
         "next_safe_action": "fail",
@@ -39,7 +40,7 @@ def test_fresh_bundle_fails_ask_next_and_stale_guard(bundle: Bundle) -> None:
 
 def test_ready_bundle_passes_and_cites_evidence(bundle: Bundle) -> None:
     make_ready(bundle)
-    g = evaluate(bundle).gauntlet
+    g = evaluate(bundle, build_packet).gauntlet
     assert g.verdict == "ready"
     assert g.score()["percentage"] == 100.0
     ask = next(c for c in g.checks if c.id == "current_ask")
@@ -53,7 +54,7 @@ def test_stale_ask_after_handoff_is_watch(bundle: Bundle) -> None:
     s = statuses(bundle)
     assert s["current_ask"] == "warn"
     assert s["stale_guard"] == "pass"
-    assert evaluate(bundle).gauntlet.verdict == "watch"
+    assert evaluate(bundle, build_packet).gauntlet.verdict == "watch"
 
 
 def test_blocker_fails_stale_guard_but_is_surfaced(bundle: Bundle) -> None:
@@ -87,7 +88,9 @@ def test_obligation_with_missing_desk_locator_fails(bundle: Bundle) -> None:
     add_obligation(bundle, "deliver the plan", owed_to="lead", desk_locator="desk/_meta/plan.md")
     assert statuses(bundle)["obligations_visible"] == "pass"
     target.unlink()
-    check = next(c for c in evaluate(bundle).gauntlet.checks if c.id == "obligations_visible")
+    check = next(
+        c for c in evaluate(bundle, build_packet).gauntlet.checks if c.id == "obligations_visible"
+    )
     assert check.status == "fail"
     assert "desk/_meta/plan.md" in check.detail
 
@@ -116,7 +119,9 @@ def test_unreadable_obligations_fail_not_skip(bundle: Bundle) -> None:
 def test_legacy_root_fails_desk_record(bundle: Bundle) -> None:
     make_ready(bundle)
     (bundle.root / "journal").mkdir()
-    check = next(c for c in evaluate(bundle).gauntlet.checks if c.id == "desk_record_ready")
+    check = next(
+        c for c in evaluate(bundle, build_packet).gauntlet.checks if c.id == "desk_record_ready"
+    )
     assert check.status == "fail"
     assert "journal/" in check.detail and "ouro migrate" in (check.command or "")
 
@@ -124,7 +129,9 @@ def test_legacy_root_fails_desk_record(bundle: Bundle) -> None:
 def test_missing_record_scaffold_fails(bundle: Bundle) -> None:
     make_ready(bundle)
     shutil.rmtree(bundle.record / "notes")
-    check = next(c for c in evaluate(bundle).gauntlet.checks if c.id == "desk_record_ready")
+    check = next(
+        c for c in evaluate(bundle, build_packet).gauntlet.checks if c.id == "desk_record_ready"
+    )
     assert check.status == "fail" and "desk/_record/notes" in check.detail
 
 
@@ -162,5 +169,5 @@ def test_gauntlet_is_pure(bundle: Bundle) -> None:
     record_event(bundle, "handoff", "x")
     os.unlink(arc_paths.checkpoint_path(bundle))  # force a rebuild from the log
     before = record_snapshot(bundle.root)
-    evaluate(bundle)
+    evaluate(bundle, build_packet)
     assert record_snapshot(bundle.root) == before

@@ -12,6 +12,7 @@ from ouro.arc.resume import read_resume
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.models.clock import parse_time
+from ouro.orient import build_packet
 from ouro.sentinel import paths
 from ouro.sentinel.receipts import refresh
 from ouro.sentinel.signals import git_signals, parse_caller_signal, parse_caller_signals
@@ -27,7 +28,7 @@ T0 = datetime(2026, 3, 1, 12, 0, 0, tzinfo=UTC)
 
 
 def test_first_refresh_on_an_empty_bundle_is_blocked_and_visible(bundle: Bundle) -> None:
-    out = refresh(bundle)
+    out = refresh(bundle, orient=build_packet)
     r = out["receipt"]
     assert r["verdict"] == "blocked" and r["ready"] is False
     assert r["trigger"] == "manual_cli" and r["id"].startswith("sr-")
@@ -44,7 +45,7 @@ def test_first_refresh_on_an_empty_bundle_is_blocked_and_visible(bundle: Bundle)
 
 def test_ready_receipt_becomes_latest_ready_with_snapshot(bundle: Bundle) -> None:
     make_ready(bundle)
-    r = refresh(bundle, trigger="post_turn")["receipt"]
+    r = refresh(bundle, orient=build_packet, trigger="post_turn")["receipt"]
     assert r["verdict"] == "ready" and r["ready"] is True
     assert r["recoveryAnchor"]["use"] == "self"
     assert r["resume"]["canContinue"] is True
@@ -58,9 +59,9 @@ def test_ready_receipt_becomes_latest_ready_with_snapshot(bundle: Bundle) -> Non
 
 def test_latest_ready_survives_later_blocked_receipts(bundle: Bundle) -> None:
     make_ready(bundle)
-    ready = refresh(bundle)["receipt"]
+    ready = refresh(bundle, orient=build_packet)["receipt"]
     ready_bytes = paths.latest_ready_path(bundle).read_bytes()
-    outside = refresh(bundle, signals=[DOWN])["receipt"]
+    outside = refresh(bundle, orient=build_packet, signals=[DOWN])["receipt"]
     assert outside["verdict"] == "blocked" and outside["gauntlet"]["verdict"] == "ready"
     assert outside["recoveryAnchor"]["use"] == "latest-ready"
     assert outside["recoveryAnchor"]["receiptId"] == ready["id"]
@@ -69,7 +70,7 @@ def test_latest_ready_survives_later_blocked_receipts(bundle: Bundle) -> None:
     assert paths.latest_ready_path(bundle).read_bytes() == ready_bytes
     # Now the gauntlet itself fails: the blocker is the anchor, never the older ready one.
     record_event(bundle, "blocker_detected", "blocked", blocked_because="the disk is full")
-    inner = refresh(bundle, signals=[DOWN])["receipt"]
+    inner = refresh(bundle, orient=build_packet, signals=[DOWN])["receipt"]
     assert inner["recoveryAnchor"]["use"] == "current-blocker"
     assert inner["recoveryAnchor"]["receiptId"] == inner["id"]
     assert ready["id"] not in json.dumps(inner["recoveryAnchor"])
@@ -83,7 +84,7 @@ def test_latest_ready_survives_later_blocked_receipts(bundle: Bundle) -> None:
 def test_watch_without_any_ready_receipt_anchors_to_none(bundle: Bundle) -> None:
     make_ready(bundle)
     record_event(bundle, "handoff", "new session")
-    r = refresh(bundle)["receipt"]
+    r = refresh(bundle, orient=build_packet)["receipt"]
     assert r["verdict"] == "watch"
     assert r["recoveryAnchor"]["use"] == "none"
     assert not paths.latest_ready_path(bundle).exists()
@@ -91,8 +92,8 @@ def test_watch_without_any_ready_receipt_anchors_to_none(bundle: Bundle) -> None
 
 def test_out_of_order_refreshes_keep_latest_monotonic(bundle: Bundle) -> None:
     make_ready(bundle)
-    newer = refresh(bundle, now=T0 + timedelta(seconds=10))
-    older = refresh(bundle, now=T0)
+    newer = refresh(bundle, orient=build_packet, now=T0 + timedelta(seconds=10))
+    older = refresh(bundle, orient=build_packet, now=T0)
     assert newer["latestReplaced"] and newer["latestReadyReplaced"]
     assert older["latestReplaced"] is False and older["latestReadyReplaced"] is False
     assert load(paths.latest_path(bundle))["id"] == newer["receipt"]["id"]
@@ -100,14 +101,17 @@ def test_out_of_order_refreshes_keep_latest_monotonic(bundle: Bundle) -> None:
     assert [h["id"] for h in history(bundle)] == [newer["receipt"]["id"], older["receipt"]["id"]]
     assert receipt_ids(bundle) == {newer["receipt"]["id"], older["receipt"]["id"]}
     # Same generatedAt: the larger id wins.
-    tie = refresh(bundle, now=T0 + timedelta(seconds=10))
+    tie = refresh(bundle, orient=build_packet, now=T0 + timedelta(seconds=10))
     assert tie["receipt"]["id"] > newer["receipt"]["id"] and tie["latestReplaced"]
 
 
 def test_pruning_keeps_the_bound_plus_latest_ready(bundle: Bundle) -> None:
     make_ready(bundle)
-    ready = refresh(bundle, keep=3)["receipt"]
-    blocked = [refresh(bundle, signals=[DOWN], keep=3)["receipt"]["id"] for _ in range(5)]
+    ready = refresh(bundle, orient=build_packet, keep=3)["receipt"]
+    blocked = [
+        refresh(bundle, orient=build_packet, signals=[DOWN], keep=3)["receipt"]["id"]
+        for _ in range(5)
+    ]
     assert receipt_ids(bundle) == {ready["id"], *blocked[-3:]}
     assert len(history(bundle)) == 6  # the ledger is never pruned
     assert load(paths.latest_ready_path(bundle))["id"] == ready["id"]
@@ -115,12 +119,12 @@ def test_pruning_keeps_the_bound_plus_latest_ready(bundle: Bundle) -> None:
 
 def test_malformed_receipts_are_reported_and_left_untouched(bundle: Bundle) -> None:
     make_ready(bundle)
-    refresh(bundle)
+    refresh(bundle, orient=build_packet)
     latest = paths.latest_path(bundle)
     latest.write_bytes(b'{"id": "sr-torn", ')
     stray = paths.receipts_dir(bundle) / "sr-01aaaaaaaaaaaaaaaaaa.json"
     stray.write_bytes(b"not json")
-    out = refresh(bundle, keep=1)
+    out = refresh(bundle, orient=build_packet, keep=1)
     assert latest.read_bytes() == b'{"id": "sr-torn", '
     assert stray.read_bytes() == b"not json"
     located = {i["locator"] for i in out["issues"]}
@@ -140,7 +144,7 @@ def test_status_is_pure_and_unknown_before_any_refresh(bundle: Bundle) -> None:
     status = sentinel_status(bundle)
     assert status["state"] == "missing" and status["verdict"] == "unknown"
     make_ready(bundle)
-    refresh(bundle, signals=[DOWN])
+    refresh(bundle, orient=build_packet, signals=[DOWN])
     before = snapshot(bundle.root)
     status = sentinel_status(bundle)
     assert status["verdict"] == "blocked" and status["signals"][0]["source"] == "anthropic"
@@ -154,7 +158,7 @@ def test_status_is_pure_and_unknown_before_any_refresh(bundle: Bundle) -> None:
 
 def test_status_says_when_events_came_after_the_receipt(bundle: Bundle) -> None:
     make_ready(bundle)
-    refresh(bundle, now=T0)
+    refresh(bundle, orient=build_packet, now=T0)
     assert sentinel_status(bundle)["behindEvents"] is True
 
 
@@ -164,7 +168,7 @@ def test_everything_written_is_redacted(bundle: Bundle) -> None:
     sig = parse_caller_signal(
         {"kind": "sense", "source": "mail", "status": "down", "detail": f"token {secret}"}, index=0
     )
-    refresh(bundle, signals=[sig])
+    refresh(bundle, orient=build_packet, signals=[sig])
     for path in paths.sentinel_dir(bundle).rglob("*"):
         if path.is_file():
             assert secret not in path.read_text(), path
@@ -188,7 +192,7 @@ def test_caller_signals_are_validated(bundle: Bundle) -> None:
     with pytest.raises(InvalidInput, match=r"signal\[2\].*repairActor"):
         parse_caller_signal({"kind": "sense", "status": "x", "repairActor": "robot"}, index=2)
     with pytest.raises(InvalidInput, match="trigger"):
-        refresh(bundle, trigger="whenever")
+        refresh(bundle, orient=build_packet, trigger="whenever")
 
 
 def test_cli_refresh_with_signals_and_errors(bundle: Bundle) -> None:
@@ -214,10 +218,10 @@ def test_a_blocked_receipt_does_not_poison_the_next_refresh(bundle: Bundle) -> N
     # a sense signal is this refresh's word only (a provider lane is remembered:
     # tests/test_provider_lane.py)
     silent = parse_caller_signal({"kind": "sense", "source": "mail", "status": "down"}, index=0)
-    blocked = refresh(bundle, signals=[silent])["receipt"]
+    blocked = refresh(bundle, orient=build_packet, signals=[silent])["receipt"]
     assert blocked["verdict"] == "blocked"
     assert read_resume(bundle)["eventCount"] == events  # a refresh records no event
-    after = refresh(bundle)["receipt"]
+    after = refresh(bundle, orient=build_packet)["receipt"]
     assert after["verdict"] == "ready" and after["ready"]
 
 
@@ -241,7 +245,7 @@ def test_without_sync_git_is_not_consulted_and_dirt_is_no_concern(bundle: Bundle
     make_ready(bundle)
     run_git("-C", str(bundle.root), "init", "-q")
     (bundle.root / "desk" / "_meta" / "featured.md").write_text("edited, never committed\n")
-    r = refresh(bundle)["receipt"]
+    r = refresh(bundle, orient=build_packet)["receipt"]
     [sig] = [s for s in r["signals"] if s["kind"] == "bundle"]
     assert sig["status"] == "not-configured" and sig["verdictImpact"] == "none"
     assert r["ready"], r["signals"]
@@ -271,7 +275,7 @@ def test_with_sync_overdue_and_failed_are_watch(bundle: Bundle) -> None:
     [failed] = git_signals(bundle, now=parse_time("2026-11-30T10:06:00Z"))
     assert (failed.status, failed.verdict_impact) == ("sync-failed", "watch")
     assert "remote unreachable" in (failed.detail or "")
-    r = refresh(bundle)["receipt"]
+    r = refresh(bundle, orient=build_packet)["receipt"]
     assert r["verdict"] != "ready"
 
 

@@ -18,6 +18,7 @@ from ouro.cli.run import run
 from ouro.desk import leases, tasks, tracks
 from ouro.desk.orientation import desk_items
 from ouro.errors import Conflict, ToolDenied
+from ouro.orient import build_packet
 from ouro.store import frontmatter
 
 
@@ -236,7 +237,7 @@ def test_an_intruder_cannot_complete_a_leased_task_via_a_habit_session(bundle, r
             }
         )
     )
-    run_habit(bundle, "sneaky")
+    run_habit(bundle, "sneaky", orient=build_packet)
     text = out.read_text()
     assert "held by owner" in text and "habit:sneaky cannot complete" in text
     assert text.count("the agent is habit:sneaky") == 2  # impersonating the holder is refused

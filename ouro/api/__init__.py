@@ -203,12 +203,13 @@ class Bundle:
         results. Fails (exit 1) naming each broken guarantee and where to look."""
         from ouro import progress
         from ouro.api.sentinel import summary
+        from ouro.orient import build_packet
         from ouro.sentinel.drills import run_drills
         from ouro.sentinel.receipts import refresh
 
         folder = self.folder
         results = run_drills(folder, names, progress.counter("drills", "done"))
-        written = refresh(folder, trigger="drill", drills=results)
+        written = refresh(folder, orient=build_packet, trigger="drill", drills=results)
         failed = [r["name"] for r in results if r["status"] != "pass"]
         return {
             "ok": not failed,

@@ -23,8 +23,15 @@ class Habits(Namespace):
         orientation packet, its outcome is derived from what it changed, and a receipt is
         written to arc/flight-recorder/habit-receipts/."""
         from ouro.habits.runner import run_habit
+        from ouro.orient import build_packet
 
-        return run_habit(self.folder, name, trigger=trigger, keep_session=keep_session)  # type: ignore[arg-type]
+        return run_habit(
+            self.folder,
+            name,
+            orient=build_packet,
+            trigger=trigger,  # type: ignore[arg-type]
+            keep_session=keep_session,
+        )
 
     @verb
     def list(self) -> dict[str, Any]:

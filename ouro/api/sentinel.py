@@ -73,6 +73,7 @@ class Sentinel(Namespace):
         bundle's declared readiness checks and keep their results (the provider lane), read
         the sync state, add the outside signals you pass (provider lane, sense), and write
         one sentinel receipt: verdict ready|watch|blocked, score, recovery anchor."""
+        from ouro.orient import build_packet
         from ouro.sentinel.receipts import refresh
         from ouro.sentinel.signals import parse_caller_signals
 
@@ -80,6 +81,7 @@ class Sentinel(Namespace):
         return summary(
             refresh(
                 self.folder,
+                orient=build_packet,
                 trigger=trigger,
                 signals=parsed,
                 keep=keep,

@@ -143,9 +143,10 @@ def tick(
     from ouro.cli.common import bundle_from
     from ouro.habits.policy import refuse_inside_habit
     from ouro.habits.schedule import tick as ticking
+    from ouro.orient import build_packet
 
     refuse_inside_habit("ouro habits tick")
-    return ticking(bundle_from(), trigger)  # type: ignore[arg-type]
+    return ticking(bundle_from(), trigger, orient=build_packet)  # type: ignore[arg-type]
 
 
 def tick_exit(result: dict[str, Any]) -> int:

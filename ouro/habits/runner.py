@@ -54,6 +54,7 @@ from ouro.habits.session import SURFACE_FILE, Session, body_env, discard, open_s
 from ouro.habits.state import HabitState, read_state, state_locator, write_state
 from ouro.habits.surface import OUTBOX
 from ouro.models.clock import format_time, utc_now
+from ouro.orient_types import Orient
 from ouro.proof.redact import bundle_literals, redact_obj
 from ouro.store.jsonl import read_jsonl
 from ouro.store.lock import FileLock
@@ -70,10 +71,12 @@ def run_habit(
     bundle: Bundle,
     name: str,
     *,
+    orient: Orient,
     trigger: Trigger = "manual",
     keep_session: bool = False,
 ) -> dict[str, Any]:
-    """Run habit ``name`` now; returns the receipt as written."""
+    """Run habit ``name`` now; returns the receipt as written. ``orient`` builds
+    the packet the body starts from (``ouro.orient.build_packet``)."""
     habit = load_habits(bundle).get(name)
     lock = habit_lock(bundle, name)
     try:
@@ -84,7 +87,7 @@ def run_habit(
             hint=f"wait for it to finish; 'ouro habits last {name}' shows the latest run",
         ) from None
     try:
-        return run_locked(bundle, habit, trigger=trigger, keep_session=keep_session)
+        return run_locked(bundle, habit, trigger=trigger, keep_session=keep_session, orient=orient)
     finally:
         lock.release()
 
@@ -96,7 +99,7 @@ class BodyResult:
 
 
 def run_locked(
-    bundle: Bundle, habit: Habit, *, trigger: Trigger, keep_session: bool
+    bundle: Bundle, habit: Habit, *, trigger: Trigger, keep_session: bool, orient: Orient
 ) -> dict[str, Any]:
     """The run itself; the caller holds the habit's lock."""
     config = read_config(bundle)
@@ -111,6 +114,7 @@ def run_locked(
         envelope=envelope,
         policy=policy,
         reasons=reasons,
+        orient=orient,
     )
     before = oc.snapshot(bundle)
     interrupted: BaseException | None = None

@@ -20,6 +20,7 @@ from ouro.habits.receipt import latest_receipt_for
 from ouro.habits.runner import habit_lock, run_locked
 from ouro.habits.state import read_state
 from ouro.models.clock import format_time, parse_time, utc_now
+from ouro.orient_types import Orient
 
 TickTrigger = Literal["cron", "launchd", "poke", "manual"]
 
@@ -73,7 +74,7 @@ def due_report(bundle: Bundle, now: datetime | None = None) -> dict[str, Any]:
     }
 
 
-def tick(bundle: Bundle, trigger: TickTrigger = "manual") -> dict[str, Any]:
+def tick(bundle: Bundle, trigger: TickTrigger = "manual", *, orient: Orient) -> dict[str, Any]:
     habits = load_habits(bundle)
     ran: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
@@ -95,7 +96,9 @@ def tick(bundle: Bundle, trigger: TickTrigger = "manual") -> dict[str, Any]:
                 skipped.append({"name": habit.name, "reason": "already ran (another tick)"})
                 continue
             run_trigger = "overdue" if info.overdue else trigger
-            receipt = run_locked(bundle, habit, trigger=run_trigger, keep_session=False)
+            receipt = run_locked(
+                bundle, habit, trigger=run_trigger, keep_session=False, orient=orient
+            )
             ran.append(
                 {
                     "name": habit.name,

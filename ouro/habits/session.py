@@ -34,6 +34,7 @@ from ouro.errors import OuroError
 from ouro.habits.policy import ENV_DENIED, ENV_GRANTED, ENV_HABIT, ENV_SESSION, session_dir
 from ouro.habits.receipt import PermissionEnvelope, ToolPolicy
 from ouro.models.ids import new_id
+from ouro.orient_types import Orient
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json, atomic_write_text
 
@@ -73,9 +74,8 @@ def open_session(
     envelope: PermissionEnvelope,
     policy: ToolPolicy,
     reasons: Mapping[str, str],
+    orient: Orient,
 ) -> Session:
-    from ouro.orient import build_packet
-
     run_id, session_id = new_run_ids()
     folder = session_dir(bundle, session_id)
     assert folder is not None  # new_run_ids makes well-formed ids
@@ -94,7 +94,7 @@ def open_session(
         },
     )
     try:
-        packet = build_packet(bundle)
+        packet = orient(bundle)
     except OuroError as exc:
         # the body still runs; it is told orientation is missing, and so is the receipt
         session.notes.append(f"orientation packet unavailable: {exc.message}")

@@ -28,6 +28,7 @@ from typing import Any
 
 from ouro.arc.resume import INTERNAL, read_resume_full
 from ouro.bundle import Bundle
+from ouro.orient_types import Orient
 from ouro.sentinel.checks import (
     EARNED,
     LIST_CAP,
@@ -125,14 +126,12 @@ def run_gauntlet(bundle: Bundle, resume_full: dict[str, Any], packet: PacketView
     )
 
 
-def evaluate(bundle: Bundle) -> Evaluation:
-    """Read the bundle once and run the gauntlet (pure)."""
-    # Imported here: the packet builder sits above the domains; the gauntlet
-    # grades exactly what a fresh agent would be shown.
-    from ouro.orient import build_packet
-
+def evaluate(bundle: Bundle, orient: Orient) -> Evaluation:
+    """Read the bundle once and run the gauntlet (pure). ``orient`` builds the
+    packet (``ouro.orient.build_packet``, passed in: it sits above the domains),
+    so the gauntlet grades exactly what a fresh agent would be shown."""
     resume_full = read_resume_full(bundle)
-    packet = build_packet(bundle)
+    packet = orient(bundle)
     sections: dict[str, list[str]] = {}
     for item in packet.items:
         sections.setdefault(item.section, []).append(item.text)

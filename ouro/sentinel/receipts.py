@@ -43,6 +43,7 @@ from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.models.clock import format_time, utc_now
 from ouro.models.ids import new_id
+from ouro.orient_types import Orient
 from ouro.proof.redact import bundle_literals, redact_obj
 from ouro.sentinel import paths
 from ouro.sentinel.anchor import AnchorRead, check_ready, ready_problems, unusable_text
@@ -257,6 +258,7 @@ def build_receipt(
 def refresh(
     bundle: Bundle,
     *,
+    orient: Orient,
     trigger: str = "manual_cli",
     signals: Sequence[Signal] = (),
     drills: list[dict[str, Any]] | None = None,
@@ -265,7 +267,8 @@ def refresh(
     run_checks: bool | None = None,
     yes: bool = False,
 ) -> dict[str, Any]:
-    """Write one receipt; returns it with what the refresh changed.
+    """Write one receipt; returns it with what the refresh changed. ``orient``
+    builds the packet the gauntlet grades (``ouro.orient.build_packet``).
 
     The provider lane (``ouro.sentinel.readiness``) is gathered first, outside
     the lock: ``run_checks`` runs the declared check commands (``yes`` confirms
@@ -290,7 +293,7 @@ def refresh(
         bundle, [s for s in signals if s.kind == "provider_lane"], now=moment,
         run_commands=run_checks, yes=yes,
     )  # fmt: skip
-    evaluation = evaluate(bundle)
+    evaluation = evaluate(bundle, orient)
     outside = [*(s for s in signals if s.kind != "provider_lane"), *lane, *git_signals(bundle)]
     receipt = build_receipt(
         bundle, evaluation, outside, trigger=trigger, generated_at=generated_at, drills=drills

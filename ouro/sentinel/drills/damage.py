@@ -63,7 +63,7 @@ def truncate(bundle: Bundle, probe: Probe) -> None:
     before = _files(bundle)
     state = resume.read_resume(bundle)
     packet = orient.build_packet(bundle, budget=20_000)
-    verdict = evaluate(bundle).gauntlet.verdict
+    verdict = evaluate(bundle, orient.build_packet).gauntlet.verdict
     after = _files(bundle)
 
     recorder_state = state["recorder"]
@@ -154,7 +154,7 @@ def unknown_not_zero(bundle: Bundle, probe: Probe) -> None:
             body[:200],
             look_at="ouro orient",
         )
-    checks = {c.id: c.status for c in evaluate(bundle).gauntlet.checks}
+    checks = {c.id: c.status for c in evaluate(bundle, orient.build_packet).gauntlet.checks}
     for check in ("obligations_visible", "return_routes_visible"):
         probe.expect(
             checks[check] == "fail",

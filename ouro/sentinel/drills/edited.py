@@ -92,7 +92,7 @@ def run(bundle: Bundle, probe: Probe) -> None:
         "the resume names the damaged obligation as unreadable",
         look_at="ouro arc resume --json",
     )
-    gauntlet = evaluate(bundle).gauntlet
+    gauntlet = evaluate(bundle, orient.build_packet).gauntlet
     probe.expect(
         gauntlet.verdict != "ready",
         "the gauntlet does not say ready with a damaged obligation file",

@@ -111,6 +111,7 @@ def _add_literal(bundle: Bundle, literal: str) -> None:
 
 def _write_everything(bundle: Bundle, blob: str) -> None:
     from ouro.arc import claims, obligations, recorder
+    from ouro.orient import build_packet
     from ouro.sentinel.receipts import refresh
     from ouro.sentinel.signals import parse_caller_signal
 
@@ -161,7 +162,7 @@ def _write_everything(bundle: Bundle, blob: str) -> None:
         },
         index=0,
     )
-    refresh(bundle, trigger="drill", signals=[signal])
+    refresh(bundle, orient=build_packet, trigger="drill", signals=[signal])
 
 
 def _chunks(texts: list[str], limit: int) -> list[str]:
