@@ -14,9 +14,9 @@ from ouro.api import Bundle as Library
 from ouro.arc.claims import add_claim
 from ouro.arc.obligations import add_obligation
 from ouro.bundle import Bundle
+from ouro.drills import CATALOG, DRILL_NAMES, DRILLS, run_drills
 from ouro.errors import InvalidInput
 from ouro.sentinel import paths
-from ouro.sentinel.drills import CATALOG, DRILL_NAMES, DRILLS, run_drills
 from tests.conftest import ouro_json, run_ouro, snapshot
 from tests.sentinel_support import load, make_ready
 

@@ -4,8 +4,7 @@ Every ``ouro`` module is read as source (an AST walk, nothing is imported) and
 each ``import`` / ``from … import`` it makes is an edge -- at module level and
 inside functions alike; only imports under ``if TYPE_CHECKING:`` are left out,
 because they never run. Edges are grouped by top-level unit (``ouro.arc``,
-``ouro.bundle``, …; ``ouro.sentinel.drills`` counts as the unit ``drills``,
-which the layer table places beside orient). Three rules:
+``ouro.bundle``, …). Three rules:
 
 1. no import cycle among the units;
 2. a domain package never imports a front end;
@@ -21,8 +20,6 @@ from __future__ import annotations
 import ast
 from collections import defaultdict
 from pathlib import Path
-
-import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "ouro"
 
@@ -58,12 +55,7 @@ FRONT_ENDS = frozenset({"cli", "mcp", "hooks", "workbench", "demo"})
 
 #: (importer, imported): violations that are still there, and why. Delete an
 #: entry when its edge goes; the test says so when one is stale.
-KNOWN: dict[tuple[str, str], str] = {
-    # -- domain code still to untangle (see dedup27's report for the proposals)
-    # a drill that checks what the hooks print: it drives a front end
-    ("ouro.sentinel.drills.secrets", "ouro.hooks.handlers"): "the drill reads hook output",
-    ("ouro.sentinel.drills.secrets", "ouro.hooks.packet"): "the drill reads hook output",
-}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 def _module_name(path: Path) -> str:
@@ -134,8 +126,6 @@ def _imports(path: Path) -> set[str]:
 
 
 def unit_of(module: str) -> str:
-    if module == "ouro.sentinel.drills" or module.startswith("ouro.sentinel.drills."):
-        return "drills"
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "ouro"
 
@@ -160,7 +150,7 @@ def _cross_unit_edges() -> set[tuple[str, str]]:
 def test_the_walk_sees_function_level_imports() -> None:
     # the walk must count imports inside functions, or the rules prove nothing
     assert "ouro.derived" in GRAPH["ouro.api.sync"]  # imported inside a function
-    assert "ouro.orient" in GRAPH["ouro.sentinel.drills.crash"]  # ``from ouro import orient``
+    assert "ouro.orient" in GRAPH["ouro.drills.crash"]  # ``from ouro import orient``
     assert len(_cross_unit_edges()) > 200
 
 
@@ -229,11 +219,11 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert _cycles({("ouro.a.x", "ouro.b.y"), ("ouro.b.z", "ouro.a.w")}) == [["a", "b"]]
 
 
-@pytest.mark.parametrize("edge", sorted(KNOWN), ids=lambda e: f"{e[0]}->{e[1]}")
-def test_known_violations_are_still_there(edge: tuple[str, str]) -> None:
-    importer, imported = edge
-    assert imported in GRAPH.get(importer, set()), f"fixed: delete {edge} from KNOWN"
-    assert RANK[unit_of(imported)] > RANK[unit_of(importer)], f"not a violation: delete {edge}"
+def test_known_violations_are_still_there() -> None:
+    for edge in sorted(KNOWN):
+        importer, imported = edge
+        assert imported in GRAPH.get(importer, set()), f"fixed: delete {edge} from KNOWN"
+        assert RANK[unit_of(imported)] > RANK[unit_of(importer)], f"not a violation: delete {edge}"
 
 
 # --- where the verbs live -----------------------------------------------------------

@@ -20,7 +20,7 @@ import orjson
 import pytest
 
 from ouro.bundle import Bundle
-from ouro.sentinel.drills.secrets import _write_desk, _write_everything, seeds
+from ouro.drills.secrets import _write_desk, _write_everything, seeds
 from tests.conftest import run_ouro
 from tests.secret_shapes import SHAPES
 from tests.test_hooks import hook

@@ -45,7 +45,7 @@ DEFAULT_BUDGET = 2500
 
 
 def _drill_names() -> tuple[str, ...]:
-    from ouro.sentinel.drills import DRILL_NAMES
+    from ouro.drills import DRILL_NAMES
 
     return tuple(DRILL_NAMES)
 
@@ -203,8 +203,8 @@ class Bundle:
         results. Fails (exit 1) naming each broken guarantee and where to look."""
         from ouro import progress
         from ouro.api.sentinel import summary
+        from ouro.drills import run_drills
         from ouro.orient import build_packet
-        from ouro.sentinel.drills import run_drills
         from ouro.sentinel.receipts import refresh
 
         folder = self.folder

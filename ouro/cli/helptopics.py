@@ -151,7 +151,7 @@ See docs/cli.md.""",
 def _topic(name: str) -> tuple[str, str]:
     summary, body = TOPICS[name]
     if "{drills}" in body:
-        from ouro.sentinel.drills import help_lines
+        from ouro.drills import help_lines
 
         body = body.replace("{drills}", "\n".join(help_lines()))
     return summary, body

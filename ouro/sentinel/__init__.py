@@ -12,9 +12,9 @@ Files this package owns (all under ``arc/flight-recorder/context-loss-sentinel/`
 
 Modules: ``gauntlet`` (the eight pure checks), ``signals`` (outside and bundle
 signals), ``receipts`` (refresh: the only writer, under
-``state/locks/sentinel.lock``), ``status`` (pure read of the receipts),
-``drills`` (recovery drills on a temporary copy of the bundle), ``api`` (the
-registry's tool functions).
+``state/locks/sentinel.lock``), ``status`` (pure read of the receipts).
+The recovery drills (``ouro.drills``) sit above the sentinel and the packet
+builder: they drive both on a temporary copy of the bundle.
 
 Every byte written here passes through ``ouro.proof.redact`` first.
 """

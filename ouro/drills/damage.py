@@ -20,7 +20,7 @@ import os
 from ouro.arc import paths
 from ouro.arc.fold import day_files
 from ouro.bundle import Bundle
-from ouro.sentinel.drills.harness import DrillAborted, Probe
+from ouro.drills.harness import DrillAborted, Probe
 
 GARBAGE = b'{"id": "ev-torn", "kind": tur'
 

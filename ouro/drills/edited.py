@@ -21,7 +21,7 @@ import orjson
 
 from ouro.arc import paths
 from ouro.bundle import Bundle
-from ouro.sentinel.drills.harness import DrillAborted, Probe
+from ouro.drills.harness import DrillAborted, Probe
 from ouro.store import jsonio
 
 

@@ -25,7 +25,7 @@ from ouro.arc import paths
 from ouro.arc.claims import list_claims
 from ouro.arc.fold import day_files
 from ouro.bundle import Bundle
-from ouro.sentinel.drills.harness import DrillAborted, Probe
+from ouro.drills.harness import DrillAborted, Probe
 from ouro.store import jsonio
 from ouro.store.jsonl import read_jsonl
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from ouro.bundle import Bundle
-    from ouro.sentinel.drills.harness import Drill
+    from ouro.drills.harness import Drill
 
 
 class DrillSpec(NamedTuple):
@@ -37,38 +37,38 @@ class DrillSpec(NamedTuple):
 CATALOG: tuple[DrillSpec, ...] = (
     DrillSpec(
         "erase",
-        "ouro.sentinel.drills.erase:run",
+        "ouro.drills.erase:run",
         "the checkpoint can be rebuilt from the log alone",
     ),
     DrillSpec(
         "crash-after-append",
-        "ouro.sentinel.drills.crash:crash_after_append",
+        "ouro.drills.crash:crash_after_append",
         "a kill between append and checkpoint loses nothing",
     ),
     DrillSpec(
         "crash-before-index",
-        "ouro.sentinel.drills.crash:crash_before_index",
+        "ouro.drills.crash:crash_before_index",
         "a kill before the index write loses nothing",
     ),
     DrillSpec(
         "truncate",
-        "ouro.sentinel.drills.damage:truncate",
+        "ouro.drills.damage:truncate",
         "torn and garbage lines are reported, never hidden",
     ),
-    DrillSpec("secrets", "ouro.sentinel.drills.secrets:run", "credentials never reach arc/ files"),
+    DrillSpec("secrets", "ouro.drills.secrets:run", "credentials never reach arc/ files"),
     DrillSpec(
         "unknown-not-zero",
-        "ouro.sentinel.drills.damage:unknown_not_zero",
+        "ouro.drills.damage:unknown_not_zero",
         'unreadable state reads "unknown", never zero',
     ),
     DrillSpec(
         "evidence-freshness",
-        "ouro.sentinel.drills.freshness:run",
+        "ouro.drills.freshness:run",
         "a changed file makes its claim stale",
     ),
     DrillSpec(
         "edited-by-hand",
-        "ouro.sentinel.drills.edited:run",
+        "ouro.drills.edited:run",
         "Arc files edited in place are seen at once",
     ),
 )
@@ -115,7 +115,7 @@ def run_drills(
     progress: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Run the named drills (all by default); ``progress(done, total)`` after each."""
-    from ouro.sentinel.drills.harness import run_one
+    from ouro.drills.harness import run_one
 
     chosen = list(dict.fromkeys(names)) or list(DRILLS)
     drills = [(name, load_drill(name)) for name in chosen]

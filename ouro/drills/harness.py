@@ -6,7 +6,7 @@ or private), so the real bundle is only ever read. The copy is deleted after
 the drill. A drill reports through a ``Probe``: each expectation is one check
 with what was expected, what was seen, and where to look when it failed.
 
-Crash drills run a real child process (``python -m ouro.sentinel.drills.child``)
+Crash drills run a real child process (``python -m ouro.drills.child``)
 that performs a real write, announces the point it reached on stdout and then
 waits on stdin; the drill SIGKILLs it there. If the drill itself dies, the
 child sees stdin close and exits, so no child outlives its drill.
@@ -121,7 +121,7 @@ def kill_child_at(args: list[str], reached: str, *, timeout: float = CHILD_TIMEO
     """Run a drill child; SIGKILL it as soon as it prints ``reached``."""
     env = {k: v for k, v in os.environ.items() if k not in ("OURO_BUNDLE", "OURO_DEBUG")}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ouro.sentinel.drills.child", *args],
+        [sys.executable, "-m", "ouro.drills.child", *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

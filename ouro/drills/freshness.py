@@ -10,8 +10,8 @@ as unverified by the resume, and show as ``[stale_risky]`` in the packet.
 from __future__ import annotations
 
 from ouro.bundle import Bundle
+from ouro.drills.harness import DrillAborted, Probe
 from ouro.models.ids import new_id
-from ouro.sentinel.drills.harness import DrillAborted, Probe
 
 
 def run(bundle: Bundle, probe: Probe) -> None:

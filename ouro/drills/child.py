@@ -1,11 +1,11 @@
 """Drill children: perform one real write, announce it, wait to be killed.
 
-``python -m ouro.sentinel.drills.child append-event ROOT ASK NEXT``
+``python -m ouro.drills.child append-event ROOT ASK NEXT``
     Under the Arc lock, append a ``turn_accepted`` event with the real
     ``append_jsonl`` the recorder uses, then stop before the checkpoint
     rewrite (exactly where ``ouro.arc.recorder.append_locked`` would do it).
 
-``python -m ouro.sentinel.drills.child write-fact ROOT TEXT``
+``python -m ouro.drills.child write-fact ROOT TEXT``
     Write a diary fact with the real Desk writer, then stop before the index
     write-through (where ``b.diary.write``, ``ouro.api.record``, would do it).
 

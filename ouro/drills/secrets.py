@@ -12,19 +12,24 @@ claims, obligations, receipts, ledger) and no render surface (the orientation
 packet as text and JSON, the SessionStart injection, the UserPromptSubmit
 changes, the Stop message, ``arc resume``) may contain any of them, and the
 redaction markers must be there (proof the secrets did reach those paths).
-The drill's own output is redacted by the harness.
+The hooks' texts are read from real ``ouro hook claude …`` processes on the
+copy, as a host would run them (the drills sit below the front ends, so they
+never import one). The drill's own output is redacted by the harness.
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from typing import Any
 
 import orjson
 
 from ouro.bundle import Bundle
+from ouro.drills.harness import CHILD_TIMEOUT, DrillAborted, Probe
 from ouro.errors import InvalidInput
 from ouro.models.ids import new_id
-from ouro.sentinel.drills.harness import Probe
 from ouro.store import jsonio
 
 # Built from parts so this source file itself holds no credential-shaped string.
@@ -196,31 +201,90 @@ def _write_desk(bundle: Bundle, seeded: dict[str, str], blob: str) -> None:
     write_note(bundle, "drill secrets note", f"note {blob}\n")
 
 
-def surfaces(bundle: Bundle) -> dict[str, str]:
-    """Every text ouro renders from this bundle for an agent: packet, hooks, resume."""
-    from ouro import orient
-    from ouro.arc.resume import read_resume, read_resume_full
-    from ouro.hooks.handlers import debt_message
-    from ouro.hooks.packet import changed_context, packet_context
+#: the session the drill's hook processes speak for: opened before the seeds, so
+#: its UserPromptSubmit afterwards shows every seeded item as a change
+SESSION = "drill-secrets"
 
-    full = read_resume_full(bundle)
-    context, _hashes = packet_context(bundle, budget=20_000)
-    changed, _ = changed_context(bundle, {}, budget=20_000)
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def hook_output(bundle: Bundle, event: str, *, session_id: str = SESSION) -> str:
+    """What a real ``ouro hook claude EVENT`` process shows the agent for this bundle:
+    every text of its JSON reply (decoded, so nothing hides behind an escape), and
+    its stderr. A real process: the drill checks the front end as the host runs it."""
+    fields: dict[str, Any] = {
+        "session_id": session_id,
+        "cwd": str(bundle.root),
+        "hook_event_name": event,
+    }
+    if event == "SessionStart":
+        fields["source"] = "startup"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OURO_")}
+    try:
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "ouro.cli",
+                "--bundle",
+                str(bundle.root),
+                "hook",
+                "claude",
+                event,
+            ],
+            input=orjson.dumps(fields).decode(),
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=bundle.root,
+            timeout=CHILD_TIMEOUT,
+        )
+    except subprocess.TimeoutExpired:
+        raise DrillAborted(
+            f"ouro hook claude {event} did not answer in {CHILD_TIMEOUT:.0f} s"
+        ) from None
+    if proc.returncode != 0:
+        raise DrillAborted(
+            f"ouro hook claude {event} exited {proc.returncode}: {proc.stderr.strip()[-400:]}"
+        )
+    try:
+        texts = _strings(orjson.loads(proc.stdout)) if proc.stdout.strip() else []
+    except orjson.JSONDecodeError:
+        texts = [proc.stdout]
+    return "\n".join([*texts, proc.stderr])
+
+
+def surfaces(bundle: Bundle) -> dict[str, str]:
+    """Every text ouro renders from this bundle for an agent: packet, hooks, resume.
+    The hooks' texts come from real hook processes (``hook_output``); the drill's
+    session must have started (SessionStart) before the seeds went in."""
+    from ouro import orient
+    from ouro.arc.resume import read_resume
+
     resume = read_resume(bundle)
     return {
         "orientation packet": orient.build_packet(bundle, budget=20_000).text,
         "packet items (JSON)": orjson.dumps(
             orient.build_packet(bundle, budget=20_000).to_json()
         ).decode(),
-        "SessionStart injection": context,
-        "UserPromptSubmit changes": changed or "",
-        "Stop message": debt_message(full, now="9999-12-31T00:00:00Z") or "",
+        "SessionStart injection": hook_output(bundle, "SessionStart", session_id=SESSION + "-2"),
+        "UserPromptSubmit changes": hook_output(bundle, "UserPromptSubmit"),
+        "Stop message": hook_output(bundle, "Stop"),
         # (its text for people, ouro.cli.render.arc.resume, shows these same fields)
         "arc resume": orjson.dumps(resume).decode(),
     }
 
 
 def run(bundle: Bundle, probe: Probe) -> None:
+    hook_output(bundle, "SessionStart")  # the session whose next prompt sees the seeds
     literal = "drill-literal-" + new_id("x")
     _add_literal(bundle, literal)
     seeded = seeds(literal)
@@ -267,3 +331,10 @@ def run(bundle: Bundle, probe: Probe) -> None:
         "Desk secrets reached the packet only as redaction markers",
         look_at="ouro orient",
     )
+    for surface in ("SessionStart injection", "UserPromptSubmit changes"):
+        probe.expect(
+            "[redacted:" in rendered[surface],
+            f"the seeded ask reached the {surface} only as redaction markers",
+            rendered[surface][:200],
+            look_at="ouro hook claude " + surface.split()[0] + " --dry-run",
+        )

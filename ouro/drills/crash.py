@@ -19,8 +19,8 @@ import shutil
 
 from ouro.arc import paths
 from ouro.bundle import Bundle
+from ouro.drills.harness import Probe, kill_child_at
 from ouro.models.ids import new_id
-from ouro.sentinel.drills.harness import Probe, kill_child_at
 
 ROUNDS = 2
 
