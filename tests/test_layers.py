@@ -239,7 +239,6 @@ VERB_MODULE_PARTS = ("_api.py", "tools_", "_tool.py")
 KNOWN_VERB_MODULES = frozenset(
     {
         "habits/api.py",
-        "sync/api.py",
     }
 )
 

@@ -3,6 +3,11 @@
 ``b.sync.run()`` is ``ouro sync`` (commit, fetch, merge losing nothing,
 regenerate, push); ``ouro sync clone`` makes a bundle and is ``ouro.api``-level
 (``ouro.sync.clone.clone``), not a verb of an open bundle.
+
+``b.sync.status()`` is a pure read (config, last outcome, open conflicts, and a
+bundle set up by an older ouro without a repository of its own). The
+built-in sync habit is ``habits/sync.yaml`` running ``ouro sync`` on the
+configured interval; ``ouro habits list|due|tick|run`` treat it like any other.
 """
 
 from __future__ import annotations
@@ -15,6 +20,16 @@ from ouro.spec import P, verb
 
 Interval = Annotated[str, P("how often sync should run")]
 
+SYNC_HABIT = "sync"
+SYNC_HABIT_TEMPLATE = """\
+# Built-in habit written by 'ouro sync habit': keeps this bundle in step with
+# its git remote. Safe to run from any machine that has run 'ouro sync init'.
+title: sync the bundle with its git remote
+cadence: {cadence}
+run: ouro sync
+timeout: 10m
+"""
+
 
 class Sync(Namespace):
     @verb
@@ -26,8 +41,7 @@ class Sync(Namespace):
     ) -> dict[str, Any]:
         """Commit what changed, fetch, merge (losing nothing), regenerate, push."""
         from ouro.progress import steps
-        from ouro.sync.api import sync
-        from ouro.sync.run import Mode
+        from ouro.sync.run import Mode, sync
 
         if pull_only and push_only:
             raise InvalidInput(
@@ -55,22 +69,85 @@ class Sync(Namespace):
     @verb
     def status(self) -> dict[str, Any]:
         """Say whether sync is configured, how the last one went, and open conflicts."""
-        from ouro.sync.api import sync_status
+        from ouro.sync import state
+        from ouro.sync.repo import has_own_repository
 
-        return sync_status(self.folder)
+        bundle = self.folder
+        config = state.read_config(bundle)
+        conflicts, problems = state.open_conflicts(bundle)
+        if config is not None and not has_own_repository(bundle):
+            problems = [
+                "the bundle has no git repository of its own (an older ouro synced it through "
+                "the repository around it); 'ouro sync' refuses until 'ouro sync init' sets one "
+                "up",
+                *problems,
+            ]
+        return {
+            "configured": config is not None,
+            "config": config,
+            "last": state.read_status(bundle),
+            "openConflicts": [
+                {k: c.get(k) for k in ("id", "path", "kind", "kept", "detectedAt", "recordPath")}
+                for c in conflicts
+            ],
+            "problems": problems,
+        }
 
     @verb
     def resolve(self, conflict_id: Annotated[str, P("the kept conflict's id")]) -> dict[str, Any]:
         """Mark a kept sync conflict resolved (after reading both versions)."""
-        from ouro.sync.api import resolve
+        from ouro.arc.paths import arc_lock
+        from ouro.errors import Conflict, NotFound
+        from ouro.models.clock import utc_now_iso
+        from ouro.store import jsonio
+        from ouro.store.atomic import atomic_write_json
+        from ouro.sync.state import CONFLICTS_DIR, conflicts_dir
 
-        return resolve(self.folder, conflict_id)
+        if not conflict_id.startswith("cf-") or "/" in conflict_id:
+            raise InvalidInput(
+                f"conflict id {conflict_id!r} is not a sync conflict id (cf-…)",
+                hint="list open conflicts with 'ouro sync status'",
+            )
+        bundle = self.folder
+        path = conflicts_dir(bundle) / f"{conflict_id}.json"
+        with arc_lock(bundle, "sync resolve"):  # an arc/ file: serialized with sync's merge
+            try:
+                record = jsonio.loads(path.read_bytes())
+            except FileNotFoundError:
+                raise NotFound(
+                    f"no sync conflict {conflict_id} in {CONFLICTS_DIR}/",
+                    hint="list open conflicts with 'ouro sync status'",
+                ) from None
+            if record.get("resolved"):
+                raise Conflict(
+                    f"sync conflict {conflict_id} is already resolved", hint="nothing to do"
+                )
+            record["resolved"] = True
+            record["resolvedAt"] = utc_now_iso()
+            atomic_write_json(path, record)
+        return {"id": conflict_id, "path": record.get("path"), "resolved": True}
 
     @verb
     def habit(
         self, *, cadence: Annotated[str | None, P("how often (default: the sync interval)")] = None
     ) -> dict[str, Any]:
         """Write the built-in sync habit (habits/sync.yaml) so 'ouro habits' runs it."""
-        from ouro.sync.api import add_sync_habit
+        from ouro.errors import Conflict
+        from ouro.habits.cadence import parse_cadence
+        from ouro.store.atomic import atomic_write_text
+        from ouro.sync import state
+        from ouro.sync.repo import require_own_repository
 
-        return add_sync_habit(self.folder, cadence=cadence)
+        bundle = self.folder
+        config = state.require_config(bundle)
+        require_own_repository(bundle)
+        chosen = cadence or str(config.get("interval") or state.DEFAULT_INTERVAL)
+        parse_cadence(chosen)
+        path = bundle.habits / f"{SYNC_HABIT}.yaml"
+        if path.exists():
+            raise Conflict(
+                f"habits/{SYNC_HABIT}.yaml already exists",
+                hint="edit it by hand, or delete it and run 'ouro sync habit' again",
+            )
+        atomic_write_text(path, SYNC_HABIT_TEMPLATE.format(cadence=chosen))
+        return {"habit": SYNC_HABIT, "locator": f"habits/{SYNC_HABIT}.yaml", "cadence": chosen}

@@ -17,7 +17,8 @@ Modules: ``git`` (the git CLI, pinned to one repository), ``repo`` (the
 bundle's own repository, the project around it, remotes), ``setup`` (``sync
 init``), ``clone`` (``sync clone``), ``jsonl`` (canonical union of logs),
 ``conflicts`` (finishing a merge per file kind), ``locks`` (writer locks),
-``summary`` (what a commit carries), ``run`` (the sync), ``api`` (verbs),
+``summary`` (what a commit carries), ``run`` (the sync; its verbs are
+``b.sync`` in ``ouro/api/sync.py``),
 ``orientation`` (open conflicts in the packet). ``state`` imports nothing
 heavier than orjson, so the sentinel and orientation read it cheaply.
 """
