@@ -32,8 +32,18 @@ from ouro.cli.common import bundle_option_value
     show_default=True,
     help="lean: the tools an agent uses while it works (a short tools/list); all: every tool.",
 )
+@click.option(
+    "--session",
+    "session",
+    metavar="hs-…",
+    default=None,
+    help="Serve a habit's private session: only its granted tools, each call gated by "
+    "its policy and recorded for its receipt (started by 'ouro habits run').",
+)
 @click.pass_context
-def mcp_cmd(ctx: click.Context, bundle_path: str | None, tool_set: str) -> None:
+def mcp_cmd(
+    ctx: click.Context, bundle_path: str | None, tool_set: str, session: str | None
+) -> None:
     """Serve ouro's tools to an MCP client over stdin/stdout, bound to one bundle.
 
     By default the lean set an agent uses while it works; --tools all serves every tool.
@@ -43,4 +53,4 @@ def mcp_cmd(ctx: click.Context, bundle_path: str | None, tool_set: str) -> None:
     logging.basicConfig(level=logging.WARNING, format="ouro mcp: %(levelname)s %(message)s")
     from ouro.mcp import serve
 
-    serve(bundle, tool_set)
+    serve(bundle, tool_set, session)
