@@ -19,7 +19,8 @@ no file outside the session folder:
 =========  ==================================================================
 claude     ``claude -p PROMPT --mcp-config <session>/mcp.json
            --strict-mcp-config --allowedTools mcp__ouro,Bash(ouro:*)``;
-           ``--no-session-persistence`` unless the transcript is kept
+           ``--no-session-persistence`` unless the transcript is kept;
+           ``ENABLE_TOOL_SEARCH=false`` (the session's tools are loaded up front)
 codex      ``codex exec --skip-git-repo-check -C <session> -c
            mcp_servers.ouro.command=… -c mcp_servers.ouro.args=[…] -c
            mcp_servers.ouro.env={…} PROMPT``; ``--ephemeral`` unless kept
@@ -64,6 +65,8 @@ class Launch:
     mcp: bool
     #: files written into the session folder for the host
     files: list[str] = field(default_factory=list)
+    #: variables set for the host on top of the session's environment
+    env: dict[str, str] = field(default_factory=dict)
 
 
 def agent_for(bundle: Bundle, habit: Habit) -> str:
@@ -176,7 +179,9 @@ def launch(
         ]  # fmt: skip
         if not keep_transcript:
             argv.append("--no-session-persistence")
-        return Launch(agent, argv, True, ["mcp.json"])
+        # the session's few tools are loaded up front rather than found through
+        # Claude Code's tool search (one round trip less, and the prompt names them)
+        return Launch(agent, argv, True, ["mcp.json"], {"ENABLE_TOOL_SEARCH": "false"})
     if agent == "codex":
         argv = [
             exe, "exec", "--skip-git-repo-check", "-C", str(folder),

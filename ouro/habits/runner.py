@@ -253,7 +253,7 @@ def _run_body(
     result = run_body(
         launch.argv,
         cwd=session.folder,
-        env=env,
+        env=env | launch.env,
         timeout=timeout,
         folder=session.folder,
         what=f"the agent {name}",

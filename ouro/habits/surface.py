@@ -9,8 +9,10 @@ bundle) the recipient is checked against the session's permission envelope:
   command printed on its first stdout line, when that is one of delivered,
   delivered_now, queued, deferred); non-zero → ``failed``; not runnable →
   ``unavailable``;
-- otherwise the message is queued in the Arc outbox for the host to deliver →
-  ``queued``: one line appended to ``arc/outbox/pending.jsonl``::
+- otherwise the message is queued to the main line → ``queued``: one line
+  appended to ``arc/outbox/pending.jsonl``, shown in the main line's packet
+  (``ouro.habits.orientation``) and the workbench until someone acknowledges it
+  (``ouro surface ack ID``: one line appended to ``arc/outbox/acks.jsonl``)::
 
       {"schemaVersion": 1, "id": "ob-…", "queuedAt": "…Z", "habitName": …,
        "runId": …, "sessionId": …, "recipient": …, "routeKind": …,
@@ -50,9 +52,10 @@ from ouro.habits.session import ENVELOPE_FILE, SURFACE_FILE, current_session, re
 from ouro.models.base import ToolInput
 from ouro.models.clock import utc_now_iso
 from ouro.models.ids import new_id
-from ouro.store.jsonl import append_jsonl
+from ouro.store.jsonl import JsonlRead, append_jsonl, read_jsonl
 
 OUTBOX = "arc/outbox/pending.jsonl"
+ACKS = "arc/outbox/acks.jsonl"
 SENSE_TIMEOUT = 30.0
 MESSAGE_CHANNEL = "message"
 _KIND = {"needed_input": "question", "answer": "answer", "blocked": "blocker"}
@@ -137,7 +140,8 @@ def surface(bundle: Bundle, *, to: str, reason: str, text: str) -> dict[str, Any
                 reason=inp.reason,
                 result="queued",
                 route_kind=route.kind,
-                raw_status="no sense configured for this channel; queued in " + OUTBOX,
+                raw_status="no sense configured for this channel; queued to the main line "
+                "(its packet shows it until 'ouro surface ack')",
             )
     shown = attempt.model_dump(mode="json", by_alias=True, exclude_none=True)
     append_jsonl(
@@ -263,3 +267,59 @@ def render_surface(result: dict[str, Any]) -> str:
     if result.get("outboxLocator"):
         line += f"\n  queued at {result['outboxLocator']}"
     return line
+
+
+class Queued(NamedTuple):
+    """Surfaced messages waiting for the main line, and what could not be read."""
+
+    messages: list[dict[str, Any]]
+    problems: list[str]
+
+
+def queued(bundle: Bundle, *, include_acked: bool = False) -> Queued:
+    """Messages queued to the main line (``arc/outbox/pending.jsonl``), oldest
+    first, without the acknowledged ones unless asked. Pure."""
+    pending = read_jsonl(bundle.root / OUTBOX)
+    acks = read_jsonl(bundle.root / ACKS)
+    acked = {str(r.get("id")): r for r in acks.records}
+    problems = [f"{OUTBOX}: {p}" for p in _problems(pending)]
+    problems += [f"{ACKS}: {p}" for p in _problems(acks)]
+    out = []
+    for record in pending.records:
+        ident = record.get("id")
+        if not isinstance(ident, str):
+            continue
+        ack = acked.get(ident)
+        if ack is not None and not include_acked:
+            continue
+        shown = {**record, "locator": f"{OUTBOX}#{ident}"}
+        if ack is not None:
+            shown["ackedAt"] = ack.get("ackedAt")
+        out.append(shown)
+    return Queued(out, problems)
+
+
+def _problems(read: JsonlRead) -> list[str]:
+    return [f"line {b.line_no}: {b.reason}" for b in read.bad]
+
+
+def ack(bundle: Bundle, ident: str, *, by: str | None = None) -> dict[str, Any]:
+    """Acknowledge the queued message ``ident``: it leaves the main line's packet."""
+    from ouro.errors import NotFound
+
+    with arc_lock(bundle, "surface ack"):
+        found = queued(bundle, include_acked=True).messages
+        message = next((m for m in found if m["id"] == ident), None)
+        if message is None:
+            waiting = ", ".join(m["id"] for m in found if "ackedAt" not in m) or "none"
+            raise NotFound(
+                f"no surfaced message {ident!r} in {OUTBOX} (waiting: {waiting})",
+                hint="'ouro surface list' shows the waiting ones",
+            )
+        if "ackedAt" in message:
+            return {"id": ident, "acked": True, "already": True, "ackedAt": message["ackedAt"]}
+        at = utc_now_iso()
+        append_jsonl(
+            bundle.root / ACKS, [{"schemaVersion": 1, "id": ident, "ackedAt": at, "by": by}]
+        )
+    return {"id": ident, "acked": True, "already": False, "ackedAt": at}
