@@ -255,8 +255,11 @@ class FakeModels:
                 command = None if queued is not None else owner._command_for(body)
                 item: dict[str, Any]
                 if queued is not None or command is not None:
+                    namespace = None
                     if queued is not None:
                         tool, arguments = queued
+                        if "." in tool:  # a namespaced tool: its namespace and its name
+                            namespace, tool = tool.split(".", 1)
                     else:
                         assert command is not None
                         tool, arguments = owner._codex_call(body, command)
@@ -273,6 +276,8 @@ class FakeModels:
                         "name": tool,
                         "arguments": json.dumps(arguments),
                     }
+                    if namespace is not None:
+                        item["namespace"] = namespace
                     added = item | {"status": "in_progress", "arguments": ""}
                 else:
                     item = {
@@ -380,16 +385,16 @@ class FakeModels:
             self.tools.append((name, arguments))
 
     def offered(self, body: dict[str, Any]) -> list[str]:
-        """The tool names a request offers (namespaced ones as ``namespace.name``)."""
+        """The tool names a request offers (a Responses ``namespace`` tool's own
+        tools as ``namespace.name``: Codex offers an MCP server's tools so)."""
         names: list[str] = []
         for tool in body.get("tools") or []:
             name = _tool_name(tool)
-            if name:
+            inner = tool.get("tools") if isinstance(tool, dict) else None
+            if isinstance(inner, list):
+                names += [f"{name}.{n}" for n in map(_tool_name, inner) if n]
+            elif name:
                 names.append(name)
-            for inner in tool.get("tools") or [] if isinstance(tool, dict) else []:
-                inner_name = _tool_name(inner)
-                if inner_name:
-                    names.append(inner_name)
         return names
 
     def _tool_for(self, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:

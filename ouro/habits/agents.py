@@ -188,6 +188,8 @@ def launch(
             "-c", f"mcp_servers.{MCP_NAME}.command={json.dumps(server[0])}",
             "-c", f"mcp_servers.{MCP_NAME}.args={_toml_array(server[1:])}",
             "-c", f"mcp_servers.{MCP_NAME}.env={_toml_table(server_env)}",
+            # wait for the server before the first turn, and fail loudly if it cannot start
+            "-c", f"mcp_servers.{MCP_NAME}.required=true",
         ]  # fmt: skip
         if not keep_transcript:
             argv.append("--ephemeral")
