@@ -650,6 +650,23 @@ TOOLS: tuple[Tool, ...] = (
         args=("text",),
         render="ouro.habits.surface:render_surface",
     ),
+    Tool(
+        description="List the messages habits surfaced to the main line.",
+        input_model="ouro.habits.surface:SurfaceListInput",
+        cli=("surface", "list"),
+        read_only=True,
+        idempotent=True,
+        render="ouro.habits.surface:render_queue",
+    ),
+    Tool(
+        description="Acknowledge a message a habit surfaced to the main line.",
+        input_model="ouro.habits.surface:SurfaceAckInput",
+        cli=("surface", "ack"),
+        read_only=False,
+        idempotent=True,
+        args=("message_id",),
+        render="ouro.habits.surface:render_ack",
+    ),
 )
 
 _BY_NAME = {tool.name: tool for tool in TOOLS}

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 import pytest
 
-from ouro.cli.app import GROUP_HELP, cli, run
+from ouro.cli.app import GROUP_HELP, ToolGroup, cli, run
 from ouro.cli.examples import EXAMPLES
 from ouro.cli.helptopics import TOPICS
 from tests.git_env import run_git
@@ -35,7 +35,11 @@ def walk(
 
 ROOT = click.Context(cli, info_name="ouro")
 TREE = walk(cli, ROOT)
-LEAVES = {p: c for p, c in TREE.items() if not isinstance(c[0], click.Group) or c[0].callback}
+LEAVES = {
+    p: c
+    for p, c in TREE.items()
+    if not isinstance(c[0], click.Group) or c[0].callback or isinstance(c[0], ToolGroup)
+}
 
 
 def test_every_group_is_described() -> None:
@@ -93,6 +97,7 @@ EXPECTED_EXIT = {
     ("sync", "resolve"): (2, "a scratch bundle has no conflict to resolve"),
     ("hook", "doctor"): (1, "nothing is installed in a scratch project"),
     ("message", "reply"): (1, "a scratch bundle's inbox has no message to answer"),
+    ("surface", "ack"): (1, "nothing was surfaced to a scratch bundle"),
 }
 #: long-running commands: started, given a moment, and must still be running
 SERVERS = {("watch",), ("mcp",), ("workbench",)}

@@ -169,7 +169,49 @@ class LazyGroup(click.Group):
             return command
         from ouro.cli.gen import tool_command
 
-        return tool_command(entry)
+        command = tool_command(entry)
+        if any(len(p) > len(path) and p[: len(path)] == path for p in table):
+            return ToolGroup(path, command)  # ``ouro surface TEXT`` and ``ouro surface ack ID``
+        return command
+
+
+_LEAF_ARGS = "ouro.leaf-args"
+
+
+class ToolGroup(LazyGroup):
+    """A tool command that also has subcommands: ``ouro surface TEXT --to …`` runs
+    the tool, ``ouro surface ack ID`` the subcommand (the first word decides)."""
+
+    def __init__(self, prefix: tuple[str, ...], leaf: click.Command) -> None:
+        super().__init__(
+            prefix,
+            name=leaf.name,
+            help=leaf.help,
+            short_help=leaf.short_help,
+            epilog=leaf.epilog,
+            invoke_without_command=True,
+        )
+        self.leaf = leaf
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if (args and args[0] in self.list_commands(ctx)) or "--help" in args:
+            return super().parse_args(ctx, args)
+        ctx.meta[_LEAF_ARGS] = list(args)
+        return []
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The tool's own help, then its subcommands."""
+        self.leaf.format_help(ctx, formatter)
+        self.format_commands(ctx, formatter)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        args = ctx.meta.pop(_LEAF_ARGS, None)
+        if args is None:
+            return super().invoke(ctx)
+        # the tool's context takes the group's place: 'ouro surface --help' is the tool's
+        with self.leaf.make_context(ctx.info_name, args, parent=ctx.parent) as sub:
+            sub.obj = ctx.obj
+            return self.leaf.invoke(sub)
 
 
 @click.group(cls=LazyGroup, prefix=(), help=GROUP_HELP[()])

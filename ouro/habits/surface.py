@@ -72,6 +72,14 @@ class SurfaceInput(ToolInput):
     text: str = Field(min_length=1, max_length=4000, description="the message")
 
 
+class SurfaceListInput(ToolInput):
+    all: bool = Field(False, description="include the acknowledged ones")
+
+
+class SurfaceAckInput(ToolInput):
+    message_id: str = Field(min_length=1, description="the surfaced message (ob-…)")
+
+
 class Request(NamedTuple):
     """One surface request, validated by ``b.surface`` (``ouro.api``)."""
 
@@ -323,3 +331,21 @@ def ack(bundle: Bundle, ident: str, *, by: str | None = None) -> dict[str, Any]:
             bundle.root / ACKS, [{"schemaVersion": 1, "id": ident, "ackedAt": at, "by": by}]
         )
     return {"id": ident, "acked": True, "already": False, "ackedAt": at}
+
+
+def render_queue(result: dict[str, Any]) -> str:
+    lines = []
+    for m in result["messages"]:
+        state = f" (acknowledged {m['ackedAt']})" if m.get("ackedAt") else ""
+        lines.append(
+            f"{m['id']}  habit {m.get('habitName')} ({m.get('reason')}) to "
+            f"{m.get('recipient')}{state}: {m.get('text')}"
+        )
+    lines += [f"problem: {p}" for p in result["problems"]]
+    return "\n".join(lines) or "nothing surfaced is waiting"
+
+
+def render_ack(result: dict[str, Any]) -> str:
+    if result["already"]:
+        return f"{result['id']} was already acknowledged ({result['ackedAt']})"
+    return f"acknowledged {result['id']}"
