@@ -206,9 +206,7 @@ def session_definitions(bundle: Bundle, session: str) -> tuple[list[types.Tool],
     return definitions, frozenset(t.name for t in tools)
 
 
-def build_server(
-    bundle: Bundle, tool_set: str = "lean", session: str | None = None
-) -> Server[Any]:
+def build_server(bundle: Bundle, tool_set: str = "lean", session: str | None = None) -> Server[Any]:
     """A low-level MCP server exposing the ``tool_set`` registry tools on ``bundle``,
     or (``session``) the tools of that habit session."""
     if session is not None:

@@ -24,9 +24,9 @@ import pytest
 
 from tests.fake_models import FakeModels
 from tests.test_real_hosts import ASK, NEXT, Codex, World, _text
-from tests.test_real_hosts import hosts as hosts  # noqa: PLC0414 -- the fixtures
-from tests.test_real_hosts import models as models  # noqa: PLC0414
-from tests.test_real_hosts import world as world  # noqa: PLC0414
+from tests.test_real_hosts import hosts as hosts
+from tests.test_real_hosts import models as models
+from tests.test_real_hosts import world as world
 
 pytestmark = pytest.mark.host
 
@@ -137,9 +137,11 @@ def test_codex_does_a_habit_through_ouros_mcp_server(
     assert TITLE in _text(first) and PROMPT in _text(first) and ASK in _text(first)
     assert models.tools == [], f"calls not made: {models.tools}"
     _assert_run(world, bundle, receipt, "codex")
-    assert not any((codex.home / "sessions").rglob("rollout-*.jsonl")) if (
-        codex.home / "sessions"
-    ).exists() else True
+    assert (
+        not any((codex.home / "sessions").rglob("rollout-*.jsonl"))
+        if (codex.home / "sessions").exists()
+        else True
+    )
 
 
 @pytest.mark.parametrize("agent", ["claude", "codex"])

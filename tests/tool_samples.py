@@ -9,7 +9,6 @@ every tool with these, and a test fails when a registered tool has no sample.
 from __future__ import annotations
 
 import json
-
 import shlex
 import sys
 from collections.abc import Callable

@@ -133,7 +133,7 @@ class Bundle:
 
     @functools.cached_property
     def habits(self) -> Habits:
-        from ouro.api.habits import Habits, Surface
+        from ouro.api.habits import Habits
 
         return Habits(self)
 

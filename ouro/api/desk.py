@@ -9,8 +9,8 @@ from __future__ import annotations
 import functools
 from typing import Annotated, Any
 
-from ouro.derived import after_write
 from ouro.api._base import Namespace
+from ouro.derived import after_write
 from ouro.edge import ARC_TEXT, BODY
 from ouro.spec import P, verb
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from ouro.derived import after_write
 from ouro.api._base import Namespace
 from ouro.api.desk import Explain, Limit, Mode, Query
+from ouro.derived import after_write
 from ouro.edge import BODY, FACT_TEXT, NOTE_BODY
 from ouro.spec import P, verb
 

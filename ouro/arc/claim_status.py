@@ -124,7 +124,6 @@ class Evidence(NamedTuple):
         return out
 
 
-
 class ClaimChange(NamedTuple):
     """One ``claim update``: when, which fields changed, and what they held before."""
 
@@ -345,11 +344,15 @@ def change_from_json(data: Any, *, where: str = "history") -> ClaimChange:
     if type(before) is not dict or any(k not in _CHANGEABLE for k in before):
         raise InvalidInput(f"{where}.before: must map changed fields to values", hint=_FIELD_HINT)
     for key, value in before.items():
-        ok = value is None or type(value) is str or (
-            type(value) is list and all(type(v) is str for v in value)
+        ok = (
+            value is None
+            or type(value) is str
+            or (type(value) is list and all(type(v) is str for v in value))
         )
         if not ok:
-            raise InvalidInput(f"{where}.before.{key}: must be text, a list or null", hint=_FIELD_HINT)
+            raise InvalidInput(
+                f"{where}.before.{key}: must be text, a list or null", hint=_FIELD_HINT
+            )
     return ClaimChange(at=f.text("at"), changed=tuple(changed), before=before)
 
 

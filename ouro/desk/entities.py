@@ -49,8 +49,8 @@ from typing import Any
 
 from ouro.desk.derived import replace_derived
 from ouro.desk.factstate import DiaryState
-from ouro.store import jsonio
 from ouro.store import cursor as cursors
+from ouro.store import jsonio
 from ouro.store import stamp as stamps
 from ouro.store.atomic import atomic_write_bytes
 

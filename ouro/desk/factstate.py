@@ -69,8 +69,8 @@ from typing import Any, Final
 import orjson
 
 from ouro.desk.factnorm import NEAR_THRESHOLD, could_exceed, normalize_text, overlap, tokens
-from ouro.store import jsonio
 from ouro.store import cursor as cursors
+from ouro.store import jsonio
 from ouro.store import stamp as stamps
 from ouro.store.jsonl import BadLine
 from ouro.store.stamp import Stamp

@@ -85,7 +85,9 @@ def executable(bundle: Bundle, agent: str, env: Mapping[str, str]) -> str | None
 
     configured = config.lookup(f"habits.command.{agent}", bundle.root)
     if configured:
-        return configured if os.sep in configured else shutil.which(configured, path=env.get("PATH"))
+        return (
+            configured if os.sep in configured else shutil.which(configured, path=env.get("PATH"))
+        )
     return shutil.which(agent, path=env.get("PATH"))
 
 
@@ -165,7 +167,12 @@ def launch(
     if agent == "claude":
         config = {
             "mcpServers": {
-                MCP_NAME: {"type": "stdio", "command": server[0], "args": server[1:], "env": server_env}
+                MCP_NAME: {
+                    "type": "stdio",
+                    "command": server[0],
+                    "args": server[1:],
+                    "env": server_env,
+                }
             }
         }
         path = folder / "mcp.json"

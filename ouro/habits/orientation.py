@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, NotFound
-from ouro.habits.receipt import read_receipt
 from ouro.habits.definition import definition_files
+from ouro.habits.receipt import read_receipt
 from ouro.habits.state import read_state, state_locator
 from ouro.habits.surface import OUTBOX, queued
 from ouro.orient_types import OrientItem
