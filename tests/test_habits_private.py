@@ -57,6 +57,8 @@ def test_a_habit_sessions_arc_writes_stay_in_its_lane(bundle: Bundle) -> None:
         ["arc", "next", "LANE-NEXT read thread 1"],
         ["arc", "handoff", "LANE-HANDOFF two threads need a reply"],
         ["diary", "write", "LANE-FACT the inbox holds two threads", "--about", "inbox"],
+        ["claim", "add", "LANE-CLAIM the inbox is triaged"],
+        ["obligation", "add", "LANE-OWED reply to ari", "--to", "ari"],
     ]
     define(bundle, "triage", run=script(bundle, "lane", calls))
     receipt = run_habit(bundle, "triage")
@@ -93,6 +95,17 @@ def test_a_habit_sessions_arc_writes_stay_in_its_lane(bundle: Bundle) -> None:
     [fact] = [f for f in facts if f["text"].startswith("LANE-FACT")]
     assert fact["provenance"]["origin"] == "habit:triage"
     assert fact["provenance"]["sessionRef"] == receipt["sessionId"]
+    # claims and obligations say where they came from too
+    [claim] = [json.loads(p.read_text()) for p in (bundle.root / "arc/claims").glob("cl-*.json")]
+    assert (claim["origin"], claim["originSession"]) == ("habit:triage", receipt["sessionId"])
+    [owed] = [
+        json.loads(p.read_text()) for p in (bundle.root / "arc/obligations").glob("ob-*.json")
+    ]
+    assert (owed["origin"], owed["originSession"]) == ("habit:triage", receipt["sessionId"])
+    # ... and the main line's do not
+    run_ouro("claim", "add", "MAIN-CLAIM", bundle=bundle, check=True)
+    main_claims = [json.loads(p.read_text()) for p in (bundle.root / "arc/claims").glob("*.json")]
+    assert [c.get("origin") for c in main_claims if c["text"] == "MAIN-CLAIM"] == [None]
 
 
 def test_outside_a_live_session_a_forged_session_id_is_the_main_line(bundle: Bundle) -> None:

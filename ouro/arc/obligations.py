@@ -26,6 +26,7 @@ from ouro.arc.redact import bundle_literals, redact_obj
 from ouro.bundle import Bundle
 from ouro.edge import require_text
 from ouro.errors import Conflict, CorruptFile, InvalidInput, InvalidLocator, NotFound
+from ouro.lane import habit_lane
 from ouro.models.base import Part, Record
 from ouro.models.clock import utc_now_iso
 from ouro.models.ids import is_id, new_id
@@ -51,6 +52,9 @@ class Obligation(Record):
     route: Route | None = None
     created_at: str
     closed_at: str | None = None
+    #: where it was recorded from: ``habit:<name>`` inside a habit session (``ouro.lane``)
+    origin: str | None = None
+    origin_session: str | None = None
 
 
 def parse_route(text: str, recipient: str) -> Route:
@@ -129,8 +133,11 @@ def add_obligation(
         except InvalidLocator as exc:
             raise InvalidInput(f"desk: {exc.message}", hint=exc.hint) from None
     parsed = parse_route(route, owed_to) if route else None
+    lane = habit_lane(bundle.root)
+    origin = {"origin": lane.origin, "originSession": lane.session_id} if lane else {}
     ob = Obligation.from_json(
         {
+            **origin,
             "id": new_id("ob"),
             "what": what,
             "owedTo": owed_to,
