@@ -254,3 +254,46 @@ def test_the_session_mcp_server_lists_granted_and_asked_for_denied_tools(bundle:
         session_policy(bundle, receipt["sessionId"])
     with pytest.raises(NotFound):
         session_definitions(bundle, receipt["sessionId"])
+
+
+def test_a_run_killed_midway_leaves_the_main_line_and_says_its_receipt_is_missing(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    import os
+    import signal
+    import subprocess
+    import time
+
+    main_line(bundle)
+    body = bundle.habits / "bin" / "slow.py"
+    body.parent.mkdir(parents=True, exist_ok=True)
+    body.write_text(
+        "import os, subprocess, sys, time\n"
+        "open(os.environ['OURO_SESSION_DIR'] + '/body.pid', 'w').write(str(os.getpid()))\n"
+        "subprocess.run([sys.executable, '-m', 'ouro.cli', 'arc', 'ask', 'SLOW-LANE-ASK'])\n"
+        "open(os.environ['OURO_SESSION_DIR'] + '/asked', 'w').write('1')\n"
+        "time.sleep(120)\n"
+    )
+    define(bundle, "slow", run=f"{PY} habits/bin/slow.py")
+    env = dict(os.environ, OURO_BUNDLE=str(bundle.root))
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "ouro.cli", "habits", "run", "slow"], env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.monotonic() + 120
+    asked: list[Path] = []
+    while time.monotonic() < deadline and not asked:
+        asked = list((bundle.root / "state/sessions").glob("hs-*/asked"))
+        time.sleep(0.2)
+    assert asked, "the body never got going"
+    runner.kill()  # the wipe: the runner dies, no receipt is written
+    runner.wait(timeout=30)
+    body_pid = int((asked[0].parent / "body.pid").read_text())
+    os.killpg(body_pid, signal.SIGKILL)  # the orphaned body's group (a test's tidy-up)
+    packet = ouro.open(bundle.root).orient()["text"]
+    assert "MAIN-ASK fix the parser" in packet and "SLOW-LANE-ASK" not in packet
+    [line] = [ln for ln in packet.splitlines() if ln.startswith("- habit slow: run hr-")]
+    assert "left no receipt" in line
+    assert not list((bundle.root / "arc/flight-recorder/habit-receipts").glob("*.json"))
+    last = run_ouro("habits", "last", "slow", bundle=bundle)
+    assert last.returncode != 0 and "was stopped before it finished" in last.stderr

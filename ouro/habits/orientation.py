@@ -8,7 +8,8 @@ Pure: reads ``arc/outbox/pending.jsonl`` + ``acks.jsonl`` (``ouro.habits.surface
   why (the reason), to whom, and the text -- written by this agent's own habit
   session, so it is shown, redacted like every packet line;
 - "Habits: last runs": one line per habit that ran: outcome, when, what it
-  produced, the receipt. A habit's private lane never reaches the packet any
+  produced, the receipt; and a run whose runner was killed before its receipt
+  was written, said as such (``ouro.habits.session.interrupted_runs``). A habit's private lane never reaches the packet any
   other way.
 """
 
@@ -18,6 +19,7 @@ from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, NotFound
 from ouro.habits.definition import definition_files
 from ouro.habits.receipt import read_receipt
+from ouro.habits.session import interrupted_runs
 from ouro.habits.state import read_state, state_locator
 from ouro.habits.surface import OUTBOX, queued
 from ouro.orient_types import OrientItem
@@ -46,6 +48,17 @@ def habit_items(bundle: Bundle) -> list[OrientItem]:
         )
     for problem in waiting.problems:
         items.append(OrientItem(SURFACED, 0, f"surfaced messages: unknown ({problem})", OUTBOX))
+    for run in interrupted_runs(bundle):
+        items.append(
+            OrientItem(
+                RUNS,
+                1,
+                f"habit {run['habit']}: run {run['runId']} (started {run['startedAt']}) left no "
+                "receipt: its runner stopped before it finished; its scratch is kept",
+                run["locator"],
+                "ouro habits list",
+            )
+        )
     for path in definition_files(bundle):
         read = read_state(bundle, path.stem)
         if read.problem:
