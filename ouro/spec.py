@@ -497,7 +497,7 @@ def verb(fn: _F) -> _F:
         with collect() as warnings:
             result = fn(self, **inputs)
         if warnings and isinstance(result, dict):
-            result["warnings"] = [*result.get("warnings", []), *warnings]
+            result["warnings"] = list(dict.fromkeys([*result.get("warnings", []), *warnings]))
         return result
 
     call.__ouro_verb__ = True  # type: ignore[attr-defined]

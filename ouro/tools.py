@@ -78,9 +78,10 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.info:render_info",
     ),
     Tool(
-        description="The start-of-turn packet: ask, next safe action, blockers, gaps, "
-        "obligations, unverified claims and Desk work, each with its locator, within a "
-        "character budget. Writes nothing.",
+        description="The start-of-turn packet: ask, next safe action, the facts, notes and "
+        "lessons they point at, blockers, gaps, obligations, unverified claims, Desk work and "
+        "lessons, unread message counts (bodies: message_read), each with its locator, within "
+        "a character budget. Writes nothing.",
         input_model="ouro.orient_tool:OrientInput",
         cli=("orient",),
         read_only=True,
@@ -291,10 +292,11 @@ TOOLS: tuple[Tool, ...] = (
     # --- desk --------------------------------------------------------------
     # search
     Tool(
-        description="Search the Desk: tasks, tracks, iterations, friction, tips, diary facts, "
+        description="Search the Desk: tasks, tracks, iterations, friction, lessons (tips), "
+        "diary facts, "
         'daily reflections and notes. Words must all match; "quoted phrases" and prefix* work. '
         "Returns locators to open, best match first. Sees every ouro write, and tasks, notes, "
-        "tracks, friction, tips and days added, removed or renamed by hand; an existing file "
+        "tracks, friction, lessons and days added, removed or renamed by hand; an existing file "
         "edited by hand (in place, or anything inside a task folder) shows up after "
         "'ouro index sync', or at once while 'ouro watch' runs.",
         input_model="ouro.index.tools:DeskSearchInput",
@@ -514,7 +516,7 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.cli.render:friction_list",
     ),
     Tool(
-        description="Write a tip under desk/_meta/tips/ (same title updates the tip).",
+        description="Write a lesson (a tip: short advice learned for later sessions) under desk/_meta/tips/ (same title updates it); the packet lists the newest.",
         input_model="ouro.desk.api:TipAddInput",
         cli=("desk", "tip", "add"),
         read_only=False,
@@ -534,12 +536,12 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.cli.render:tip_list",
     ),
     Tool(
-        description="Feature tracks and tasks in desk/_meta/featured.md so orientation shows them first (or remove them with --remove).",
+        description="Feature tracks, tasks, notes and lessons in desk/_meta/featured.md so orientation shows them first (or remove them with --remove).",
         input_model="ouro.desk.api:FeatureInput",
         cli=("desk", "feature"),
         read_only=False,
         idempotent=True,
-        options={"tracks": "--track", "tasks": "--task"},
+        options={"tracks": "--track", "tasks": "--task", "notes": "--note", "lessons": "--lesson"},
         render="ouro.cli.render:feature_written",
     ),
     Tool(

@@ -122,12 +122,16 @@ def ouro_json(*args: str, bundle: Bundle | None = None, **kw: Any) -> Any:
     return json.loads(proc.stdout)
 
 
-def snapshot(root: Path, *, state: bool = False) -> dict[str, tuple[bytes, int]]:
-    """Every file's bytes and mtime_ns under root (to prove a read changed no record).
-    A symlink is recorded by its target text and its own mtime (never followed).
+def record_snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
+    """``snapshot`` of the record only: a read may heal a machine-local cache under
+    ``state/`` (docs/concepts.md, "Derived state"), never change anything else."""
+    return snapshot(root, state=False)
 
-    ``state/`` is left out unless ``state=True``: a read may heal a machine-local
-    cache there (docs/concepts.md, "Derived state"), never anything else."""
+
+def snapshot(root: Path, *, state: bool = True) -> dict[str, tuple[bytes, int]]:
+    """Every file's bytes and mtime_ns under root (to prove a write refused, or a
+    read, changed nothing). A symlink is recorded by its target text and its own
+    mtime (never followed). ``state=False`` leaves ``state/`` out (``record_snapshot``)."""
     out: dict[str, tuple[bytes, int]] = {}
     top = os.path.join(root, "state")
     for dirpath, _dirs, files in os.walk(root):

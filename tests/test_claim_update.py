@@ -65,6 +65,7 @@ def test_text_and_about_change_before_verification_only(bundle: Bundle, repo_fil
         ["text", "about"],
     )
     assert out["history"][0]["before"] == {"text": "parsre is fast", "about": ["src/parse.py"]}
+    assert out["checkSince"] == out["history"][0]["at"]  # receipts about other files stop counting
     claims.verify_claim(bundle, c["id"])
     with pytest.raises(Conflict, match="is verified; its text cannot change"):
         claims.update_claim(bundle, c["id"], text="parser is very fast")

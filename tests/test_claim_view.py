@@ -1,5 +1,5 @@
 """``ouro orient``'s fast path ≡ the click path, on a bundle with claims in
-every status (the claim reader itself: ``tests/test_claim_reader.py``)."""
+every status (the claim reader itself: ``tests/test_arc_readers.py``)."""
 
 from __future__ import annotations
 

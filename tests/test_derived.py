@@ -251,3 +251,23 @@ def test_a_healed_cache_still_sees_edits(bundle: Bundle, edit: str) -> None:
         other.write_text(text.replace("task 01 login", "task 01 LOGIN"))
         os.replace(other, task)
     assert "task 01 LOGIN" in [h.title for h in heads.read_heads(bundle)[0]]
+
+
+def test_after_write_never_raises_and_says_what_it_could_not_refresh(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ouro.derived import artifacts
+
+    _populate(bundle, tasks=1)
+
+    def broken(_bundle: Bundle, _touched: list[Path]) -> None:
+        raise OSError(28, "No space left on device")
+
+    patched = tuple(
+        a._replace(refresh=broken) if a.name == "desk-heads" else a for a in artifacts.ARTIFACTS
+    )
+    monkeypatch.setattr(artifacts, "ARTIFACTS", patched)
+    task = next(bundle.desk.glob("web/*/task.md"))
+    warnings = derived.after_write(bundle, [task])
+    assert len(warnings) == 1 and "state/cache/desk-heads.bin was not refreshed" in warnings[0]
+    assert derived.after_write(bundle, [bundle.root / "arc" / "claims"]) == []  # not its sources

@@ -14,7 +14,7 @@ from ouro.bundle import Bundle
 from ouro.desk import heads, tasks, tracks
 from ouro.desk.orientation import desk_items
 from ouro.store import stamp as stamps
-from tests.conftest import snapshot
+from tests.conftest import record_snapshot, snapshot
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -44,16 +44,16 @@ def test_orient_reads_only_changed_task_files(
     plain = desk_items(bundle)  # no cache yet: every task is read from its file
     _settle(bundle)
     read = _counting(monkeypatch)
-    before = snapshot(bundle.root)
+    before = record_snapshot(bundle.root)
     assert desk_items(bundle) == plain
     assert read == []  # every head came from the validated cache
     # an edit outside ouro (same folder, new size): only that file is read again
     path = made[5].path
     path.write_text(path.read_text().replace("status: open", "status: blocked"))
-    before = snapshot(bundle.root)
+    before = record_snapshot(bundle.root)
     items = desk_items(bundle)
     assert read == [str(path)]
-    assert snapshot(bundle.root) == before  # reading wrote nothing, not even the cache
+    assert record_snapshot(bundle.root) == before  # reading wrote nothing, not even the cache
     assert any(i.section == "Desk: blocked tasks" and made[5].id in i.text for i in items)
     heads.refresh_heads(bundle)  # a writer absorbs the outside edit
     assert tasks.find_task(bundle, made[5].id).meta["status"] == "blocked"
@@ -119,10 +119,10 @@ def test_a_read_heals_only_the_cache(bundle: Bundle) -> None:
     tracks.add_track(bundle, "web")
     tasks.add_task(bundle, "web", "Alpha")
     heads.heads_path(bundle).unlink(missing_ok=True)  # domain calls do not refresh it
-    before = snapshot(bundle.root, state=True)
+    before = snapshot(bundle.root)
     (head,), _ = heads.read_heads(bundle)
     desk_items(bundle)
-    after = snapshot(bundle.root, state=True)
+    after = snapshot(bundle.root)
     healed = {k for k in set(before) | set(after) if before.get(k) != after.get(k)}
     assert healed and all(k.startswith("state/") for k in healed), healed
     assert heads.heads_path(bundle).exists()

@@ -19,7 +19,7 @@ from ouro.desk import heads, tasks, tracks
 from ouro.desk.orientation import desk_items
 from ouro.orient import build_packet
 from ouro.store import stamp as stamps
-from tests.conftest import run_ouro, snapshot
+from tests.conftest import record_snapshot, run_ouro
 
 
 def _settle(bundle: Bundle) -> None:
@@ -48,13 +48,13 @@ def desk(bundle: Bundle) -> dict[str, tasks.Task]:
 
 def _texts(bundle: Bundle) -> str:
     """What orient shows of Desk, in process and as a process, checking purity."""
-    before = snapshot(bundle.root)
+    before = record_snapshot(bundle.root)
     text = "\n".join(f"{i.section}: {i.text}" for i in desk_items(bundle))
     packet = build_packet(bundle, budget=100_000).text
     cli = run_ouro("orient", "--budget", "100000", bundle=bundle, check=True).stdout
     for item in desk_items(bundle):
         assert item.text in cli and item.text in packet
-    assert snapshot(bundle.root) == before  # reads changed no record (the cache may heal)
+    assert record_snapshot(bundle.root) == before  # reads changed no record (the cache may heal)
     return text
 
 

@@ -40,7 +40,7 @@ def test_bad_text_is_refused_naming_the_field(
     before = snapshot(bundle.root)
     with pytest.raises(InvalidInput) as err:
         invoke(tool, bundle, args)
-    assert err.value.message.startswith(f"{field}:")
+    assert err.value.message.startswith(f"{tool}: {field}:")
     err.value.message.encode("utf-8")  # printable and sendable: never echoes a surrogate
     assert snapshot(bundle.root) == before
 

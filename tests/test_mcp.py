@@ -20,7 +20,7 @@ from ouro import registry
 from ouro.bundle import Bundle
 from ouro.mcp import build_server, instructions, served
 from ouro.spec import json_schema, spec_of
-from tests.conftest import ouro_json, run_ouro, snapshot
+from tests.conftest import ouro_json, record_snapshot, run_ouro, snapshot
 from tests.mcp_client import json_of, session, text_of
 from tests.tool_samples import SAMPLES, prepare_samples, resolve_sample
 
@@ -139,7 +139,11 @@ def test_read_only_tools_write_nothing(bundle: Bundle, tmp_path: Path) -> None:
     reads = [t for t in registry.TOOLS if t.read_only and t.name in SAMPLES]
 
     def truth() -> dict[str, tuple[bytes, int]]:
-        return {k: v for k, v in snapshot(bundle.root).items() if not k.startswith("state/index/")}
+        return {
+            k: v
+            for k, v in record_snapshot(bundle.root).items()
+            if not k.startswith("state/index/")
+        }
 
     before = truth()
 
@@ -352,3 +356,33 @@ def test_other_commands_do_not_import_mcp(bundle: Bundle) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_the_default_server_serves_the_seeds_five_record_tools(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    """The seed's names, listed by the default server and each answering."""
+    seed = {
+        "diary_write": {"text": "staging uses the EU region", "about": ["staging"]},
+        "consult_diary": {"query": "staging"},
+        "search_facts": {"about": "staging"},
+        "consult_notes": {},
+        "desk_search": {"query": "staging"},
+    }
+    listed: set[str] = set()
+    answers: dict[str, Any] = {}
+
+    async def body(client: ClientSession) -> None:
+        listed.update(t.name for t in (await client.list_tools()).tools)
+        for name, args in seed.items():
+            result = await client.call_tool(name, args)
+            assert not result.is_error, f"{name}: {text_of(result)}"
+            answers[name] = json_of(result)
+
+    drive(bundle.root, tmp_path / "server.log", body, tools=None)
+    assert set(seed) <= listed
+    assert not listed & {"diary_search", "facts_search", "notes_search"}  # no alias tools
+    fact = answers["diary_write"]["locator"]
+    for name in ("consult_diary", "search_facts", "desk_search"):
+        assert [r["locator"] for r in answers[name]["results"]] == [fact], name
+    assert answers["consult_notes"]["total"] == 0

@@ -9,15 +9,20 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ouro.bundle import Bundle
-from ouro.desk.record_orientation import PRIORITY, SECTION, TEXT
 from ouro.orient import build_packet
 from ouro.tools import invoke
 
 SECRET = "sk-live-" + "abcdefghijklmnopqrstuvwx"
+#: ouro.desk.record_orientation's section, priority and text cut (spelled out: the
+#: test must run, and fail, on code that has no such module)
+SECTION = "Record: what the ask points at"
+PRIORITY = 8
+TEXT = 400
 
 
 def _fact(bundle: Bundle, text: str) -> str:
@@ -123,3 +128,36 @@ def test_random_asks_with_refs_show_the_records_text_within_budget_redacted(
         if lost:  # the record goes first: no Arc section lost anything meanwhile
             arc = ("status", "ask", "next safe action", "gaps", "obligations", "claims")
             assert not any(packet.dropped.get(name) for name in arc), packet.dropped
+
+
+def test_featured_notes_and_lessons_are_listed_and_lessons_are_searchable(bundle: Bundle) -> None:
+    from ouro.errors import NotFound
+    from tests.conftest import ouro_json, run_ouro
+
+    note = _note(bundle, "Release checklist", "tag, build, publish")
+    lesson = invoke("desk_tip_add", bundle, {"title": "Pin the SDK version", "body": "it broke"})
+    invoke("desk_tip_add", bundle, {"title": "Read the log first", "body": "saves time"})
+    out = ouro_json(
+        "desk", "feature", "--note", "release-checklist", "--lesson", lesson["locator"],
+        bundle=bundle,
+    )  # fmt: skip
+    assert out["featured"]["notes"] == ["release-checklist"]
+    assert out["featured"]["lessons"] == ["pin-the-sdk-version"]
+    with pytest.raises(NotFound, match="no note"):
+        invoke("desk_feature", bundle, {"notes": ["no-such-note"]})
+    text = build_packet(bundle).text
+    assert f"- note Release checklist  [{note}]" in text
+    assert f"- lesson Pin the SDK version  [{lesson['locator']}]" in text
+    assert "## Desk: lessons" in text and "Read the log first" in text
+    # desk_search covers lessons under that name
+    found = ouro_json("desk", "search", "SDK", "--kind", "lesson", bundle=bundle)["results"]
+    assert [(r["kind"], r["locator"]) for r in found] == [("lesson", lesson["locator"])]
+    every = ouro_json("desk", "search", "first", bundle=bundle)["results"]
+    assert {r["kind"] for r in every} == {"lesson"}
+    assert run_ouro("desk", "search", "x", "--kind", "lessons", bundle=bundle).returncode == 2
+
+
+def test_the_spelled_out_constants_are_the_modules() -> None:
+    from ouro.desk import record_orientation as ro
+
+    assert (ro.SECTION, ro.PRIORITY, ro.TEXT) == (SECTION, PRIORITY, TEXT)

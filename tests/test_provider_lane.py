@@ -13,7 +13,6 @@ import pytest
 
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
-from ouro.sentinel.readiness import LANE, read_lane
 from ouro.sentinel.receipts import refresh
 from ouro.sentinel.signals import parse_caller_signal
 from tests.conftest import ouro_json, run_ouro
@@ -58,7 +57,8 @@ def test_down_then_a_plain_refresh_is_not_ready_and_shows_the_lanes_age(bundle: 
     )  # fmt: skip
     assert ok["verdict"] == "ready"
     assert ouro_json("sentinel", "refresh", bundle=bundle)["verdict"] == "ready"
-    assert read_lane(bundle)[0]["anthropic"]["status"] == "ok"
+    lane_file = json.loads((bundle.root / "state/sentinel/lane.json").read_text())
+    assert lane_file["sources"]["anthropic"]["status"] == "ok"
 
 
 def test_a_configured_check_that_fails_then_passes(bundle: Bundle) -> None:
@@ -84,7 +84,9 @@ def test_a_configured_check_that_fails_then_passes(bundle: Bundle) -> None:
     flag.write_text("")
     passed = ouro_json("sentinel", "refresh", bundle=bundle)  # trusted now: runs again
     assert passed["verdict"] == "ready" and _lane(passed, "api")["status"] == "ok"
-    remembered = json.loads((bundle.root / LANE).read_text())["sources"]["api"]
+    remembered = json.loads((bundle.root / "state/sentinel/lane.json").read_text())["sources"][
+        "api"
+    ]
     assert remembered["status"] == "ok" and remembered["checkedAt"]
 
 
@@ -97,7 +99,7 @@ def test_a_hook_refresh_runs_no_command_and_reports_the_last_known_state(bundle:
     lane = _lane(never, "api")
     assert (lane["status"], lane["verdictImpact"]) == ("unknown", "watch")
     assert never["ready"] is False  # unknown stays unknown: never ready
-    refresh(bundle, run_checks=True, yes=True)
+    refresh(bundle, yes=True)  # manual_cli: the commands run
     assert marker.exists()
     marker.unlink()
     hook = refresh(bundle, trigger="session_start")["receipt"]

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from ouro import embedding
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.index import semantic
@@ -25,7 +26,7 @@ from ouro.index.sync import rebuild, sync
 from ouro.tools import invoke
 
 REPO = Path(__file__).resolve().parents[1]
-needs_model = pytest.mark.skipif(not semantic.available(), reason="ouro[semantic] not installed")
+needs_model = pytest.mark.skipif(not embedding.available(), reason="ouro[semantic] not installed")
 
 
 def _write(bundle: Bundle) -> None:
@@ -179,7 +180,9 @@ def test_continuity_code_never_names_the_semantic_modules() -> None:
             elif isinstance(node, ast.ImportFrom):
                 names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
             for name in names:
-                assert not name.startswith(("ouro.index.semantic", "ouro.index.fusion")), path
+                assert not name.startswith(
+                    ("ouro.embedding", "ouro.index.semantic", "ouro.index.fusion")
+                ), path
                 assert name.split(".")[0] not in ("numpy", "tokenizers", "wordllama"), path
 
 
@@ -201,7 +204,7 @@ def test_continuity_commands_never_import_it(bundle: Bundle) -> None:
         "        main()\n"
         "    except SystemExit:\n"
         "        pass\n"
-        "bad = [m for m in sys.modules if m.startswith(('ouro.index.semantic', "
+        "bad = [m for m in sys.modules if m.startswith(('ouro.embedding', 'ouro.index.semantic', "
         "'ouro.index.fusion', 'numpy', 'tokenizers', 'wordllama'))]\n"
         "print('IMPORTED', bad)\n"
     ).replace("BUNDLE", repr(str(bundle.root)))
@@ -484,14 +487,14 @@ def test_the_first_search_by_meaning_heals_missing_vectors_and_their_file(bundle
     machine-local cache, under its lock); the second embeds nothing and a
     fresh process maps the file. The record is not touched."""
     from ouro.index import db
-    from tests.conftest import snapshot
+    from tests.conftest import record_snapshot
 
     _write(bundle)
     rebuild(bundle)  # the word index only: no vectors yet
     path = db.db_file(bundle.root)
     vector_file = Path(semantic.vector_file(path))
     assert not vector_file.exists()
-    before = snapshot(bundle.root)
+    before = record_snapshot(bundle.root)
     first = desk_search(bundle.root, "tea", mode="hybrid")
     assert first["index"]["semantic"] == {"state": "fresh"}
     assert vector_file.is_file() and semantic.pending(bundle.root) == {
@@ -507,4 +510,4 @@ def test_the_first_search_by_meaning_heals_missing_vectors_and_their_file(bundle
         written.st_ino,
         written.st_mtime_ns,
     )
-    assert snapshot(bundle.root) == before  # only state/ healed
+    assert record_snapshot(bundle.root) == before  # only state/ healed

@@ -18,7 +18,6 @@ from ouro.hooks.common import run_hook
 from ouro.hooks.handlers import HANDLERS
 from ouro.orient import build_packet
 from ouro.sentinel import paths
-from ouro.sentinel.anchor import ready_problems
 from ouro.sentinel.receipts import refresh
 from ouro.sentinel.status import render_status, sentinel_status
 from tests.conftest import ouro_json, run_ouro, snapshot
@@ -115,6 +114,8 @@ def test_a_ready_receipt_replaces_an_unusable_latest_ready(bundle: Bundle) -> No
     ],
 )
 def test_every_respect_is_checked(edit: dict[str, Any], reason: str) -> None:
+    from ouro.sentinel.anchor import ready_problems
+
     good = {
         "verdict": "ready",
         "ready": True,

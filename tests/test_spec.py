@@ -244,3 +244,24 @@ def test_spec_imports_cheaply() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_warnings_of_an_inner_verb_reach_the_outer_call_once() -> None:
+    from ouro.notices import warn
+
+    class Nested:
+        @verb
+        def inner(self) -> dict[str, Any]:
+            """Inner."""
+            warn("stale index")
+            return {"warnings": ["stale index"]}
+
+        @verb
+        def outer(self) -> dict[str, Any]:
+            """Outer."""
+            self.inner()
+            warn("second")
+            return {}
+
+    assert Nested().inner() == {"warnings": ["stale index"]}
+    assert Nested().outer() == {"warnings": ["stale index", "second"]}

@@ -187,9 +187,10 @@ class Bundle:
             DEFAULT_BUDGET
         ),
     ) -> dict[str, Any]:
-        """The start-of-turn packet: ask, next safe action, blockers, gaps,
-        obligations, unverified claims and Desk work, each with its locator, within a
-        character budget. Writes nothing."""
+        """The start-of-turn packet: ask, next safe action, the facts, notes and lessons
+        they point at, blockers, gaps, obligations, unverified claims, Desk work and
+        lessons, unread message counts (bodies: message_read), each with its locator,
+        within a character budget. Writes nothing."""
         from ouro.orient import build_packet
 
         return build_packet(self.folder, budget=budget).to_json()

@@ -16,7 +16,8 @@ from ouro.spec import P, verb
 
 STATUSES = ("open", "active", "blocked", "done", "dropped")
 SEVERITIES = ("low", "medium", "high")
-KINDS = ("task", "track", "iteration", "friction", "tip", "fact", "note", "daily")
+#: a tip is a lesson (the seed's name); ``tip`` still selects them
+KINDS = ("task", "track", "iteration", "friction", "lesson", "tip", "fact", "note", "daily")
 MODES = ("lexical", "semantic", "hybrid")
 DEFAULT_PRIORITY = 2  # ouro.desk.tasks.DEFAULT_PRIORITY
 DEFAULT_LEASE = "30m"  # ouro.desk.leases.DEFAULT_LEASE
@@ -79,10 +80,11 @@ class Desk(Namespace):
         mode: Mode = None,
         explain: Explain = False,
     ) -> dict[str, Any]:
-        """Search the Desk: tasks, tracks, iterations, friction, tips, diary facts, daily
-        reflections and notes. Words must all match; "quoted phrases" and prefix* work.
-        Returns locators to open, best match first. Sees every ouro write, and tasks,
-        notes, tracks, friction, tips and days added, removed or renamed by hand; an
+        """Search the Desk: tasks, tracks, iterations, friction, lessons (tips), diary
+        facts, daily reflections and notes. Words must all match; "quoted phrases" and
+        prefix* work. Returns locators to open, best match first. Sees every ouro write,
+        and tasks, notes, tracks, friction, lessons and days added, removed or renamed by
+        hand; an
         existing file edited by hand (in place, or anything inside a task folder) shows
         up after 'ouro index sync', or at once while 'ouro watch' runs."""
         from ouro.index import search
@@ -119,15 +121,19 @@ class Desk(Namespace):
         *,
         tracks: Annotated[list[str], P("track names")] = [],
         tasks: Annotated[list[str], P("task ids or <track>/<slug>")] = [],
+        notes: Annotated[list[str], P("note slugs (desk/_record/notes/)")] = [],
+        lessons: Annotated[list[str], P("lesson (tip) slugs (desk/_meta/tips/)")] = [],
         remove: Annotated[bool, P("take these out instead of adding them")] = False,
     ) -> dict[str, Any]:
-        """Feature tracks and tasks in desk/_meta/featured.md so orientation shows them
-        first (or remove them with --remove)."""
+        """Feature tracks, tasks, notes and lessons in desk/_meta/featured.md so
+        orientation shows them first (or remove them with --remove)."""
         from ouro.desk import featured
 
         folder = self.folder
-        result = featured.feature(folder, tracks=tracks, tasks=tasks, remove=remove)
-        if tracks or tasks:
+        result = featured.feature(
+            folder, tracks=tracks, tasks=tasks, notes=notes, lessons=lessons, remove=remove
+        )
+        if tracks or tasks or notes or lessons:
             after_write(folder, [featured.featured_path(folder)])
         return {"featured": result, "locator": folder.locator(featured.featured_path(folder))}
 
@@ -452,7 +458,8 @@ class Tip(Namespace):
         body: Annotated[str | None, P("the tip in full (Markdown)", limit=BODY, file=True)] = None,
         tags: Annotated[list[str], P("a tag (repeatable)")] = [],
     ) -> dict[str, Any]:
-        """Write a tip under desk/_meta/tips/ (same title updates the tip)."""
+        """Write a lesson (a tip: short advice learned for later sessions) under
+        desk/_meta/tips/ (same title updates it); the packet lists the newest."""
         from ouro.desk import tips
 
         folder = self.folder

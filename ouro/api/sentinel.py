@@ -83,7 +83,6 @@ class Sentinel(Namespace):
                 trigger=trigger,
                 signals=parsed,
                 keep=keep,
-                run_checks=True,
                 yes=yes,
             )
         )

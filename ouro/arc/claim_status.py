@@ -27,8 +27,8 @@ content of what the claim is about (sources resolve as ``ouro.arc.refs`` says):
 3. a claim without a declared check can never be observed: it reads
    ``asserted`` (or ``failed`` when someone reported it failing);
 4. evidence that counts has the declared check as its command, was recorded
-   no earlier than the check's last change (``checkSince``, set by ``claim
-   update``), and is either observed, or an asserted failure (anyone may
+   no earlier than the last change of the check or ``about`` (``checkSince``,
+   set by ``claim update``), and is either observed, or an asserted failure (anyone may
    report a failure);
 5. no counting evidence → ``evidence_required``;
 6. the latest counting evidence failed (exit ≠ 0) → ``failed``;
@@ -44,6 +44,7 @@ from typing import Any, Literal, NamedTuple
 
 from ouro.arc.refs import BUNDLE_AREAS, Hasher, Unresolvable
 from ouro.errors import CorruptFile, InvalidInput
+from ouro.models.fields import Fields
 from ouro.store import jsonio
 
 Authority = Literal["runtime", "command", "test", "git", "ci", "human", "agent"]
@@ -148,7 +149,7 @@ class Claim(NamedTuple):
     evidence: tuple[Evidence, ...] = ()
     superseded_by: str | None = None
     supersedes: str | None = None
-    #: when the declared check last changed: receipts recorded before it no longer count
+    #: when the check or ``about`` last changed: receipts recorded before it no longer count
     check_since: str | None = None
     #: every ``claim update``, oldest first (the claim's earlier wording is kept here)
     history: tuple[ClaimChange, ...] = ()
@@ -222,72 +223,15 @@ _EVIDENCE_KEYS = frozenset(
         "cwd",
     }
 )
-_INT_LIMIT = 2**63
-_MISSING: Any = object()
-
-
-class _Fields:
-    """Typed reads from one JSON object; each refusal names ``where.key``."""
-
-    __slots__ = ("data", "where")
-
-    def __init__(self, data: Any, where: str, known: frozenset[str]) -> None:
-        if type(data) is not dict:
-            raise InvalidInput(f"{where}: must be a JSON object", hint=_FIELD_HINT)
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise InvalidInput(
-                f"{where}.{unknown[0]}: unknown field (the fields are {', '.join(sorted(known))})",
-                hint=_FIELD_HINT,
-            )
-        self.data: dict[str, Any] = data
-        self.where = where
-
-    def _bad(self, key: str, what: str) -> InvalidInput:
-        return InvalidInput(f"{self.where}.{key}: {what}", hint=_FIELD_HINT)
-
-    def text(self, key: str, default: Any = _MISSING) -> Any:
-        value = self.data.get(key, default)
-        if value is _MISSING:
-            raise self._bad(key, "required")
-        if value is None and default is None:
-            return None
-        if type(value) is not str:
-            raise self._bad(key, "must be a string")
-        return value
-
-    def integer(self, key: str, default: Any = _MISSING) -> Any:
-        value = self.data.get(key, default)
-        if value is _MISSING:
-            raise self._bad(key, "required")
-        if value is None and default is None:
-            return None
-        if type(value) is not int or not -_INT_LIMIT <= value < _INT_LIMIT:
-            raise self._bad(key, "must be an integer")
-        return value
-
-    def choice(self, key: str, choices: tuple[str, ...], default: Any = _MISSING) -> Any:
-        value = self.text(key, default)
-        if value is not None and value not in choices:
-            raise self._bad(key, f"{value!r} is not one of {', '.join(choices)}")
-        return value
-
-    def items(self, key: str) -> list[Any]:
-        value = self.data.get(key, [])
-        if type(value) is not list:
-            raise self._bad(key, "must be a list")
-        return value
-
-
 _FIELD_HINT = "fix the named field (claim files hold what 'ouro claim' writes)"
 
 
 def evidence_from_json(data: Any, *, where: str = "evidence") -> Evidence:
     """One evidence receipt in its on-disk form; ``InvalidInput`` names the field."""
-    f = _Fields(data, where, _EVIDENCE_KEYS)
+    f = Fields(data, where, _EVIDENCE_KEYS, hint=_FIELD_HINT)
     sources = []
     for n, item in enumerate(f.items("sources")):
-        s = _Fields(item, f"{where}.sources.{n}", frozenset({"ref", "hash"}))
+        s = Fields(item, f"{where}.sources.{n}", frozenset({"ref", "hash"}), hint=_FIELD_HINT)
         sources.append(EvidenceSource(s.text("ref"), s.text("hash")))
     return Evidence(
         command=f.text("command"),
@@ -307,7 +251,7 @@ def evidence_from_json(data: Any, *, where: str = "evidence") -> Evidence:
 
 def claim_from_json(data: Any, *, source: str = "claim") -> Claim:
     """A claim in its on-disk form; ``InvalidInput`` names the file and the field."""
-    f = _Fields(data, source, _CLAIM_KEYS)
+    f = Fields(data, source, _CLAIM_KEYS, hint=_FIELD_HINT)
     about = f.items("about")
     for n, ref in enumerate(about):
         if type(ref) is not str:
@@ -342,7 +286,7 @@ _CHANGEABLE = ("text", "about", "check")
 
 def change_from_json(data: Any, *, where: str = "history") -> ClaimChange:
     """One ``claim update`` record in its on-disk form; ``InvalidInput`` names the field."""
-    f = _Fields(data, where, frozenset({"at", "changed", "before"}))
+    f = Fields(data, where, frozenset({"at", "changed", "before"}), hint=_FIELD_HINT)
     changed = f.items("changed")
     for n, name in enumerate(changed):
         if name not in _CHANGEABLE:

@@ -416,9 +416,9 @@ def update_claim(
 
     Before a claim is verified any of the three may change. A verified claim
     keeps its text and ``about`` (the evidence vouches for them: record a new
-    claim and supersede this one), but its check may change, and then no
-    earlier receipt counts (``checkSince``): it reads ``evidence_required``
-    until the new check is observed. The earlier values are kept in
+    claim and supersede this one), but its check may change. When the check or
+    ``about`` changes, no earlier receipt counts (``checkSince``): the claim
+    reads ``evidence_required`` until the new check is observed. The earlier values are kept in
     ``history``; a ``claim_recorded`` event (action ``update``) names the
     changed fields. A superseded claim is not changed.
     """
@@ -470,7 +470,8 @@ def update_claim(
             f: list(claim.about) if f == "about" else getattr(claim, f) for f in changed
         }
         fields: dict[str, Any] = {name: wanted[name] for name in changed}
-        if "check" in changed:
+        if "check" in changed or "about" in changed:
+            # a receipt vouched for another check, or for other files: it no longer counts
             fields["check_since"] = now
         claim = claim._replace(
             history=(*claim.history, ClaimChange(at=now, changed=tuple(changed), before=before)),

@@ -22,12 +22,10 @@ from pathlib import Path
 
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput, InvalidLocator, OuroError
-from ouro.models.hashing import content_hash, hash_file
 from ouro.models.meta import META_LIMIT
 from ouro.store import jsonio
 from ouro.store import stamp as stamps
 from ouro.store.bounded import read_bytes
-from ouro.store.jsonl import read_jsonl
 from ouro.store.locator import Locator
 
 #: A ref whose first segment is one of these is a bundle locator; any other is
@@ -126,6 +124,10 @@ def ref_path(bundle: Bundle, ref: str, repo: str | None = None) -> tuple[Path, s
 
 
 def hash_ref(bundle: Bundle, ref: str, repo: str | None = None) -> str:
+    # imported here: orient reads refs' stat fingerprints and hashes only on a change
+    from ouro.models.hashing import content_hash, hash_file
+    from ouro.store.jsonl import read_jsonl
+
     path, fragment = ref_path(bundle, ref, repo)
     if fragment is not None and path.suffix == ".jsonl":
         found = [r for r in read_jsonl(path).records if r.get("id") == fragment]

@@ -29,7 +29,8 @@ Summary shape (both stores): ``{"files": {name: "<fp> <digest> <id>"},
 ``latest.json`` stays cheap to parse — or ``{"error": reason}`` when the
 folder itself cannot be listed (unknown, never empty). Obligation file names
 under ``inner/`` are keyed ``inner/<name>``; a closed obligation has a file
-line and no item.
+line and no item; a file the obligation reader refuses is an error keyed by
+its file name (``inner/<name>`` for a return obligation).
 
 A claim file that must be read goes through the one claim reader
 (``ouro.arc.claim_status.claim_from_json``: no schema library, so orient,
@@ -277,25 +278,26 @@ def scan_claims(bundle: Bundle) -> Summary:
 # --- obligations ----------------------------------------------------------------
 
 
-def _obligation_summary(data: Any, inner: bool) -> dict[str, Any]:
+def _obligation_summary(data: dict[str, Any], inner: bool) -> dict[str, Any]:
     keep = ("what", "owedTo", "due", "status", "route", "deskLocator")
-    return {"inner": inner, **{k: data.get(k) for k in keep if data.get(k) is not None}}
+    return {"inner": inner, **{k: data[k] for k in keep if data.get(k) is not None}}
 
 
 def _read_obligation(inner: bool) -> Callable[[bytes, str], Parsed]:
     where = "obligations/inner" if inner else "obligations"
 
     def read(raw: bytes, name: str) -> Parsed:
+        from ouro.arc.obligations import obligation_from_json
+
+        key = ("inner/" if inner else "") + name[:-5]  # an unreadable one stays findable
         try:
-            data = jsonio.loads(raw)
+            ob = obligation_from_json(jsonio.loads(raw), source=f"{where}/{name}")
         except jsonio.JSONDecodeError as exc:
-            return name[:-5], None, f"{where}/{name} is not valid JSON ({exc})"
-        if not isinstance(data, dict) or not isinstance(data.get("id"), str):
-            return name[:-5], None, f"{where}/{name} is not an obligation record"
-        status = data.get("status")
-        if status not in ("open", "done", "dropped"):
-            return data["id"], None, f"{where}/{name}: unknown status {status!r}"
-        return data["id"], _obligation_summary(data, inner) if status == "open" else None, None
+            return key, None, f"{where}/{name} is not valid JSON ({exc})"
+        except InvalidInput as exc:
+            return key, None, exc.message
+        summary = _obligation_summary(ob.to_json(), inner) if ob.status == "open" else None
+        return ob.id, summary, None
 
     return read
 

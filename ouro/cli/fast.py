@@ -49,7 +49,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-KINDS = ("task", "track", "iteration", "friction", "tip", "fact", "note", "daily")
+KINDS = ("task", "track", "iteration", "friction", "lesson", "tip", "fact", "note", "daily")
 #: the habit tool-policy variables (``ouro.habits.policy.ENV_GRANTED/ENV_DENIED``)
 POLICY_ENV = ("OURO_GRANTED_TOOLS", "OURO_DENIED_TOOLS")
 #: what ``Bundle.locate`` reads and refuses (``ouro.bundle``)

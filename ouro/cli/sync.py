@@ -42,7 +42,9 @@ def sync_cmd(ctx: click.Context, pull_only: bool, push_only: bool, json_mode: bo
     from ouro.sync.run import Mode
 
     mode: Mode = "pull" if pull_only else "push" if push_only else "both"
-    result = sync(bundle_from(ctx), mode=mode, progress=_progress())
+    from ouro.derived import regenerate
+
+    result = sync(bundle_from(ctx), mode=mode, progress=_progress(), regenerate=regenerate)
     emit(result, json_mode=wants_json(ctx, json_mode), render=render_sync)
 
 
@@ -91,9 +93,10 @@ def clone_cmd(
 
     Checks out the branch holding bundle.json whatever the remote's HEAD names.
     """
+    from ouro.derived import regenerate
     from ouro.sync.clone import clone, render_clone
 
-    result = clone(url, path, branch=branch, interval=interval)
+    result = clone(url, path, branch=branch, interval=interval, regenerate=regenerate)
     emit(result, json_mode=wants_json(ctx, json_mode), render=render_clone)
 
 

@@ -122,8 +122,7 @@ def _check_sentinel(bundle: Bundle) -> Check:
 
 
 def _check_entities(bundle: Bundle) -> Check:
-    from ouro.desk import entities
-    from ouro.desk.record import entities_stamp_path
+    from ouro.desk import entities_stamp
 
     facts = bundle.root / FACTS
     target = bundle.root / ENTITIES
@@ -137,7 +136,10 @@ def _check_entities(bundle: Bundle) -> Check:
         )
     except OSError as exc:
         return Check("unavailable", str(exc))
-    return Check(*entities.freshness(facts, target_st, entities_stamp_path(bundle)))
+    stamp = bundle.lock_path("diary").with_name(
+        "diary.entities-stamp"
+    )  # record.entities_stamp_path
+    return Check(*entities_stamp.freshness(facts, target_st, stamp))
 
 
 def _rebuild_entities(bundle: Bundle) -> None:
@@ -147,20 +149,20 @@ def _rebuild_entities(bundle: Bundle) -> None:
 
 
 def _check_diary_state(bundle: Bundle) -> Check:
-    from ouro.desk.factstate import SNAPSHOT_EVERY, saved_cursor
+    from ouro.desk import diary_snapshot
 
     facts = stamps.stat(bundle.root / FACTS)
-    saved = saved_cursor(bundle.root / DIARY_STATE)
+    saved = diary_snapshot.saved_cursor(bundle.root / DIARY_STATE)
     if facts is None:
         return Check("fresh")
     if saved is None:
-        if facts[0] < SNAPSHOT_EVERY:
+        if facts[0] < diary_snapshot.SNAPSHOT_EVERY:
             return Check("fresh")  # a log this small is read whole faster than a save is loaded
         return Check("missing", "the first diary write of each process reads the whole log")
     inode, offset = saved
     if inode != facts[3]:
         return Check("stale", "saved for another facts.jsonl (a copy or a rewrite)")
-    if facts[0] - offset > SNAPSHOT_EVERY:
+    if facts[0] - offset > diary_snapshot.SNAPSHOT_EVERY:
         return Check("stale", f"{facts[0] - offset} bytes of facts.jsonl behind")
     return Check("fresh")
 
@@ -175,17 +177,49 @@ def _save_diary_state(bundle: Bundle) -> None:
 
 
 def _check_manifest(bundle: Bundle) -> Check:
-    from ouro.desk import notes
+    """The manifest lists exactly the note files, none changed since it was
+    written: a note whose mtime is past the manifest's is stale; one in the same
+    tick (the racy case) is hashed and compared with its entry."""
+    from ouro.store import jsonio
 
-    if not notes.notes_dir(bundle).is_dir():
+    folder = bundle.root / NOTES
+    if not folder.is_dir():
         return Check("fresh")
-    listed = notes.read_manifest(bundle)
-    if listed is None:
-        exists = notes.manifest_path(bundle).exists()
-        return Check("stale" if exists else "missing", "unreadable" if exists else None)
-    entries, _problems = notes.scan(bundle)
-    if sorted(listed, key=lambda e: e["slug"]) != entries:
+    manifest = bundle.root / MANIFEST
+    try:
+        st = os.stat(manifest)
+        data = jsonio.loads(manifest.read_bytes())
+    except FileNotFoundError:
+        return Check("missing", "'ouro notes rebuild-manifest' writes it")
+    except (OSError, jsonio.JSONDecodeError) as exc:
+        return Check("stale", f"unreadable ({exc})")
+    listed = data.get("notes") if isinstance(data, dict) else None
+    if not isinstance(listed, list) or not all(isinstance(e, dict) for e in listed):
+        return Check("stale", "not a notes manifest")
+    entries = {e.get("slug"): e for e in listed}
+    found: dict[str, os.stat_result] = {}
+    top = os.fspath(folder)
+    for dirpath, dirnames, names in os.walk(top):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        rel = os.path.relpath(dirpath, top).replace(os.sep, "/")
+        prefix = "" if rel == "." else rel + "/"
+        for name in names:
+            if not name.endswith(".md") or name.startswith("."):
+                continue
+            try:
+                found[prefix + name[:-3]] = os.stat(os.path.join(dirpath, name))
+            except OSError:
+                return Check("stale", f"{prefix}{name} cannot be read")
+    if set(found) != set(entries):
         return Check("stale", "the note files differ from what it lists")
+    for slug, note in found.items():
+        if note.st_mtime_ns > st.st_mtime_ns:
+            return Check("stale", f"{slug}.md changed after it was written")
+        if note.st_mtime_ns == st.st_mtime_ns:  # the same tick: the content decides
+            from ouro.models.hashing import hash_file
+
+            if hash_file(folder / f"{slug}.md") != entries[slug].get("hash"):
+                return Check("stale", f"{slug}.md changed after it was written")
     return Check("fresh")
 
 
@@ -247,11 +281,14 @@ def _rebuild_index(bundle: Bundle) -> Any:
 def _check_vectors(bundle: Bundle) -> Check:
     import sqlite3
 
+    from ouro import embedding
     from ouro.errors import IndexUnavailable
     from ouro.index import db, semantic
 
-    if not semantic.available():
-        return Check("not installed", f"search by meaning is not installed; {semantic.ENABLE_HINT}")
+    if not embedding.available():
+        return Check(
+            "not installed", f"search by meaning is not installed; {embedding.ENABLE_HINT}"
+        )
     if not db.db_path(bundle.root).is_file():
         return Check("missing", "no index yet")
     try:

@@ -146,4 +146,8 @@ class TipListInput(ToolInput):
 class FeatureInput(ToolInput):
     tracks: list[str] = Field(default_factory=list, description="track names")
     tasks: list[str] = Field(default_factory=list, description="task ids or <track>/<slug>")
+    notes: list[str] = Field(default_factory=list, description="note slugs (desk/_record/notes/)")
+    lessons: list[str] = Field(
+        default_factory=list, description="lesson (tip) slugs (desk/_meta/tips/)"
+    )
     remove: bool = Field(False, description="take these out instead of adding them")

@@ -43,11 +43,12 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from ouro.desk.derived import replace_derived
+from ouro.desk.entities_stamp import read_stamp, stamp_range
 from ouro.desk.factstate import DiaryState
 from ouro.store import cursor as cursors
 from ouro.store import jsonio
@@ -68,46 +69,6 @@ def write_entities(path: Path, data: Sequence[bytes]) -> None:
     replace_derived(path, data)  # the chunks of DiaryState.entities_chunks()
 
 
-def _read_stamp(path: Path) -> list[str] | None:
-    try:
-        fd = os.open(path, os.O_RDONLY)  # os-level: read on every diary write
-    except OSError:
-        return None
-    try:
-        fields = os.read(fd, 512).decode("ascii", "replace").split()
-    finally:
-        os.close(fd)
-    return fields if len(fields) == 6 else None
-
-
-def _stamp_range(
-    fields: list[str] | None,
-    facts_ino: int | None,
-    facts_size: int,
-    read: Callable[[int, int], bytes],
-    entities_st: os.stat_result,
-) -> tuple[int, int] | None:
-    """``(covered, verified)`` when the stamp matches these files, else None."""
-    if fields is None or facts_ino is None:
-        return None
-    ino, covered_s, c_tail, e_stamp, verified_s, v_tail = fields
-    try:
-        covered, verified = int(covered_s), int(verified_s)
-        if int(ino) != facts_ino or not 0 <= covered <= verified <= facts_size:
-            return None
-        if stamps.parse(e_stamp) != stamps.of(entities_st):
-            return None  # replaced or edited since that rewrite
-        if _tail(read, covered) != c_tail or _tail(read, verified) != v_tail:
-            return None
-    except (ValueError, OSError):
-        return None
-    return covered, verified
-
-
-def _tail(read: Callable[[int, int], bytes], upto: int) -> str:
-    return cursors.tail_digest(read, upto) or "-"
-
-
 def _write_stamp(
     state: DiaryState, entities: Path, stamp: Path, covered: tuple[int, str] | None = None
 ) -> None:
@@ -126,44 +87,6 @@ def _write_stamp(
         os.close(fd)
 
 
-def freshness(facts: Path, entities_st: os.stat_result, stamp: Path) -> tuple[str, str | None]:
-    """("fresh" | "stale", why) of entities.json against facts.jsonl, by its stamp
-    (pure). Fresh: the stamp matches both files and verifies every complete line
-    of the log. With no stamp that matches (a copy, a clone, an edit by hand)
-    whether the file is current is not known: stale, with the reason."""
-    fields = _read_stamp(stamp)
-    try:
-        fd = os.open(facts, os.O_RDONLY)
-    except FileNotFoundError:
-        return (
-            ("fresh", None)
-            if not entities_st.st_size or fields is None
-            else ("stale", "no facts.jsonl")
-        )
-    except OSError as exc:
-        return "stale", f"facts.jsonl cannot be read ({exc})"
-    try:
-        facts_st = os.fstat(fd)
-
-        def read(start: int, size: int) -> bytes:
-            return os.pread(fd, size, start)
-
-        known = _stamp_range(fields, facts_st.st_ino, facts_st.st_size, read, entities_st)
-        if known is None:
-            return "stale", (
-                "not stamped on this machine (copied, cloned or edited by hand): "
-                "'ouro diary rebuild-entities' or 'ouro index sync' derives it again"
-            )
-        complete = facts_st.st_size
-        if complete and read(complete - 1, 1) != b"\n":
-            complete = known[1]  # an unfinished last line is not a fact yet
-    finally:
-        os.close(fd)
-    if known[1] < complete:
-        return "stale", f"{complete - known[1]} bytes of facts.jsonl not in it"
-    return "fresh", None
-
-
 def keep_unreadable(entities: Path, stamp: Path) -> Path | None:
     """Copy entities.json aside (``.corrupt-<time>``) if someone else left it unreadable.
 
@@ -171,7 +94,7 @@ def keep_unreadable(entities: Path, stamp: Path) -> Path | None:
     file ouro did not write last (the stamp does not match it) and that does
     not parse, its bytes are kept, as habit state does. Returns the copy.
     """
-    fields = _read_stamp(stamp)
+    fields = read_stamp(stamp)
     try:
         st = os.stat(entities)
         if fields is not None and stamps.parse(fields[3]) == stamps.of(st):
@@ -232,13 +155,13 @@ def ensure_entities(
 
         with FileLock(diary_lock, purpose="entities update"):
             state.sync()
-    fields = _read_stamp(stamp)
+    fields = read_stamp(stamp)
     try:
         entities_st = os.stat(entities)
     except OSError:
         known = None
     else:
-        known = _stamp_range(fields, state.ino, state.offset, state.read_bytes, entities_st)
+        known = stamp_range(fields, state.ino, state.offset, state.read_bytes, entities_st)
     if known is not None and fields is not None:
         covered, verified = known
         if upto <= verified:
@@ -265,7 +188,7 @@ def read_current(entities: Path, stamp: Path, facts: Path) -> bytes | dict[str, 
         data = _read_all(fd, entities_st.st_size)
     finally:
         os.close(fd)
-    fields = _read_stamp(stamp)
+    fields = read_stamp(stamp)
     if fields is None:
         return data
     try:
@@ -278,7 +201,7 @@ def read_current(entities: Path, stamp: Path, facts: Path) -> bytes | dict[str, 
         def read(start: int, size: int) -> bytes:
             return os.pread(facts_fd, size, start)
 
-        known = _stamp_range(fields, facts_st.st_ino, facts_st.st_size, read, entities_st)
+        known = stamp_range(fields, facts_st.st_ino, facts_st.st_size, read, entities_st)
         if known is None or known[0] == known[1]:
             return data
         covered, verified = known

@@ -783,10 +783,3 @@ def _split(rows: list[Row]) -> tuple[list[Row], list[Row], dict[tuple[str, str],
 def _interned(row: Row) -> Row:
     """Repeated short strings (status, track) as one object, so marshal stores them once."""
     return (*row[:3], sys.intern(row[3]), row[4], sys.intern(row[5]), *row[6:])
-
-
-def refresh_quietly(bundle: Bundle, paths: Iterable[Path] | None = None) -> None:
-    """``refresh_heads`` after a write: a failure leaves the old cache, which readers
-    validate per file anyway, so the write it follows still stands."""
-    with contextlib.suppress(OSError, OuroError):
-        refresh_heads(bundle, paths)

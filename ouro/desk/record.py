@@ -15,7 +15,7 @@ Contract (``docs/record.md`` has the line format):
   active fact sharing an ``about`` entity) raises ``Conflict`` with the
   existing fact's locator, unless ``force``; with the setting ``diary.near =
   meaning`` also one whose embedding has cosine >= 0.8 with such a fact
-  (``ouro.index.semantic.near_fact``). ``supersedes`` retires an active
+  (``ouro.embedding.near_fact``). ``supersedes`` retires an active
   fact by writing a new line; the old line is never rewritten.
 - ``entities.json`` is derived from the log and rewritten whole (atomic
   replace) under the entities lock after the append (not the diary lock:
@@ -283,7 +283,7 @@ def _by_meaning(bundle: Bundle, facts: list[dict[str, Any]], force: bool) -> boo
 
     if lookup("diary.near", bundle.root) != "meaning":
         return False
-    from ouro.index.semantic import ENABLE_HINT, available, model
+    from ouro.embedding import ENABLE_HINT, available, model
 
     if not available():
         raise InvalidInput("diary.near = meaning needs the embedding model", hint=ENABLE_HINT)
@@ -295,7 +295,7 @@ def _check_meaning(
     state: DiaryState, pending: _Pending, fact: dict[str, Any], target: str | None
 ) -> None:
     """Refuse a fact that restates an active fact about the same entity in other words."""
-    from ouro.index.semantic import NEAR_COSINE, near_fact
+    from ouro.embedding import NEAR_COSINE, near_fact
 
     seen: set[str] = set()
     candidates: list[tuple[str, str]] = []

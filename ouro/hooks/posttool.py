@@ -62,7 +62,7 @@ from typing import Any
 from ouro.arc import paths
 from ouro.arc.refs import repo_root
 from ouro.bundle import Bundle
-from ouro.errors import OuroError
+from ouro.errors import InvalidInput, OuroError
 from ouro.hooks import receipts
 from ouro.hooks.common import HookInput, Host, Options, Reply, describe
 from ouro.hooks.witness import (
@@ -207,19 +207,16 @@ def _matching_claims(bundle: Bundle, command: str) -> list[ClaimMatch]:
         raw = _head_bytes(os.path.join(folder, name), 1 << 22)
         if raw is None or b'"check"' not in raw or not all(n in raw for n in needles):
             continue
+        from ouro.arc.claim_status import claim_from_json
+
         try:
-            data = jsonio.loads(raw)
-        except jsonio.JSONDecodeError:
+            claim = claim_from_json(jsonio.loads(raw))
+        except (jsonio.JSONDecodeError, InvalidInput):
             continue  # unreadable claims are reported by claim list, not here
-        if not isinstance(data, dict) or data.get("supersededBy"):
+        if claim.superseded_by:
             continue
-        check = data.get("check")
-        if isinstance(check, str) and check.strip() == command:
-            repo = data.get("repo")
-            repo = repo if isinstance(repo, str) else None
-            about = data.get("about")
-            refs = tuple(a for a in about if isinstance(a, str)) if isinstance(about, list) else ()
-            found.append(ClaimMatch(str(data.get("id")), repo or default, repo, refs))
+        if claim.check is not None and claim.check.strip() == command:
+            found.append(ClaimMatch(claim.id, claim.repo or default, claim.repo, claim.about))
     return found
 
 

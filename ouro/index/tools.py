@@ -14,7 +14,7 @@ from pydantic import Field
 from ouro.index import search
 from ouro.models.base import ToolInput
 
-Kind = Literal["task", "track", "iteration", "friction", "tip", "fact", "note", "daily"]
+Kind = Literal["task", "track", "iteration", "friction", "lesson", "tip", "fact", "note", "daily"]
 Query = Field(
     default=None,
     description='Words (all must match), "quoted phrases", prefix*; omit for the newest first.',

@@ -43,16 +43,6 @@ class Record(BaseModel):
             ) from None
 
 
-class Part(BaseModel):
-    """A nested value inside a record: camelCase on disk, no schemaVersion of its own."""
-
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = self.model_dump(mode="json", by_alias=True, exclude_none=True)
-        return data
-
-
 def describe_validation(exc: ValidationError, source: str) -> str:
     """One line per problem: ``source: field.path: message``."""
     lines = []

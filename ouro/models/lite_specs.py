@@ -42,6 +42,8 @@ SPECS: dict[str, tuple[Field, ...]] = {
     'desk_feature': (
         ('tracks', 'list', False, [], 'track names', None),
         ('tasks', 'list', False, [], 'task ids or <track>/<slug>', None),
+        ('notes', 'list', False, [], 'note slugs (desk/_record/notes/)', None),
+        ('lessons', 'list', False, [], 'lesson (tip) slugs (desk/_meta/tips/)', None),
         ('remove', 'bool', False, False, 'take these out instead of adding them', None),
     ),
     'desk_friction_add': (

@@ -9,16 +9,19 @@ refresh (``ouro.sentinel.receipts``), by ``sentinel status``, or by the packet
 which respect failed, so a hand-edited or damaged file is named, not obeyed.
 
 Pure: reads nothing but the receipt dict it is given (``read_anchor`` reads
-``latest-ready.json`` once).
+``latest-ready.json`` once, with ``ouro.store.jsonio``: the packet pays for no
+orjson or dataclasses here).
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ouro.bundle import Bundle
 from ouro.sentinel import paths
-from ouro.sentinel.order import ReceiptRead, read_receipt
+
+if TYPE_CHECKING:
+    from ouro.sentinel.order import ReceiptRead
 
 
 def ready_problems(receipt: dict[str, Any]) -> list[str]:
@@ -75,8 +78,18 @@ def check_ready(read: ReceiptRead) -> AnchorRead:
     return AnchorRead(read, None if read.receipt is None else unusable_reason(read.receipt))
 
 
-def read_anchor(bundle: Bundle) -> AnchorRead:
-    return check_ready(read_receipt(paths.latest_ready_path(bundle)))
+def read_anchor(bundle: Bundle) -> tuple[dict[str, Any] | None, str | None]:
+    """(latest-ready as read, why it is unusable); (None, None) when it is missing or
+    is not a receipt at all (``sentinel status`` and a refresh report that)."""
+    from ouro.store import jsonio
+
+    try:
+        data = jsonio.loads(paths.latest_ready_path(bundle).read_bytes())
+    except (OSError, ValueError):
+        return None, None
+    if not isinstance(data, dict) or not isinstance(data.get("id"), str):
+        return None, None
+    return data, unusable_reason(data)
 
 
 def unusable_text(receipt: dict[str, Any], reason: str) -> str:

@@ -20,16 +20,14 @@ SECTION = "sentinel"
 
 
 def sentinel_items(bundle: Bundle) -> list[OrientItem]:
-    checked = read_anchor(bundle)
-    receipt = checked.read.receipt
-    if receipt is None or checked.unusable is None:
+    receipt, unusable = read_anchor(bundle)
+    if receipt is None or unusable is None:
         return []
     return [
         OrientItem(
             SECTION,
             1,
-            unusable_text(receipt, checked.unusable)
-            + ": not a recovery anchor — resume from Arc and Desk",
+            unusable_text(receipt, unusable) + ": not a recovery anchor — resume from Arc and Desk",
             paths.LATEST_READY,
             more="ouro sentinel status",
         )

@@ -17,8 +17,8 @@ readiness.<source>.command|timeout|env|files``, ``ouro.config``):
 ``gather`` (called by ``ouro.sentinel.receipts.refresh`` *outside* the
 sentinel lock) turns them into ``provider_lane`` signals. The credential
 checks are cheap and run on every refresh; the commands run only when the
-caller asks (``run_commands``: the ``sentinel refresh`` verb, never a hook's
-refresh). A failed check or a missing credential is a signal with source,
+caller asks (``run_commands``: by default every refresh but those of the host
+hooks and drills, ``ouro.sentinel.receipts.QUIET_TRIGGERS``). A failed check or a missing credential is a signal with source,
 severity (``verdictImpact``), repair actor and repair command; a
 ``--signal`` provider-lane value joins the same lane.
 

@@ -62,6 +62,8 @@ Trigger = Literal[
     "drill",
 ]
 TRIGGERS: tuple[str, ...] = get_args(Trigger)
+#: triggers whose refresh runs no readiness command (host hooks, drills): see ``refresh``
+QUIET_TRIGGERS = ("session_start", "post_turn", "drill")
 DEFAULT_KEEP = 50
 SCHEMA_VERSION = 1
 OUTSIDE_KINDS = ("provider_lane", "sense", "bundle")
@@ -260,7 +262,7 @@ def refresh(
     drills: list[dict[str, Any]] | None = None,
     keep: int = DEFAULT_KEEP,
     now: datetime | None = None,
-    run_checks: bool = False,
+    run_checks: bool | None = None,
     yes: bool = False,
 ) -> dict[str, Any]:
     """Write one receipt; returns it with what the refresh changed.
@@ -268,7 +270,9 @@ def refresh(
     The provider lane (``ouro.sentinel.readiness``) is gathered first, outside
     the lock: ``run_checks`` runs the declared check commands (``yes`` confirms
     one not yet trusted here); without it the lane is the credential checks,
-    the caller's signals and the last known state of each source."""
+    the caller's signals and the last known state of each source. By default
+    (None) the commands run unless the trigger is one of ``QUIET_TRIGGERS``:
+    the hooks' refreshes and a drill's receipt must not wait on a provider."""
     from ouro.sentinel.readiness import gather
 
     if trigger not in TRIGGERS:
@@ -280,6 +284,8 @@ def refresh(
         raise InvalidInput("keep: must be at least 1", hint="the default keeps 50 receipts")
     moment = now or utc_now()
     generated_at = format_time(moment)
+    if run_checks is None:
+        run_checks = trigger not in QUIET_TRIGGERS
     lane = gather(
         bundle, [s for s in signals if s.kind == "provider_lane"], now=moment,
         run_commands=run_checks, yes=yes,

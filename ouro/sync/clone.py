@@ -30,7 +30,7 @@ from ouro.errors import BundleExists, BundleNotFound, InvalidInput, OuroError
 from ouro.store.git import Git, SyncError
 from ouro.sync import state
 from ouro.sync.repo import REMOTE, local_url
-from ouro.sync.run import regenerate
+from ouro.sync.run import Regenerate
 from ouro.sync.setup import render_init, sync_init
 
 CLONE_TIMEOUT = 600.0
@@ -122,8 +122,10 @@ def clone(
     branch: str | None = None,
     interval: str = state.DEFAULT_INTERVAL,
     cwd: Path | None = None,
+    regenerate: Regenerate,
 ) -> dict[str, Any]:
-    """Clone the bundle at ``url`` into ``path`` and set it up to sync."""
+    """Clone the bundle at ``url`` into ``path`` and set it up to sync;
+    ``regenerate`` builds its derived files (``ouro.derived.regenerate``)."""
     if not url.strip():
         raise InvalidInput("url: must not be empty", hint="pass the bundle's remote URL")
     here = cwd or Path.cwd()

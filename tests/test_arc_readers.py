@@ -1,9 +1,9 @@
-"""The one claim reader (``ouro.arc.claim_status.claim_from_json``).
+"""The one reader of each Arc record: claims (``claim_status.claim_from_json``)
+and obligations (``obligations.obligation_from_json``).
 
-Claim commands, ``claim list`` and the checkpoint's claim summary all read
-claim files through it: it takes exactly the form ``ouro claim`` writes (and
-gives it back unchanged), derives every status, and refuses anything else with
-an error naming the field.
+The commands, their listings and the checkpoint's summary all read the files
+through it: it takes exactly the form ouro writes (and gives it back
+unchanged), and refuses anything else with an error naming the field.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 import pytest
 
-from ouro.arc import claims, stores
+from ouro.arc import claims, obligations, stores
 from ouro.arc.claim_status import claim_from_json, derive_status, watched_refs
 from ouro.arc.paths import claims_dir
 from ouro.arc.refs import memo_hasher
@@ -127,3 +127,63 @@ def test_a_bad_authority_is_refused_at_write(bundle: Bundle) -> None:
         claims.add_evidence(bundle, added["id"], command="c", exit_code=0, authority="robot")
     assert "claim evidence --help" in (err.value.hint or "")
     assert claims.get_claim(bundle, added["id"]).evidence == ()
+
+
+def _obligations(bundle: Bundle) -> list[dict[str, Any]]:
+    (bundle.root / "desk" / "plan.md").write_text("plan\n")
+    made = [
+        obligations.add_obligation(bundle, "send the report", owed_to="lead"),
+        obligations.add_obligation(
+            bundle, "reply", owed_to="ari", route="slack:C01", due="2026-12-24"
+        ),
+        obligations.add_obligation(bundle, "plan", owed_to="bo", desk_locator="desk/plan.md"),
+    ]
+    obligations.close_obligation(bundle, made[2]["id"])
+    return [orjson.loads((bundle.root / m["locator"]).read_bytes()) for m in made]
+
+
+def test_every_obligation_file_reads_back_unchanged(bundle: Bundle) -> None:
+    files = _obligations(bundle)
+    for data in files:
+        assert obligations.obligation_from_json(data).to_json() == data
+    assert [d["status"] for d in files] == ["open", "open", "done"]
+    assert files[1]["route"] == {"recipient": "ari", "channel": "slack", "key": "C01"}
+
+
+@pytest.mark.parametrize(
+    ("field", "change"),
+    [
+        ("what", lambda o: o.update(what="")),
+        ("owedTo", lambda o: o.pop("owedTo")),
+        ("status", lambda o: o.update(status="later")),
+        ("route.key", lambda o: o["route"].update(key="")),
+        ("route.extra", lambda o: o["route"].update(extra=1)),
+        ("owed_to", lambda o: o.update(owed_to="x")),
+        ("due", lambda o: o.update(due=20261224)),
+    ],
+)
+def test_an_obligation_in_another_form_is_refused_naming_the_field(
+    bundle: Bundle, field: str, change: Callable[[dict[str, Any]], Any]
+) -> None:
+    data = copy.deepcopy(_obligations(bundle)[1])
+    change(data)
+    with pytest.raises(InvalidInput) as err:
+        obligations.obligation_from_json(data, source="ob.json")
+    assert err.value.message.startswith(f"ob.json.{field}: "), err.value.message
+
+
+def test_every_reader_of_an_obligation_file_names_the_bad_field(bundle: Bundle) -> None:
+    files = _obligations(bundle)
+    route = files[1]
+    route["route"]["key"] = ""
+    path = bundle.root / "arc" / "obligations" / "inner" / f"{route['id']}.json"
+    path.write_bytes(orjson.dumps(route))
+    summary = stores.scan_obligations(bundle)
+    assert "route.key: must not be empty" in summary["errors"][f"inner/{route['id']}"]
+    assert set(summary["items"]) == {files[0]["id"]}  # the closed one is not open
+    listed = obligations.list_obligations(bundle)
+    assert [u["file"] for u in listed["unreadable"]] == [
+        f"arc/obligations/inner/{route['id']}.json"
+    ]
+    with pytest.raises(CorruptFile, match=r"route\.key: must not be empty"):
+        obligations.close_obligation(bundle, route["id"])
