@@ -8,6 +8,7 @@ packet, resume and queue are read afterwards.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 import textwrap
@@ -192,6 +193,27 @@ def test_a_habit_without_run_launches_the_default_agent_headless(
     assert seen["session"] == receipt["sessionId"] and "mcp.json" in seen["files"]
     # the session folder (with the prompt and the MCP config) is gone
     assert not (bundle.root / receipt["sessionLocator"]).exists()
+
+
+def test_the_seeds_minimal_habit_runs_with_the_default_agent(
+    bundle: Bundle, tmp_path: Path, monkeypatch: Any
+) -> None:
+    from tests.test_habits_definition import SEED_MINIMAL
+
+    bundle.habits.mkdir(exist_ok=True)
+    (bundle.habits / "inbox-triage.yaml").write_text(SEED_MINIMAL)
+    log = tmp_path / "argv.json"
+    monkeypatch.setenv("LOG", str(log))
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    _stand_in(tmp_path, "claude")  # the default agent, found on PATH
+    receipt = run_habit(bundle, "inbox-triage")
+    assert receipt["agent"]["name"] == "claude" and receipt["exitCode"] == 0, receipt["errors"]
+    assert "inbox triage" in json.loads(log.read_text())["argv"][1]
+    routes = receipt["permissionEnvelope"]["returnRoutes"]
+    assert [(r["kind"], r["recipient"]) for r in routes] == [
+        ("family", "family"),
+        ("originator", "ari"),
+    ]
 
 
 def test_codex_gets_the_server_on_its_command_line(

@@ -21,7 +21,8 @@ claude     ``claude -p PROMPT --mcp-config <session>/mcp.json
            --strict-mcp-config --allowedTools mcp__ouro,Bash(ouro:*)``;
            ``--no-session-persistence`` unless the transcript is kept;
            ``ENABLE_TOOL_SEARCH=false`` (the session's tools are loaded up front)
-codex      ``codex exec --skip-git-repo-check -C <session> -c
+codex      ``codex exec --skip-git-repo-check -C <session> --sandbox
+           workspace-write --add-dir <bundle> -c
            mcp_servers.ouro.command=… -c mcp_servers.ouro.args=[…] -c
            mcp_servers.ouro.env={…} PROMPT``; ``--ephemeral`` unless kept
 gemini     ``gemini -p PROMPT --allowed-mcp-server-names ouro`` with
@@ -192,6 +193,8 @@ def launch(
     if agent == "codex":
         argv = [
             exe, "exec", "--skip-git-repo-check", "-C", str(folder),
+            # its shell may write the session folder and the bundle (the ouro CLI), no more
+            "--sandbox", "workspace-write", "--add-dir", str(bundle.root),
             "-c", f"mcp_servers.{MCP_NAME}.command={json.dumps(server[0])}",
             "-c", f"mcp_servers.{MCP_NAME}.args={_toml_array(server[1:])}",
             "-c", f"mcp_servers.{MCP_NAME}.env={_toml_table(server_env)}",
