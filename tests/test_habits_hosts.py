@@ -10,7 +10,9 @@ the main line's ask; a granted call writes a diary fact with provenance
 ``habit:<name>``; a call of a denied tool is refused by the server and listed
 in the receipt; the habit's own ask stays in its lane, the main line's ask and
 next action are unchanged; a run past its timeout is killed and the receipt
-says so.
+says so; the seed's minimal habit, unchanged, is done by the default agent, and
+a message it surfaces with no sense configured waits in the main packet until
+acknowledged.
 """
 
 from __future__ import annotations
@@ -165,3 +167,33 @@ def test_a_habit_agent_past_its_timeout_is_killed_and_the_receipt_says_so(
     last = json.loads(world.ouro("habits", "last", "triage", "--json").stdout)
     assert last["receipt"]["runId"] == receipt["runId"]
     assert not (bundle / receipt["sessionLocator"]).exists()
+
+
+def test_claude_does_the_seeds_minimal_habit_and_its_surfaced_message_reaches_the_main_line(
+    hosts: dict[str, Path], world: World, models: FakeModels
+) -> None:
+    from tests.test_habits_definition import SEED_MINIMAL
+
+    world.readme_layout()
+    bundle = world.project / "agent.ouro"
+    (bundle / "habits" / "inbox-triage.yaml").write_text(SEED_MINIMAL)  # as the seed has it
+    world.ouro("config", "set", "habits.command.claude", str(hosts["claude"]))
+    text = "MARKER-SURFACE-77aa the deploy key expired; a new one is needed"
+    models.tool("surface", {"text": text, "to": "family", "reason": "needed_input"})
+    env = world.env | {"ANTHROPIC_BASE_URL": models.url, "ANTHROPIC_API_KEY": "sk-ant-fake"}
+    proc = subprocess.run(
+        ["ouro", "habits", "run", "inbox-triage", "--json"], cwd=world.project, env=env,
+        capture_output=True, text=True, timeout=400,
+    )  # fmt: skip
+    receipt = json.loads(proc.stdout)
+    assert receipt["agent"]["name"] == "claude" and receipt["exitCode"] == 0, receipt["errors"]
+    first = _first_request_with_tools(models, "/v1/messages")
+    assert "inbox triage" in _text(first) and ASK in _text(first)
+    assert models.tools == []
+    [attempt] = receipt["surfaceAttempts"]
+    assert (attempt["result"], receipt["outcome"]) == ("queued", "surfaced")
+    orient = world.ouro("orient").stdout
+    assert "Habits: surfaced to you" in orient and "MARKER-SURFACE-77aa" in orient
+    [waiting] = json.loads(world.ouro("surface", "list", "--json").stdout)["messages"]
+    world.ouro("surface", "ack", waiting["id"])
+    assert "MARKER-SURFACE-77aa" not in world.ouro("orient").stdout
