@@ -50,6 +50,7 @@ from pathlib import Path
 from ouro.bundle import Bundle
 from ouro.habits.definition import AGENTS, Habit
 from ouro.habits.receipt import ToolPolicy
+from ouro.store.atomic import atomic_write_text
 
 MCP_NAME = "ouro"
 DEFAULT_AGENT = "claude"
@@ -177,7 +178,7 @@ def launch(
             }
         }
         path = folder / "mcp.json"
-        path.write_text(json.dumps(config, indent=2))
+        atomic_write_text(path, json.dumps(config, indent=2))
         argv = [
             exe, "-p", prompt, "--mcp-config", str(path), "--strict-mcp-config",
             # the MCP server is the gate: every ouro tool reaches it and it refuses what
@@ -208,13 +209,13 @@ def launch(
         settings = folder / ".gemini" / "settings.json"
         settings.parent.mkdir(exist_ok=True)
         entry = {"command": server[0], "args": server[1:], "env": server_env, "trust": True}
-        settings.write_text(json.dumps({"mcpServers": {MCP_NAME: entry}}, indent=2))
+        atomic_write_text(settings, json.dumps({"mcpServers": {MCP_NAME: entry}}, indent=2))
         argv = [exe, "-p", prompt, "--allowed-mcp-server-names", MCP_NAME]
         return Launch(agent, argv, True, [".gemini/settings.json"])
     if agent == "opencode":
         entry = {"type": "local", "command": server, "environment": server_env, "enabled": True}
         doc = {"$schema": "https://opencode.ai/config.json", "mcp": {MCP_NAME: entry}}
-        (folder / "opencode.json").write_text(json.dumps(doc, indent=2))
+        atomic_write_text(folder / "opencode.json", json.dumps(doc, indent=2))
         return Launch(agent, [exe, "run", prompt], True, ["opencode.json"])
     argv = [exe, "-p", prompt]  # pi
     if not keep_transcript:

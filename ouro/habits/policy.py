@@ -16,6 +16,11 @@ whenever those variables are set, so every ouro tool call inside the session
 the reason and is appended to the session's ``tool-refusals.jsonl`` so the
 run's receipt lists it under ``toolPolicy.refusedCalls``.
 
+``session_policy`` reads a live session's ``policy.json`` back: it is what
+``ouro mcp --session ID`` serves (the granted tools, plus the denied ones the
+habit asked for, listed as denied), and the server gates each call by it --
+the file the runner wrote, not variables an agent could drop.
+
 Permission envelope: who the session may surface to (family, the habit's
 originator, its explicit extra recipients — the seed's defaults), and whether
 it can message outward at all. It is an allowed-recipient set, not a policy
