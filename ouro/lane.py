@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ouro.models.ids import is_id
 from ouro.store import jsonio
@@ -28,8 +28,7 @@ ENV_SESSION = "OURO_SESSION_ID"
 SESSIONS = "state/sessions"
 
 
-@dataclass(frozen=True)
-class HabitLane:
+class HabitLane(NamedTuple):  # not a dataclass: orient imports this, and stays light
     session_id: str
     habit: str
 

@@ -95,7 +95,7 @@ class Surface(Namespace):
         """List the messages habits surfaced to the main line (no sense for their
         channel): habit, reason, recipient, text, and whether acknowledged. Writes
         nothing."""
-        from ouro.habits.surface import queued
+        from ouro.habits.outbox import queued
 
         found = queued(self.folder, include_acked=all)
         return {"messages": found.messages, "problems": found.problems}

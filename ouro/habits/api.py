@@ -96,7 +96,7 @@ def habit_last(bundle: Bundle, name: str) -> dict[str, Any]:
         if receipt is not None and read.state is None:
             problems.append(f"{state_locator(name)} missing; the run comes from its receipt alone")
     if receipt is None:
-        from ouro.habits.session import interrupted_runs
+        from ouro.habits.outbox import interrupted_runs
 
         lost = [r for r in interrupted_runs(bundle) if r["habit"] == name]
         if lost:

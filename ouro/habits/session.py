@@ -18,7 +18,7 @@ Files in a session folder:
   configuration (``mcp.json``, ``.gemini/settings.json`` or ``opencode.json``).
 
 A runner killed before its receipt leaves its session folder behind;
-``interrupted_runs`` finds those (runner pid gone, no receipt), so the run is
+``ouro.habits.outbox.interrupted_runs`` finds those (runner pid gone, no receipt), so the run is
 reported as missing its receipt rather than silently absent.
 
 Ids: run ``hr-<ulid>``, session ``hs-<same ulid>`` (lowercase letters, digits
@@ -161,43 +161,3 @@ def read_session_json(folder: Path, name: str) -> Any:
 
 def discard(session: Session) -> None:
     shutil.rmtree(session.folder, ignore_errors=False)
-
-
-def interrupted_runs(bundle: Bundle) -> list[dict[str, Any]]:
-    """Runs whose runner stopped before writing a receipt (killed, machine down):
-    a session folder is left, its runner's pid is gone and no receipt names its
-    run. Pure; this machine's sessions only (``state/`` is machine-local)."""
-    from ouro.habits.receipt import receipt_locator
-
-    base = bundle.state / "sessions"
-    if not base.is_dir():
-        return []
-    out = []
-    for folder in sorted(base.iterdir()):
-        meta = read_session_json(folder, "session.json")
-        if not isinstance(meta, dict) or not isinstance(meta.get("runId"), str):
-            continue
-        if bundle.path(receipt_locator(meta["runId"])).exists() or _alive(meta.get("pid")):
-            continue
-        out.append(
-            {
-                "habit": meta.get("habitName"),
-                "runId": meta["runId"],
-                "sessionId": folder.name,
-                "startedAt": meta.get("startedAt"),
-                "locator": f"state/sessions/{folder.name}/",
-            }
-        )
-    return out
-
-
-def _alive(pid: object) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process: alive
-    return True

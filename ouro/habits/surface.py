@@ -47,15 +47,14 @@ from ouro.arc.paths import arc_lock
 from ouro.arc.redact import bundle_literals, redact
 from ouro.bundle import Bundle
 from ouro.habits.config import read_config
+from ouro.habits.outbox import ACKS, OUTBOX, queued
 from ouro.habits.receipt import PermissionEnvelope, ReturnRoute, SurfaceAttempt, SurfaceResult
 from ouro.habits.session import ENVELOPE_FILE, SURFACE_FILE, current_session, read_session_json
 from ouro.models.base import ToolInput
 from ouro.models.clock import utc_now_iso
 from ouro.models.ids import new_id
-from ouro.store.jsonl import JsonlRead, append_jsonl, read_jsonl
+from ouro.store.jsonl import append_jsonl
 
-OUTBOX = "arc/outbox/pending.jsonl"
-ACKS = "arc/outbox/acks.jsonl"
 SENSE_TIMEOUT = 30.0
 MESSAGE_CHANNEL = "message"
 _KIND = {"needed_input": "question", "answer": "answer", "blocked": "blocker"}
@@ -275,40 +274,6 @@ def render_surface(result: dict[str, Any]) -> str:
     if result.get("outboxLocator"):
         line += f"\n  queued at {result['outboxLocator']}"
     return line
-
-
-class Queued(NamedTuple):
-    """Surfaced messages waiting for the main line, and what could not be read."""
-
-    messages: list[dict[str, Any]]
-    problems: list[str]
-
-
-def queued(bundle: Bundle, *, include_acked: bool = False) -> Queued:
-    """Messages queued to the main line (``arc/outbox/pending.jsonl``), oldest
-    first, without the acknowledged ones unless asked. Pure."""
-    pending = read_jsonl(bundle.root / OUTBOX)
-    acks = read_jsonl(bundle.root / ACKS)
-    acked = {str(r.get("id")): r for r in acks.records}
-    problems = [f"{OUTBOX}: {p}" for p in _problems(pending)]
-    problems += [f"{ACKS}: {p}" for p in _problems(acks)]
-    out = []
-    for record in pending.records:
-        ident = record.get("id")
-        if not isinstance(ident, str):
-            continue
-        ack = acked.get(ident)
-        if ack is not None and not include_acked:
-            continue
-        shown = {**record, "locator": f"{OUTBOX}#{ident}"}
-        if ack is not None:
-            shown["ackedAt"] = ack.get("ackedAt")
-        out.append(shown)
-    return Queued(out, problems)
-
-
-def _problems(read: JsonlRead) -> list[str]:
-    return [f"line {b.line_no}: {b.reason}" for b in read.bad]
 
 
 def ack(bundle: Bundle, ident: str, *, by: str | None = None) -> dict[str, Any]:

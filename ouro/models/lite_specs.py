@@ -177,4 +177,7 @@ SPECS: dict[str, tuple[Field, ...]] = {
     ),
     'sentinel_status': (
     ),
+    'surface_list': (
+        ('all', 'bool', False, False, 'include the acknowledged ones', None),
+    ),
 }

@@ -68,7 +68,7 @@ def now_page(bundle: Bundle, query: Query) -> dict[str, Any]:
     from ouro.arc.resume import read_resume_full
     from ouro.arc.timeline import event_page
     from ouro.desk.orientation import desk_items
-    from ouro.habits.surface import queued
+    from ouro.habits.outbox import queued
     from ouro.sentinel.status import sentinel_status
 
     resume = read_resume_full(bundle)
