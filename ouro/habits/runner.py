@@ -39,6 +39,7 @@ from ouro.habits import outcome as oc
 from ouro.habits.body import BodyResult, run_body
 from ouro.habits.config import read_config
 from ouro.habits.definition import Habit, load_habits
+from ouro.habits.outbox import OUTBOX
 from ouro.habits.policy import REFUSALS_FILE, policy_and_envelope
 from ouro.habits.receipt import (
     AgentRun,
@@ -54,7 +55,6 @@ from ouro.habits.receipt import (
 )
 from ouro.habits.session import SURFACE_FILE, Session, body_env, discard, open_session
 from ouro.habits.state import HabitState, read_state, state_locator, write_state
-from ouro.habits.surface import OUTBOX
 from ouro.models.clock import format_time, utc_now
 from ouro.store.atomic import atomic_write_text
 from ouro.store.jsonl import read_jsonl
