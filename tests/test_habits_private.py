@@ -319,3 +319,17 @@ def test_a_run_killed_midway_leaves_the_main_line_and_says_its_receipt_is_missin
     assert not list((bundle.root / "arc/flight-recorder/habit-receipts").glob("*.json"))
     last = run_ouro("habits", "last", "slow", bundle=bundle)
     assert last.returncode != 0 and "was stopped before it finished" in last.stderr
+
+
+def test_a_chatty_body_is_cut_at_the_output_limit_and_the_receipt_says_so(
+    bundle: Bundle, monkeypatch: Any
+) -> None:
+    from ouro.habits import body
+
+    monkeypatch.setattr(body, "OUTPUT_LIMIT", 1000)
+    define(bundle, "chatty", run=[sys.executable, "-c", "print('x' * 50000)"])
+    receipt = run_habit(bundle, "chatty", keep_session=True)
+    assert receipt["outputTruncated"] is True and receipt["exitCode"] == 0
+    assert "output of the body cut at 1,000 bytes per stream" in receipt["errors"]
+    kept = bundle.root / receipt["sessionLocator"] / "stdout.log"
+    assert kept.stat().st_size == 1000
