@@ -36,6 +36,7 @@ PROVIDERS: tuple[str, ...] = (
     "ouro.sync.orientation:sync_items",
     "ouro.desk.orientation:desk_items",
     "ouro.messages.orientation:message_items",
+    "ouro.habits.orientation:habit_items",
     "ouro.sentinel.orientation:sentinel_items",
 )
 CUT_MARKER = "\n… (cut to the budget)\n"

@@ -31,7 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "notices", "resources", "edge"),
     ("store",),
     ("models", "spec", "registry", "guide", "orient_types", "embedding"),
-    ("bundle", "config", "progress"),
+    ("bundle", "config", "progress", "lane"),
     # the domains, lowest first: Arc points into Desk (never the reverse), the
     # talk packages use both, sync and migrate move whole bundles, sentinel
     # reads everything below it
