@@ -24,8 +24,11 @@ them: something changed, a caller wants every task (``read_heads``), a featured
 task is not among the shown rows.
 
 A row is ``(priority, created, id, track, key, status, title, updated,
-heldBy, leaseUntil, unverified, blockedBy, parent)``, so sorting rows sorts by
+heldBy, leaseUntil, unverified, blockedBy, parent, check)``, so sorting rows sorts by
 orient's order (priority, created, id); ``shown`` and rest are stored sorted.
+``check`` (the declared check, when it is a string) is what the PostToolUse
+hook matches a host's command against (``DeskHeads.checked_by``), so an
+unrelated command costs a stat per task, not a read.
 
 Contract:
 - Files are the truth; this is a cache and is never trusted blindly. Every
@@ -75,8 +78,8 @@ from typing import Any, NamedTuple
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, OuroError
 
-SCHEMA = 6  # 3: marshal rows, per-folder listings, ctime in the fingerprint; 4: rest blob;
-# 5: fingerprints packed as int64; 6: fingerprints as four columns
+SCHEMA = 7  # 3: marshal rows, per-folder listings, ctime in the fingerprint; 4: rest blob;
+# 5: fingerprints packed as int64; 6: fingerprints as four columns; 7: the check in each row
 MAGIC = b"ouro-desk-heads"
 #: a file (or folder) this close to the refresh may hide a same-tick edit: re-read it
 RACY_NS = 100_000_000
@@ -92,6 +95,7 @@ FIELDS = (
     "unverified",
     "blockedBy",
     "parent",
+    "check",
 )
 #: statuses orient does not show (unless ``unverified``): their rows stay packed
 CLOSED = frozenset({"done", "dropped"})
@@ -102,7 +106,7 @@ Fp = tuple[int, int, int, int]
 #: the fingerprints as columns: (sizes, mtimes_ns, ctimes_ns, inodes)
 Cols = tuple[list[int], list[int], list[int], list[int]]
 #: (priority, created, id, track, key, status, title, updated, heldBy,
-#:  leaseUntil, unverified, blockedBy, parent)
+#:  leaseUntil, unverified, blockedBy, parent, check)
 Row = tuple[Any, ...]
 
 
@@ -156,6 +160,7 @@ def _ids(value: Any) -> tuple[str, ...]:
 def _row(key: str, meta: dict[str, Any]) -> Row:
     priority = meta.get("priority")
     held = meta.get("heldBy") or meta.get("claimedBy")  # claimedBy: the old name
+    check = meta.get("check")
     return (
         priority if isinstance(priority, int) and not isinstance(priority, bool) else 9,
         _str(meta.get("created")),
@@ -170,6 +175,7 @@ def _row(key: str, meta: dict[str, Any]) -> Row:
         _opt(meta.get("unverified") or None),
         _ids(meta.get("blockedBy")),
         _opt(meta.get("parent") or None),
+        check if isinstance(check, str) else None,
     )
 
 
@@ -399,6 +405,8 @@ class _Scan(NamedTuple):
     problems: dict[str, str]  # rel -> reason
     #: True when nothing differs from the cache (a writer need not rewrite it)
     same: bool
+    #: how many task files this read had to read (their cached rows did not hold)
+    read: int = 0
 
 
 def _listing(
@@ -556,6 +564,7 @@ def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
         hot = [r for r in (*cache.shown, *cache.rest.rows()) if r[4] not in gone]
         closed = [r for r in cache.closed.rows() if r[4] not in gone]
     problems: dict[str, str] = {}
+    read = 0
     for i in changed if cache is not None else range(len(rels)):
         st = stats[i]
         if st is False:
@@ -564,6 +573,7 @@ def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
         if st is None:
             problems[rels[i]] = f"desk/{rels[i]}: cannot stat it"
             continue
+        read += 1
         try:
             row = _read_task(key, f"{desk}{os.sep}{rels[i]}")
         except CorruptFile as exc:
@@ -583,6 +593,7 @@ def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
         None,
         problems,
         False,
+        read,
     )
 
 
@@ -608,6 +619,11 @@ class DeskHeads:
     def head(self, row: Row) -> Head:
         return head_of(self.desk, row)
 
+    @property
+    def read(self) -> int:
+        """How many task files this read had to read (the cache did not hold for them)."""
+        return self._scan.read
+
     def _rest(self) -> list[Row]:
         rest = self._scan.rest
         return rest.rows() if isinstance(rest, _Packed) else rest
@@ -630,6 +646,18 @@ class DeskHeads:
         if skip and isinstance(self._scan.rest, _Packed):
             rows = sorted([*rows, *self._rest()])  # a skipped id may hide a later one
         return [r for r in rows if r[5] == "open" and r[2] not in skip]
+
+    def checked_by(self, command: str) -> list[Head]:
+        """Tasks not done or dropped whose declared ``check``, trimmed, is ``command``
+        (sorted by track, then folder): what a host's report of ``command`` is a
+        receipt for. Unreadable tasks are in ``problems``, never here."""
+        rows = [
+            r
+            for r in (*self.hot, *self._rest())
+            if r[5] not in CLOSED and r[13] is not None and r[13].strip() == command
+        ]
+        rows.sort(key=_by_locator)
+        return [head_of(self.desk, r) for r in rows]
 
     def find(self, task_id: str) -> Head | None:
         """The head with this id (the last by locator when copies share one)."""

@@ -14,17 +14,17 @@ section and the event count on the status line.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
 from ouro.arc.redact import bundle_literals, redact
 from ouro.bundle import Bundle
 from ouro.hooks import state
 from ouro.hooks.common import clip
+from ouro.store import jsonio
 
 if TYPE_CHECKING:
     from ouro.orient_types import OrientItem
@@ -49,7 +49,9 @@ def keyed_items(items: list[OrientItem], literals: Sequence[str] = ()) -> Keyed:
             continue
         ident = item.locator or redact(_text(item), literals)[:IDENTITY_CHARS]
         base = (item.section, ident)
-        out.append((orjson.dumps([*base, seen[base]]).decode(), item))
+        # the text orjson.dumps gives (keys are saved: they must not change)
+        key = json.dumps([*base, seen[base]], ensure_ascii=False, separators=(",", ":"))
+        out.append((key, item))
         seen[base] += 1
     return out
 
@@ -113,8 +115,8 @@ def render_changes(
 def _parse(key: str) -> tuple[str, str]:
     """(section, locator) of a key written by ``keyed_items`` (any other: as is)."""
     try:
-        value: Any = orjson.loads(key)
-    except orjson.JSONDecodeError:
+        value: Any = jsonio.loads(key)
+    except jsonio.JSONDecodeError:
         return key, ""
     if isinstance(value, list) and len(value) == 3:
         return str(value[0]), str(value[1])

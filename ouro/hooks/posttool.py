@@ -44,10 +44,13 @@ without an exit status (none in the payload and none in the transcript), an
 interrupted or background command, or a command that is not a declared check
 records nothing (unknown stays unknown); a matching command whose ``cwd`` is
 not the check's folder is named on stderr and not recorded. Reads are cheap
-for unrelated commands: each claim and task file is read with raw ``os`` calls
-and parsed only when its bytes contain the command (or, for a command with
-quotes, each word); the transcript is read only for a declared check. The cost
-grows with the number of claim and task files (``bench/posttool.py``).
+for unrelated commands: each claim file is read with raw ``os`` calls and
+parsed only when its bytes contain the command (or, for a command with quotes,
+each word); tasks are looked up in the desk heads (``ouro.desk.heads``: one
+``stat`` per task while the cache holds; a read that finds it stale rebuilds
+it), and only a task they name is read; the transcript is read only for a
+declared check. The cost grows with the number of claim and task files
+(``bench/posttool.py``).
 """
 
 from __future__ import annotations
@@ -55,30 +58,22 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import orjson
+from typing import Any, NamedTuple
 
 from ouro.arc import paths
 from ouro.arc.refs import repo_root
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
-from ouro.hooks import receipts
 from ouro.hooks.common import HookInput, Host, Options, Reply, describe
-from ouro.hooks.witness import (
-    ASSERTED,
-    OBSERVED,
-    PENDING,
-    Verdict,
-    note,
-    same_dir,
-    tool_id,
-    witness,
-)
-from ouro.models.clock import format_time, utc_now
+from ouro.store import jsonio
 
+# The receipt's modules (``ouro.hooks.receipts``, ``ouro.hooks.witness``, the
+# transcript readers) are imported only for a command that is a declared check:
+# an unrelated command (most of them) pays for the lookup alone.
+
+#: task files one lookup may have to read before it rebuilds the desk heads
+REBUILD_AFTER = 64
 SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell"})
 _EXIT_PATTERNS = (
     re.compile(r"^\s*Exit code:?\s*(-?\d+)", re.MULTILINE),
@@ -86,8 +81,7 @@ _EXIT_PATTERNS = (
 )
 
 
-@dataclass(frozen=True)
-class Observed:
+class Observed(NamedTuple):
     command: str  # trimmed: what is compared with a check
     raw: str  # as the host sent it: what is compared with the transcript
     exit_code: int | None  # what the payload says (Codex says nothing)
@@ -186,8 +180,7 @@ def _needles(command: str) -> list[bytes]:
     return [w.encode("utf-8") for w in words if w]
 
 
-@dataclass(frozen=True)
-class ClaimMatch:
+class ClaimMatch(NamedTuple):
     id: str
     root: str  # the folder its check runs in
     repo: str | None  # its own ``repo``, if set
@@ -209,8 +202,8 @@ def _matching_claims(bundle: Bundle, command: str) -> list[ClaimMatch]:
         if raw is None or b'"check"' not in raw or not all(n in raw for n in needles):
             continue
         try:
-            data = orjson.loads(raw)
-        except orjson.JSONDecodeError:
+            data = jsonio.loads(raw)
+        except jsonio.JSONDecodeError:
             continue  # unreadable claims are reported by claim list, not here
         if not isinstance(data, dict) or data.get("supersededBy"):
             continue
@@ -225,37 +218,36 @@ def _matching_claims(bundle: Bundle, command: str) -> list[ClaimMatch]:
 
 
 def _matching_tasks(bundle: Bundle, command: str) -> list[str]:
-    """Ids of open tasks whose check is ``command`` (parsed only on a byte match)."""
-    needles = _needles(command)
-    try:
-        tracks = [e.path for e in os.scandir(bundle.desk) if e.is_dir() and e.name[0] != "_"]
-    except OSError:
-        return []
-    found = []
-    for track in sorted(tracks):
-        try:
-            folders = [e.path for e in os.scandir(track) if e.is_dir()]
-        except OSError:
-            continue
-        for folder in sorted(folders):
-            path = os.path.join(folder, "task.md")
-            head = _head_bytes(path)
-            if head is None or b"\ncheck:" not in head or not all(n in head for n in needles):
-                continue
-            from ouro.desk.tasks import load_task
+    """Ids of open tasks whose check is ``command``.
 
-            try:
-                task = load_task(bundle, Path(path))
-            except OuroError:
-                continue
-            check = task.meta.get("check")
-            status = task.meta.get("status")
-            if (
-                isinstance(check, str)
-                and check.strip() == command
-                and status not in ("done", "dropped")
-            ):
-                found.append(task.id)
+    The desk heads (``ouro.desk.heads``: one ``stat`` per task, a read only of
+    the files that changed since they were cached) name the candidates; each
+    candidate's file is then read in full, so what is recorded is decided by
+    the task file itself.
+    """
+    from ouro.desk.heads import desk_heads, refresh_quietly
+    from ouro.desk.tasks import load_task
+
+    heads = desk_heads(bundle)
+    if heads.read > REBUILD_AFTER:
+        # A machine-local cache a read found stale for many tasks (a copied or
+        # cloned bundle: every inode differs) may be rebuilt by that read, so the
+        # next command costs a stat per task again.
+        refresh_quietly(bundle)
+    found = []
+    for head in heads.checked_by(command):
+        try:
+            task = load_task(bundle, Path(head.file))
+        except OuroError:
+            continue
+        check = task.meta.get("check")
+        status = task.meta.get("status")
+        if (
+            isinstance(check, str)
+            and check.strip() == command
+            and status not in ("done", "dropped")
+        ):
+            found.append(task.id)
     return found
 
 
@@ -268,6 +260,9 @@ def observe(bundle: Bundle, host: Host, inp: HookInput, options: Options | None 
     task_ids = _matching_tasks(bundle, seen.command)
     if not claims and not task_ids:
         return reply
+    from ouro.hooks import receipts
+    from ouro.hooks.witness import same_dir
+
     cwd = inp.cwd or ""
     default = repo_root(bundle)
     here_claims = [c for c in claims if cwd and same_dir(cwd, c.root)]
@@ -310,6 +305,9 @@ def _receipt(
     """Judge the report against the transcript and record it (under the session lock)."""
     from ouro.arc import checkrun
     from ouro.arc.redact import bundle_literals
+    from ouro.hooks import receipts
+    from ouro.hooks.witness import ASSERTED, OBSERVED, PENDING, Verdict, note, tool_id, witness
+    from ouro.models.clock import format_time, utc_now
     from ouro.models.hashing import content_hash
 
     call = tool_id(inp)

@@ -19,18 +19,17 @@ set aside as ``<name>.unreadable`` (never silently dropped) and replaced.
 
 from __future__ import annotations
 
-import hashlib
+import json
 import os
 import re
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile
 from ouro.models.clock import utc_now_iso
 from ouro.models.hashing import content_hash
+from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
 
 STATE_DIR = "state/hooks"
@@ -44,6 +43,8 @@ def session_slug(session_id: str | None) -> str:
         return "unknown-session"
     if _SAFE.match(session_id):
         return session_id
+    import hashlib  # rare (an id unfit for a file name): OpenSSL's start-up only then
+
     return "h-" + hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:24]
 
 
@@ -56,16 +57,18 @@ def item_hashes(items: list[tuple[str, str]]) -> dict[str, str]:
 
 
 def fingerprint(hashes: dict[str, str]) -> str:
-    return content_hash(orjson.dumps(hashes, option=orjson.OPT_SORT_KEYS))
+    # the bytes of orjson.dumps(hashes, option=OPT_SORT_KEYS), without its import
+    text = json.dumps(hashes, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return content_hash(text.encode("utf-8"))
 
 
 def load(path: Path) -> dict[str, Any] | None:
     """The saved state, ``None`` if there is none, ``CorruptFile`` if unreadable."""
     try:
-        data = orjson.loads(path.read_bytes())
+        data = jsonio.loads(path.read_bytes())
     except FileNotFoundError:
         return None
-    except orjson.JSONDecodeError as exc:
+    except jsonio.JSONDecodeError as exc:
         raise CorruptFile(f"{path}: not valid JSON ({exc})") from None
     if (
         not isinstance(data, dict)
