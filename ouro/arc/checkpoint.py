@@ -44,9 +44,7 @@ def write(bundle: Bundle, checkpoint: dict[str, Any]) -> None:
     keep only their per-file caches (``items``/``errors`` are derived on every read)."""
     out = dict(checkpoint)
     out["stores"] = {name: stores.persistable(s) for name, s in checkpoint["stores"].items()}
-    import orjson  # the writer's encoder: readers parse with ``ouro.store.jsonio``
-
-    data = orjson.dumps(out, option=orjson.OPT_SORT_KEYS) + b"\n"
+    data = jsonio.dumps(out, sort_keys=True) + b"\n"  # orjson's bytes, without its import
     atomic_write_bytes(paths.checkpoint_path(bundle), data)
 
 

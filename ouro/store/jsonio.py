@@ -18,7 +18,8 @@ Every refusal raises ``json.JSONDecodeError``, which ``orjson.JSONDecodeError``
 subclasses, so callers catch one type for both. The two parsers agree on every
 document except an integer beyond 64 bits (exact here, a float in orjson), which
 ouro never writes. Readers of whole logs take orjson once the bytes make its
-import worth it (``loads_for``); writers keep orjson (imported where they write).
+import worth it (``loads_for``). Writers encode with ``dumps``: orjson's bytes,
+without its import for the plain values a one-shot writer has.
 """
 
 from __future__ import annotations
@@ -82,3 +83,67 @@ def loads_for(size: int) -> Callable[[bytes], Any]:
 
         return orjson.loads
     return loads
+
+
+# --- writing --------------------------------------------------------------------------
+_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
+
+
+def _plain(value: Any) -> bool:
+    """Whether ``json`` writes exactly orjson's bytes for ``value``: strings, booleans,
+    None, 64-bit integers, and lists, tuples and string-keyed dicts of them (exact
+    types: no floats, whose spellings differ, no subclasses, no other types).
+    Iterative: a checkpoint holds ~10k values, and this runs on each write."""
+    todo = [value]
+    pop, push = todo.pop, todo.extend
+    while todo:
+        item = pop()
+        kind = type(item)
+        if kind is str or kind is bool or item is None:
+            continue
+        if kind is dict:
+            for key in item:
+                if type(key) is not str:
+                    return False
+            push([v for v in item.values() if type(v) is not str])
+        elif kind is list or kind is tuple:
+            push([v for v in item if type(v) is not str])
+        elif kind is int:
+            if not _INT_MIN <= item <= _INT_MAX:
+                return False
+        else:
+            return False
+    return True
+
+
+def dumps(value: Any, *, sort_keys: bool = False) -> bytes:
+    """The bytes ``orjson.dumps(value)`` gives (``OPT_SORT_KEYS`` with ``sort_keys``).
+
+    A one-shot writer (a hook recording one event) need not import orjson for
+    that: a plain value is written by the standard library's C encoder, whose
+    compact, non-ASCII-preserving output is byte-for-byte orjson's for plain
+    values (``tests/test_jsonio.py`` holds them to it). Anything else, and any
+    value once orjson is loaded anyway, goes to orjson itself, with its errors.
+    """
+    import sys
+
+    if "orjson" not in sys.modules:
+        data = plain_dumps(value, sort_keys=sort_keys)
+        if data is not None:
+            return data
+    import orjson
+
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS if sort_keys else 0)
+
+
+def plain_dumps(value: Any, *, sort_keys: bool = False) -> bytes | None:
+    """``dumps`` by the standard library, or None when ``value`` is not plain."""
+    if not _plain(value):
+        return None
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys)
+        return text.encode("utf-8")
+    except (UnicodeEncodeError, RecursionError, ValueError):
+        return None  # a lone surrogate: orjson raises its own error
+    # orjson refuses nesting deeper than 255 (json does not): such a value is
+    # not one orjson writes, so there are no bytes of its to match
