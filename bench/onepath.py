@@ -46,6 +46,7 @@ import argparse
 import json
 import multiprocessing as mp
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -88,13 +89,22 @@ def ouro_cmd() -> list[str]:
     return [str(script)] if script.is_file() else [sys.executable, "-m", "ouro.cli"]
 
 
+#: CPU seconds (user + system) of each process ``run`` ran, in order: printed
+#: beside the wall times of the hook rows, since CPU moves less when other work
+#: loads the machine (wall time is what a host waits for, and the goal)
+CPU: list[float] = []
+
+
 def run(argv: list[str], cwd: Path, stdin: bytes = b"") -> float:
     """Wall seconds of one process; a failure stops the bench (its numbers would lie)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(
         argv, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env(), cwd=cwd
     )
     took = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     err = proc.stderr.decode(errors="replace")
     if proc.returncode != 0 or "nothing injected" in err:
         raise SystemExit(f"bench/onepath.py: {' '.join(argv)} (in {cwd}) failed: {err[-800:]}")
@@ -276,11 +286,15 @@ def hook_rows(proj: Path, repeat: int) -> None:
     ):
         argv = [*ouro, "hook", "claude", event]
         run(argv, proj, stdin)
+        CPU.clear()
         ours, base = interleave(
             lambda a=argv, i=stdin: run(a, proj, i),
             lambda: run(python, proj),
             repeat,
         )
+        cpu_ours, cpu_base = statistics.median(CPU[0::2]), statistics.median(CPU[1::2])
+        print(f"  (CPU: {cpu_ours * 1000:.1f} ms vs {cpu_base * 1000:.1f} ms, "
+              f"{cpu_ours / cpu_base:.2f}x)")  # fmt: skip
         row(label, ours, base, "ms", "<= 4x (baseline: python -c pass)")
 
 
