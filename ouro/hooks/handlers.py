@@ -141,6 +141,15 @@ def guide_for(path: Path, source: str | None) -> str:
 
 
 def user_prompt_submit(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
+    from ouro.arc.checkpoint import one_run
+
+    # The event is recorded, then the packet read: one run, so the packet takes
+    # the checkpoint the record computed instead of reading the stores again.
+    with one_run():
+        return _user_prompt_submit(bundle, host, inp, options)
+
+
+def _user_prompt_submit(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
     from ouro.hooks import state
     from ouro.hooks.packet import changed_context, packet_context
 
