@@ -20,7 +20,6 @@ from typing import Any
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, OuroError
 from ouro.hooks.common import HookInput, Host, Options, Reply, describe
-from ouro.models.clock import utc_now_iso
 
 #: Arc has no dedicated compaction kind; the pre-compaction write is "the
 #: turn's state was persisted", tagged with the host event in ``meta``.
@@ -203,6 +202,8 @@ def stop(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
 
     reply = Reply()
     full = read_resume_full(bundle)
+    from ouro.models.clock import utc_now_iso
+
     message = debt_message(full, now=utc_now_iso())
     if message is None:
         return reply

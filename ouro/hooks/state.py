@@ -27,7 +27,6 @@ from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile
-from ouro.models.clock import utc_now_iso
 from ouro.models.hashing import content_hash
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
@@ -96,6 +95,8 @@ def save(
     injected: bool,
     previous: dict[str, Any] | None,
 ) -> None:
+    from ouro.models.clock import utc_now_iso  # a write: datetime only then
+
     now = utc_now_iso()
     injected_at = now if injected else (previous or {}).get("injectedAt")
     atomic_write_json(
