@@ -24,7 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.corpus import build_corpus
-from ouro import locks, messages, tools
+from ouro import locks, messages
+from ouro.api import call
 from ouro.bundle import Bundle
 from ouro.desk import heads
 from ouro.store import frontmatter
@@ -75,13 +76,13 @@ def main() -> None:
         )
         peer = Bundle.init(Path(tmp) / "b.ouro", agent="peer")
         blocked = _block_some(bundle)
-        ready = tools.invoke("desk_ready", bundle, {})
+        ready = call("desk_ready", bundle, {})
         print(f"{args.tasks} tasks, {blocked} blocked by another; {ready['total']} ready\n")
         _pair(
             "desk_ready",
-            lambda: tools.invoke("desk_ready", bundle, {}),
+            lambda: call("desk_ready", bundle, {}),
             "desk_task_list status=open",
-            lambda: tools.invoke("desk_task_list", bundle, {"status": "open"}),
+            lambda: call("desk_task_list", bundle, {"status": "open"}),
             args.repeat,
         )
         for i in range(200):
@@ -89,12 +90,12 @@ def main() -> None:
         task_id = next(h.id for h in heads.read_heads(bundle)[0] if h.status == "open")
 
         def lock_cycle() -> None:
-            tools.invoke("lock_take", bundle, {"paths": ["src/x.py"], "agent": "me"})
-            tools.invoke("lock_release", bundle, {"paths": ["src/x.py"], "agent": "me"})
+            call("lock_take", bundle, {"paths": ["src/x.py"], "agent": "me"})
+            call("lock_release", bundle, {"paths": ["src/x.py"], "agent": "me"})
 
         def lease_cycle() -> None:
-            tools.invoke("desk_task_take", bundle, {"task": task_id, "agent": "me"})
-            tools.invoke("desk_task_release", bundle, {"task": task_id, "agent": "me"})
+            call("desk_task_take", bundle, {"task": task_id, "agent": "me"})
+            call("desk_task_release", bundle, {"task": task_id, "agent": "me"})
 
         _pair(
             "lock_take+release (200 locks)",
@@ -106,9 +107,9 @@ def main() -> None:
         messages.set_peer(bundle, "peer", str(peer.root))
         _pair(
             "message_send (local peer)",
-            lambda: tools.invoke("message_send", bundle, {"agent": "peer", "text": "status: ok"}),
+            lambda: call("message_send", bundle, {"agent": "peer", "text": "status: ok"}),
             "arc_note",
-            lambda: tools.invoke("arc_note", bundle, {"text": "status: ok"}),
+            lambda: call("arc_note", bundle, {"text": "status: ok"}),
             args.repeat,
         )
 

@@ -13,7 +13,7 @@ Facts go through ``ouro.desk.record.append_facts_batch`` (the function behind
 Tasks and notes use the Desk front-matter builders (``new_task_meta``, the note
 keys) and plain file writes, then ``regenerate_manifest`` once: the per-file
 fsync of the interactive writers would make 15k files take minutes. Events go
-through the Arc ``Event`` model into day files, then one ``record_event``
+through the Arc event check (``event_line``) into day files, then one ``record_event``
 builds the checkpoint the way a real writer would.
 """
 
@@ -27,7 +27,7 @@ from pathlib import Path
 import orjson
 
 from ouro.arc import paths as arc_paths
-from ouro.arc.events import Event
+from ouro.arc.events import event_line
 from ouro.arc.recorder import record_event
 from ouro.bundle import Bundle
 from ouro.desk import notes as desk_notes
@@ -177,14 +177,16 @@ def _events(bundle: Bundle, rng: random.Random, words: list[str], count: int) ->
         lines = []
         for n in range(start, min(count - 1, start + per_day)):
             when = _time(n, count)
-            event = Event(
-                id=f"ev-{n:018d}",
-                kind=kinds[n % 4],
-                recorded_at=when,
-                session_ref=f"s-{n // 200}",
-                summary=f"{rng.choice(words)} {n}",
+            line = event_line(
+                {
+                    "id": f"ev-{n:018d}",
+                    "kind": kinds[n % 4],
+                    "recorded_at": when,
+                    "session_ref": f"s-{n // 200}",
+                    "summary": f"{rng.choice(words)} {n}",
+                }
             )
-            lines.append(orjson.dumps(event.to_line()))
+            lines.append(orjson.dumps(line))
         (folder / f"{_time(start, count)[:10]}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     record_event(bundle, "agent_note", "corpus built", current_ask="benchmark the bundle")
 

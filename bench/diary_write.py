@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ouro import tools
+from ouro.api import call
 from ouro.bundle import Bundle
 from ouro.desk.record import FactDraft, build_fact, facts_path
 from ouro.store.jsonl import append_jsonl, read_jsonl
@@ -47,16 +47,14 @@ def in_process(bundle: Bundle, writes: int) -> dict[str, float]:
     read_jsonl(facts_path(bundle))
     parse = time.perf_counter() - start
     start = time.perf_counter()
-    tools.invoke(
-        "diary_write", bundle, {"text": _text("warm", 0), "about": ["bench"], "force": True}
-    )
+    call("diary_write", bundle, {"text": _text("warm", 0), "about": ["bench"], "force": True})
     cold = time.perf_counter() - start
     tool, bare = [], []
     scratch = facts_path(bundle).with_name("bench-bare.jsonl")
     for n in range(writes):
         args = {"text": _text("tool", n), "about": ["bench", f"b{n % 10}"], "force": True}
         t0 = time.perf_counter()
-        tools.invoke("diary_write", bundle, args)
+        call("diary_write", bundle, args)
         tool.append(time.perf_counter() - t0)
         line = build_fact(FactDraft(_text("bare", n), about=["bench"]))
         t0 = time.perf_counter()
@@ -81,13 +79,11 @@ def _writer(root: str, p: int, writes: int, start: Any, bare: bool) -> None:
             append_jsonl(scratch, [line])
         return
     # the tool path (what CLI and MCP call): validation, the write, the index update
-    tools.invoke(
-        "diary_write", bundle, {"text": _text(f"warm{p}", 0), "about": ["bench"], "force": True}
-    )
+    call("diary_write", bundle, {"text": _text(f"warm{p}", 0), "about": ["bench"], "force": True})
     start.wait()
     for n in range(writes):
         args = {"text": _text(f"p{p}", n), "about": ["bench", f"p{p}"], "force": True}
-        tools.invoke("diary_write", bundle, args)
+        call("diary_write", bundle, args)
 
 
 def multi_process(bundle: Bundle, writes: int, *, bare: bool = False) -> float:

@@ -5,7 +5,7 @@
 Starts ``ouro mcp`` on a scratch bundle with the SDK's own stdio client, warms
 it up, then times ``diary_write`` and ``desk_search`` through the client
 (JSON-RPC over a pipe + validation + the domain function) and through
-``ouro.tools.invoke`` in this process (the domain function alone), in
+``ouro.api.call`` in this process (the library alone), in
 alternating rounds so both see the same bundle. Every timed search follows a
 (untimed) ``diary_write`` on the same path, as an agent's write -> search ->
 write loop does: the search must find the new fact (index write-through, and
@@ -40,8 +40,8 @@ import anyio  # noqa: E402
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
+from ouro.api import call as invoke  # noqa: E402
 from ouro.bundle import Bundle  # noqa: E402
-from ouro.tools import invoke  # noqa: E402
 
 TARGET_MS = 5.0
 ROUND = 10

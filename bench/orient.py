@@ -29,11 +29,11 @@ import orjson
 from ouro.arc import paths
 from ouro.arc.recorder import record_event
 from ouro.arc.resume import read_resume
-from ouro.arc.stores import RACY_NS
 from ouro.bundle import Bundle
 from ouro.desk.heads import refresh_heads
 from ouro.models.hashing import hash_file
 from ouro.orient import build_packet
+from ouro.store.stamp import RACY_NS
 
 SIZES = (1_000, 10_000, 100_000)
 CLAIMS = 1_000
@@ -114,7 +114,7 @@ def populate(root: Path, events: int, tasks: int = 5_000) -> Bundle:
         folder_ob = paths.inner_dir(bundle) if inner else paths.obligations_dir(bundle)
         (folder_ob / f"{ob['id']}.json").write_bytes(orjson.dumps(ob))
     # A year-scale corpus was not all written in the last instant: files changed
-    # within RACY_NS of being cached are re-digested on every read (ouro/arc/stores.py).
+    # within RACY_NS of being cached are re-digested on every read (ouro/store/stamp.py).
     time.sleep(2 * RACY_NS / 1e9)
     refresh_heads(bundle)  # what every Desk write (and index sync) does
     # One real write builds the checkpoint (a full fold, this once).

@@ -96,12 +96,13 @@ def bare_embed(index_file: Path, batch_size: int = 64) -> float:
     from tokenizers import Tokenizer
     from wordllama.inference import WordLlamaInference
 
+    from ouro import embedding
     from ouro.index import semantic
 
     start = time.perf_counter()
     folder = Path(wordllama.__file__).parent
     with safe_open(str(folder / "weights" / "l2_supercat_256.safetensors"), "np") as handle:
-        table = handle.get_tensor("embedding.weight")[:, : semantic.DIM]
+        table = handle.get_tensor("embedding.weight")[:, : embedding.DIM]
     tokenizer = Tokenizer.from_file(
         str(folder / "tokenizers" / "l2_supercat_tokenizer_config.json")
     )
@@ -245,7 +246,7 @@ def main() -> None:
             bare_t.append(time.perf_counter() - start)
     line("desk_search p50 (in-process)", p50(ours_t), p50(bare_t), "ms", "<= 1.5x")
     # an agent's loop: write a fact, then search (the search must see it)
-    from ouro.tools import invoke
+    from ouro.api import call as invoke
 
     after_t, bare_t = [], []
     for i, q in enumerate(queries):

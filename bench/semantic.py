@@ -35,9 +35,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from ouro.api import call as invoke
 from ouro.bundle import Bundle
 from ouro.index.search import desk_search
-from ouro.tools import invoke
 
 DATA = Path(__file__).resolve().parent / "data" / "retrieval.json"
 NEAR = Path(__file__).resolve().parent / "data" / "near_duplicates.tsv"
@@ -241,7 +241,7 @@ def near_duplicates() -> None:
     """The diary.near = meaning threshold on 80 labelled pairs (1: a restatement of
     the existing fact, 0: a different fact about the same thing)."""
     from ouro.desk.factnorm import NEAR_THRESHOLD, overlap, tokens
-    from ouro.index.semantic import NEAR_COSINE, model
+    from ouro.embedding import NEAR_COSINE, model
 
     rows = [line.split("\t") for line in NEAR.read_text(encoding="utf-8").splitlines()[1:]]
     vecs = model().embed([r[1] for r in rows] + [r[2] for r in rows])
@@ -414,7 +414,7 @@ def main() -> None:
     parser.add_argument("--bundle", type=Path, help="reuse (or keep) a corpus bundle")
     parser.add_argument("--queries", type=int, default=40)
     args = parser.parse_args()
-    from ouro.index.semantic import available
+    from ouro.embedding import available
 
     if not available():
         sys.exit("bench/semantic.py needs the extra: pip install 'ouro[semantic]'")

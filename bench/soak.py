@@ -7,7 +7,7 @@
 Scenarios, each on its own fresh bundle:
 
 - ``concurrent``: N processes x M ``diary_write`` calls through the public tool
-  path (``ouro.tools.invoke``, the function behind the CLI and MCP) with the
+  path (``ouro.api.call``, the library behind the CLI and MCP) with the
   index live: torn lines, lost facts, errors, and index facts vs file facts;
   writes/s beside a baseline from the same run (the same processes doing bare
   locked ``append_jsonl`` + fsync, process start included in both).
@@ -58,6 +58,7 @@ sys.path.insert(0, str(REPO))
 
 from ouro import edge  # noqa: E402
 from ouro import tools as registry  # noqa: E402
+from ouro.api import call  # noqa: E402
 from ouro.bundle import Bundle  # noqa: E402
 from ouro.store.jsonl import read_jsonl  # noqa: E402
 
@@ -125,9 +126,7 @@ def _diary_worker(root: str, worker: int, writes: int, tag: str, out: Any) -> No
     for i in range(writes):
         text = f"soak {tag} worker {worker} wrote fact {i} zq{(worker * 7919 + i) % 100003}"
         try:
-            registry.invoke(
-                "diary_write", bundle, {"text": text, "about": [f"w{worker}"], "force": True}
-            )
+            call("diary_write", bundle, {"text": text, "about": [f"w{worker}"], "force": True})
         except Exception as exc:  # counted and reported, never hidden
             errors += 1
             print(f"worker {worker} write {i}: {type(exc).__name__}: {exc}", file=sys.stderr)
@@ -212,7 +211,7 @@ def concurrent(base: Path, procs: int, writes: int) -> Figures:
 
 def _writers() -> dict[str, Callable[[Bundle, int], Any]]:
     def call(name: str, args: Callable[[int], dict[str, Any]]) -> Callable[[Bundle, int], Any]:
-        return lambda bundle, i: registry.invoke(name, bundle, args(i))
+        return lambda bundle, i: call(name, bundle, args(i))
 
     def task_ref(bundle: Bundle) -> str:
         from ouro.desk.tasks import find_task
@@ -232,7 +231,7 @@ def _writers() -> dict[str, Callable[[Bundle, int], Any]]:
         "arc_ask": call("arc_ask", lambda i: {"text": f"ask {i}"}),
         "claim_add": call("claim_add", lambda i: {"text": f"claim {i}", "authority": "agent"}),
         "obligation_add": call("obligation_add", lambda i: {"what": f"owe {i}", "to": "ari"}),
-        "desk_task_update": lambda bundle, i: registry.invoke(
+        "desk_task_update": lambda bundle, i: call(
             "desk_task_update", bundle, {"task": task_ref(bundle), "priority": i % 9}
         ),
         "desk_tip_add": call("desk_tip_add", lambda i: {"title": f"tip {time.time_ns()} {i}"}),
@@ -255,8 +254,8 @@ def _kill_child(root: str, writer: str, ready: Any) -> None:
 
 def kills(base: Path, count: int, seed: int = 7) -> Figures:
     bundle = Bundle.init(base / "kills.ouro", agent="soak")
-    registry.invoke("desk_track_add", bundle, {"name": "soak"})
-    registry.invoke("desk_task_add", bundle, {"track": "soak", "title": "kill target"})
+    call("desk_track_add", bundle, {"name": "soak"})
+    call("desk_task_add", bundle, {"track": "soak", "title": "kill target"})
     from ouro.index.sync import sync
 
     sync(bundle)
@@ -707,7 +706,7 @@ def reads(base: Path) -> Figures:
     ctx = prepare_samples(bundle)
     for name in ("diary_write", "notes_write", "arc_ask", "desk_tip_add", "diary_reflect",
                  "habits_run"):  # fmt: skip
-        registry.invoke(name, bundle, {k: (v(ctx) if callable(v) else v)
+        call(name, bundle, {k: (v(ctx) if callable(v) else v)
                                        for k, v in SAMPLES[name].items()})  # fmt: skip
     from ouro.index.sync import sync
 

@@ -8,7 +8,7 @@ Without ``--bundle`` a corpus is built with bench/corpus.py at the largest
 growth size (facts N, notes N/10, tasks N/20, events N). Rows (the table of
 issue 15):
 
-- ``diary_write`` through the tool registry (``ouro.tools.invoke``, what CLI
+- ``diary_write`` through the library (``ouro.api.call``, what CLI
   and MCP call: validation, the write, the index update) vs a bare
   ``append_jsonl`` + fsync of the same line;
 - 8 processes writing through the tool registry vs 8 doing bare appends;
@@ -55,7 +55,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from bench.corpus import build_corpus  # noqa: E402
-from ouro import tools  # noqa: E402
+from ouro.api import call  # noqa: E402
 from ouro.bundle import Bundle  # noqa: E402
 from ouro.desk.record import FactDraft, build_fact, facts_path  # noqa: E402
 from ouro.store.jsonl import append_jsonl  # noqa: E402
@@ -142,7 +142,7 @@ def write_rows(bundle: Bundle, repeat: int) -> None:
     def tool() -> None:
         n = next(counter)
         args = {"text": f"year bench {RUN} fact {n} q{n * 7919 % 100003}", "about": ["bench"]}
-        tools.invoke("diary_write", bundle, {**args, "force": True})
+        call("diary_write", bundle, {**args, "force": True})
 
     def bare() -> None:
         append_jsonl(scratch, [build_fact(FactDraft(f"bare {RUN}", about=["bench"]))])
@@ -164,11 +164,11 @@ def _writer(root: str, p: int, writes: int, barrier: Any, bare: bool) -> None:
         scratch.unlink()
         return
     warm = {"text": f"warm {RUN} {p}", "about": ["bench"], "force": True}
-    tools.invoke("diary_write", bundle, warm)
+    call("diary_write", bundle, warm)
     barrier.wait()
     for n in range(writes):
         args = {"text": f"{RUN} p{p} n{n} z{n * 31}", "about": ["bench", f"p{p}"], "force": True}
-        tools.invoke("diary_write", bundle, args)
+        call("diary_write", bundle, args)
 
 
 def _rate(bundle: Bundle, writes: int, bare: bool) -> float:
@@ -260,7 +260,8 @@ def settle(bundle: Bundle) -> None:
     """
     from ouro.arc import paths
     from ouro.arc.recorder import write_checkpoint
-    from ouro.desk.heads import RACY_NS, refresh_heads
+    from ouro.desk.heads import refresh_heads
+    from ouro.store.stamp import RACY_NS
 
     time.sleep(RACY_NS / 1e9)  # files changed this recently get no trusted fingerprint
     refresh_heads(bundle)
@@ -307,6 +308,31 @@ def orient_rows(bundle: Bundle, repeat: int) -> None:
     row("cold ouro orient", ours, base, "ms", "<= 4x the floor")
 
 
+def copy_rows(bundle: Bundle, repeat: int, tmp: Path) -> None:
+    """``cp -a`` of the corpus to a new folder (new inodes and ctimes: no cached
+    stamp validates), then ``ouro orient`` twice there: the first may rebuild the
+    machine-local caches (a read heals them), the second must not. Baseline: a
+    warm ``ouro orient`` on the original, interleaved with the copies."""
+    argv = ouro(bundle, "orient")
+    for _ in range(2):
+        run_process(argv)  # the original's caches warm
+    warm: list[float] = []
+    firsts: list[float] = []
+    seconds: list[float] = []
+    for n in range(max(3, repeat // 5)):
+        copy = tmp / f"copy-{n}.ouro"
+        subprocess.run(["cp", "-a", str(bundle.root), str(copy)], check=True)
+        moved = [*argv[:-2], str(copy), "orient"]
+        firsts.append(run_process(moved)[0])
+        seconds.append(run_process(moved)[0])
+        warm.append(run_process(argv)[0])
+        shutil.rmtree(copy)
+    row("first ouro orient after cp -a (heals the caches)", p50(firsts), p50(warm), "ms",
+        "informational (baseline: warm orient on the original)")  # fmt: skip
+    row("second ouro orient after cp -a", p50(seconds), p50(warm), "ms",
+        "<= 1.5x (baseline: warm orient on the original)")  # fmt: skip
+
+
 def rebuild_row(bundle: Bundle, repeat: int = 2) -> None:
     """Full rebuild in its two phases, each beside its own baseline, alternating
     ours and the baseline ``repeat`` times (best of each: a shared machine).
@@ -317,7 +343,7 @@ def rebuild_row(bundle: Bundle, repeat: int = 2) -> None:
        every doc (and writes the vectors and the vector file) vs ``bare_embed``,
        wordllama's own inference over the same texts (writing nothing).
     A plain ``ouro index rebuild`` runs both phases in one process."""
-    from ouro.index import semantic
+    from ouro import embedding
 
     bare = (
         "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]);"
@@ -333,7 +359,7 @@ def rebuild_row(bundle: Bundle, repeat: int = 2) -> None:
     words_base: list[tuple[float, int]] = []
     vectors: list[tuple[float, int]] = []
     vectors_base: list[tuple[float, int]] = []
-    with_model = semantic.available()
+    with_model = embedding.available()
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(repeat):
             words.append(run_process(ouro(bundle, "index", "rebuild", "--no-vectors")))
@@ -378,14 +404,14 @@ def _growth_calls(bundle: Bundle) -> list[Callable[[], Any]]:
     def write() -> None:
         n = next(counter)
         args = {"text": f"growth {RUN} {n} k{n * 13}", "about": ["bench"], "force": True}
-        tools.invoke("diary_write", bundle, args)
+        call("diary_write", bundle, args)
 
     from bench.search import pick_queries
 
     query = pick_queries(bundle, 1, 7)[0]  # a word of the corpus found in > 20 documents
 
     def search() -> None:
-        tools.invoke("desk_search", bundle, {"query": query})
+        call("desk_search", bundle, {"query": query})
 
     return [write, search, lambda: orient.build_packet(bundle), lambda: sync(bundle)]
 
@@ -402,9 +428,10 @@ def growth(
             root, facts=size, notes=size // 10, tasks=size // 20, events=size, seed=7
         )
         sync(bundle)
+        from ouro import embedding
         from ouro.index import semantic
 
-        if semantic.available():  # as 'ouro index sync' leaves it: search measures hybrid
+        if embedding.available():  # as 'ouro index sync' leaves it: search measures hybrid
             semantic.embed_bundle(bundle.root)  # steady state, not the embedding catch-up
         settle(bundle)  # as the table's rows: heads and checkpoint as writers leave them
         samples = []
@@ -458,6 +485,7 @@ def main() -> None:
         fresh_write_row(bundle)
         busy_write_row(bundle, opts.repeat)
         orient_rows(bundle, opts.repeat)
+        copy_rows(bundle, opts.repeat, Path(tmp))
         rebuild_row(bundle)
         cold_rows(bundle, opts.repeat)
         curve = growth(sizes, opts.repeat, Path(tmp))

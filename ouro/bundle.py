@@ -28,6 +28,9 @@ Contract:
   A pointer that names no bundle is an error naming the pointer file, never a
   silent fall-through to a different bundle; two ``*.ouro`` children are an
   error that lists them.
+- Locating and opening are cheap to import: they need only ``ouro.errors``,
+  ``ouro.models.meta`` and the store's bounded reader and JSON reader; what
+  creates a bundle or a pointer is imported when it runs.
 - ``write_pointer(folder, bundle)`` writes ``<folder>/.ouro`` atomically with
   the bundle's path relative to ``folder``; it refuses to replace a pointer
   that names another bundle.
@@ -49,11 +52,7 @@ from ouro.errors import (
     OuroError,
 )
 from ouro.models import meta as meta_shape
-from ouro.models.clock import utc_now_iso
-from ouro.resources import bundle_template
-from ouro.store.atomic import atomic_write_bytes, atomic_write_json, atomic_write_text
 from ouro.store.bounded import read_bytes, read_text
-from ouro.store.guard import make_dirs, remove_dirs
 from ouro.store.jsonio import JSONDecodeError, loads
 from ouro.store.locator import Locator
 
@@ -286,6 +285,11 @@ class Bundle:
                 f"{root} exists and is not an empty folder; ouro init will not overwrite it",
                 hint="choose a new or empty folder",
             )
+        from ouro.models.clock import utc_now_iso
+        from ouro.resources import bundle_template
+        from ouro.store.atomic import atomic_write_bytes, atomic_write_json
+        from ouro.store.guard import make_dirs, remove_dirs
+
         agent_name = agent or _default_agent_name(root)
         created = make_dirs(root)
         try:
@@ -423,6 +427,8 @@ def write_pointer(folder: Path, bundle_root: Path) -> tuple[Path, bool]:
             f"{pointer} already exists and does not point at {bundle_root}",
             hint=f"edit or remove {pointer} yourself; ouro will not replace it",
         )
+    from ouro.store.atomic import atomic_write_text
+
     atomic_write_text(pointer, pointer_text(folder, bundle_root))
     return pointer, True
 

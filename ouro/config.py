@@ -16,8 +16,10 @@ A setting's value comes from the highest of these sources that has it
 - ``env``: ``OURO_<KEY>`` (``OURO_COLOR=never``);
 - ``command``: ``--config KEY=VALUE`` on the command line (anywhere on it).
 
-Only the names in ``SETTINGS`` exist; any other name, or a value outside a
-setting's choices, is ``InvalidInput`` naming it. Writes (``set_value``) are
+Only the names in ``SETTINGS`` exist, plus the readiness sources a bundle
+declares (``readiness.<source>.command|timeout|env|files``, bundle.json only;
+run by ``ouro sentinel refresh``, ``ouro.sentinel.readiness``); any other
+name, or a value outside a setting's choices, is ``InvalidInput`` naming it. Writes (``set_value``) are
 atomic (temp + fsync + rename) under a lock. A file that cannot be parsed is
 never silently ignored: ``layers`` raises ``CorruptFile`` naming it (``ouro
 config get|list`` exit 3); ``set_value`` into it first copies it aside to
@@ -29,6 +31,7 @@ Reading changes no file. Standard library only; TOML is parsed lazily.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -101,18 +104,88 @@ SETTINGS: dict[str, Setting] = {
     )
 }
 
+#: A readiness source's keys (``readiness.<source>.<field>``): field -> description.
+READINESS_FIELDS: dict[str, str] = {
+    "command": "A readiness check for {source}: a shell command, exit 0 = ready; run by "
+    "'ouro sentinel refresh' (outside its lock, bounded by the timeout), its result kept.",
+    "timeout": "Seconds before the readiness check of {source} is stopped (default 30, at most "
+    "600).",
+    "env": "Environment variables {source} needs, comma-separated (names only; one that is "
+    "missing or empty is a missing credential; they are passed to its check).",
+    "files": "Credential files {source} needs, comma-separated (~ or bundle-relative; only "
+    "their existence is checked, never their content).",
+}
+READINESS_TIMEOUT_MAX = 600.0
+_READINESS = re.compile(r"readiness\.([a-z0-9][a-z0-9_-]{0,39})\.(command|timeout|env|files)")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+
 #: ``--config KEY=VALUE`` pairs from the command line (set by the CLI root)
 COMMAND_LINE: dict[str, str] = {}
 
 
+def readiness_key(name: str) -> tuple[str, str] | None:
+    """(source, field) of a readiness key, or None when ``name`` is not one."""
+    match = _READINESS.fullmatch(name)
+    return (match[1], match[2]) if match else None
+
+
 def setting(name: str) -> Setting:
-    try:
-        return SETTINGS[name]
-    except KeyError:
-        raise InvalidInput(
-            f"key: no setting named {name!r}",
-            hint="settings are: " + ", ".join(SETTINGS) + " ('ouro config list')",
-        ) from None
+    known = SETTINGS.get(name)
+    if known is not None:
+        return known
+    readiness = readiness_key(name)
+    if readiness is not None:
+        source, field = readiness
+        return Setting(name, READINESS_FIELDS[field].format(source=source), None)
+    raise InvalidInput(
+        f"key: no setting named {name!r}",
+        hint="settings are: "
+        + ", ".join(SETTINGS)
+        + ", readiness.<source>.command|timeout|env|files ('ouro config list')",
+    )
+
+
+def _check_readiness(name: str, field: str, value: str) -> None:
+    if field == "timeout":
+        try:
+            seconds = float(value)
+        except ValueError:
+            seconds = -1.0
+        if not 0 < seconds <= READINESS_TIMEOUT_MAX:
+            raise InvalidInput(
+                f"{name}: {value!r} is not a number of seconds above 0 and at most "
+                f"{READINESS_TIMEOUT_MAX:g}",
+                hint=f"for example: ouro config set {name} 30",
+            )
+    elif field == "env":
+        bad = [v for v in split_list(value) if not _ENV_NAME.fullmatch(v)]
+        if bad or not split_list(value):
+            raise InvalidInput(
+                f"{name}: {', '.join(bad) or repr(value)} is not an environment variable name",
+                hint=f"names only, comma-separated: ouro config set {name} ANTHROPIC_API_KEY",
+            )
+    elif field == "files" and ("\x00" in value or not split_list(value)):
+        raise InvalidInput(f"{name}: {value!r} names no file", hint="comma-separated paths")
+    elif field == "command" and len(value) > 2000:
+        raise InvalidInput(f"{name}: longer than 2000 characters", hint="put it in a script")
+
+
+def split_list(value: str) -> list[str]:
+    """A comma-separated setting's items, stripped, empty ones dropped."""
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def readiness_sources(meta: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """The readiness sources bundle.json declares: ``{source: {field: value}}``, sorted."""
+    settings = meta.get("settings")
+    out: dict[str, dict[str, str]] = {}
+    if not isinstance(settings, dict):
+        return out
+    for key in sorted(settings):
+        found = readiness_key(key) if isinstance(key, str) else None
+        if found is not None:
+            out.setdefault(found[0], {})[found[1]] = str(settings[key])
+    return out
 
 
 def check_value(name: str, value: str) -> str:
@@ -124,6 +197,9 @@ def check_value(name: str, value: str) -> str:
         )
     if not value.strip():
         raise InvalidInput(f"{name}: empty value", hint=f"for example: ouro config set {name} x")
+    readiness = readiness_key(name)
+    if readiness is not None:
+        _check_readiness(name, readiness[1], value)
     return value
 
 
@@ -133,6 +209,11 @@ def parse_assignment(text: str) -> tuple[str, str]:
     if not eq:
         raise InvalidInput(
             f"--config: {text!r} is not KEY=VALUE", hint="for example: --config color=never"
+        )
+    if readiness_key(key.strip()) is not None:
+        raise InvalidInput(
+            f"--config: {key.strip()} is a readiness source, declared in bundle.json only",
+            hint=f"ouro config set {key.strip()} VALUE",
         )
     return key.strip(), check_value(key.strip(), value.strip())
 
@@ -237,7 +318,8 @@ def resolve(bundle_root: Path | None) -> dict[str, tuple[str | None, str]]:
     """``{name: (value, source)}`` for every setting (unknown keys in files are ignored)."""
     found = layers(bundle_root)
     out: dict[str, tuple[str | None, str]] = {}
-    for name in SETTINGS:
+    declared = sorted(k for k in found["bundle"] if readiness_key(k) is not None)
+    for name in [*SETTINGS, *declared]:
         value: str | None = None
         source = "default"
         for layer in SOURCES:
@@ -256,7 +338,7 @@ def lookup(name: str, bundle_root: Path | None = None) -> str | None:
     about on stderr once and skipped, never silently."""
     if name in COMMAND_LINE:
         return COMMAND_LINE[name]
-    known = SETTINGS[name]
+    known = setting(name)
     if known.env in os.environ:
         return os.environ[known.env]
     try:
@@ -335,6 +417,11 @@ def set_value(name: str, value: str | None, scope: str, bundle_root: Path | None
     setting(name)
     if value is not None:
         check_value(name, value)
+    if readiness_key(name) is not None and scope != "bundle":
+        raise InvalidInput(
+            f"{name}: readiness sources are declared in bundle.json, not the {scope} file",
+            hint=f"ouro config set {name} VALUE (without --global / --project)",
+        )
     backup: str | None = None
     if scope == "global":
         path = global_path()

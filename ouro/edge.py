@@ -63,6 +63,8 @@ LIMITS: dict[tuple[str, str], int] = {
     **{(tool, "text"): ARC_TEXT for tool in _ARC_TEXT_TOOLS},
     ("arc_next", "stop_before"): ARC_TEXT,
     ("claim_add", "check"): ARC_TEXT,
+    ("claim_update", "text"): ARC_TEXT,
+    ("claim_update", "check"): ARC_TEXT,
     ("claim_evidence", "command"): ARC_TEXT,
     ("claim_evidence", "output"): EVIDENCE_OUTPUT,
     ("obligation_add", "what"): ARC_TEXT,

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ouro.errors import CorruptFile
 
-GUIDE_VERSION = 1
+GUIDE_VERSION = 2
 MAX_CHARS = 1200
 BEGIN_MARKER = "<!-- ouro:guide begin (managed by 'ouro guide'; edits here are replaced) -->"
 END_MARKER = "<!-- ouro:guide end -->"
@@ -33,39 +33,48 @@ _BLOCK = re.compile(r"<!-- ouro:guide begin[^\n]*-->\n.*?<!-- ouro:guide end -->
 
 #: (moment, what to do with one ``{}`` per tool, the MCP tool names). The CLI command
 #: is the name with ``_`` read as a space (the registry's naming rule; a test checks
-#: each name against ``ouro.tools``), so rendering never imports the registry: the
-#: SessionStart hook pays only for this module.
+#: each name against the registry), except the seed's record tools in ``SEED_COMMANDS``,
+#: so rendering never imports the registry: the SessionStart hook pays only for this module.
 STEPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("A new request or a change of direction", "record the ask {}", ("arc_ask",)),
-    (
-        "Before acting",
-        "record the next safe action and what to stop before {}",
-        ("arc_next",),
-    ),
+    ("New ask or new direction", "record the ask {}", ("arc_ask",)),
+    ("Before acting", "record the next safe action and what to stop before {}", ("arc_next",)),
     ("You cannot go on", "record a blocker {}; clear it when solved", ("arc_blocker",)),
     (
-        "You say something is done or true",
-        "record a claim with its check command {}, then run the check {}",
+        "You say something is done",
+        "record a claim with its check command {}, then run it {}",
         ("claim_add", "claim_verify"),
     ),
-    ("You learn a lasting fact", "write a diary entry {}", ("diary_write",)),
+    ("You learn a fact", "write a diary entry {}", ("diary_write",)),
     (
-        "You owe someone something",
+        "You owe someone",
         "add an obligation {}; close it when done {}",
         ("obligation_add", "obligation_close"),
     ),
-    ("Before you stop or hand over", "record a handoff {}", ("arc_handoff",)),
+    ("Before you stop", "record a handoff {}", ("arc_handoff",)),
     (
-        "Session start, or after a wipe or compaction",
-        "read the packet {}, then confirm the ask {} before acting on it",
+        "Session start or after a wipe",
+        "read the packet {}, confirm the ask {} before acting",
         ("orient", "arc_confirm"),
     ),
+    (
+        "Need more than the packet",
+        "consult the diary {}, search facts by entity {}, consult notes {}; "
+        "search all Desk work and record {}",
+        ("consult_diary", "search_facts", "consult_notes", "desk_search"),
+    ),
 )
+#: The seed's record tools keep the seed's names; their CLI commands are not the
+#: naming rule's (the registry declares the same exceptions; a test checks both).
+SEED_COMMANDS = {
+    "consult_diary": "ouro diary consult",
+    "search_facts": "ouro facts search",
+    "consult_notes": "ouro notes consult",
+}
 
 
 def command(name: str) -> str:
     """The CLI command of MCP tool ``name`` (``claim_add`` -> ``ouro claim add``)."""
-    return "ouro " + name.replace("_", " ")
+    return SEED_COMMANDS.get(name) or "ouro " + name.replace("_", " ")
 
 
 def render(*, mcp: bool = False, both: bool = True) -> str:
@@ -79,11 +88,11 @@ def render(*, mcp: bool = False, both: bool = True) -> str:
         return f"({command(name)})"
 
     lines = [
-        f"ouro operating guide v{GUIDE_VERSION}: keep Arc current as work happens, not at the end.",
+        f"ouro operating guide v{GUIDE_VERSION}: keep Arc current as you work, not at the end.",
     ]
     for moment, what, names in STEPS:
         lines.append(f"- {moment}: " + what.format(*(verb(name) for name in names)) + ".")
-    lines.append("Tool errors carry a hint naming the next call.")
+    lines.append("Tool errors name the next call.")
     return "\n".join(lines) + "\n"
 
 

@@ -1,21 +1,17 @@
-"""``ouro info`` / ``info`` (MCP): what is in a bundle, read without writing.
-
-No pydantic here: the input model is ``ouro.info_input.InfoInput``."""
+"""What is in a bundle, read without writing: the parts of ``b.info()``
+(``ouro.api``) and its rendering."""
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ouro.bundle import Bundle
-
-if TYPE_CHECKING:
-    from ouro.info_input import InfoInput
 
 AREAS = ("arc", "desk", "habits", "state")
 
 
-def _count_files(folder: os.PathLike[str] | str) -> int:
+def count_files(folder: os.PathLike[str] | str) -> int:
     """Files under ``folder`` as ``os.walk`` lists them (a symlink to a folder is
     not followed nor counted; unreadable folders are skipped), by ``scandir``."""
     total = 0
@@ -44,18 +40,6 @@ def index_state(bundle: Bundle) -> dict[str, Any]:
     from ouro.index.state import index_status
 
     return index_status(bundle.root)
-
-
-def bundle_info(bundle: Bundle, inp: InfoInput) -> dict[str, Any]:
-    meta = bundle.read_meta()
-    return {
-        "bundle": str(bundle.root),
-        "agent": meta.get("agent"),
-        "layoutVersion": meta.get("layoutVersion"),
-        "createdAt": meta.get("createdAt"),
-        "files": {area: _count_files(bundle.root / area) for area in AREAS},
-        "index": index_state(bundle),
-    }
 
 
 def render_info(result: dict[str, Any]) -> str:

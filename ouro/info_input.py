@@ -1,5 +1,9 @@
-"""The input model of ``ouro info`` (kept apart from ``ouro.info``, which imports
-no pydantic: its plain input is validated by ``ouro.models.lite``)."""
+"""The old CLI input model of ``ouro info`` (``b.info()``, ``ouro.api``).
+
+Transitional: the pydantic input models here only build the old click CLI
+(``ouro.cli.gen``) until the new CLI reads ``ouro.spec``; each verb's one home is its
+library method (``ouro.api``).
+"""
 
 from __future__ import annotations
 

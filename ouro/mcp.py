@@ -1,25 +1,25 @@
 """``ouro mcp``: a stdio MCP server generated from the tool registry.
 
 Contract:
-- The server serves a set of registry tools (``ouro.tools.TOOLS``), and
-  nothing else: ``lean`` (default, ``LEAN``: the verbs an agent uses while it
-  works: orient, resume, the Arc writes, claims, obligations, desk and diary
-  search, tasks,
-  diary and notes) or ``all`` (``ouro mcp --tools all``). Each is listed with
-  its name, description, the JSON schema of its pydantic input model made
-  compact by ``lean_schema`` (no titles, no ``default: null``, an optional
-  field as its plain type: the same fields, types, enums, bounds, required
-  list and ``additionalProperties: false``), and its hints: ``readOnlyHint``
-  / ``idempotentHint`` when true, ``destructiveHint`` for tools that write,
-  ``openWorldHint`` always (true only where a tool runs a shell command:
-  ``claim_verify``, ``desk_task_verify``, ``habits_run``; the rest touch only the bundle). No tool is
-  wired here by hand. A tool outside the served set is an unknown tool.
+- The server serves a set of registry tools (``ouro.registry.TOOLS``), and
+  nothing else: ``lean`` (the default: the rows marked ``default``: the verbs an agent
+  uses while it works, the seed's ``diary_write``, ``consult_diary``,
+  ``search_facts``, ``consult_notes`` and ``desk_search`` among them) or
+  ``all`` (``ouro mcp --tools all``: every agent tool). Each is listed with its
+  name (``ouro.registry.name_of``), its method's docstring as description, the
+  JSON schema of its method's signature (``ouro.spec.json_schema``: fields,
+  types, enums, bounds, limits, required list, ``additionalProperties:
+  false``), and its hints: ``readOnlyHint`` / ``idempotentHint`` when true,
+  ``destructiveHint`` for tools that write, ``openWorldHint`` always (true
+  only where a tool runs a shell command: ``claim_verify``,
+  ``desk_task_verify``, ``habits_run``; the rest touch only the bundle). No
+  tool is wired here by hand. A tool outside the served set is an unknown tool.
 - ``instructions`` is the operating guide (``ouro.guide``) naming MCP tools.
-- A call goes through ``ouro.tools.invoke`` -- the function the CLI calls -- so
-  a result is the object ``ouro ... --json`` prints: JSON text content plus the
-  same dict as structured content.
-- An ``OuroError`` (bad arguments included: they fail pydantic validation and
-  name the field) becomes a tool error (``isError``) whose text is the message
+- A call goes through ``ouro.api.call`` -- the library dispatcher every front
+  end uses -- so a result is the object ``ouro ... --json`` prints: JSON text
+  content plus the same dict as structured content.
+- An ``OuroError`` (bad arguments included: ``ouro.spec`` refuses them naming
+  the field) becomes a tool error (``isError``) whose text is the message
   and the hint; ``structuredContent`` carries ``{"error": {type, message,
   hint}}``, the object the CLI prints for an error with ``--json``. Any other
   exception becomes a tool error too, and the server keeps serving. An unknown
@@ -35,9 +35,9 @@ Contract:
   processes on one bundle are kept safe by the domains' file locks.
 
 We use the SDK's low-level ``Server`` rather than ``MCPServer``: the high-level
-server derives each schema from a Python signature, while ours must come from
-the registry's pydantic models, and it would replace the text of unexpected
-errors. This module imports the ``mcp`` SDK (heavy); only ``ouro mcp`` loads it.
+server derives each schema from a Python signature its own way, while ours
+come from ``ouro.spec`` (the same validator the library runs), and it would
+replace the text of unexpected errors. This module imports the ``mcp`` SDK (heavy); only ``ouro mcp`` loads it.
 """
 
 from __future__ import annotations
@@ -62,40 +62,15 @@ from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from ouro import tools as registry
+from ouro import registry
+from ouro.api import call
 from ouro.arc.redact import bundle_literals, redact_obj
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
+from ouro.spec import json_schema
 from ouro.store.bounded import BoundedLines
 
 SERVER_NAME = "ouro"
-#: The default tool set: what an agent needs while it works (``--tools all`` serves every tool).
-#: ``desk_search`` covers facts and notes by ``kinds``; ``diary_search`` the diary;
-#: ``orient`` and ``arc_resume`` list open obligations and unverified claims; task
-#: lifecycle verbs (update, take, verify) are in ``--tools all``.
-LEAN = frozenset(
-    {
-        "info",
-        "orient",
-        "arc_resume",
-        "arc_ask",
-        "arc_next",
-        "arc_blocker",
-        "arc_unblock",
-        "arc_handoff",
-        "arc_confirm",
-        "claim_add",
-        "claim_verify",
-        "obligation_add",
-        "obligation_close",
-        "desk_search",
-        "diary_search",
-        "desk_task_add",
-        "desk_task_list",
-        "diary_write",
-        "notes_write",
-    }
-)
 TOOL_SETS = ("lean", "all")
 
 
@@ -109,56 +84,24 @@ def instructions() -> str:
 
 
 def served(tool_set: str = "lean") -> tuple[registry.Tool, ...]:
+    """The tools a server serves: ``lean`` (the registry's default set) or ``all``."""
     if tool_set == "all":
-        return registry.TOOLS
-    return tuple(t for t in registry.TOOLS if t.name in LEAN)
-
-
-#: schema keywords whose object keys are names, not keywords
-_NAMED = frozenset({"properties", "$defs", "definitions", "patternProperties"})
-
-
-def lean_schema(schema: Any) -> Any:
-    """``schema`` without what does not constrain input: titles, ``default: null``,
-    and the ``null`` branch of an optional field (omitting it means null)."""
-    if isinstance(schema, list):
-        return [lean_schema(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key in _NAMED and isinstance(value, dict):
-            # keys here are field / definition names (a field may be called "title")
-            out[key] = {name: lean_schema(sub) for name, sub in value.items()}
-        elif key != "title":
-            out[key] = lean_schema(value)
-    branches = out.get("anyOf")
-    if (
-        "default" in out
-        and out["default"] is None
-        and isinstance(branches, list)
-        and len(branches) == 2
-        and {"type": "null"} in branches
-    ):
-        other = next(b for b in branches if b != {"type": "null"})
-        del out["anyOf"]
-        out = {**other, **out}
-    if "default" in out and out["default"] is None:
-        del out["default"]
-    return out
+        return tuple(t for t in registry.TOOLS if t.agent)
+    return tuple(t for t in registry.TOOLS if t.agent and t.default)
 
 
 log = logging.getLogger(__name__)
 
 
 def tool_definition(tool: registry.Tool) -> types.Tool:
-    """The MCP description of one registry tool."""
+    """The MCP description of one registry tool: its name, its method's docstring
+    and the schema of its method's signature (``ouro.spec.json_schema``)."""
     # Hints equal to the MCP defaults (readOnly false, idempotent false) are left out,
     # and destructiveHint is given only where it means something (a tool that writes).
     return types.Tool(
         name=tool.name,
-        description=tool.description,
-        input_schema=lean_schema(tool.model().model_json_schema()),
+        description=tool.description(),
+        input_schema=json_schema(tool.method()),
         annotations=types.ToolAnnotations(
             read_only_hint=True if tool.read_only else None,
             destructive_hint=None if tool.read_only else tool.destructive,
@@ -169,7 +112,7 @@ def tool_definition(tool: registry.Tool) -> types.Tool:
 
 
 def tool_definitions(tools: Iterable[registry.Tool] | None = None) -> list[types.Tool]:
-    return [tool_definition(tool) for tool in (registry.TOOLS if tools is None else tools)]
+    return [tool_definition(tool) for tool in (served("all") if tools is None else tools)]
 
 
 def _json_text(obj: Any) -> str:
@@ -201,7 +144,7 @@ def call_tool(
     not in the registry, or not in ``names`` (the served set) when given.
     """
     try:
-        registry.get(name)
+        registry.find(name)
     except OuroError as exc:
         raise MCPError(types.INVALID_PARAMS, str(exc)) from None
     if names is not None and name not in names:
@@ -210,7 +153,7 @@ def call_tool(
             f"tool {name!r} is not served by this server; start it with 'ouro mcp --tools all'",
         )
     try:
-        result = registry.invoke(name, bundle, arguments or {})
+        result = call(name, bundle, arguments or {})
     except OuroError as exc:
         return _error_result(exc.to_json())
     # A bug in one tool must not take the server down with it: report it as a

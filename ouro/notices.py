@@ -1,5 +1,5 @@
 """Warnings a tool call collects on its way: ``warn(message)`` anywhere below,
-``collect()`` around one call (``ouro.tools.invoke`` does it for every tool).
+``collect()`` around one call (``ouro.spec.verb`` does it for every library verb).
 
 A write whose record is durable but whose derived file (the search index,
 say) could not be refreshed succeeds; the layer that noticed calls ``warn``,
@@ -26,9 +26,14 @@ def warn(message: str) -> None:
 
 @contextmanager
 def collect() -> Iterator[list[str]]:
+    """The warnings of the block; they reach an enclosing ``collect()`` too, so
+    a verb that calls another verb reports the warnings of both."""
     found: list[str] = []
+    outer = _current.get()
     token = _current.set(found)
     try:
         yield found
     finally:
         _current.reset(token)
+        if outer is not None:
+            outer.extend(m for m in found if m not in outer)

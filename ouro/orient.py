@@ -36,6 +36,7 @@ PROVIDERS: tuple[str, ...] = (
     "ouro.sync.orientation:sync_items",
     "ouro.desk.orientation:desk_items",
     "ouro.messages.orientation:message_items",
+    "ouro.sentinel.orientation:sentinel_items",
 )
 CUT_MARKER = "\n… (cut to the budget)\n"
 
@@ -93,10 +94,11 @@ def arc_items(bundle: Bundle) -> list[OrientItem]:
     if ask["confidence"] in ("stale_risky", "needs_confirmation"):
         line += f" — {ask['reason']}"
     out.append(OrientItem("ask", 0, line, ask["locator"]))
-    if not ask["value"]:  # nothing asked: offer the ready Desk work instead
-        from ouro.desk.ready import ready_orient_items
+    from ouro.desk.ready import ready_orient_items
 
-        out.extend(ready_orient_items(bundle))
+    # The ready Desk work: first thing to offer when nothing is asked, and still
+    # visible (budgeted, lower) while an ask is being worked on.
+    out.extend(ready_orient_items(bundle, priority=2 if not ask["value"] else 5))
     if nxt["value"]:
         stop = f" — stop before: {'; '.join(nxt['stopBefore'])}" if nxt["stopBefore"] else ""
         text = _short(nxt["value"]) + stop + _details(nxt.get("refs"))
@@ -114,6 +116,12 @@ def arc_items(bundle: Bundle) -> list[OrientItem]:
         )
     else:
         out.append(OrientItem("next safe action", 0, "unknown (none recorded)"))
+    # The facts, notes and lessons the ask and its next action point at, with their text.
+    refs = [*(ask.get("refs") or []), *((nxt.get("refs") or []) if nxt["value"] else [])]
+    if refs:
+        from ouro.desk.record_orientation import record_items
+
+        out.extend(record_items(bundle, refs))
     handoff = r.get("handoff")
     if handoff:
         who = f" by {handoff['sessionRef']}" if handoff.get("sessionRef") else ""

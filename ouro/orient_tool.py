@@ -1,9 +1,12 @@
-"""``ouro orient`` / ``orient`` (MCP): the start-of-turn packet as a registry tool.
+"""``ouro orient``: the rendering of ``b.orient()`` (``ouro.api``) and its old CLI input model.
 
-The same packet the host hooks inject at SessionStart (``ouro.orient``), with
-the same ``budget``; pure (writes nothing). The result is ``Packet.to_json()``:
-``text`` (what a model reads), ``chars``, ``budget``, ``items`` (each with its
-locator) and ``dropped`` (per section, what the budget left out).
+The result is ``Packet.to_json()``: ``text`` (what a model reads), ``chars``,
+``budget``, ``items`` (each with its locator) and ``dropped`` (per section, what
+the budget left out).
+
+Transitional: the pydantic input models here only build the old click CLI
+(``ouro.cli.gen``) until the new CLI reads ``ouro.spec``; each verb's one home is its
+library method (``ouro.api``).
 """
 
 from __future__ import annotations
@@ -12,7 +15,6 @@ from typing import Any
 
 from pydantic import Field
 
-from ouro.bundle import Bundle
 from ouro.models.base import ToolInput
 
 DEFAULT_BUDGET = 2500
@@ -20,12 +22,6 @@ DEFAULT_BUDGET = 2500
 
 class OrientInput(ToolInput):
     budget: int = Field(DEFAULT_BUDGET, ge=200, description="Most characters the packet may take.")
-
-
-def orient(bundle: Bundle, inp: OrientInput) -> dict[str, Any]:
-    from ouro.orient import build_packet
-
-    return build_packet(bundle, budget=inp.budget).to_json()
 
 
 def render_orient(result: dict[str, Any]) -> str:

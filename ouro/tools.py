@@ -1,22 +1,16 @@
-"""The one tool registry.
+"""The old CLI's tool table (transitional: the new CLI replaces it).
 
-Each agent-facing tool is declared here exactly once: its name, its pydantic
-input model, its description, its read-only / destructive / idempotent hints,
-the domain function it calls and the CLI path it appears under. ``ouro.cli``
-and ``ouro.mcp`` are both generated from ``TOOLS``, so they cannot drift.
-
-Models and functions are named as ``"module:attr"`` strings and imported on
-first use, so a CLI call pays only for the tool it runs.
-
-A tool function has the signature ``fn(bundle: Bundle, inp: Model) -> dict``
-and returns a JSON-ready dict (the object the CLI prints with ``--json``).
+The registry is ``ouro.registry`` and each verb's one home is its library
+method (``ouro.api``). What is left here is what the click CLI
+(``ouro.cli.gen``) still reads to build its commands -- the pydantic input
+model (for the options), the CLI path, the renderer and the exit status --
+and ``invoke``, which hands a call to the library dispatcher ``ouro.api.call``.
 """
 
 from __future__ import annotations
 
 import importlib
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -35,16 +29,16 @@ def load(ref: str) -> Any:
 
 
 def tool_name(cli: tuple[str, ...]) -> str:
-    """The one naming rule: the MCP tool name is the CLI path joined by ``_``
-    (``-`` inside a word becomes ``_``): ``ouro claim add`` is ``claim_add``."""
-    return "_".join(cli).replace("-", "_")
+    """The MCP tool name of a CLI path (``ouro.registry.name_of``)."""
+    from ouro.registry import name_of
+
+    return name_of(cli)
 
 
 @dataclass(frozen=True)
 class Tool:
     description: str
     input_model: str
-    function: str
     cli: tuple[str, ...]
     read_only: bool
     destructive: bool = False
@@ -71,10 +65,6 @@ class Tool:
         model: type[BaseModel] = load(self.input_model)
         return model
 
-    def func(self) -> Callable[[Bundle, Any], dict[str, Any]]:
-        fn: Callable[[Bundle, Any], dict[str, Any]] = load(self.function)
-        return fn
-
 
 TOOLS: tuple[Tool, ...] = (
     # --- bundle ------------------------------------------------------------
@@ -82,18 +72,17 @@ TOOLS: tuple[Tool, ...] = (
         description="Describe the bundle: its path, agent, layout version, how many files "
         "each area holds, and the state of the search index.",
         input_model="ouro.info_input:InfoInput",
-        function="ouro.info:bundle_info",
         cli=("info",),
         read_only=True,
         idempotent=True,
         render="ouro.info:render_info",
     ),
     Tool(
-        description="The start-of-turn packet: ask, next safe action, blockers, gaps, "
-        "obligations, unverified claims and Desk work, each with its locator, within a "
-        "character budget. Writes nothing.",
+        description="The start-of-turn packet: ask, next safe action, the facts, notes and "
+        "lessons they point at, blockers, gaps, obligations, unverified claims, Desk work and "
+        "lessons, unread message counts (bodies: message_read), each with its locator, within "
+        "a character budget. Writes nothing.",
         input_model="ouro.orient_tool:OrientInput",
-        function="ouro.orient_tool:orient",
         cli=("orient",),
         read_only=True,
         idempotent=True,
@@ -106,7 +95,6 @@ TOOLS: tuple[Tool, ...] = (
         "claims and recorder health. When latest.json lags the log it folds the log itself; "
         "writes nothing.",
         input_model="ouro.arc.tools_arc:ResumeInput",
-        function="ouro.arc.tools_arc:arc_resume",
         cli=("arc", "resume"),
         read_only=True,
         idempotent=True,
@@ -117,7 +105,6 @@ TOOLS: tuple[Tool, ...] = (
         "obligations and return routes), blocked, unverified (claims not verified), "
         "since-checkpoint (events after the last safe checkpoint).",
         input_model="ouro.arc.tools_arc:QueryInput",
-        function="ouro.arc.tools_arc:arc_query",
         cli=("arc", "query"),
         read_only=True,
         idempotent=True,
@@ -129,7 +116,6 @@ TOOLS: tuple[Tool, ...] = (
         "with the Desk tasks/locators that carry the details. A next safe action recorded "
         "for an earlier ask is then no longer current.",
         input_model="ouro.arc.tools_arc:DeskLinkInput",
-        function="ouro.arc.tools_arc:record_ask",
         cli=("arc", "ask"),
         read_only=False,
         args=("text",),
@@ -145,7 +131,6 @@ TOOLS: tuple[Tool, ...] = (
         description="Record the next safe action for the current ask, actions to stop before "
         "(confirm first), and the Desk tasks/locators that carry the details.",
         input_model="ouro.arc.tools_arc:NextInput",
-        function="ouro.arc.tools_arc:record_next",
         cli=("arc", "next"),
         read_only=False,
         args=("text",),
@@ -161,7 +146,6 @@ TOOLS: tuple[Tool, ...] = (
         description="Confirm, after a new session or a handoff, that the recorded ask (and its "
         "next safe action) is still what you are doing, without retyping it.",
         input_model="ouro.arc.tools_arc:ConfirmInput",
-        function="ouro.arc.tools_arc:confirm",
         cli=("arc", "confirm"),
         read_only=False,
         options={"session_ref": "--session", "turn_id": "--turn"},
@@ -171,7 +155,6 @@ TOOLS: tuple[Tool, ...] = (
         description="Record a blocker: why work cannot continue. Resume reports can-continue "
         "false until it is cleared.",
         input_model="ouro.arc.tools_arc:TextInput",
-        function="ouro.arc.tools_arc:record_blocker",
         cli=("arc", "blocker"),
         read_only=False,
         args=("text",),
@@ -181,7 +164,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Clear one blocker by its event id, or all active blockers.",
         input_model="ouro.arc.tools_arc:UnblockInput",
-        function="ouro.arc.tools_arc:clear_blocker",
         cli=("arc", "unblock"),
         read_only=False,
         idempotent=True,
@@ -193,7 +175,6 @@ TOOLS: tuple[Tool, ...] = (
         description="Record a handoff note for the next session; it is shown until a newer "
         "handoff or 'arc next', and the ask then needs confirmation ('arc confirm').",
         input_model="ouro.arc.tools_arc:TextInput",
-        function="ouro.arc.tools_arc:record_handoff",
         cli=("arc", "handoff"),
         read_only=False,
         args=("text",),
@@ -203,7 +184,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Record a short flight-recorder note (an agent_note event).",
         input_model="ouro.arc.tools_arc:TextInput",
-        function="ouro.arc.tools_arc:record_note",
         cli=("arc", "note"),
         read_only=False,
         args=("text",),
@@ -214,7 +194,6 @@ TOOLS: tuple[Tool, ...] = (
         description="Rebuild the resume checkpoint from the whole event log and every claim "
         "and obligation file, then mark a safe checkpoint.",
         input_model="ouro.arc.tools_arc:CheckpointInput",
-        function="ouro.arc.tools_arc:checkpoint",
         cli=("arc", "checkpoint"),
         read_only=False,
         render="ouro.arc.tools_arc:render_written",
@@ -223,7 +202,6 @@ TOOLS: tuple[Tool, ...] = (
         description="Record a claim about files, with who asserts it and optionally the exact "
         "check command that proves it. Its status is derived from evidence, never set.",
         input_model="ouro.arc.tools_claims:ClaimAddInput",
-        function="ouro.arc.tools_claims:claim_add",
         cli=("claim", "add"),
         read_only=False,
         args=("text",),
@@ -234,7 +212,6 @@ TOOLS: tuple[Tool, ...] = (
         "status, a digest of its output, and the content hash of each source now. Typed-in "
         "evidence is recorded as asserted (with who asserted it) and never verifies a claim.",
         input_model="ouro.arc.tools_claims:EvidenceInput",
-        function="ouro.arc.tools_claims:claim_evidence",
         cli=("claim", "evidence"),
         read_only=False,
         args=("claim_id",),
@@ -248,7 +225,6 @@ TOOLS: tuple[Tool, ...] = (
         "observed-by-ouro receipt (exit status, duration, output digest, redacted tail). Exits "
         "1 when the check fails. A check not written through ouro here needs yes.",
         input_model="ouro.arc.tools_claims:VerifyInput",
-        function="ouro.arc.tools_claims:claim_verify",
         cli=("claim", "verify"),
         read_only=False,
         destructive=True,  # the check is an arbitrary shell command
@@ -260,7 +236,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Mark a claim as superseded by a replacement claim.",
         input_model="ouro.arc.tools_claims:SupersedeInput",
-        function="ouro.arc.tools_claims:claim_supersede",
         cli=("claim", "supersede"),
         read_only=False,
         idempotent=True,
@@ -268,9 +243,21 @@ TOOLS: tuple[Tool, ...] = (
         render="ouro.arc.tools_claims:render_claim",
     ),
     Tool(
+        description="Correct a claim before it is verified: its text, the files it is about, "
+        "or its check (the earlier values are kept in its history and the change is recorded "
+        "as an event). A verified claim keeps its text and files; if its check changes it "
+        "needs an observed run of the new check again (evidence_required).",
+        input_model="ouro.arc.tools_claims:ClaimUpdateInput",
+        cli=("claim", "update"),
+        read_only=False,
+        destructive=True,  # replaces the earlier text in place (kept in history)
+        idempotent=True,
+        args=("claim_id",),
+        render="ouro.arc.tools_claims:render_claim",
+    ),
+    Tool(
         description="List claims with their status derived now (re-hashing their sources).",
         input_model="ouro.arc.tools_claims:ClaimListInput",
-        function="ouro.arc.tools_claims:claim_list",
         cli=("claim", "list"),
         read_only=True,
         idempotent=True,
@@ -280,7 +267,6 @@ TOOLS: tuple[Tool, ...] = (
         description="Record an obligation: what is owed, to whom, by when; with --route it is "
         "a return obligation answered on CHANNEL:KEY.",
         input_model="ouro.arc.tools_claims:ObligationAddInput",
-        function="ouro.arc.tools_claims:obligation_add",
         cli=("obligation", "add"),
         read_only=False,
         args=("what",),
@@ -289,7 +275,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Close an obligation as done (or dropped).",
         input_model="ouro.arc.tools_claims:ObligationCloseInput",
-        function="ouro.arc.tools_claims:obligation_close",
         cli=("obligation", "close"),
         read_only=False,
         idempotent=True,
@@ -299,7 +284,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="List obligations and return obligations with their status and routes.",
         input_model="ouro.arc.tools_claims:ObligationListInput",
-        function="ouro.arc.tools_claims:obligation_list",
         cli=("obligation", "list"),
         read_only=True,
         idempotent=True,
@@ -308,14 +292,14 @@ TOOLS: tuple[Tool, ...] = (
     # --- desk --------------------------------------------------------------
     # search
     Tool(
-        description="Search the Desk: tasks, tracks, iterations, friction, tips, diary facts, "
+        description="Search the Desk: tasks, tracks, iterations, friction, lessons (tips), "
+        "diary facts, "
         'daily reflections and notes. Words must all match; "quoted phrases" and prefix* work. '
         "Returns locators to open, best match first. Sees every ouro write, and tasks, notes, "
-        "tracks, friction, tips and days added, removed or renamed by hand; an existing file "
+        "tracks, friction, lessons and days added, removed or renamed by hand; an existing file "
         "edited by hand (in place, or anything inside a task folder) shows up after "
         "'ouro index sync', or at once while 'ouro watch' runs.",
         input_model="ouro.index.tools:DeskSearchInput",
-        function="ouro.index.tools:desk_search",
         cli=("desk", "search"),
         read_only=True,
         idempotent=True,
@@ -326,8 +310,7 @@ TOOLS: tuple[Tool, ...] = (
         description="Consult the diary: facts and daily reflections matching a query, or the "
         "newest ones when no query is given. Superseded facts are hidden unless history is set.",
         input_model="ouro.index.tools:ConsultDiaryInput",
-        function="ouro.index.tools:consult_diary",
-        cli=("diary", "search"),
+        cli=("diary", "consult"),
         read_only=True,
         idempotent=True,
         args=("query",),
@@ -337,7 +320,6 @@ TOOLS: tuple[Tool, ...] = (
         description="Search diary facts by their text and the entities they are about "
         "(active facts only).",
         input_model="ouro.index.tools:SearchFactsInput",
-        function="ouro.index.tools:search_facts",
         cli=("facts", "search"),
         read_only=True,
         idempotent=True,
@@ -348,8 +330,7 @@ TOOLS: tuple[Tool, ...] = (
         description="Consult the record's notes: find reference notes by words in their title, "
         "tags and body.",
         input_model="ouro.index.tools:ConsultNotesInput",
-        function="ouro.index.tools:consult_notes",
-        cli=("notes", "search"),
+        cli=("notes", "consult"),
         read_only=True,
         idempotent=True,
         args=("query",),
@@ -358,7 +339,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Create a Desk track (a folder desk/<name>/ with track.md) to group tasks; adding an existing track returns it unchanged.",
         input_model="ouro.desk.api:TrackAddInput",
-        function="ouro.desk.api:track_add",
         cli=("desk", "track", "add"),
         read_only=False,
         idempotent=True,
@@ -368,7 +348,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Add a task to a track: writes desk/<track>/<slug>/task.md with status open, priority, acceptance text and a check command.",
         input_model="ouro.desk.api:TaskAddInput",
-        function="ouro.desk.api:task_add",
         cli=("desk", "task", "add"),
         read_only=False,
         args=("track", "title"),
@@ -378,7 +357,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Update a task's status, priority, title, acceptance, check, files or body; status changes are recorded in the task's history. While another agent holds a live lease the update is refused (take_over takes it). Done needs a passing observed run of the task's check newer than any change to its files, or unverified with a reason.",
         input_model="ouro.desk.api:TaskUpdateInput",
-        function="ouro.desk.api:task_update",
         cli=("desk", "task", "update"),
         read_only=False,
         destructive=True,  # replaces the earlier text in place
@@ -390,7 +368,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="List tasks (optionally one track or one status), most urgent first, with their locators and lease holders.",
         input_model="ouro.desk.api:TaskListInput",
-        function="ouro.desk.api:task_list",
         cli=("desk", "task", "list"),
         read_only=True,
         idempotent=True,
@@ -399,7 +376,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Show one task: its front matter, body, lease history and iteration locators.",
         input_model="ouro.desk.api:TaskShowInput",
-        function="ouro.desk.api:task_show",
         cli=("desk", "task", "show"),
         read_only=True,
         idempotent=True,
@@ -409,7 +385,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Take a task with a lease (default 30m; agent defaults to the bundle's agent): exactly one agent holds it; the holder renews; a live lease held by another is refused naming holder and expiry unless take_over; every takeover is recorded.",
         input_model="ouro.desk.api:TaskTakeInput",
-        function="ouro.desk.api:task_take",
         cli=("desk", "task", "take"),
         read_only=False,
         args=("task",),
@@ -418,7 +393,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Release a task's lease (only its holder may) so others can take it.",
         input_model="ouro.desk.api:TaskReleaseInput",
-        function="ouro.desk.api:task_release",
         cli=("desk", "task", "release"),
         read_only=False,
         args=("task",),
@@ -427,7 +401,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Ready work: open tasks whose blockedBy tasks are all done and that no live lease holds, most urgent (priority 0) first, then oldest; optionally one track. Also lists open tasks still waiting and on what. Writes nothing.",
         input_model="ouro.desk.api:ReadyInput",
-        function="ouro.desk.api:desk_ready",
         cli=("desk", "ready"),
         read_only=True,
         idempotent=True,
@@ -436,7 +409,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Take advisory locks on the files or folders you are changing (all or none): another agent's live lock on an overlapping path (equal, or a folder holding it) is a conflict naming holder, reason and expiry; your own are renewed; expired locks are swept. Locks end at their ttl.",
         input_model="ouro.locks.api:LockTakeInput",
-        function="ouro.locks.api:lock_take",
         cli=("lock", "take"),
         read_only=False,
         args=("paths",),
@@ -445,7 +417,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Release your path locks (the named paths, or all of yours); another agent's live lock is refused.",
         input_model="ouro.locks.api:LockReleaseInput",
-        function="ouro.locks.api:lock_release",
         cli=("lock", "release"),
         read_only=False,
         idempotent=True,
@@ -455,7 +426,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="List live path locks (optionally those overlapping one path): path, holder, reason, expiry. Expired locks are ignored. Writes nothing.",
         input_model="ouro.locks.api:LockListInput",
-        function="ouro.locks.api:lock_list",
         cli=("lock", "list"),
         read_only=True,
         idempotent=True,
@@ -464,7 +434,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Send a typed message (question, answer, status, handoff, blocker; optionally about a task) to another agent: appended to the inbox of the peer's bundle (ouro message peer). The text is redacted and size-limited; a peer that cannot be reached leaves it queued with the reason (retried by every send and by 'ouro message retry'), never lost.",
         input_model="ouro.messages.api:MessageSendInput",
-        function="ouro.messages.api:message_send",
         cli=("message", "send"),
         read_only=False,
         args=("agent", "text"),
@@ -473,7 +442,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Reply to a message in your inbox: sent to its sender (kind answer by default), linked by replyTo, and the message is marked read.",
         input_model="ouro.messages.api:MessageReplyInput",
-        function="ouro.messages.api:message_reply",
         cli=("message", "reply"),
         read_only=False,
         args=("message_id", "text"),
@@ -482,7 +450,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Read your unread messages (or one by id) and mark them read.",
         input_model="ouro.messages.api:MessageReadInput",
-        function="ouro.messages.api:message_read",
         cli=("message", "read"),
         read_only=False,
         args=("message_id",),
@@ -491,7 +458,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="List the messages in your inbox (read and unread) and your queued outgoing messages with the reason each is queued. Writes nothing.",
         input_model="ouro.messages.api:MessageListInput",
-        function="ouro.messages.api:message_list",
         cli=("message", "list"),
         read_only=True,
         idempotent=True,
@@ -500,7 +466,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Say where a peer agent's bundle is on this machine, so messages to it are delivered to its inbox.",
         input_model="ouro.messages.api:MessagePeerInput",
-        function="ouro.messages.api:message_peer",
         cli=("message", "peer"),
         read_only=False,
         args=("agent", "bundle"),
@@ -510,7 +475,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Try every queued outgoing message again.",
         input_model="ouro.messages.api:MessageRetryInput",
-        function="ouro.messages.api:message_retry",
         cli=("message", "retry"),
         read_only=False,
         render="ouro.messages.api:render_message",
@@ -518,7 +482,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Run a task's declared check (a shell command) like a CI step: in the repository root, with a timeout and secrets scrubbed from the environment; records an observed-by-ouro receipt in the task's history (exit status, duration, output digest, redacted tail) that 'status done' requires. Exits 1 when the check fails. A check not written through ouro here needs yes.",
         input_model="ouro.desk.api:TaskVerifyInput",
-        function="ouro.desk.api:task_verify",
         cli=("desk", "task", "verify"),
         read_only=False,
         destructive=True,  # the check is an arbitrary shell command
@@ -530,7 +493,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Record an iteration of work on a task as <task>/iterations/NNN.md.",
         input_model="ouro.desk.api:IterationAddInput",
-        function="ouro.desk.api:iteration_add",
         cli=("desk", "iteration", "add"),
         read_only=False,
         args=("task", "text"),
@@ -539,7 +501,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="File a friction entry (something that got in the way) under desk/_friction/.",
         input_model="ouro.desk.api:FrictionAddInput",
-        function="ouro.desk.api:friction_add",
         cli=("desk", "friction", "add"),
         read_only=False,
         args=("title",),
@@ -549,16 +510,14 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="List friction entries, newest first.",
         input_model="ouro.desk.api:FrictionListInput",
-        function="ouro.desk.api:friction_list",
         cli=("desk", "friction", "list"),
         read_only=True,
         idempotent=True,
         render="ouro.cli.render:friction_list",
     ),
     Tool(
-        description="Write a tip under desk/_meta/tips/ (same title updates the tip).",
+        description="Write a lesson (a tip: short advice learned for later sessions) under desk/_meta/tips/ (same title updates it); the packet lists the newest.",
         input_model="ouro.desk.api:TipAddInput",
-        function="ouro.desk.api:tip_add",
         cli=("desk", "tip", "add"),
         read_only=False,
         destructive=True,  # replaces the earlier text in place
@@ -571,26 +530,23 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="List tips, optionally only those with a tag.",
         input_model="ouro.desk.api:TipListInput",
-        function="ouro.desk.api:tip_list",
         cli=("desk", "tip", "list"),
         read_only=True,
         idempotent=True,
         render="ouro.cli.render:tip_list",
     ),
     Tool(
-        description="Feature tracks and tasks in desk/_meta/featured.md so orientation shows them first (or remove them with --remove).",
+        description="Feature tracks, tasks, notes and lessons in desk/_meta/featured.md so orientation shows them first (or remove them with --remove).",
         input_model="ouro.desk.api:FeatureInput",
-        function="ouro.desk.api:feature",
         cli=("desk", "feature"),
         read_only=False,
         idempotent=True,
-        options={"tracks": "--track", "tasks": "--task"},
+        options={"tracks": "--track", "tasks": "--task", "notes": "--note", "lessons": "--lesson"},
         render="ouro.cli.render:feature_written",
     ),
     Tool(
         description="Write a diary entry (a fact) to desk/_record/diary/facts.jsonl with provenance; exact duplicates are returned, near-duplicates refused unless forced, --supersedes corrects an earlier fact.",
         input_model="ouro.desk.record_inputs:DiaryWriteInput",
-        function="ouro.desk.record_api:diary_write",
         cli=("diary", "write"),
         read_only=False,
         args=("text",),
@@ -600,7 +556,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Append a daily reflection to desk/_record/diary/daily/YYYY-MM-DD.md.",
         input_model="ouro.desk.record_inputs:DiaryReflectInput",
-        function="ouro.desk.record_api:diary_reflect",
         cli=("diary", "reflect"),
         read_only=False,
         args=("text",),
@@ -609,7 +564,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Write a reference note to desk/_record/notes/<slug>.md (same title updates it) and refresh the notes manifest.",
         input_model="ouro.desk.record_inputs:NotesWriteInput",
-        function="ouro.desk.record_api:notes_write",
         cli=("notes", "write"),
         read_only=False,
         destructive=True,  # replaces the earlier text in place
@@ -625,7 +579,6 @@ TOOLS: tuple[Tool, ...] = (
         "[redacted:manual], keep no copy (the search index is dropped for rebuild), and record "
         "an Arc event naming where, never what.",
         input_model="ouro.arc.scrub:RedactInput",
-        function="ouro.arc.scrub:record_redact",
         cli=("record", "redact"),
         read_only=False,
         destructive=True,
@@ -636,11 +589,11 @@ TOOLS: tuple[Tool, ...] = (
     # --- sentinel ----------------------------------------------------------
     Tool(
         description="Run the recovery gauntlet (current ask, next safe action, stale guard, "
-        "obligations, return routes, blockers, Desk record, source provenance), gather bundle "
-        "signals (git) and the outside signals you pass (provider lane, sense), and write one "
+        "obligations, return routes, blockers, Desk record, source provenance), run the "
+        "bundle's declared readiness checks and keep their results (the provider lane), read "
+        "the sync state, add the outside signals you pass (provider lane, sense), and write one "
         "sentinel receipt: verdict ready|watch|blocked, score, recovery anchor.",
         input_model="ouro.sentinel.api:RefreshInput",
-        function="ouro.sentinel.api:sentinel_refresh",
         cli=("sentinel", "refresh"),
         read_only=False,
         options={"signals": "--signal"},
@@ -652,7 +605,6 @@ TOOLS: tuple[Tool, ...] = (
         "receipt or the current blocker), failing checks and signals with repair commands. "
         "Writes nothing.",
         input_model="ouro.sentinel.api:StatusInput",
-        function="ouro.sentinel.api:sentinel_status_tool",
         cli=("sentinel", "status"),
         read_only=True,
         idempotent=True,
@@ -666,7 +618,6 @@ TOOLS: tuple[Tool, ...] = (
         + "), each on a temporary copy of the bundle, then record one sentinel receipt with "
         "the results. Fails (exit 1) naming each broken guarantee and where to look.",
         input_model="ouro.sentinel.api:DrillInput",
-        function="ouro.sentinel.api:drill",
         cli=("drill",),
         read_only=False,
         args=("names",),
@@ -677,7 +628,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="List the bundle's habits (habits/<name>.yaml) with cadence, status, whether each is due and its last run; invalid definitions are listed with file, field and reason.",
         input_model="ouro.habits.api:HabitListInput",
-        function="ouro.habits.api:habit_list",
         cli=("habits", "list"),
         read_only=True,
         idempotent=True,
@@ -686,7 +636,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="Run a habit now in a private session (trigger manual or poke): the body gets the orientation packet, its outcome is derived from what it changed, and a receipt is written to arc/flight-recorder/habit-receipts/.",
         input_model="ouro.habits.api:HabitRunInput",
-        function="ouro.habits.api:habit_run",
         cli=("habits", "run"),
         read_only=False,
         destructive=True,  # the habit body is an arbitrary command
@@ -698,7 +647,6 @@ TOOLS: tuple[Tool, ...] = (
     Tool(
         description="From inside a habit session, send a message to family, the habit's originator or an allowed recipient, for a concrete reason; checked against the session's permission envelope, delivered by the channel's sense or queued in arc/outbox/, and recorded in the run's receipt.",
         input_model="ouro.habits.surface:SurfaceInput",
-        function="ouro.habits.surface:surface",
         cli=("surface",),
         read_only=False,
         args=("text",),
@@ -718,33 +666,14 @@ def get(name: str) -> Tool:
         ) from None
 
 
+#: old input field names -> the library's (``--session`` / ``--turn``)
+_RENAMED = {"session_ref": "session", "turn_id": "turn"}
+
+
 def invoke(name: str, bundle: Bundle, arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """Validate ``arguments`` against the tool's model and call its function.
+    """Call the tool ``name`` through the library (``ouro.api.call``): validation,
+    the habit-session tool policy and the warnings all happen there."""
+    from ouro.api import call
 
-    The function gets the validated input: a pydantic model instance, or for
-    plain input of a plain tool the same field values as a ``SimpleNamespace``
-    (``ouro.models.lite``); functions read fields as attributes only."""
-    from ouro.edge import check_arguments
-    from ouro.models import lite
-    from ouro.notices import collect
-
-    tool = get(name)
-    check_arguments(name, arguments)  # UTF-8 text, no NUL, within each field's limit
-    if "OURO_DENIED_TOOLS" in os.environ or "OURO_GRANTED_TOOLS" in os.environ:
-        # inside a habit session: the session's tool policy decides (ouro.habits.policy)
-        from ouro.habits.policy import enforce
-
-        enforce(name, bundle)
-    usage = f"'ouro {' '.join(tool.cli)} --help' lists the fields (MCP: the {name} input schema)"
-    # plain input of a plain tool: validated without importing pydantic; anything
-    # else (and every error message) is pydantic's (``ouro.models.lite``)
-    inp: Any = lite.validate(name, arguments)
-    if inp is None:
-        from ouro.models.base import validate_input
-
-        inp = validate_input(tool.model(), arguments, source=name, hint=usage)
-    with collect() as warnings:
-        result = tool.func()(bundle, inp)
-    if warnings:  # e.g. the index could not be refreshed after a durable write
-        result["warnings"] = [*result.get("warnings", []), *warnings]
-    return result
+    get(name)
+    return call(name, bundle, {_RENAMED.get(k, k): v for k, v in arguments.items()})

@@ -122,11 +122,21 @@ def ouro_json(*args: str, bundle: Bundle | None = None, **kw: Any) -> Any:
     return json.loads(proc.stdout)
 
 
-def snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
-    """Every file's bytes and mtime_ns under root (to prove a read wrote nothing).
-    A symlink is recorded by its target text and its own mtime (never followed)."""
+def record_snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
+    """``snapshot`` of the record only: a read may heal a machine-local cache under
+    ``state/`` (docs/concepts.md, "Derived state"), never change anything else."""
+    return snapshot(root, state=False)
+
+
+def snapshot(root: Path, *, state: bool = True) -> dict[str, tuple[bytes, int]]:
+    """Every file's bytes and mtime_ns under root (to prove a write refused, or a
+    read, changed nothing). A symlink is recorded by its target text and its own
+    mtime (never followed). ``state=False`` leaves ``state/`` out (``record_snapshot``)."""
     out: dict[str, tuple[bytes, int]] = {}
+    top = os.path.join(root, "state")
     for dirpath, _dirs, files in os.walk(root):
+        if not state and (dirpath == top or dirpath.startswith(top + os.sep)):
+            continue
         for name in files:
             p = Path(dirpath) / name
             st = p.lstat()

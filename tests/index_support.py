@@ -45,10 +45,12 @@ def dump_index(bundle: Bundle) -> dict[str, list[tuple[Any, ...]]]:
             rows = conn.execute(f"SELECT {key}, {', '.join(cols)} FROM {table}").fetchall()
             out[table] = sorted((loc[r[0]], *r[1:]) for r in rows)
         out["files"] = sorted(
-            conn.execute("SELECT locator, kind, size, hash, indexed_bytes, lines FROM files")
+            (loc, kind, size, _same_any_time(digest), indexed, lines)
+            for loc, kind, size, digest, indexed, lines in conn.execute(
+                "SELECT locator, kind, size, hash, indexed_bytes, lines FROM files"
+            )
         )
         out["problems"] = sorted(conn.execute("SELECT file, line, reason FROM problems"))
-        out["entities"] = sorted(conn.execute("SELECT * FROM entities"))
         return out
     finally:
         conn.close()
@@ -105,3 +107,12 @@ def append_fact(bundle: Bundle, fact_id: str, text: str, about: list[str] = (), 
     path = bundle.record / "diary" / "facts.jsonl"
     with path.open("ab") as handle:
         handle.write(orjson.dumps(record) + b"\n")
+
+
+def _same_any_time(digest: object) -> object:
+    """facts.jsonl's cursor without whether its stamp was taken in the racy window
+    (that depends on when the sync ran, not on what it indexed)."""
+    from ouro.store import cursor as cursors
+
+    cur = cursors.parse(digest)
+    return digest if cur is None else (cur.offset, cur.inode, cur.stamp, cur.tail)

@@ -21,7 +21,8 @@ from ouro.bundle import Bundle
 from ouro.hooks.handlers import debt_message
 from ouro.orient import build_packet
 from ouro.sentinel.gauntlet import evaluate
-from tests.conftest import ouro_json, run_ouro, snapshot
+from ouro.store import stamp as stamps
+from tests.conftest import ouro_json, record_snapshot, run_ouro
 
 
 def ready(bundle: Bundle) -> str:
@@ -51,12 +52,12 @@ def test_closing_an_obligation_in_place_is_seen_everywhere(bundle: Bundle) -> No
     ob_id = ready(bundle)
     assert read_resume(bundle)["activeObligationIds"] == [ob_id]
     edit_in_place(ob_path(bundle, ob_id), {"status": "done"})
-    before = snapshot(bundle.root)
+    before = record_snapshot(bundle.root)
     assert read_resume(bundle)["activeObligationIds"] == []
     assert ob_id not in build_packet(bundle).text
     assert ob_id not in run_ouro("orient", bundle=bundle, check=True).stdout
     assert ouro_json("arc", "resume", bundle=bundle)["activeObligationIds"] == []
-    assert snapshot(bundle.root) == before  # reads stay pure
+    assert record_snapshot(bundle.root) == before  # reads stay pure
 
 
 def test_same_size_edit_right_after_a_write_is_seen(bundle: Bundle) -> None:
@@ -120,7 +121,7 @@ def test_claim_edited_in_place_is_rederived(bundle: Bundle) -> None:
 def test_unchanged_files_are_not_read_again(
     bundle: Bundle, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(stores, "RACY_NS", 0)  # trust fresh fingerprints for this test
+    monkeypatch.setattr(stamps, "RACY_NS", 0)  # trust fresh fingerprints for this test
     ob_id = ready(bundle)
     cached = read_resume_full(bundle)["stores"]["obligations"]
     calls: list[str] = []

@@ -213,14 +213,15 @@ def test_orient_shows_open_tasks_of_the_current_track(bundle: Bundle) -> None:
     add_track(bundle, "ops")
     dev_open = add_task(bundle, "dev", "Write the rounding helper")
     ops_open = add_task(bundle, "ops", "Rotate the backup disks")
-    # with an ask recorded the packet offers no ready work (docs/desk.md)
+    # with an ask recorded the ready work stays listed, below the ask (docs/desk.md)
     CliRunner().invoke(cli_app, ["--bundle", str(bundle.root), "arc", "ask", "Keep going"])
     text = build_packet(bundle, budget=20_000).text
-    assert dev_open.id not in text and ops_open.id not in text  # no current track yet
+    assert "## Desk: open tasks (current tracks)" not in text  # no current track yet
+    assert dev_open.id in section(text, "Desk: ready") and ops_open.id in text
     feature(bundle, tracks=["dev"], tasks=[])
     text = build_packet(bundle, budget=20_000).text
     assert dev_open.id in section(text, "Desk: open tasks (current tracks)")
-    assert ops_open.id not in text
+    assert ops_open.id not in section(text, "Desk: open tasks (current tracks)")
     # Budgeted: the open tasks go before anything more important.
     small = build_packet(bundle, budget=400)
     assert len(small.text) <= 400

@@ -19,13 +19,14 @@ from ouro.arc import fold, paths
 from ouro.arc.recorder import record_event, write_checkpoint
 from ouro.arc.resume import read_resume
 from ouro.bundle import Bundle
+from ouro.store import stamp as stamps
 from tests.conftest import snapshot
 
 
 def _events(bundle: Bundle) -> None:
     record_event(bundle, "turn_accepted", "ask", current_ask="ship the parser")
     record_event(bundle, "agent_note", "next", next_safe_action="run the tests")
-    time.sleep(fold.RACY_NS / 1e9 + 0.05)  # let every fingerprint be trusted
+    time.sleep(stamps.RACY_NS / 1e9 + 0.05)  # let every fingerprint be trusted
 
 
 def _marks(bundle: Bundle) -> dict[str, dict[str, object]]:
@@ -37,7 +38,7 @@ def _marks(bundle: Bundle) -> dict[str, dict[str, object]]:
 def _copy(bundle: Bundle, tmp_path: Path) -> Bundle:
     target = tmp_path / "copy.ouro"
     shutil.copytree(bundle.root, target)  # new inodes and ctimes, same bytes
-    time.sleep(fold.RACY_NS / 1e9 + 0.05)
+    time.sleep(stamps.RACY_NS / 1e9 + 0.05)
     return Bundle.open(target)
 
 

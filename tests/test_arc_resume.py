@@ -11,7 +11,7 @@ from ouro.arc.recorder import record_event
 from ouro.arc.resume import read_resume
 from ouro.bundle import Bundle
 from ouro.orient import build_packet
-from tests.conftest import snapshot
+from tests.conftest import record_snapshot, snapshot
 
 
 def _prime(bundle: Bundle) -> None:
@@ -70,10 +70,10 @@ def test_fresh_bundle_is_incomplete_not_clear(bundle: Bundle) -> None:
 def test_broken_checkpoint_reads_degraded_without_writing(bundle: Bundle, damage, code) -> None:
     _prime(bundle)
     damage(paths.checkpoint_path(bundle))
-    before = snapshot(bundle.root)
+    before = record_snapshot(bundle.root)
     r = read_resume(bundle)
     packet = build_packet(bundle)
-    assert snapshot(bundle.root) == before
+    assert record_snapshot(bundle.root) == before
     assert code in _codes(r)
     assert r["recorder"]["health"] == "degraded"
     assert r["canContinue"] is False

@@ -35,7 +35,7 @@ BLANKS = ["", "   ", " \t\n ", "\u3000", "\u200b\u200b"]
     [
         (["arc", "ask", "{}"], "text"),
         (["arc", "next", "{}"], "text"),
-        (["arc", "next", "run the tests", "--stop-before", "{}"], "stop_before.0"),
+        (["arc", "next", "run the tests", "--stop-before", "{}"], "stop_before[0]"),
         (["arc", "handoff", "{}"], "text"),
         (["arc", "blocker", "{}"], "text"),
         (["arc", "note", "{}"], "text"),
@@ -59,7 +59,7 @@ def test_the_cli_refuses_blank_text_naming_the_field(
     ("tool", "arguments", "field"),
     [
         ("arc_ask", {"text": "{}"}, "text"),
-        ("arc_next", {"text": "go", "stop_before": ["deploying", "{}"]}, "stop_before.1"),
+        ("arc_next", {"text": "go", "stop_before": ["deploying", "{}"]}, "stop_before[1]"),
         ("arc_handoff", {"text": "{}"}, "text"),
         ("obligation_add", {"what": "x", "to": "{}"}, "to"),
         ("claim_add", {"text": "{}"}, "text"),

@@ -77,7 +77,7 @@ FAST = [
     ("orient",),
     ("orient", "--json"),
     ("facts", "search", "staging"),
-    ("diary", "search", "staging"),
+    ("diary", "consult", "staging"),
     ("desk", "search", "login"),
 ]
 

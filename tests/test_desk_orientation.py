@@ -6,7 +6,7 @@ from ouro.bundle import Bundle
 from ouro.desk import featured, friction, leases, tasks, tracks
 from ouro.desk.orientation import desk_items
 from ouro.orient import PROVIDERS
-from tests.conftest import snapshot
+from tests.conftest import record_snapshot
 
 
 def test_desk_items(bundle: Bundle) -> None:
@@ -20,9 +20,9 @@ def test_desk_items(bundle: Bundle) -> None:
     tasks.update_task(bundle, c.id, status="blocked")
     featured.feature(bundle, tracks=["web"], tasks=[a.id])
     friction.add_friction(bundle, "slow disk")
-    before = snapshot(bundle.root)
+    before = record_snapshot(bundle.root)
     items = desk_items(bundle)
-    assert snapshot(bundle.root) == before
+    assert record_snapshot(bundle.root) == before
     assert desk_items(bundle) == items  # deterministic
     sections = [(i.section, i.text.split(" ")[0]) for i in items]
     assert sections == [

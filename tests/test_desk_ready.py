@@ -13,7 +13,7 @@ from ouro.errors import InvalidInput
 from ouro.models.clock import format_time, utc_now
 from ouro.orient import build_packet
 from ouro.store import frontmatter
-from tests.conftest import ouro_json, run_ouro, snapshot
+from tests.conftest import ouro_json, record_snapshot, run_ouro
 
 
 def _ids(result: dict) -> list[str]:  # type: ignore[type-arg]
@@ -32,9 +32,9 @@ def test_ready_orders_by_priority_then_age_and_skips_blocked_and_held(bundle: Bu
     held = tasks.add_task(bundle, "web", "Held one", priority=1)
     leases.take_task(bundle, held.id, agent="other", lease="10m")
     later = tasks.add_task(bundle, "web", "Same priority, newer", priority=3)
-    before = snapshot(bundle.root)
+    before = record_snapshot(bundle.root)
     result = ouro_json("desk", "ready", bundle=bundle)
-    assert snapshot(bundle.root) == before  # reads are pure
+    assert record_snapshot(bundle.root) == before  # reads are pure
     assert _ids(result) == [urgent.id, base.id, later.id]
     assert result["waiting"] == {waits["id"]: [base.id]}
     assert _ids(ouro_json("desk", "ready", "--track", "ops", bundle=bundle)) == [base.id]
@@ -71,7 +71,9 @@ def test_cycles_are_refused_and_named(bundle: Bundle) -> None:
     one = tasks.add_task(bundle, "a", "One")
     two = tasks.add_task(bundle, "b", "Two", blocked_by=[one.id])
     three = tasks.add_task(bundle, "a", "Three", blocked_by=[f"b/{two.slug}"])
-    before = {k: v for k, v in snapshot(bundle.root).items() if not k.startswith("state/locks/")}
+    before = {
+        k: v for k, v in record_snapshot(bundle.root).items() if not k.startswith("state/locks/")
+    }
     with pytest.raises(InvalidInput) as err:
         tasks.update_task(bundle, one.id, blocked_by=[three.id], agent="x")
     assert f"{one.id} → {three.id} → {two.id} → {one.id}" in err.value.message
@@ -81,7 +83,9 @@ def test_cycles_are_refused_and_named(bundle: Bundle) -> None:
     assert proc.returncode != 0 and f"{one.id} → {two.id} → {one.id}" in proc.stderr
     with pytest.raises(InvalidInput, match="no task 't-missing'"):
         tasks.update_task(bundle, one.id, blocked_by=["t-missing"], agent="x")
-    after = {k: v for k, v in snapshot(bundle.root).items() if not k.startswith("state/locks/")}
+    after = {
+        k: v for k, v in record_snapshot(bundle.root).items() if not k.startswith("state/locks/")
+    }
     assert after == before  # nothing partial written (lock files aside)
     # parents: a chain cannot loop
     tasks.update_task(bundle, two.id, parent=one.id, agent="x")
@@ -93,13 +97,22 @@ def test_cycles_are_refused_and_named(bundle: Bundle) -> None:
     assert cleared["changed"] == ["blockedBy"] and cleared["task"]["blockedBy"] == []
 
 
-def test_orient_offers_ready_work_only_without_an_ask(bundle: Bundle) -> None:
+def test_orient_keeps_ready_work_visible_while_an_ask_exists(bundle: Bundle) -> None:
+    # Issue 28, measured 3: ready tasks disappeared from the packet once an ask existed.
     tracks.add_track(bundle, "web")
     task = tasks.add_task(bundle, "web", "Pick me up", priority=1)
     packet = build_packet(bundle)
     assert "Desk: ready" in packet.text and task.id in packet.text
+    ready = [i for i in packet.items if i.section == "Desk: ready"]
+    assert [i.priority for i in ready] == [2]  # offered first when nothing is asked
     run_ouro("arc", "ask", "Ship the release", bundle=bundle, check=True)
-    assert "Desk: ready" not in build_packet(bundle).text
+    with_ask = build_packet(bundle)
+    assert "Desk: ready" in with_ask.text and task.id in with_ask.text
+    ready = [i for i in with_ask.items if i.section == "Desk: ready"]
+    assert [i.priority for i in ready] == [5]  # still there, budgeted below the ask's work
+    tight = build_packet(bundle, budget=400)
+    assert task.id not in tight.text and "Ship the release" in tight.text
+    assert tight.dropped.get("Desk: ready") == 1
 
 
 def test_lease_in_the_past_written_by_hand_is_not_live(bundle: Bundle) -> None:

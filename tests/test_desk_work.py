@@ -183,13 +183,13 @@ def test_feature_and_unfeature(bundle: Bundle) -> None:
     call(bundle, "desk_track_add", name="web")
     t = call(bundle, "desk_task_add", track="web", title="A")["task"]
     out = call(bundle, "desk_feature", tracks=["web"], tasks=["web/a"])
-    assert out["featured"] == {"tracks": ["web"], "tasks": [t["id"]]}
+    assert out["featured"] == {"tracks": ["web"], "tasks": [t["id"]], "notes": [], "lessons": []}
     call(bundle, "desk_feature", tracks=["web"])  # at most once
     meta, body = frontmatter.parse(featured.featured_path(bundle).read_text())
     assert meta == {"tracks": ["web"], "tasks": [t["id"]]}
     assert "ouro desk feature" in body  # the template's text is kept
     out = call(bundle, "desk_feature", tasks=[t["id"]], remove=True)
-    assert out["featured"] == {"tracks": ["web"], "tasks": []}
+    assert out["featured"] == {"tracks": ["web"], "tasks": [], "notes": [], "lessons": []}
     with pytest.raises(NotFound):
         call(bundle, "desk_feature", tracks=["nope"])
 

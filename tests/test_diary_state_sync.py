@@ -8,9 +8,9 @@ import os
 import pytest
 
 from ouro.bundle import Bundle
+from ouro.derived import sync
 from ouro.desk import factstate, record
 from ouro.desk.factstate import DiaryState
-from ouro.index.sync import sync
 from tests.index_support import append_fact
 
 

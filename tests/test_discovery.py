@@ -17,7 +17,7 @@ from ouro.hooks.claude import HOST as CLAUDE
 from ouro.hooks.codex import HOST as CODEX
 from ouro.hooks.common import run_hook
 from ouro.hooks.handlers import HANDLERS
-from tests.conftest import snapshot
+from tests.conftest import record_snapshot
 
 
 @pytest.fixture
@@ -174,7 +174,7 @@ def test_a_dry_session_start_writes_nothing(project: Path) -> None:
     from ouro.hooks.common import Options
 
     made = Bundle.init(project / "agent.ouro")
-    before = snapshot(made.root)
+    before = record_snapshot(made.root)
     out = run_hook(
         CODEX,
         "SessionStart",
@@ -185,7 +185,7 @@ def test_a_dry_session_start_writes_nothing(project: Path) -> None:
         handlers=HANDLERS,
     )
     assert "# orient" in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert snapshot(made.root) == before
+    assert record_snapshot(made.root) == before
 
 
 def test_a_long_reason_is_cut_but_the_fix_command_stays() -> None:

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
+from ouro.api import Bundle as Library
 from ouro.arc.claims import add_claim
 from ouro.arc.obligations import add_obligation
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.sentinel import paths
-from ouro.sentinel.api import DrillInput, drill
 from ouro.sentinel.drills import CATALOG, DRILL_NAMES, DRILLS, run_drills
 from tests.conftest import ouro_json, run_ouro, snapshot
 from tests.sentinel_support import load, make_ready
@@ -44,7 +44,7 @@ def failed_checks(result: dict[str, Any]) -> list[str]:
 def test_all_drills_pass_and_leave_the_real_bundle_alone(bundle: Bundle) -> None:
     populate(bundle)
     before = snapshot(bundle.root)
-    result = drill(bundle, DrillInput())
+    result = Library(bundle).drill()
     assert result["ok"], [
         (d["name"], d["detail"]) for d in result["drills"] if d["status"] != "pass"
     ]
@@ -185,15 +185,13 @@ def _break_unknown_not_zero(mp: pytest.MonkeyPatch) -> None:
 
 
 def _break_evidence_freshness(mp: pytest.MonkeyPatch) -> None:
-    import ouro.arc.claim_derive as claim_derive
-    import ouro.arc.claim_status as claim_status
     import ouro.arc.claims as claims
+    import ouro.arc.refs as refs
 
     def by_name(bundle: Bundle, ref: str, repo: str | None = None) -> str:
         return "sha256:" + ref.encode().hex()  # ignores the content
 
-    mp.setattr(claim_derive, "hash_ref", by_name)  # what memo_hasher calls
-    mp.setattr(claim_status, "hash_ref", by_name)
+    mp.setattr(refs, "hash_ref", by_name)  # what memo_hasher calls
     mp.setattr(claims, "hash_ref", by_name)
 
 
@@ -248,15 +246,12 @@ def test_erase_fails_when_the_next_action_belongs_to_an_older_ask(bundle: Bundle
 
 
 def test_erase_fails_when_a_desk_locator_does_not_resolve(bundle: Bundle) -> None:
-    from ouro.arc.tools_arc import DeskLinkInput, NextInput, record_ask, record_next
-
     populate(bundle)
+    b = Library(bundle)
     note = bundle.root / "desk/_record/notes/plan-details.md"
     note.write_text("# details\n")
-    record_ask(
-        bundle, DeskLinkInput(text="ship the plan", refs=["desk/_record/notes/plan-details.md"])
-    )
-    record_next(bundle, NextInput(text="write section 2"))
+    b.arc.ask("ship the plan", refs=["desk/_record/notes/plan-details.md"])
+    b.arc.next("write section 2")
     assert only(bundle, "erase")["status"] == "pass"
     note.unlink()
     result = only(bundle, "erase")

@@ -40,7 +40,7 @@ def test_bad_text_is_refused_naming_the_field(
     before = snapshot(bundle.root)
     with pytest.raises(InvalidInput) as err:
         invoke(tool, bundle, args)
-    assert err.value.message.startswith(f"{field}:")
+    assert err.value.message.startswith(f"{tool}: {field}:")
     err.value.message.encode("utf-8")  # printable and sendable: never echoes a surrogate
     assert snapshot(bundle.root) == before
 
@@ -110,10 +110,10 @@ def test_a_full_width_title_is_normalised_and_kept(bundle: Bundle) -> None:
 
 def test_a_since_that_is_not_a_date_is_refused(bundle: Bundle) -> None:
     with pytest.raises(InvalidInput, match="since: 'garbage' is not a date"):
-        invoke("diary_search", bundle, {"since": "garbage"})
+        invoke("consult_diary", bundle, {"since": "garbage"})
     with pytest.raises(InvalidInput, match="since"):
-        invoke("diary_search", bundle, {"since": "2026-02-30"})
-    invoke("diary_search", bundle, {"since": "2026-02-28"})
+        invoke("consult_diary", bundle, {"since": "2026-02-30"})
+    invoke("consult_diary", bundle, {"since": "2026-02-28"})
 
 
 def test_task_references_name_one_task_exactly(bundle: Bundle) -> None:

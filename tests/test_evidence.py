@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from ouro.arc import checkrun, claims, paths
-from ouro.arc.claim_status import Claim, derive_status, memo_hasher
+from ouro.arc.claim_status import claim_from_json, derive_status
+from ouro.arc.refs import memo_hasher
 from ouro.arc.resume import read_resume_full
 from ouro.bundle import Bundle
 from ouro.cli.app import run
@@ -69,7 +70,7 @@ def test_provenance_cannot_be_typed_in(bundle, repo) -> None:
         "--provenance", "observed-by-ouro",
     )  # fmt: skip
     assert code == 2 and "provenance" in out.lower()
-    assert claims.get_claim(bundle, added["id"]).evidence == []
+    assert claims.get_claim(bundle, added["id"]).evidence == ()
 
 
 def test_legacy_receipts_keep_their_fields_and_read_as_asserted(bundle, repo) -> None:
@@ -98,7 +99,7 @@ def test_legacy_receipts_keep_their_fields_and_read_as_asserted(bundle, repo) ->
 
 def test_only_observed_evidence_verifies(bundle, repo) -> None:
     added = claims.add_claim(bundle, "a.py exists", about=["src/a.py"], check="test -f src/a.py")
-    claim = Claim.from_json(
+    claim = claim_from_json(
         {
             **claims.get_claim(bundle, added["id"]).to_json(),
             "evidence": [
@@ -115,7 +116,7 @@ def test_only_observed_evidence_verifies(bundle, repo) -> None:
         }
     )
     assert derive_status(claim, memo_hasher(bundle))[0] == "verified"
-    claim.evidence[0].provenance = "asserted"
+    claim = claim._replace(evidence=(claim.evidence[0]._replace(provenance="asserted"),))
     assert derive_status(claim, memo_hasher(bundle))[0] == "evidence_required"
 
 

@@ -317,7 +317,7 @@ def test_index_sync_saves_the_busy_entities_index(
     for n in range(6):
         append_fact(bundle, f"f-{n:03d}", f"big fact {n} word{n}", ["big"])
     append_fact(bundle, "f-100", "small fact", ["small"])
-    from ouro.index.sync import sync
+    from ouro.derived import sync
 
     sync(bundle)
     restored = _restored(bundle)

@@ -8,9 +8,9 @@ import sys
 import textwrap
 from typing import Any
 
+from ouro.api import Bundle as Library
 from ouro.bundle import Bundle
 from ouro.habits.runner import run_habit
-from ouro.habits.surface import SurfaceInput, surface
 from tests.conftest import ouro_json
 
 PY = shlex.quote(sys.executable)
@@ -133,7 +133,7 @@ def test_only_refused_attempts_make_the_run_blocked(bundle: Bundle) -> None:
 
 
 def test_outside_a_habit_session_nothing_is_sent(bundle: Bundle) -> None:
-    result = surface(bundle, SurfaceInput(to="family", reason="status", text="hi"))
+    result = Library(bundle).surface("hi", to="family", reason="status")
     assert result["result"] == "blocked" and result["recorded"] is False
     assert "not inside a habit session" in result["error"]
     cli = ouro_json("surface", "--to", "family", "--reason", "status", "hi", bundle=bundle)

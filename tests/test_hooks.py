@@ -320,6 +320,7 @@ ALLOWED = (
     "arc/flight-recorder/context-loss-sentinel/",
     "state/hooks/",
     "state/locks/",  # lock files the Arc and sentinel writers hold
+    "state/cache/",  # machine-local caches the packet's reads heal (desk heads)
 )
 
 

@@ -13,7 +13,7 @@ from ouro.errors import CorruptFile
 from ouro.hooks import install
 from ouro.hooks.claude import HOST as CLAUDE
 from ouro.hooks.codex import HOST as CODEX
-from tests.conftest import run_ouro, snapshot
+from tests.conftest import record_snapshot, run_ouro
 
 EVENTS = ["SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd"]
 HOST_OBJ = {"claude": CLAUDE, "codex": CODEX}
@@ -217,7 +217,7 @@ def test_install_checks_the_hidden_layout_as_the_host_runs_it(
     project.mkdir()
     found = Bundle.init(project / "agent.ouro")
     elsewhere = Bundle.init(tmp_path / "installer.ouro")
-    before = snapshot(found.root)
+    before = record_snapshot(found.root)
     # The installer's own OURO_BUNDLE must not be what the check sees.
     proc = run_ouro(
         "hook",
@@ -233,7 +233,7 @@ def test_install_checks_the_hidden_layout_as_the_host_runs_it(
     assert f"bundle {found.root} (found by the *.ouro folder here)" in proc.stdout
     assert str(elsewhere.root) not in proc.stdout
     assert "trust the project" in proc.stdout and "/hooks" in proc.stdout
-    assert snapshot(found.root) == before  # the check is a dry run: it wrote nothing
+    assert record_snapshot(found.root) == before  # the check is a dry run: it wrote nothing
     doctor = run_ouro("hook", "doctor", "codex", "--project", str(project), "--json")
     checks = {c["check"]: c["status"] for c in json.loads(doctor.stdout)["hosts"][0]["checks"]}
     assert checks["bundle"] == checks["packet"] == checks["config"] == "ok"
@@ -342,7 +342,7 @@ def test_doctor_is_healthy_for_the_readme_layout(tmp_path: Path) -> None:
     from ouro.cli.app import cli
 
     Bundle.init(tmp_path / "agent.ouro")
-    before = snapshot(tmp_path / "agent.ouro")
+    before = record_snapshot(tmp_path / "agent.ouro")
     runner = CliRunner()
     assert runner.invoke(cli, ["hook", "install", "claude", "--project", str(tmp_path),
                                "--command", PY]).exit_code == 0  # fmt: skip
@@ -354,7 +354,7 @@ def test_doctor_is_healthy_for_the_readme_layout(tmp_path: Path) -> None:
     assert (
         "ok      packet: a dry SessionStart gave the packet ('# orient — agent')" in result.output
     )
-    assert snapshot(tmp_path / "agent.ouro") == before
+    assert record_snapshot(tmp_path / "agent.ouro") == before
 
 
 def test_doctor_tells_ouro_missing_from_the_hosts_path_apart_from_no_bundle(

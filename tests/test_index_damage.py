@@ -130,8 +130,8 @@ def test_damaged_index_is_recoverable(indexed: Bundle, damage: Callable[[Bundle]
     # reads: an answer, or an error that names the repair
     for tool, args in (
         ("desk_search", {"query": "parser"}),
-        ("diary_search", {"query": "parser"}),
-        ("notes_search", {"query": "releases"}),
+        ("consult_diary", {"query": "parser"}),
+        ("consult_notes", {"query": "releases"}),
         ("info", {}),
     ):
         try:

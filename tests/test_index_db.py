@@ -28,11 +28,12 @@ def test_migrations_are_recorded_with_identity(bundle: Bundle) -> None:
         (2, "0002_fact_text_once.sql"),
         (3, "0003_fact_columns_read.sql"),
         (4, "0004_docs_file_without_facts.sql"),
+        (5, "0005_entities_derived_once.sql"),
     ]
     conn.close()
     sync(bundle)  # reopening does not re-apply
     conn = sqlite3.connect(db.db_path(bundle.root))
-    assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 4
+    assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 5
 
 
 def _foreign(bundle: Bundle, app_id: int, version: int = 0) -> bytes:
@@ -131,7 +132,7 @@ def test_older_index_is_migrated_in_place_with_the_same_answers(bundle: Bundle, 
     """An index written by an older ouro is migrated on open: schema 1 stored the
     fact text twice (0002 drops facts.text), schemas 1 and 2 kept a second copy
     of each fact id and provenance columns nothing read (0003 drops them);
-    every answer stays the same."""
+    0005 drops the index's second derivation of entities; every answer stays the same."""
     from ouro import tools
     from tests.index_support import dump_index
 
@@ -154,6 +155,8 @@ def test_older_index_is_migrated_in_place_with_the_same_answers(bundle: Bundle, 
         "UPDATE facts SET id = "
         "(SELECT substr(locator, instr(locator, '#') + 1) FROM docs WHERE docs.id = doc_id)"
     )
+    # before 0005 the index derived entities a second time
+    conn.execute("CREATE TABLE entities (name TEXT PRIMARY KEY, count INTEGER, last_seen_at TEXT)")
     if old == 1:
         conn.execute("ALTER TABLE facts ADD COLUMN text TEXT NOT NULL DEFAULT ''")
         conn.execute("UPDATE facts SET text = (SELECT body FROM docs_fts WHERE rowid = doc_id)")
@@ -164,8 +167,9 @@ def test_older_index_is_migrated_in_place_with_the_same_answers(bundle: Bundle, 
     conn = sqlite3.connect(db.db_path(bundle.root))
     columns = [r[1] for r in conn.execute("PRAGMA table_info(facts)")]
     assert columns == ["doc_id", "line", "supersedes", "superseded"]
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == db.latest_version() == 4
-    assert [r[0] for r in conn.execute("SELECT version FROM schema_migrations")] == [1, 2, 3, 4]
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == db.latest_version() == 5
+    assert [r[0] for r in conn.execute("SELECT version FROM schema_migrations")] == [1, 2, 3, 4, 5]
+    assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'entities'").fetchone() is None
     (index_sql,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'docs_file'").fetchone()
     assert "WHERE kind <> 'fact'" in index_sql
     conn.close()

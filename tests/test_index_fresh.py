@@ -18,6 +18,7 @@ from ouro.index import db
 from ouro.index.fresh import quick_check
 from ouro.index.search import desk_search
 from ouro.index.sync import sync
+from ouro.store.stamp import RACY_NS
 from tests.conftest import ouro_json
 from tests.index_support import append_fact, write_note, write_task
 
@@ -35,7 +36,7 @@ TEMPLATE_DIRS = {
 
 def settle(bundle: Bundle) -> None:
     """Sync once every folder is older than the racy window, so the check is quiet."""
-    time.sleep(0.06)
+    time.sleep(RACY_NS / 1e9 + 0.01)
     sync(bundle)
     assert check(bundle) is None
 

@@ -7,6 +7,7 @@ import sqlite3
 
 import pytest
 
+from ouro import embedding
 from ouro.bundle import Bundle
 from ouro.index import semantic
 from ouro.index.db import db_path
@@ -15,7 +16,7 @@ from ouro.tools import invoke
 from tests.conftest import ouro_json
 from tests.index_support import dump_index
 
-needs_model = pytest.mark.skipif(not semantic.available(), reason="ouro[semantic] not installed")
+needs_model = pytest.mark.skipif(not embedding.available(), reason="ouro[semantic] not installed")
 
 
 def _write(bundle: Bundle) -> None:

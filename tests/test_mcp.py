@@ -16,10 +16,11 @@ from mcp.client.client import Client
 from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 
-from ouro import tools as registry
+from ouro import registry
 from ouro.bundle import Bundle
-from ouro.mcp import LEAN, build_server, instructions, lean_schema
-from tests.conftest import ouro_json, run_ouro, snapshot
+from ouro.mcp import build_server, instructions, served
+from ouro.spec import json_schema, spec_of
+from tests.conftest import ouro_json, record_snapshot, run_ouro, snapshot
 from tests.mcp_client import json_of, session, text_of
 from tests.tool_samples import SAMPLES, prepare_samples, resolve_sample
 
@@ -51,8 +52,8 @@ def test_lists_every_registry_tool_with_schema_and_hints(bundle: Bundle, tmp_pat
     drive(bundle.root, tmp_path / "server.log", body)
     assert [t.name for t in listed] == [t.name for t in registry.TOOLS]
     for mcp_tool, tool in zip(listed, registry.TOOLS, strict=True):
-        assert mcp_tool.description == tool.description
-        assert mcp_tool.input_schema == lean_schema(tool.model().model_json_schema())
+        assert mcp_tool.description == tool.description()
+        assert mcp_tool.input_schema == json_schema(tool.method())
         assert mcp_tool.input_schema["type"] == "object"
         assert mcp_tool.input_schema["additionalProperties"] is False
         hints = mcp_tool.annotations
@@ -69,24 +70,6 @@ def test_lists_every_registry_tool_with_schema_and_hints(bundle: Bundle, tmp_pat
         assert hints_by[name] is not None
         assert hints_by[name].destructive_hint is True and hints_by[name].open_world_hint is True
     assert {t.name for t in registry.TOOLS if t.open_world} >= {"claim_verify", "habits_run"}
-
-
-def test_lean_schema_keeps_every_constraint() -> None:
-    """Only titles, null defaults and the null branch of optional fields go."""
-    for tool in registry.TOOLS:
-        full = tool.model().model_json_schema()
-        lean = lean_schema(full)
-        assert lean["required" if "required" in full else "type"] == full.get(
-            "required", full["type"]
-        )
-        assert set(lean["properties"]) == set(full["properties"]), tool.name
-        for name, prop in full["properties"].items():
-            kept = lean["properties"][name]
-            for key in ("enum", "minimum", "maximum", "minLength", "maxLength", "items", "pattern"):
-                if key in prop:
-                    assert kept[key] == lean_schema(prop[key]), (tool.name, name, key)
-            types_ = {b.get("type") for b in prop.get("anyOf", [prop])} - {"null"}
-            assert kept.get("type") in types_ or "anyOf" in kept, (tool.name, name)
 
 
 def test_default_server_is_lean_and_small_and_teaches_the_guide(
@@ -107,18 +90,16 @@ def test_default_server_is_lean_and_small_and_teaches_the_guide(
 
     drive(bundle.root, tmp_path / "server.log", body, tools=None)
     names = {t.name for t in listed}
-    assert names == {t.name for t in registry.TOOLS if t.name in LEAN}
+    assert names == {t.name for t in registry.TOOLS if t.default} == {t.name for t in served()}
+    # the seed's record tools, by the seed's names
+    assert {"diary_write", "consult_diary", "search_facts", "consult_notes", "desk_search"} <= names
     assert {"orient", "arc_resume", "arc_ask", "arc_handoff", "claim_add", "info"} <= names
-    assert got["size"] <= 15_000, got["size"]
+    # 21 tools with their full schemas (every limit stated), the seed's five record tools among them
+    assert got["size"] <= 18_000, got["size"]
     assert got["orient"]["budget"] == 800 and got["orient"]["text"].startswith("# orient")
     assert len(got["orient"]["text"]) <= 800
     assert render(mcp=True) in instructions()
     assert build_server(bundle).instructions == instructions()
-
-
-def test_lean_names_are_registered() -> None:
-    # arc_confirm joins the registry with the continuity work; every other name must exist.
-    assert LEAN - {t.name for t in registry.TOOLS} <= {"arc_confirm"}
 
 
 def test_every_registered_tool_has_a_sample() -> None:
@@ -158,7 +139,11 @@ def test_read_only_tools_write_nothing(bundle: Bundle, tmp_path: Path) -> None:
     reads = [t for t in registry.TOOLS if t.read_only and t.name in SAMPLES]
 
     def truth() -> dict[str, tuple[bytes, int]]:
-        return {k: v for k, v in snapshot(bundle.root).items() if not k.startswith("state/index/")}
+        return {
+            k: v
+            for k, v in record_snapshot(bundle.root).items()
+            if not k.startswith("state/index/")
+        }
 
     before = truth()
 
@@ -186,10 +171,10 @@ def test_result_is_the_object_the_cli_prints(bundle: Bundle, tmp_path: Path) -> 
 def test_bad_arguments_are_a_tool_error_naming_the_field(bundle: Bundle, tmp_path: Path) -> None:
     required = next(
         (
-            (tool.name, field)
+            (tool.name, param.name)
             for tool in registry.TOOLS
-            for field, info in tool.model().model_fields.items()
-            if info.is_required()
+            for param in spec_of(tool.method())
+            if param.required
         ),
         None,
     )
@@ -210,7 +195,7 @@ def test_bad_arguments_are_a_tool_error_naming_the_field(bundle: Bundle, tmp_pat
     drive(bundle.root, tmp_path / "server.log", body)
     assert "no_such_field" in texts[0] and "hint:" in texts[0]
     if required is not None:
-        assert f"{required[0]}: {required[1]}:" in texts[1]
+        assert texts[1].startswith(f"{required[0]}: {required[1]}: required")
 
 
 def test_ouro_error_becomes_tool_error_with_message_and_hint(
@@ -277,15 +262,17 @@ def test_unexpected_exception_is_a_tool_error_and_serving_goes_on(
     bundle: Bundle, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """In-process (the SDK's in-memory transport) so a tool can be made to crash."""
-    real_invoke = registry.invoke
+    import ouro.mcp
+
+    real_call = ouro.mcp.call
     crashes = iter([True])
 
-    def flaky_invoke(name: str, b: Bundle, arguments: Any) -> dict[str, Any]:
+    def flaky_call(name: str, b: Any, arguments: Any) -> dict[str, Any]:
         if next(crashes, False):
             raise ZeroDivisionError("division by zero")
-        return real_invoke(name, b, arguments)
+        return real_call(name, b, arguments)
 
-    monkeypatch.setattr(registry, "invoke", flaky_invoke)
+    monkeypatch.setattr(ouro.mcp, "call", flaky_call)
 
     async def main() -> None:
         with anyio.fail_after(TIMEOUT):
@@ -359,8 +346,9 @@ def test_other_commands_do_not_import_mcp(bundle: Bundle) -> None:
     assert "ouro.info" in imported  # the import log is really there
     assert not {m for m in imported if m.split(".")[0] in ("mcp", "mcp_types")}
     code = (
-        "import sys, ouro.tools, ouro.cli.app\n"
-        "for t in ouro.tools.TOOLS: t.model(); t.func()\n"
+        "import sys, ouro.tools, ouro.registry, ouro.cli.app\n"
+        "for t in ouro.tools.TOOLS: t.model()\n"
+        "for t in ouro.registry.TOOLS: t.method()\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types')))"
     )
     out = subprocess.run(
@@ -368,3 +356,33 @@ def test_other_commands_do_not_import_mcp(bundle: Bundle) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_the_default_server_serves_the_seeds_five_record_tools(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    """The seed's names, listed by the default server and each answering."""
+    seed = {
+        "diary_write": {"text": "staging uses the EU region", "about": ["staging"]},
+        "consult_diary": {"query": "staging"},
+        "search_facts": {"about": "staging"},
+        "consult_notes": {},
+        "desk_search": {"query": "staging"},
+    }
+    listed: set[str] = set()
+    answers: dict[str, Any] = {}
+
+    async def body(client: ClientSession) -> None:
+        listed.update(t.name for t in (await client.list_tools()).tools)
+        for name, args in seed.items():
+            result = await client.call_tool(name, args)
+            assert not result.is_error, f"{name}: {text_of(result)}"
+            answers[name] = json_of(result)
+
+    drive(bundle.root, tmp_path / "server.log", body, tools=None)
+    assert set(seed) <= listed
+    assert not listed & {"diary_search", "facts_search", "notes_search"}  # no alias tools
+    fact = answers["diary_write"]["locator"]
+    for name in ("consult_diary", "search_facts", "desk_search"):
+        assert [r["locator"] for r in answers[name]["results"]] == [fact], name
+    assert answers["consult_notes"]["total"] == 0

@@ -14,7 +14,7 @@ from ouro import messages
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.orient import build_packet
-from tests.conftest import ouro_json, run_ouro, snapshot
+from tests.conftest import ouro_json, record_snapshot, run_ouro
 from tests.mcp_client import json_of, session
 
 
@@ -47,10 +47,11 @@ def test_question_and_answer_through_the_cli(tmp_path: Path) -> None:
     assert [r["delivered"] for r in retried] == [True]
     assert ouro_json("message", "list", bundle=a)["queued"] == []
     # the recipient's packet shows it, redacted; reading the packet writes nothing
-    before = snapshot(b.root)
+    before = record_snapshot(b.root)
     packet = build_packet(b).text
-    assert snapshot(b.root) == before
-    assert "Messages: unread" in packet and "question from ari [task t-123]" in packet
+    assert record_snapshot(b.root) == before
+    assert "Messages: unread" in packet and "1 unread from ari (1 question)" in packet
+    assert "`ouro message read`" in packet and "parser API" not in packet  # counts, no body
     assert "sk-live-abcdefghij" not in (b.root / messages.INBOX).read_text()
     question = ouro_json("message", "list", "--unread", bundle=b)["messages"][0]
     reply = ouro_json("message", "reply", question["id"], "Yes, until Friday", bundle=b)
@@ -111,7 +112,8 @@ def test_question_and_answer_through_mcp(tmp_path: Path) -> None:
 
     anyio.run(main)
     assert got["sent"]["delivered"]
-    assert "question from ari: Can I take src/lex?" in got["orient"]["text"]
+    assert "1 unread from ari (1 question)" in got["orient"]["text"]
+    assert "Can I take src/lex?" not in json.dumps(got["orient"])  # the body: message read only
     assert got["reply"]["delivered"]
     (answer,) = got["answer"]["messages"]
     assert answer["kind"] == "answer" and answer["text"] == "Go ahead"

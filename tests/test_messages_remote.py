@@ -51,7 +51,8 @@ def test_a_message_to_a_remote_peer_is_delivered_by_sync_and_read_after_the_peer
 
     ouro(b, "sync")
     packet = build_packet(b).text
-    assert "Messages: unread" in packet and "can you review the parser?" in packet
+    assert "Messages: unread" in packet and "1 unread from ann (1 question)" in packet
+    assert "can you review the parser?" not in packet  # the body only through message read
     got = ouro(b, "message", "list", "--unread")
     assert [(m["from"], m["kind"], m["text"]) for m in got["messages"]] == [
         ("ann", "question", "can you review the parser?")

@@ -372,7 +372,7 @@ def test_migrated_journal_notes_are_in_the_manifest_and_found_by_consult_notes(
     body = (rec / "notes/deploy-pipeline.md").read_text()
     word = next(w for w in body.split("---")[-1].split() if w.isalpha() and len(w) > 5)
     out = json.loads(
-        run_ouro("--bundle", str(example), "notes", "search", word, "--json", check=True).stdout
+        run_ouro("--bundle", str(example), "notes", "consult", word, "--json", check=True).stdout
     )
     assert any(
         r["locator"].startswith("desk/_record/notes/deploy-pipeline") for r in out["results"]

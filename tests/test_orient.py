@@ -12,7 +12,7 @@ from ouro.arc.recorder import record_event
 from ouro.bundle import Bundle
 from ouro.orient import build_packet
 from ouro.orient_types import OrientItem
-from tests.conftest import ouro_json, run_ouro, snapshot
+from tests.conftest import ouro_json, record_snapshot, run_ouro
 
 
 def _populate(bundle: Bundle, n_obligations: int = 3) -> None:
@@ -40,12 +40,12 @@ def test_packet_shows_every_section_with_locators(bundle: Bundle) -> None:
 
 def test_deterministic_and_pure(bundle: Bundle) -> None:
     _populate(bundle)
-    before = snapshot(bundle.root)
+    before = record_snapshot(bundle.root)
     first = run_ouro("orient", bundle=bundle, check=True).stdout
     second = run_ouro("orient", bundle=bundle, check=True).stdout
     assert first == second == build_packet(bundle).text
     assert ouro_json("orient", bundle=bundle) == build_packet(bundle).to_json()
-    assert snapshot(bundle.root) == before
+    assert record_snapshot(bundle.root) == before
 
 
 def test_budget_drops_lowest_priority_and_says_so(bundle: Bundle) -> None:
@@ -68,11 +68,11 @@ def test_unreadable_claims_store_is_unknown_not_zero(bundle: Bundle) -> None:
         child.unlink()
     folder.rmdir()
     folder.write_text("not a folder")
-    before = snapshot(bundle.root)
+    before = record_snapshot(bundle.root)
     text = build_packet(bundle).text
     assert "claims: unknown (cannot list claims/" in text
     assert "can continue: no" in text
-    assert snapshot(bundle.root) == before
+    assert record_snapshot(bundle.root) == before
     listed = ouro_json("claim", "list", bundle=bundle)
     assert listed["claims"] is None and "cannot list" in listed["unknown"]
 

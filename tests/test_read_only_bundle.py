@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from ouro.bundle import Bundle
-from ouro.index.fresh import RACY_NS
+from ouro.store.stamp import RACY_NS
 from tests.conftest import run_ouro, snapshot
 from tests.readonly_support import ReadOnly
 
@@ -38,9 +38,9 @@ READS: dict[str, list[str]] = {
     "orient": ["orient"],
     "arc resume": ["arc", "resume"],
     "desk search": ["desk", "search", "harbor"],
-    "diary search": ["diary", "search", "region"],
+    "diary consult": ["diary", "consult", "region"],
     "facts search": ["facts", "search", "region"],
-    "notes search": ["notes", "search", "releases"],
+    "notes consult": ["notes", "consult", "releases"],
     "claim list": ["claim", "list"],
     "obligation list": ["obligation", "list"],
     "desk task list": ["desk", "task", "list"],
@@ -123,13 +123,13 @@ def _check(ro: ReadOnly, root: Path, *, newest_task: str) -> dict[str, tuple[int
     assert "the harbor plan is written" in got["claim list"][1]
     assert "send the plan" in got["obligation list"][1]
     assert newest_task in got["desk task list"][1]
-    searches = ("desk search", "diary search", "facts search", "notes search")
+    searches = ("desk search", "diary consult", "facts search", "notes consult")
     found = {k: _json(got[f"{k} --json"]) for k in searches}
     titles = {k: [r["title"] for r in v["results"]] for k, v in found.items()}
     assert newest_task in titles["desk search"] and "Releases" in titles["desk search"]
-    assert "staging uses the EU region" in titles["diary search"]
+    assert "staging uses the EU region" in titles["diary consult"]
     assert "staging uses the EU region" in titles["facts search"]
-    assert titles["notes search"] == ["Releases"]
+    assert titles["notes consult"] == ["Releases"]
     for k, v in found.items():
         assert v["index"]["state"] == "fresh" and v["index"]["readOnly"] is True, (k, v)
     for name in WRITES:

@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from ouro import guide
 from tests.conftest import REPO
 from tests.fake_models import FakeModels
 
@@ -204,7 +205,7 @@ def test_claude_readme_layout_startup_delta_compact_clear_resume(
     [start] = [e for e in claude.hook_responses() if e["hook_event"] == "SessionStart"]
     context = json.loads(start["stdout"])["hookSpecificOutput"]["additionalContext"]
     assert json.dumps(context, ensure_ascii=False)[1:-1] in _text(first)
-    assert "ouro operating guide v1" in _text(first)
+    assert f"ouro operating guide v{guide.GUIDE_VERSION}" in _text(first)
 
     # A change between turns arrives as a delta in the next turn's request.
     world.ouro("arc", "next", NEXT2)
@@ -464,7 +465,7 @@ def test_codex_readme_layout_startup_and_resume(
     requests, events, stderr = codex.run("first turn")
     assert len(requests) == 1
     _assert_packet(requests[0])
-    assert "ouro operating guide v1" in _text(requests[0])
+    assert f"ouro operating guide v{guide.GUIDE_VERSION}" in _text(requests[0])
     _assert_no_codex_hook_warning(events, stderr)
     thread = next(e["thread_id"] for e in events if e.get("type") == "thread.started")
 

@@ -1,20 +1,31 @@
-"""The tool registry is the one source of the CLI and MCP tool sets."""
+"""The registry is data: one row per tool; names, paths, methods and specs agree."""
 
 from __future__ import annotations
 
 import re
 
 import click
+import pytest
 
-from ouro import tools as registry
+from ouro import registry
 from ouro.cli.app import COMMANDS, cli
+from ouro.errors import NotFound
 from ouro.mcp import tool_definitions
-from ouro.models.base import ToolInput
+from ouro.spec import is_verb, spec_of
 
 # Narrower than MCP's own rule (SEP-986: [A-Za-z0-9_.-]{1,128}) so every client
 # accepts the names: hosts turn tools into model function names (letters,
 # digits, underscore, at most 64) after a prefix such as "mcp__ouro__".
 TOOL_NAME = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
+
+#: the seed's record tools (../shared/seeds/002_*): these names, exactly
+SEED = {
+    ("diary", "write"): "diary_write",
+    ("diary", "consult"): "consult_diary",
+    ("facts", "search"): "search_facts",
+    ("notes", "consult"): "consult_notes",
+    ("desk", "search"): "desk_search",
+}
 
 
 def cli_leaves(
@@ -35,45 +46,67 @@ def cli_leaves(
 
 
 def test_cli_and_mcp_expose_the_same_tool_set() -> None:
-    by_path = {tool.cli: tool.name for tool in registry.TOOLS}
+    by_path = {tool.path: tool.name for tool in registry.TOOLS}
     leaves = cli_leaves(cli)
     cli_tools = {by_path[path] for path in leaves if path in by_path}
     mcp_tools = {t.name for t in tool_definitions()}  # every tool: 'ouro mcp --tools all'
-    registered = {tool.name for tool in registry.TOOLS}
+    registered = {tool.name for tool in registry.TOOLS if tool.agent}
     assert cli_tools == registered
     assert mcp_tools == registered
     # every other command is a declared non-tool command, not a hand-wired tool
     assert set(leaves) - set(by_path) == set(COMMANDS)
 
 
-def test_tool_commands_name_their_tool() -> None:
-    leaves = cli_leaves(cli)
-    for tool in registry.TOOLS:
-        assert f"(agent tool: {tool.name})" in (leaves[tool.cli].help or "")
-
-
 def test_names_and_cli_paths_are_unique_and_valid() -> None:
     names = [tool.name for tool in registry.TOOLS]
-    paths = [tool.cli for tool in registry.TOOLS]
+    paths = [tool.path for tool in registry.TOOLS]
     assert len(set(names)) == len(names)
     assert len(set(paths)) == len(paths)
     assert not set(paths) & set(COMMANDS), "a tool path collides with a non-tool command"
-    for name in names:
-        assert TOOL_NAME.match(name), name
-        assert registry.get(name).name == name
-
-
-def test_input_models_refuse_unknown_fields_and_bind_cli_fields() -> None:
     for tool in registry.TOOLS:
-        model = tool.model()
-        assert issubclass(model, ToolInput), tool.name
-        assert model.model_config.get("extra") == "forbid", tool.name
-        fields = set(model.model_fields)
-        declared = set(tool.args) | set(tool.options) | set(tool.files)
-        assert declared <= fields, f"{tool.name}: CLI names unknown fields {declared - fields}"
-        schema = model.model_json_schema()
-        assert schema["type"] == "object"
-        assert set(schema.get("properties", {})) == fields
+        assert TOOL_NAME.match(tool.name), tool.name
+        assert registry.find(tool.name) is tool
+        assert registry.find(tool.path) is tool
+        assert registry.find(" ".join(tool.path)) is tool
+    with pytest.raises(NotFound, match="no tool named 'diary_search'"):
+        registry.find("diary_search")
+
+
+def test_the_naming_rule_and_its_only_exceptions() -> None:
+    """MCP name = CLI path joined by '_' ('-' -> '_'), except the seed's names,
+    declared once in SEED_NAMES; no alias tools for the old names."""
+    for tool in registry.TOOLS:
+        rule = "_".join(tool.path).replace("-", "_")
+        if tool.path in registry.SEED_NAMES:
+            assert tool.name == registry.SEED_NAMES[tool.path] != rule
+        else:
+            assert tool.name == rule, tool.path
+    for path, name in SEED.items():
+        assert registry.find(path).name == name
+    assert set(registry.SEED_NAMES) <= {t.path for t in registry.TOOLS}
+    names = {t.name for t in registry.TOOLS}
+    # the renamed names are gone, and no tool answers to the rule's name of a seed tool
+    assert not names & {"diary_search", "facts_search", "notes_search"}
+    assert not names & {"diary_consult", "notes_consult"}
+    # the default MCP set serves all five seed tools
+    assert {registry.find(path).name for path in SEED if registry.find(path).default} == set(
+        SEED.values()
+    )
+
+
+def test_every_target_is_a_verb_reached_by_its_path() -> None:
+    """The target names the method; the CLI path walks to the same method on a bundle."""
+    import ouro.api
+
+    b = ouro.api.Bundle.__new__(ouro.api.Bundle)  # no bundle on disk needed to walk
+    for tool in registry.TOOLS:
+        method = tool.method()
+        assert is_verb(method), tool.target
+        found: object = b
+        for part in tool.path:
+            found = getattr(found, part.replace("-", "_"))
+        assert getattr(found, "__func__", None) is method, tool.path
+        spec_of(method)  # every parameter is declared with P
 
 
 def test_hints_are_consistent() -> None:
@@ -81,42 +114,29 @@ def test_hints_are_consistent() -> None:
         # MCP: destructiveHint only has meaning for a tool that writes
         if tool.read_only:
             assert not tool.destructive, tool.name
-
-
-def test_functions_and_renderers_load() -> None:
-    for tool in registry.TOOLS:
-        assert callable(tool.func()), tool.name
-        if tool.render:
-            assert callable(registry.load(tool.render)), tool.name
+        if tool.open_world:
+            assert tool.destructive, tool.name
 
 
 def test_every_tool_description_is_a_sentence() -> None:
     for tool in registry.TOOLS:
-        assert tool.description[:1].isupper() and tool.description.endswith("."), tool.name
-
-
-def test_one_naming_rule_for_cli_and_mcp() -> None:
-    """The MCP name is the CLI path joined by '_' ('-' -> '_'); nothing else."""
-    for tool in registry.TOOLS:
-        assert tool.name == "_".join(tool.cli).replace("-", "_"), tool.cli
-    assert {t.name for t in tool_definitions()} == {
-        "_".join(t.cli).replace("-", "_") for t in registry.TOOLS
-    }
+        text = tool.description()
+        assert text[:1].isupper() and text.endswith("."), tool.name
 
 
 def test_the_search_verbs_take_the_same_arguments() -> None:
-    searches = [t for t in registry.TOOLS if t.cli[-1] == "search"]
-    assert {t.cli for t in searches} == {
+    searches = [t for t in registry.TOOLS if t.path[-1] in ("search", "consult")]
+    assert {t.path for t in searches} == {
         ("desk", "search"),
-        ("diary", "search"),
+        ("diary", "consult"),
         ("facts", "search"),
-        ("notes", "search"),
+        ("notes", "consult"),
     }
+    queries = set()
     for tool in searches:
-        fields = tool.model().model_fields
-        assert tool.args == ("query",), tool.name
-        assert not fields["query"].is_required(), tool.name
-        assert fields["query"].description == fields["query"].description
-        assert "limit" in fields, tool.name
-    descriptions = {t.model().model_fields["query"].description for t in searches}
-    assert len(descriptions) == 1
+        params = {p.name: p for p in spec_of(tool.method())}
+        first = spec_of(tool.method())[0]
+        assert first.name == "query" and first.positional and not first.required, tool.name
+        assert {"limit", "mode", "explain"} <= set(params), tool.name
+        queries.add(params["query"].p.help)
+    assert len(queries) == 1

@@ -25,12 +25,12 @@ CASES = [
     ["desk", "search", "parser"],
     ["desk", "search", "*", "--json"],
     ["desk", "search", "--json", "--", "-parser"],
-    ["diary", "search", "--json"],
-    ["diary", "search", "short", "--history", "--json"],
-    ["diary", "search", "--about", "ari", "--since", "2026-01-01", "--json"],
+    ["diary", "consult", "--json"],
+    ["diary", "consult", "short", "--history", "--json"],
+    ["diary", "consult", "--about", "ari", "--since", "2026-01-01", "--json"],
     ["facts", "search", "ari", "--about", "ari", "--json"],
-    ["notes", "search", "deploy", "--tag", "release", "--json"],
-    ["notes", "search", "deploy"],
+    ["notes", "consult", "deploy", "--tag", "release", "--json"],
+    ["notes", "consult", "deploy"],
 ]
 
 
@@ -175,7 +175,7 @@ def test_cli_search_does_not_import_click_or_pydantic(filled: Bundle, mode: str)
 
     if mode == "hybrid" and not available():
         pytest.skip("ouro[semantic] is not installed")
-    time.sleep(0.1)  # let the folders age past the racy window ...
+    time.sleep(0.12)  # let the folders age past the racy window ...
     sync(filled)  # ... so this search needs no sync (which would load YAML)
     proc = subprocess.run(
         [

@@ -6,7 +6,7 @@ and through every Arc write path. Then every surface that puts text in front
 of an agent is read through its real entry point: ``ouro orient`` (text and
 JSON), the SessionStart and UserPromptSubmit injections and the Stop message
 (real ``ouro hook`` processes), ``ouro arc resume`` (text and JSON), the MCP
-``orient``, ``arc_resume``, ``diary_search`` and ``desk_search`` results over
+``orient``, ``arc_resume``, ``consult_diary`` and ``desk_search`` results over
 stdio (search snippets of the diary and Desk), and ``ouro drill`` output.
 """
 
@@ -51,7 +51,7 @@ def _mcp_texts(bundle: Bundle, tmp: Path) -> list[str]:
         for name, args in (
             ("orient", {}),
             ("arc_resume", {}),
-            ("diary_search", {"query": "fact"}),
+            ("consult_diary", {"query": "fact"}),
             ("desk_search", {"query": "task"}),
         ):
             out.append(text_of(await client.call_tool(name, args)))

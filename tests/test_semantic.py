@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from ouro import embedding
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.index import semantic
@@ -25,7 +26,7 @@ from ouro.index.sync import rebuild, sync
 from ouro.tools import invoke
 
 REPO = Path(__file__).resolve().parents[1]
-needs_model = pytest.mark.skipif(not semantic.available(), reason="ouro[semantic] not installed")
+needs_model = pytest.mark.skipif(not embedding.available(), reason="ouro[semantic] not installed")
 
 
 def _write(bundle: Bundle) -> None:
@@ -179,7 +180,9 @@ def test_continuity_code_never_names_the_semantic_modules() -> None:
             elif isinstance(node, ast.ImportFrom):
                 names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
             for name in names:
-                assert not name.startswith(("ouro.index.semantic", "ouro.index.fusion")), path
+                assert not name.startswith(
+                    ("ouro.embedding", "ouro.index.semantic", "ouro.index.fusion")
+                ), path
                 assert name.split(".")[0] not in ("numpy", "tokenizers", "wordllama"), path
 
 
@@ -201,7 +204,7 @@ def test_continuity_commands_never_import_it(bundle: Bundle) -> None:
         "        main()\n"
         "    except SystemExit:\n"
         "        pass\n"
-        "bad = [m for m in sys.modules if m.startswith(('ouro.index.semantic', "
+        "bad = [m for m in sys.modules if m.startswith(('ouro.embedding', 'ouro.index.semantic', "
         "'ouro.index.fusion', 'numpy', 'tokenizers', 'wordllama'))]\n"
         "print('IMPORTED', bad)\n"
     ).replace("BUNDLE", repr(str(bundle.root)))
@@ -295,15 +298,13 @@ def test_vector_file_is_trusted_only_for_its_index_and_log(bundle: Bundle) -> No
     assert desk_search(bundle.root, query, mode="semantic", explain=True) == from_file
     assert vector_file.stat().st_mtime_ns == before
     assert _log_state(bundle) == (epoch, since, position)
-    # a torn file is not trusted: the table answers, the same; the search leaves the
-    # file as it is and the next sync writes it again
+    # a torn file is not trusted: the table answers, the same, and the search
+    # heals the file (a machine-local cache)
     torn = vector_file.read_bytes()[:-4]
     vector_file.write_bytes(torn)
     semantic._LOADED.clear()
     assert desk_search(bundle.root, query, mode="semantic", explain=True) == from_file
-    assert vector_file.read_bytes() == torn
-    assert semantic._from_file(path, epoch, since) is None
-    embed_bundle(bundle.root)
+    assert vector_file.read_bytes() != torn
     assert semantic._from_file(path, epoch, since) is not None
     # a new fact is found by the next search (embedded by it); the file stays, the log
     # carries the change to this process and to a new one alike
@@ -364,9 +365,11 @@ def test_vectors_follow_writes_exactly(bundle: Bundle) -> None:
         ]
         semantic._LOADED.clear()
         vector_file = Path(semantic.vector_file(str(bundle.root / "state/index/ouro.sqlite3")))
-        vector_file.unlink(missing_ok=True)  # the table alone (a search never writes it)
+        vector_file.unlink(missing_ok=True)  # the table alone (the search heals the file)
         assert desk_search(bundle.root, query, mode="semantic", explain=True) == warm
-        assert not vector_file.exists()
+        assert vector_file.exists()
+        semantic._LOADED.clear()
+        assert desk_search(bundle.root, query, mode="semantic", explain=True) == warm
     # a deleted note takes its vector with it
     (bundle.root / note["locator"]).unlink()
     sync(bundle)
@@ -376,11 +379,11 @@ def test_vectors_follow_writes_exactly(bundle: Bundle) -> None:
 
 
 @needs_model
-def test_searches_never_write_the_vector_file_sync_does_and_trims_the_log(
+def test_searches_never_rewrite_this_index_s_vector_file_sync_does_and_trims_the_log(
     bundle: Bundle, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Reads are pure: searches that embed queued docs and fold many logged
-    changes leave state/index/vectors.f32 (and its lock) alone; the next sync
+    """Searches that embed queued docs and fold many logged changes leave a
+    state/index/vectors.f32 of this index (and its lock) alone; the next sync
     writes the file with every change and empties the log, and a process still
     holding the old view answers the same from the new file."""
     from ouro.index import db
@@ -475,3 +478,36 @@ def test_cheap_check_counts_vectors_and_docs(bundle: Bundle) -> None:
         assert semantic.missing(conn) == 1
     finally:
         conn.close()
+
+
+@needs_model
+def test_the_first_search_by_meaning_heals_missing_vectors_and_their_file(bundle: Bundle) -> None:
+    """A bundle with no vectors yet (a copy, a clone, a rebuild without them):
+    the first hybrid search embeds every doc and writes the vector file (a
+    machine-local cache, under its lock); the second embeds nothing and a
+    fresh process maps the file. The record is not touched."""
+    from ouro.index import db
+    from tests.conftest import record_snapshot
+
+    _write(bundle)
+    rebuild(bundle)  # the word index only: no vectors yet
+    path = db.db_file(bundle.root)
+    vector_file = Path(semantic.vector_file(path))
+    assert not vector_file.exists()
+    before = record_snapshot(bundle.root)
+    first = desk_search(bundle.root, "tea", mode="hybrid")
+    assert first["index"]["semantic"] == {"state": "fresh"}
+    assert vector_file.is_file() and semantic.pending(bundle.root) == {
+        "state": "not computed",
+        "missing": 0,
+    }
+    written = vector_file.stat()
+    semantic._LOADED.clear()
+    semantic._CAUGHT_UP.clear()  # a fresh process
+    second = desk_search(bundle.root, "tea", mode="hybrid")
+    assert second["results"] == first["results"]
+    assert (vector_file.stat().st_ino, vector_file.stat().st_mtime_ns) == (
+        written.st_ino,
+        written.st_mtime_ns,
+    )
+    assert record_snapshot(bundle.root) == before  # only state/ healed

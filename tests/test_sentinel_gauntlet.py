@@ -11,7 +11,7 @@ from ouro.arc.recorder import record_event
 from ouro.bundle import Bundle
 from ouro.sentinel.gauntlet import Check, Gauntlet, check_provenance, evaluate
 from ouro.store.atomic import atomic_write_json
-from tests.conftest import snapshot
+from tests.conftest import record_snapshot
 from tests.sentinel_support import load, make_ready
 
 
@@ -161,6 +161,6 @@ def test_gauntlet_is_pure(bundle: Bundle) -> None:
     make_ready(bundle)
     record_event(bundle, "handoff", "x")
     os.unlink(arc_paths.checkpoint_path(bundle))  # force a rebuild from the log
-    before = snapshot(bundle.root)
+    before = record_snapshot(bundle.root)
     evaluate(bundle)
-    assert snapshot(bundle.root) == before
+    assert record_snapshot(bundle.root) == before

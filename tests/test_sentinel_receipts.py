@@ -211,7 +211,10 @@ def test_cli_refresh_with_signals_and_errors(bundle: Bundle) -> None:
 def test_a_blocked_receipt_does_not_poison_the_next_refresh(bundle: Bundle) -> None:
     make_ready(bundle)
     events = read_resume(bundle)["eventCount"]
-    blocked = refresh(bundle, signals=[DOWN])["receipt"]
+    # a sense signal is this refresh's word only (a provider lane is remembered:
+    # tests/test_provider_lane.py)
+    silent = parse_caller_signal({"kind": "sense", "source": "mail", "status": "down"}, index=0)
+    blocked = refresh(bundle, signals=[silent])["receipt"]
     assert blocked["verdict"] == "blocked"
     assert read_resume(bundle)["eventCount"] == events  # a refresh records no event
     after = refresh(bundle)["receipt"]

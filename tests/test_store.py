@@ -165,16 +165,42 @@ SCALARS = (
 )
 
 
+def _doc(block: str) -> str:
+    return f"---\n{block}---\nbody\n"
+
+
+def _as_yaml_reads(block: str, keys: frozenset[str] | None = None) -> dict[str, object] | None:
+    """What YAML reads from the block (only ``keys``), or None when it refuses it."""
+    try:
+        value = frontmatter.load_yaml(block)
+    except CorruptFile:
+        return None
+    if value is None:
+        value = {}
+    if not isinstance(value, dict):
+        return None
+    return value if keys is None else {k: v for k, v in value.items() if k in keys}
+
+
+def _reads_as_yaml(block: str, keys: frozenset[str] | None = None) -> None:
+    expected = _as_yaml_reads(block, keys)
+    if expected is None:
+        with pytest.raises(CorruptFile):
+            frontmatter.parse(_doc(block), keys=keys)
+        return
+    meta, body = frontmatter.parse(_doc(block), keys=keys)
+    assert body == "body\n"
+    assert meta == expected
+    assert [type(v) for v in meta.values()] == [type(expected[k]) for k in meta]
+    for key, value in meta.items():
+        if isinstance(value, list):
+            assert [type(v) for v in value] == [type(v) for v in expected[key]]  # type: ignore[attr-defined]
+
+
 @settings(max_examples=300, deadline=None)
 @given(meta=st.dictionaries(KEYS, SCALARS | st.lists(SCALARS, max_size=2), max_size=6))
-def test_fast_front_matter_equals_yaml_for_what_ouro_writes(meta: dict[str, object]) -> None:
-    block = frontmatter.dump_yaml(meta)
-    fast = frontmatter.fast_meta(block)
-    if fast is not None:
-        assert fast == frontmatter.load_yaml(block)
-        assert [type(v) for v in fast.values()] == [
-            type(v) for v in frontmatter.load_yaml(block).values()
-        ]
+def test_front_matter_reads_as_yaml_for_what_ouro_writes(meta: dict[str, object]) -> None:
+    _reads_as_yaml(frontmatter.dump_yaml(meta))
 
 
 @settings(max_examples=400, deadline=None)
@@ -184,20 +210,11 @@ def test_fast_front_matter_equals_yaml_for_what_ouro_writes(meta: dict[str, obje
     ),
     sep=st.sampled_from([": ", ":", ":  "]),
 )
-def test_fast_front_matter_equals_yaml_on_hand_written_lines(
+def test_front_matter_reads_hand_written_lines_as_yaml(
     lines: list[tuple[str, str]], sep: str
 ) -> None:
-    """Hand-written front matter: the fast reader answers exactly as YAML or steps aside."""
-    block = "".join(f"{k}{sep}{v}\n" for k, v in lines)
-    fast = frontmatter.fast_meta(block)
-    if fast is None:
-        return
-    try:
-        slow = frontmatter.load_yaml(block)
-    except CorruptFile:
-        raise AssertionError(f"fast reader accepted what YAML refuses: {block!r}") from None
-    assert fast == slow
-    assert [type(v) for v in fast.values()] == [type(v) for v in slow.values()]
+    """Hand-written front matter: the reader answers exactly as YAML, refusals included."""
+    _reads_as_yaml("".join(f"{k}{sep}{v}\n" for k, v in lines))
 
 
 @settings(max_examples=400, deadline=None)
@@ -206,47 +223,49 @@ def test_fast_front_matter_equals_yaml_on_hand_written_lines(
     before=st.sampled_from(["", "title: x\n", "tags: a\n"]),
     after=st.sampled_from(["", "created: '2026-01-01'\n", "- z\n", "  - z\n", "x: [a]\n"]),
 )
-def test_fast_front_matter_block_lists_equal_yaml(
-    items: list[str], before: str, after: str
-) -> None:
-    """``key:`` then ``- item`` lines (a note's tags): read like YAML, or left to YAML."""
-    block = before + "tags:\n" + "".join(f"- {item}\n" for item in items) + after
-    fast = frontmatter.fast_meta(block)
-    if fast is None:
-        return
-    try:
-        slow = frontmatter.load_yaml(block)
-    except CorruptFile:
-        raise AssertionError(f"fast reader accepted what YAML refuses: {block!r}") from None
-    assert fast == slow
-    assert [type(v) for v in fast["tags"]] == [type(v) for v in slow["tags"]]
+def test_front_matter_block_lists_read_as_yaml(items: list[str], before: str, after: str) -> None:
+    """``key:`` then ``- item`` lines (a note's tags)."""
+    _reads_as_yaml(before + "tags:\n" + "".join(f"- {item}\n" for item in items) + after)
 
 
-def test_fast_front_matter_reads_a_note_with_tags() -> None:
-    meta = {"title": "A note", "tags": ["ops", "deploy notes", "x-1"], "created": "2026-01-01"}
-    block = frontmatter.dump_yaml(meta)
-    assert "- ops\n" in block
-    assert frontmatter.fast_meta(block) == meta == frontmatter.load_yaml(block)
-
-
-def test_fast_front_matter_reads_the_task_shape_ouro_writes() -> None:
-    meta = {
-        "id": "t-01abc",
-        "title": "Fix it, then ship: it's done",
-        "status": "open",
-        "priority": 2,
-        "track": "ops",
-        "created": "2026-03-01T10:05:00.000Z",
-        "claimedBy": None,
-        "acceptance": 'says "yes"',
-        "history": [],
-    }
-    block = frontmatter.dump_yaml(meta)
-    assert frontmatter.fast_meta(block) == meta == frontmatter.load_yaml(block)
-    assert frontmatter.fast_meta(block + "history:\n- at: x\n") is None  # nested: YAML reads it
-
-
+NOTE = {"title": "A note", "tags": ["ops", "deploy notes", "x-1"], "created": "2026-01-01"}
+TASK = {
+    "id": "t-01abc",
+    "title": "Fix it, then ship: it's done",
+    "status": "open",
+    "priority": 2,
+    "track": "ops",
+    "created": "2026-03-01T10:05:00.000Z",
+    "claimedBy": None,
+    "acceptance": 'says "yes"',
+    "history": [{"at": "2026-01-01T00:00:00.000Z", "event": "status", "to": "active"}],
+}
 WANTED = frozenset({"id", "title", "status", "priority"})
+
+
+def test_front_matter_reads_notes_and_tasks() -> None:
+    assert "- ops\n" in frontmatter.dump_yaml(NOTE)
+    assert frontmatter.parse(frontmatter.render(NOTE, "b\n")) == (NOTE, "b\n")
+    assert frontmatter.parse(frontmatter.render(TASK, "b\n")) == (TASK, "b\n")
+    head = frontmatter.parse(frontmatter.render(TASK, "b\n"), keys=WANTED)[0]
+    assert head == {k: TASK[k] for k in WANTED}
+    with_history = frontmatter.parse(frontmatter.render(TASK, ""), keys=WANTED | {"history"})[0]
+    assert with_history["history"] == TASK["history"]
+
+
+def test_front_matter_in_ouros_shape_is_read_without_yaml() -> None:
+    """The cheap path is taken for what ouro writes (cold reads must not import PyYAML)."""
+    plain = {**TASK, "history": []}
+    docs = [frontmatter.render(NOTE, "b\n"), frontmatter.render(plain, "b\n")]
+    code = (
+        "import sys\n"
+        "from ouro.store import frontmatter\n"
+        f"for doc in {docs!r}:\n"
+        "    frontmatter.parse(doc)\n"
+        f"frontmatter.parse({frontmatter.render(TASK, '')!r}, keys=frozenset({sorted(WANTED)!r}))\n"
+        "assert 'yaml' not in sys.modules, 'the plain shape went through PyYAML'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 @settings(max_examples=300, deadline=None)
@@ -257,28 +276,9 @@ WANTED = frozenset({"id", "title", "status", "priority"})
         max_size=7,
     )
 )
-def test_fast_fields_skip_nested_blocks_and_equal_yaml(meta: dict[str, object]) -> None:
-    """Only the wanted keys are read; a nested block elsewhere (a task's history) is skipped."""
-    block = frontmatter.dump_yaml(meta)
-    fast = frontmatter.fast_fields(block, WANTED)
-    if fast is None:
-        return
-    slow = frontmatter.load_yaml(block)
-    assert fast == {k: v for k, v in slow.items() if k in WANTED}
-    assert [type(v) for v in fast.values()] == [type(slow[k]) for k in fast]
-
-
-def test_fast_fields_read_a_task_with_history() -> None:
-    meta = {
-        "id": "t-1",
-        "title": "Ship it",
-        "status": "active",
-        "priority": 1,
-        "history": [{"at": "2026-01-01T00:00:00.000Z", "event": "status", "to": "active"}],
-    }
-    block = frontmatter.dump_yaml(meta)
-    assert frontmatter.fast_fields(block, WANTED) == {k: meta[k] for k in WANTED}
-    assert frontmatter.fast_fields(block, WANTED | {"history"}) is None  # not plain: YAML's job
+def test_front_matter_keys_read_as_yaml(meta: dict[str, object]) -> None:
+    """Only the wanted keys; a nested block elsewhere (a task's history) is skipped."""
+    _reads_as_yaml(frontmatter.dump_yaml(meta), WANTED)
 
 
 def test_frontmatter_errors_name_the_line() -> None:

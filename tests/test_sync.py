@@ -252,7 +252,7 @@ def test_a_merge_left_stopped_with_markers_is_finished_not_aborted(tmp_path: Pat
 
 
 def test_only_the_tasks_a_merge_writes_are_locked(tmp_path: Path) -> None:
-    from ouro.sync.git import Git
+    from ouro.store.git import Git
     from ouro.sync.locks import incoming_task_ids
 
     _, a, b = remote_and_clones(tmp_path)

@@ -235,7 +235,7 @@ def test_init_refusing_a_remote_that_holds_another_bundle_leaves_no_repository(
 def test_ouro_never_inherits_the_callers_git_variables(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ouro.sync.git import Git
+    from ouro.store.git import Git
 
     project = tmp_path / "project"
     project.mkdir()

@@ -44,6 +44,11 @@ SAMPLES: dict[str, Sample] = {
         "claim_id": lambda ctx: ctx["arc_claim_old"],
         "by": lambda ctx: ctx["arc_claim"],
     },
+    "claim_update": {
+        "claim_id": lambda ctx: ctx["arc_claim_typo"],
+        "text": "bundle.json exists",
+        "check": "test -f bundle.json",
+    },
     "claim_list": {},
     "obligation_add": {"what": "reply to Ari", "to": "ari", "route": "slack:C01"},
     "obligation_close": {"obligation_id": lambda ctx: ctx["arc_obligation"]},
@@ -78,9 +83,9 @@ SAMPLES: dict[str, Sample] = {
     "notes_write": {"title": "release checklist", "body": "1. tag\n2. push\n", "tags": ["release"]},
     # --- desk: search ---
     "desk_search": {"query": "release"},
-    "diary_search": {"query": "release"},
-    "facts_search": {"query": "release"},
-    "notes_search": {"query": "release"},
+    "consult_diary": {"query": "release"},
+    "search_facts": {"query": "release"},
+    "consult_notes": {"query": "release"},
     # --- sentinel ---
     "sentinel_refresh": {
         "trigger": "post_turn",
@@ -103,6 +108,7 @@ def prepare_samples(bundle: Bundle) -> dict[str, Any]:
     claim = add_claim(bundle, "bundle.json exists", about=["bundle.json"], check="true")
     ctx["arc_claim"] = claim["id"]
     ctx["arc_claim_old"] = add_claim(bundle, "an older claim")["id"]
+    ctx["arc_claim_typo"] = add_claim(bundle, "bundle.json exsits", about=["bundle.json"])["id"]
     ctx["arc_obligation"] = add_obligation(bundle, "send the summary", owed_to="lead")["id"]
     bundle.habits.mkdir(exist_ok=True)
     (bundle.habits / "sample.yaml").write_text(

@@ -45,13 +45,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ouro.arc import refs
 from ouro.arc.redact import bundle_literals, redact
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput, OuroError
 from ouro.models.hashing import content_hash
+from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
 from ouro.store.lock import FileLock
 
@@ -228,8 +227,8 @@ def _trust_key(bundle: Bundle, command: str) -> str:
 
 def _read_trust(bundle: Bundle) -> dict[str, Any]:
     try:
-        data = orjson.loads(_trust_path(bundle).read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        data = jsonio.loads(_trust_path(bundle).read_bytes())
+    except (OSError, jsonio.JSONDecodeError):
         return {}  # no trust recorded (or unreadable): every check asks first
     return data if isinstance(data, dict) else {}
 

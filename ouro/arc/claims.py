@@ -1,11 +1,11 @@
 """The claim store: ``arc/claims/<id>.json``, one claim with its evidence.
 
-Writes (add, evidence, verify, supersede, host observation) take the Arc
+Writes (add, update, evidence, verify, supersede, host observation) take the Arc
 lock, redact every string, replace the claim file atomically, then record a
 ``claim_recorded`` or ``evidence_recorded`` event (which rewrites the
 checkpoint). Evidence keeps a digest of the command's output and a redacted
 tail, never the output. Status is derived on read
-(``ouro.arc.claim_status``); it is never written.
+(``ouro.arc.claim_status``, the one reader of claim files); it is never written.
 
 Provenance is set here, never taken from the caller: ``add_evidence`` (what
 anyone can type) always writes ``asserted``; ``verify_claim`` (ouro ran the
@@ -27,22 +27,19 @@ from ouro.arc import checkrun, paths
 from ouro.arc.claim_status import (
     STATUSES,
     Claim,
-    Evidence,
+    ClaimChange,
     EvidenceSource,
-    Unresolvable,
-    check_ref,
+    claim_from_json,
     derive_status,
-    hash_ref,
+    evidence_from_json,
     load_claim,
-    memo_hasher,
 )
 from ouro.arc.recorder import append_locked, build_event
 from ouro.arc.redact import bundle_literals, redact, redact_obj
-from ouro.arc.refs import confined_ref
+from ouro.arc.refs import Unresolvable, check_ref, confined_ref, hash_ref, memo_hasher
 from ouro.bundle import Bundle
 from ouro.edge import require_text
 from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound, OuroError
-from ouro.models.base import validate_input
 from ouro.models.clock import utc_now_iso
 from ouro.models.hashing import content_hash
 from ouro.models.ids import is_id, new_id
@@ -81,7 +78,7 @@ def describe(bundle: Bundle, claim: Claim) -> dict[str, Any]:
 def _save(bundle: Bundle, claim: Claim, kind: str, summary: str, meta: dict[str, Any]) -> None:
     """Write the claim file and record its event. Needs the Arc lock."""
     literals = bundle_literals(bundle)
-    clean = Claim.from_json(redact_obj(claim.to_json(), literals), source="claim")
+    clean = claim_from_json(redact_obj(claim.to_json(), literals), source="claim")
     atomic_write_json(claim_path(bundle, claim.id), clean.to_json())
     line = build_event(
         bundle,
@@ -109,7 +106,7 @@ def add_claim(
         confined_ref(bundle, check_ref(ref, field="about"), field="about", repo=repo_path)
         for ref in about or []
     ]
-    claim = Claim.from_json(
+    claim = claim_from_json(
         {
             "id": new_id("cl"),
             "text": text,
@@ -202,18 +199,19 @@ def _attach(
             resolved = _hash_sources(bundle, refs, claim.repo)
         else:
             resolved = _about_sources(bundle, claim)
-        evidence = validate_input(
-            Evidence,
-            {
-                "command": redact(command, bundle_literals(bundle)),
-                "recordedAt": utc_now_iso(),
-                "sources": [s.to_json() for s in resolved],
-                **{k: v for k, v in fields.items() if v is not None},
-            },
-            source="evidence",
-            hint="see 'ouro claim evidence --help' for the fields",
-        )
-        claim.evidence = [*claim.evidence, evidence]
+        receipt = {
+            "command": redact(command, bundle_literals(bundle)),
+            "recordedAt": utc_now_iso(),
+            "sources": [s.to_json() for s in resolved],
+            **{k: v for k, v in fields.items() if v is not None},
+        }
+        try:
+            evidence = evidence_from_json(receipt)
+        except InvalidInput as exc:
+            raise InvalidInput(
+                exc.message, hint="see 'ouro claim evidence --help' for the fields"
+            ) from None
+        claim = claim._replace(evidence=(*claim.evidence, evidence))
         _save(
             bundle,
             claim,
@@ -355,8 +353,10 @@ def confirm_host_run(
                 return describe(bundle, claim)
             if evidence.provenance != "asserted":
                 break
-            update = {"provenance": "observed-by-host", "note": note}
-            claim.evidence[index] = evidence.model_copy(update=update)
+            confirmed = evidence._replace(provenance="observed-by-host", note=note)
+            claim = claim._replace(
+                evidence=(*claim.evidence[:index], confirmed, *claim.evidence[index + 1 :])
+            )
             _save(
                 bundle,
                 claim,
@@ -383,7 +383,7 @@ def supersede_claim(bundle: Bundle, claim_id: str, by: str) -> dict[str, Any]:
                 f"claim {claim_id} is already superseded by {claim.superseded_by}",
                 hint=f"supersede {claim.superseded_by} instead",
             )
-        claim.superseded_by = by
+        claim = claim._replace(superseded_by=by)
         _save(
             bundle,
             claim,
@@ -392,9 +392,98 @@ def supersede_claim(bundle: Bundle, claim_id: str, by: str) -> dict[str, Any]:
             {"action": "supersede", "by": by},
         )
         if replacement.supersedes != claim_id:
-            replacement.supersedes = claim_id
+            replacement = replacement._replace(supersedes=claim_id)
             atomic_write_json(claim_path(bundle, by), replacement.to_json())
         return describe(bundle, get_claim(bundle, claim_id))
+
+
+_UPDATE_FIELDS = ("text", "about", "check")
+
+
+def update_claim(
+    bundle: Bundle,
+    claim_id: str,
+    *,
+    text: str | None = None,
+    about: list[str] | None = None,
+    check: str | None = None,
+) -> dict[str, Any]:
+    """Correct a claim's text, ``about`` refs or check in place (None = unchanged).
+
+    Before a claim is verified any of the three may change. A verified claim
+    keeps its text and ``about`` (the evidence vouches for them: record a new
+    claim and supersede this one), but its check may change. When the check or
+    ``about`` changes, no earlier receipt counts (``checkSince``): the claim
+    reads ``evidence_required`` until the new check is observed. The earlier values are kept in
+    ``history``; a ``claim_recorded`` event (action ``update``) names the
+    changed fields. A superseded claim is not changed.
+    """
+    if text is None and about is None and check is None:
+        raise InvalidInput(
+            "nothing to change: give text, about or check", hint="see 'ouro claim update --help'"
+        )
+    if text is not None:
+        require_text(text, "text")
+    clean_check = None
+    if check is not None:
+        clean_check = checkrun.check_command(bundle, check)  # refused, never rewritten
+        if clean_check is None:
+            raise InvalidInput("check: cannot be blank", hint="give the command that proves it")
+    with paths.arc_lock(bundle, "claim update"):
+        claim = get_claim(bundle, claim_id)
+        if claim.superseded_by:
+            raise Conflict(
+                f"claim {claim_id} is superseded by {claim.superseded_by}",
+                hint=f"update {claim.superseded_by} instead",
+            )
+        refs = None
+        if about is not None:
+            repo = claim.repo
+            refs = [
+                confined_ref(bundle, check_ref(ref, field="about"), field="about", repo=repo)
+                for ref in about
+            ]
+        wanted: dict[str, Any] = {
+            "text": text,
+            "about": None if refs is None else tuple(refs),
+            "check": clean_check,
+        }
+        changed = [
+            f for f in _UPDATE_FIELDS if wanted[f] is not None and wanted[f] != getattr(claim, f)
+        ]
+        if not changed:
+            return {**describe(bundle, claim), "changed": []}
+        status, _reason = derive_status(claim, memo_hasher(bundle))
+        meaning = [f for f in changed if f != "check"]
+        if status == "verified" and meaning:
+            raise Conflict(
+                f"claim {claim_id} is verified; its {' and '.join(meaning)} cannot change "
+                "(the evidence vouches for them)",
+                hint=f"record a new claim, then 'ouro claim supersede {claim_id} --by NEW'",
+            )
+        now = utc_now_iso()
+        before: dict[str, str | list[str] | None] = {
+            f: list(claim.about) if f == "about" else getattr(claim, f) for f in changed
+        }
+        fields: dict[str, Any] = {name: wanted[name] for name in changed}
+        if "check" in changed or "about" in changed:
+            # a receipt vouched for another check, or for other files: it no longer counts
+            fields["check_since"] = now
+        claim = claim._replace(
+            history=(*claim.history, ClaimChange(at=now, changed=tuple(changed), before=before)),
+            **fields,
+        )
+        _save(
+            bundle,
+            claim,
+            "claim_recorded",
+            f"claim {claim_id} updated: {', '.join(changed)}",
+            {"action": "update", "changed": changed, "statusBefore": status},
+        )
+        saved = get_claim(bundle, claim_id)
+    if "check" in changed and saved.check:
+        checkrun.trust(bundle, saved.check, how=f"claim update {saved.id}")
+    return {**describe(bundle, saved), "changed": changed}
 
 
 def list_claims(bundle: Bundle, status: str | None = None) -> dict[str, Any]:
@@ -429,7 +518,7 @@ def list_claims(bundle: Bundle, status: str | None = None) -> dict[str, Any]:
                     "authority": claim.authority,
                     "check": claim.check,
                     "repo": claim.repo,
-                    "about": claim.about,
+                    "about": list(claim.about),
                     "evidenceCount": len(claim.evidence),
                     "locator": paths.claim_locator(claim.id),
                 }

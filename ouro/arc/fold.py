@@ -49,9 +49,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ouro.arc.kinds import is_boundary
+from ouro.arc.events import is_boundary
 from ouro.arc.paths import DAY_FILE
 from ouro.store import jsonio
+from ouro.store import stamp as stamps
 
 try:  # hashlib's own blake2b, without hashlib's OpenSSL start-up (~2 ms on orient's path)
     from _blake2 import blake2b
@@ -61,9 +62,6 @@ except ImportError:  # pragma: no cover - a Python built without _blake2
 State = dict[str, Any]
 #: How far back to look for the line that ends at the cursor.
 _LOOKBACK = 1 << 16
-#: A day file changed this recently (ns) when marked gets no fingerprint: file
-#: times are coarse, so its prefix digest is checked on every read instead.
-RACY_NS = 100_000_000
 
 
 class Inconsistent(Exception):
@@ -104,10 +102,10 @@ def day_files(folder: Path) -> list[str]:
 
 
 def _fp(st: os.stat_result, now: int) -> list[int] | None:
-    """A change fingerprint, or None when the file changed too recently to trust one."""
-    if now - max(st.st_mtime_ns, st.st_ctime_ns) <= RACY_NS:
-        return None
-    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+    """The file's stamp as a JSON list, or None when it is racy (``ouro.store.stamp``):
+    a racy day file's prefix digest is checked on every read instead."""
+    trusted = stamps.trusted(st, now)
+    return None if trusted is None else list(trusted)
 
 
 #: (path, length) -> (fingerprint, digest) of prefixes digested by this process;
@@ -174,7 +172,7 @@ def _check_marks(cur: dict[str, Any], folder: Path) -> None:
         if not isinstance(mark, dict):
             raise Inconsistent(f"the checkpoint has no mark for {name}")
         st = os.stat(base + name)
-        fp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+        fp = list(stamps.of(st))
         if mark.get("fp") is not None and mark["fp"] == fp:
             continue
         length = int(mark["length"])
@@ -289,9 +287,7 @@ def _line_digest(raw: bytes) -> str:
 
 
 def _parse(raw: bytes, loads: Callable[[bytes], Any]) -> dict[str, Any] | str:
-    """The event on one line, or why it is not one. ``loads``: ``jsonio.loads`` or
-    ``orjson.loads``, which agree on every line (``ouro.store.jsonio``) but an
-    integer beyond 64 bits (exact, or a float)."""
+    """The event on one line, or why it is not one (``loads``: ``jsonio.loads_for``)."""
     try:
         value = loads(raw)
     except jsonio.JSONDecodeError as exc:

@@ -8,6 +8,11 @@ to someone over a route {recipient, channel, key}). Record::
      "status": "open"|"done"|"dropped", "deskLocator"?, "route"?,
      "createdAt", "closedAt"?, "schemaVersion": 1}
 
+``obligation_from_json`` is the one reader of these files (the obligation
+commands and the checkpoint's summary, ``ouro.arc.stores``): it takes the
+on-disk form exactly and refuses anything else naming the field. No schema
+library, so orient and the hooks start without one.
+
 Writes take the Arc lock, redact, replace the file atomically and record an
 ``obligation_changed`` event (which rewrites the checkpoint).
 """
@@ -16,42 +21,94 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from typing import Any, Literal
-
-import orjson
-from pydantic import Field
+from typing import Any, Literal, NamedTuple
 
 from ouro.arc import paths
-from ouro.arc.claim_status import Part
 from ouro.arc.recorder import append_locked, build_event
 from ouro.arc.redact import bundle_literals, redact_obj
 from ouro.bundle import Bundle
 from ouro.edge import require_text
 from ouro.errors import Conflict, CorruptFile, InvalidInput, InvalidLocator, NotFound
-from ouro.models.base import Record
 from ouro.models.clock import utc_now_iso
+from ouro.models.fields import Fields
 from ouro.models.ids import is_id, new_id
+from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
 
 _LIST_HINT = "list obligations with 'ouro obligation list'"
 
 
-class Route(Part):
-    recipient: str = Field(min_length=1)
-    channel: str = Field(min_length=1)
-    key: str = Field(min_length=1)
+STATUSES: tuple[str, ...] = ("open", "done", "dropped")
 
 
-class Obligation(Record):
+class Route(NamedTuple):
+    recipient: str
+    channel: str
+    key: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"recipient": self.recipient, "channel": self.channel, "key": self.key}
+
+
+class Obligation(NamedTuple):
     id: str
-    what: str = Field(min_length=1)
-    owed_to: str = Field(min_length=1)
+    what: str
+    owed_to: str
+    created_at: str
     due: str | None = None
-    status: Literal["open", "done", "dropped"] = "open"
+    status: str = "open"
     desk_locator: str | None = None
     route: Route | None = None
-    created_at: str
     closed_at: str | None = None
+    schema_version: int = 1
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "schemaVersion": self.schema_version,
+            "id": self.id,
+            "what": self.what,
+            "owedTo": self.owed_to,
+        }
+        if self.due is not None:
+            out["due"] = self.due
+        out["status"] = self.status
+        if self.desk_locator is not None:
+            out["deskLocator"] = self.desk_locator
+        if self.route is not None:
+            out["route"] = self.route.to_json()
+        out["createdAt"] = self.created_at
+        if self.closed_at is not None:
+            out["closedAt"] = self.closed_at
+        return out
+
+
+_KEYS = frozenset(
+    {"schemaVersion", "id", "what", "owedTo", "due", "status", "deskLocator", "route"}
+    | {"createdAt", "closedAt"}
+)
+_ROUTE_KEYS = frozenset({"recipient", "channel", "key"})
+_FIELD_HINT = "fix the named field (obligation files hold what 'ouro obligation' writes)"
+
+
+def obligation_from_json(data: Any, *, source: str = "obligation") -> Obligation:
+    """An obligation in its on-disk form; ``InvalidInput`` names the file and the field."""
+    f = Fields(data, source, _KEYS, hint=_FIELD_HINT)
+    route = f.data.get("route")
+    if route is not None:
+        r = Fields(route, f"{source}.route", _ROUTE_KEYS, hint=_FIELD_HINT)
+        route = Route(*(r.text(k, nonempty=True) for k in ("recipient", "channel", "key")))
+    return Obligation(
+        id=f.text("id"),
+        what=f.text("what", nonempty=True),
+        owed_to=f.text("owedTo", nonempty=True),
+        created_at=f.text("createdAt"),
+        due=f.text("due", None),
+        status=f.choice("status", STATUSES, "open"),
+        desk_locator=f.text("deskLocator", None),
+        route=route,
+        closed_at=f.text("closedAt", None),
+        schema_version=f.integer("schemaVersion", 1),
+    )
 
 
 def parse_route(text: str, recipient: str) -> Route:
@@ -72,19 +129,22 @@ def _find(bundle: Bundle, obligation_id: str) -> tuple[Obligation, bool]:
     for inner in (False, True):
         path = _path(bundle, obligation_id, inner=inner)
         try:
-            data = orjson.loads(path.read_bytes())
+            data = jsonio.loads(path.read_bytes())
         except FileNotFoundError:
             continue
-        except orjson.JSONDecodeError as exc:
+        except jsonio.JSONDecodeError as exc:
             raise CorruptFile(
                 f"{path}: not valid JSON ({exc})", hint="fix the file by hand"
             ) from None
-        return Obligation.from_json(data, source=str(path)), inner
+        try:
+            return obligation_from_json(data, source=str(path)), inner
+        except InvalidInput as exc:
+            raise CorruptFile(exc.message, hint="fix the file by hand") from None
     raise NotFound(f"no obligation {obligation_id}", hint=_LIST_HINT)
 
 
 def _save(bundle: Bundle, ob: Obligation, inner: bool, summary: str, action: str) -> dict[str, Any]:
-    clean = Obligation.from_json(
+    clean = obligation_from_json(
         redact_obj(ob.to_json(), bundle_literals(bundle)), source="obligation"
     )
     atomic_write_json(_path(bundle, ob.id, inner=inner), clean.to_json())
@@ -130,7 +190,7 @@ def add_obligation(
         except InvalidLocator as exc:
             raise InvalidInput(f"desk: {exc.message}", hint=exc.hint) from None
     parsed = parse_route(route, owed_to) if route else None
-    ob = Obligation.from_json(
+    ob = obligation_from_json(
         {
             "id": new_id("ob"),
             "what": what,
@@ -162,8 +222,7 @@ def close_obligation(
             }
         if ob.status != "open":
             raise Conflict(f"obligation {obligation_id} is already {ob.status}", hint=_LIST_HINT)
-        ob.status = status
-        ob.closed_at = utc_now_iso()
+        ob = ob._replace(status=status, closed_at=utc_now_iso())
         return _save(bundle, ob, inner, f"obligation {obligation_id} {status}", status)
 
 
@@ -181,8 +240,8 @@ def list_obligations(bundle: Bundle, status: str | None = None) -> dict[str, Any
             return {"obligations": None, "unknown": f"cannot list {folder.name}/ ({exc.strerror})"}
         for path in files:
             try:
-                ob = Obligation.from_json(orjson.loads(path.read_bytes()), source=str(path))
-            except (OSError, orjson.JSONDecodeError, InvalidInput) as exc:
+                ob = obligation_from_json(jsonio.loads(path.read_bytes()), source=str(path))
+            except (OSError, jsonio.JSONDecodeError, InvalidInput) as exc:
                 unreadable.append({"file": str(path.relative_to(bundle.root)), "reason": str(exc)})
                 continue
             if status is None or ob.status == status:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from ouro.arc import fold, paths
 from ouro.arc.claims import list_claims
 from ouro.arc.obligations import list_obligations
 from ouro.arc.resume import read_resume_full
 from ouro.bundle import Bundle
+from ouro.store import jsonio
 
 QUERIES = ("doing", "owe", "blocked", "unverified", "since-checkpoint")
 SINCE_LIMIT = 100
@@ -32,8 +31,8 @@ def _events_since(bundle: Bundle, since: dict[str, Any] | None) -> tuple[list[di
             data = handle.read()
         for raw in data.split(b"\n"):
             try:
-                ev = orjson.loads(raw) if raw.strip() else None
-            except orjson.JSONDecodeError:
+                ev = jsonio.loads(raw) if raw.strip() else None
+            except jsonio.JSONDecodeError:
                 continue  # named by the resume's recorder issues
             if isinstance(ev, dict) and isinstance(ev.get("id"), str):
                 out.append(

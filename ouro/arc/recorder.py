@@ -1,8 +1,7 @@
 """The flight recorder: append an event, then rewrite the checkpoint.
 
 ``record_event`` is the one way events are written. Under the Arc lock it
-validates the event (plain checks for a plainly well-formed event, else the
-pydantic model in ``ouro.arc.events``, imported only then), redacts every
+validates the event (``ouro.arc.events.event_line``), redacts every
 field, appends the event as one line to the UTC day's file (``append_jsonl``:
 a single locked write + fsync), then folds the log from the checkpoint's
 cursor and replaces ``latest.json`` atomically. A crash between
@@ -16,7 +15,7 @@ from typing import Any
 
 from ouro.arc import checkpoint as ckpt
 from ouro.arc import paths
-from ouro.arc.eventline import plain_line
+from ouro.arc.events import event_line
 from ouro.arc.redact import bundle_literals, redact_obj
 from ouro.bundle import Bundle
 from ouro.edge import require_text
@@ -66,29 +65,8 @@ def build_event(
         "produced_refs": produced_refs,
         "meta": meta,
     }
-    plain = plain_line(raw)
-    line: dict[str, Any] = redact_obj(
-        plain if plain is not None else _model_line(raw), bundle_literals(bundle)
-    )
+    line: dict[str, Any] = redact_obj(event_line(raw), bundle_literals(bundle))
     return line
-
-
-def _model_line(raw: dict[str, Any]) -> dict[str, Any]:
-    """The line as the pydantic model validates it (imported only when needed)."""
-    from pydantic import ValidationError
-
-    from ouro.arc.events import Event
-    from ouro.errors import InvalidInput
-    from ouro.models.base import describe_validation
-
-    try:
-        event = Event.model_validate(raw)
-    except ValidationError as exc:
-        raise InvalidInput(
-            describe_validation(exc, "event"),
-            hint="kinds: see ouro.arc.events.EVENT_KINDS; text must not contain NUL",
-        ) from None
-    return event.to_line()
 
 
 def write_checkpoint(bundle: Bundle) -> dict[str, Any]:

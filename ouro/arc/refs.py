@@ -1,20 +1,30 @@
-"""Where a claim's source ref lives, and a cheap stat fingerprint of it.
+"""Source refs (a claim's or a task's ``about``, evidence sources): where each
+lives, its content hash, and a cheap stat fingerprint of it.
+
+A ref whose first segment is a bundle area (``BUNDLE_AREAS``) is a bundle
+locator; any other is a path relative to the repository root: the claim's own
+``repo`` when set, else ``bundle.json`` → ``repoRoot``, else the folder that
+contains the bundle (``repo_root``). Absolute paths, ``..``, NUL, backslashes
+and symlink escapes are refused (``check_ref`` at write time, ``ref_path`` on
+read). A ``#id`` fragment on a ``.jsonl`` file names one record, and only that
+record is hashed; other fragments hash the whole file.
 
 No schema library here: the checkpoint's claim summary (``ouro.arc.stores``)
 re-checks verified claims with ``stat_ref`` on every fold, including the one
-each host hook triggers, and must not pay for pydantic at start-up. Full
-resolution and hashing stay with the claim schema in ``ouro.arc.claim_status``.
+each host hook triggers, and must not pay for pydantic at start-up.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput, InvalidLocator, OuroError
 from ouro.models.meta import META_LIMIT
 from ouro.store import jsonio
+from ouro.store import stamp as stamps
 from ouro.store.bounded import read_bytes
 from ouro.store.locator import Locator
 
@@ -54,7 +64,7 @@ def confined_ref(bundle: Bundle, ref: str, *, field: str, repo: str | None = Non
     ``InvalidInput`` naming the field. The root is the bundle for a bundle locator,
     else ``repo`` (a claim's own) or the repository root (``repo_root``). Refs are
     checked at write time (claims' and tasks' ``about``); a ref that is fine then
-    and escapes later reads as unverifiable (``ouro.arc.claim_derive.ref_path``)."""
+    and escapes later reads as unverifiable (``ref_path``)."""
     loc = Locator.parse(ref)  # absolute, '..', NUL, backslash: refused by the caller first
     in_bundle = loc.path.split("/", 1)[0] in BUNDLE_AREAS
     root = str(bundle.root) if in_bundle else (repo or repo_root(bundle))
@@ -82,4 +92,77 @@ def stat_ref(bundle: Bundle, ref: str) -> list[int] | None:
         st = os.stat(os.path.join(root, path))
     except (OSError, ValueError):
         return None
-    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+    return list(stamps.of(st))
+
+
+class Unresolvable(Exception):
+    """A source ref that cannot be resolved to content right now."""
+
+
+def check_ref(ref: str, *, field: str) -> str:
+    """Refuse a malformed ref at write time (NUL, absolute, '..', backslash)."""
+    if "\x00" in ref:
+        raise InvalidInput(f"{field}: {ref!r} contains a NUL byte", hint="pass a plain path")
+    try:
+        Locator.parse(ref)
+    except InvalidLocator as exc:
+        raise InvalidInput(f"{field}: {exc.message}", hint=exc.hint) from None
+    return ref
+
+
+def ref_path(bundle: Bundle, ref: str, repo: str | None = None) -> tuple[Path, str | None]:
+    """The file a ref names (may not exist) and its fragment. Raises Unresolvable."""
+    try:
+        loc = Locator.parse(ref)
+        if loc.path.split("/", 1)[0] in BUNDLE_AREAS:
+            root = bundle.root
+        else:
+            root = Path(repo) if repo else Path(repo_root(bundle))
+        return loc.resolve(root), loc.fragment
+    except InvalidLocator as exc:
+        raise Unresolvable(exc.message) from None
+
+
+def hash_ref(bundle: Bundle, ref: str, repo: str | None = None) -> str:
+    # imported here: orient reads refs' stat fingerprints and hashes only on a change
+    from ouro.models.hashing import content_hash, hash_file
+    from ouro.store.jsonl import read_jsonl
+
+    path, fragment = ref_path(bundle, ref, repo)
+    if fragment is not None and path.suffix == ".jsonl":
+        found = [r for r in read_jsonl(path).records if r.get("id") == fragment]
+        if not found:
+            raise Unresolvable(f"no record {fragment!r} in {path.name}")
+        import orjson  # the canonical form evidence hashes were taken of
+
+        return content_hash(orjson.dumps(found[-1], option=orjson.OPT_SORT_KEYS))
+    try:
+        return hash_file(path)
+    except FileNotFoundError:
+        raise Unresolvable("no such file") from None
+    except IsADirectoryError:
+        raise Unresolvable("is a folder; a claim is about files") from None
+    except OSError as exc:
+        raise Unresolvable(f"cannot read ({exc.strerror})") from None
+
+
+Hasher = Callable[..., str]
+
+
+def memo_hasher(bundle: Bundle) -> Hasher:
+    """``hasher(ref, repo=None)``: ``hash_ref`` memoised for one read."""
+    cache: dict[tuple[str, str | None], str | Unresolvable] = {}
+
+    def hasher(ref: str, repo: str | None = None) -> str:
+        key = (ref, repo)
+        if key not in cache:
+            try:
+                cache[key] = hash_ref(bundle, ref, repo)
+            except Unresolvable as exc:
+                cache[key] = exc
+        value = cache[key]
+        if isinstance(value, Unresolvable):
+            raise value
+        return value
+
+    return hasher

@@ -43,6 +43,7 @@ from ouro.arc.recorder import append_locked, build_event
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput, InvalidLocator, NotFound
 from ouro.models.base import ToolInput
+from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_bytes
 from ouro.store.jsonl import encode_line
 from ouro.store.locator import Locator
@@ -90,8 +91,8 @@ def _scrub_jsonl(data: bytes, match: str, record_id: str | None) -> tuple[bytes,
         if not raw.strip():
             continue
         try:
-            value = orjson.loads(raw)
-        except orjson.JSONDecodeError:
+            value = jsonio.loads(raw)
+        except jsonio.JSONDecodeError:
             value = None
         if record_id is not None:
             if not isinstance(value, dict) or value.get("id") != record_id:
@@ -173,10 +174,6 @@ class RedactInput(ToolInput):
         min_length=1, description="the record: a file, or 'file.jsonl#id' for one record"
     )
     match: str = Field(min_length=1, description="the secret text to replace, exactly")
-
-
-def record_redact(bundle: Bundle, inp: RedactInput) -> dict[str, Any]:
-    return redact_record(bundle, inp.locator, inp.match)
 
 
 def redact_record(bundle: Bundle, locator: str, match: str) -> dict[str, Any]:

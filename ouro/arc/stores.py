@@ -10,7 +10,7 @@ edit is seen on the next read, and an unreadable or malformed file is reported
 per file (``errors``), never folded into "none".
 
 Each line also keeps a digest of the file's bytes. A file changed within
-``RACY_NS`` of the moment it was read gets no fingerprint (``-``): file
+``ouro.store.stamp.RACY_NS`` of the moment it was read gets no fingerprint (``-``): file
 times are coarse (a kernel tick), so a second same-size edit in that window
 could keep the same times (git's "racily clean" rule). Such a file, and any
 file whose fingerprint moved, has its bytes read and digested again; only when
@@ -29,14 +29,14 @@ Summary shape (both stores): ``{"files": {name: "<fp> <digest> <id>"},
 ``latest.json`` stays cheap to parse — or ``{"error": reason}`` when the
 folder itself cannot be listed (unknown, never empty). Obligation file names
 under ``inner/`` are keyed ``inner/<name>``; a closed obligation has a file
-line and no item.
+line and no item; a file the obligation reader refuses is an error keyed by
+its file name (``inner/<name>`` for a return obligation).
 
-A claim file that must be read is checked against the exact on-disk form
-without pydantic (``ouro.arc.claim_derive.claim_view``) and its status derived
-by the same ``derive_status`` the claim commands use; only a file in an
-unusual form (or invalid) goes through the claim schema (``ouro.arc.claim_status``,
-pydantic), which gives the same answer or names the bad field. So orient,
-resume and host hooks start without pydantic.
+A claim file that must be read goes through the one claim reader
+(``ouro.arc.claim_status.claim_from_json``: no schema library, so orient,
+resume and host hooks start without pydantic) and its status is derived by the
+same ``derive_status`` the claim commands use; a file it refuses is reported
+with the field it names.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from ouro.arc.refs import BUNDLE_AREAS, repo_root
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.store import jsonio
+from ouro.store import stamp as stamps
 
 try:  # hashlib's own blake2b, without hashlib's OpenSSL start-up (~2 ms on orient's path)
     from _blake2 import blake2b
@@ -59,16 +60,13 @@ except ImportError:  # pragma: no cover - a Python built without _blake2
     from hashlib import blake2b
 
 if TYPE_CHECKING:
-    from ouro.arc.claim_derive import ClaimView
     from ouro.arc.claim_status import Claim
 
 Summary = dict[str, Any]
 #: What parsing one file gives: (id, item or None, error or None).
 Parsed = tuple[str, Any, str | None]
 TEXT_LIMIT = 200
-#: Files changed this recently (ns) when read are not trusted by fingerprint.
-RACY_NS = 100_000_000
-UNTRUSTED = "-"
+UNTRUSTED = stamps.UNTRUSTED
 
 
 def _digest(data: bytes) -> str:
@@ -76,7 +74,7 @@ def _digest(data: bytes) -> str:
 
 
 def fp_text(st: os.stat_result) -> str:
-    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+    return stamps.text(stamps.of(st))
 
 
 def persistable(summary: Summary) -> Summary:
@@ -140,7 +138,7 @@ def _scan_each(
         if isinstance(line, str) and line.startswith(fp + " "):
             reuse = line  # unchanged since it was read (an untrusted line never matches)
         else:
-            trusted = now - max(st.st_mtime_ns, st.st_ctime_ns) > RACY_NS
+            trusted = not stamps.racy(st, now)
             reuse = _reread(dir_entry.path, key, line, fp if trusted else UNTRUSTED, parse, out)
         if reuse is None:
             continue
@@ -204,8 +202,9 @@ def _stat_ref(roots: tuple[str, str], ref: str) -> str | None:
 # --- claims -------------------------------------------------------------------
 
 
-def claim_entry(bundle: Bundle, claim: Claim | ClaimView) -> dict[str, Any]:
-    from ouro.arc.claim_derive import derive_status, memo_hasher, watched_refs
+def claim_entry(bundle: Bundle, claim: Claim) -> dict[str, Any]:
+    from ouro.arc.claim_status import derive_status, watched_refs
+    from ouro.arc.refs import memo_hasher
 
     status, reason = derive_status(claim, memo_hasher(bundle))
     text = " ".join(claim.text.split())[:TEXT_LIMIT]
@@ -217,19 +216,14 @@ def claim_entry(bundle: Bundle, claim: Claim | ClaimView) -> dict[str, Any]:
 
 def _parse_claim(bundle: Bundle, folder: Path) -> Callable[[bytes, str], Parsed]:
     def parse(data: bytes, name: str) -> Parsed:
-        from ouro.arc.claim_derive import claim_view
+        from ouro.arc.claim_status import claim_from_json
 
         try:
             raw = jsonio.loads(data)
         except jsonio.JSONDecodeError as exc:
             return name[:-5], None, f"{folder / name}: not valid JSON ({exc})"
-        view = claim_view(raw)
-        if view is not None:
-            return view.id, claim_entry(bundle, view), None
-        from ouro.arc.claim_status import Claim  # unusual data: the schema judges it
-
         try:
-            claim = Claim.from_json(raw, source=str(folder / name))
+            claim = claim_from_json(raw, source=str(folder / name))
         except InvalidInput as exc:
             return name[:-5], None, exc.message
         return claim.id, claim_entry(bundle, claim), None
@@ -284,25 +278,26 @@ def scan_claims(bundle: Bundle) -> Summary:
 # --- obligations ----------------------------------------------------------------
 
 
-def _obligation_summary(data: Any, inner: bool) -> dict[str, Any]:
+def _obligation_summary(data: dict[str, Any], inner: bool) -> dict[str, Any]:
     keep = ("what", "owedTo", "due", "status", "route", "deskLocator")
-    return {"inner": inner, **{k: data.get(k) for k in keep if data.get(k) is not None}}
+    return {"inner": inner, **{k: data[k] for k in keep if data.get(k) is not None}}
 
 
 def _read_obligation(inner: bool) -> Callable[[bytes, str], Parsed]:
     where = "obligations/inner" if inner else "obligations"
 
     def read(raw: bytes, name: str) -> Parsed:
+        from ouro.arc.obligations import obligation_from_json
+
+        key = ("inner/" if inner else "") + name[:-5]  # an unreadable one stays findable
         try:
-            data = jsonio.loads(raw)
+            ob = obligation_from_json(jsonio.loads(raw), source=f"{where}/{name}")
         except jsonio.JSONDecodeError as exc:
-            return name[:-5], None, f"{where}/{name} is not valid JSON ({exc})"
-        if not isinstance(data, dict) or not isinstance(data.get("id"), str):
-            return name[:-5], None, f"{where}/{name} is not an obligation record"
-        status = data.get("status")
-        if status not in ("open", "done", "dropped"):
-            return data["id"], None, f"{where}/{name}: unknown status {status!r}"
-        return data["id"], _obligation_summary(data, inner) if status == "open" else None, None
+            return key, None, f"{where}/{name} is not valid JSON ({exc})"
+        except InvalidInput as exc:
+            return key, None, exc.message
+        summary = _obligation_summary(ob.to_json(), inner) if ob.status == "open" else None
+        return ob.id, summary, None
 
     return read
 

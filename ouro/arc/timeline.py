@@ -5,7 +5,7 @@
 ``ouro.store.daylog`` and returns each event with its locator and two marks:
 
 - ``boundary``: the event ends the context an earlier ask was recorded in
-  (``ouro.arc.kinds.is_boundary``: a handoff, a session start or end);
+  (``ouro.arc.events.is_boundary``: a handoff, a session start or end);
 - ``compaction``: the host compacted the context here (the pre-compaction
   checkpoint, or a session started with source ``compact``).
 
@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from ouro.arc import paths
-from ouro.arc.kinds import is_boundary
+from ouro.arc.events import is_boundary
 from ouro.bundle import Bundle
 from ouro.store.daylog import newest_first
 

@@ -1,7 +1,9 @@
-"""Agent tools for claims and obligations: inputs, functions, renderings.
+"""Text renderings of the claim and obligation verbs (``ouro.api.arc``), and their
+old CLI input models.
 
-Registered in ``ouro/tools.py`` (``# --- arc ---``). Functions call one store
-function each (``ouro.arc.claims``, ``ouro.arc.obligations``).
+Transitional: the pydantic input models here only build the old click CLI
+(``ouro.cli.gen``) until the new CLI reads ``ouro.spec``; each verb's one home is its
+library method (``ouro.api``).
 """
 
 from __future__ import annotations
@@ -10,9 +12,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from ouro.arc import claims, obligations
 from ouro.arc.claim_status import Authority, Status
-from ouro.bundle import Bundle
 from ouro.models.base import NonBlank, ToolInput
 
 
@@ -61,6 +61,18 @@ class SupersedeInput(ToolInput):
     by: str = Field(description="the replacement claim")
 
 
+class ClaimUpdateInput(ToolInput):
+    claim_id: str = Field(description="the claim (cl-…)")
+    text: str | None = Field(None, description="the corrected claim text")
+    about: list[str] | None = Field(
+        None, description="the files the claim is about (replaces the list)"
+    )
+    check: str | None = Field(
+        None,
+        description="the corrected check command; earlier receipts then no longer count",
+    )
+
+
 class ClaimListInput(ToolInput):
     status: Status | None = Field(None, description="only claims with this derived status")
 
@@ -80,51 +92,6 @@ class ObligationCloseInput(ToolInput):
 
 class ObligationListInput(ToolInput):
     status: Literal["open", "done", "dropped"] | None = Field(None, description="filter")
-
-
-def claim_add(bundle: Bundle, inp: ClaimAddInput) -> dict[str, Any]:
-    return claims.add_claim(
-        bundle, inp.text, about=inp.about, authority=inp.authority, check=inp.check, repo=inp.repo
-    )
-
-
-def claim_evidence(bundle: Bundle, inp: EvidenceInput) -> dict[str, Any]:
-    return claims.add_evidence(
-        bundle,
-        inp.claim_id,
-        command=inp.command,
-        exit_code=inp.exit_code,
-        output=inp.output,
-        sources=inp.source,
-        authority=inp.authority,
-        by=inp.by,
-    )
-
-
-def claim_verify(bundle: Bundle, inp: VerifyInput) -> dict[str, Any]:
-    return claims.verify_claim(bundle, inp.claim_id, timeout=inp.timeout, yes=inp.yes)
-
-
-def claim_supersede(bundle: Bundle, inp: SupersedeInput) -> dict[str, Any]:
-    return claims.supersede_claim(bundle, inp.claim_id, inp.by)
-
-
-def claim_list(bundle: Bundle, inp: ClaimListInput) -> dict[str, Any]:
-    return claims.list_claims(bundle, inp.status)
-
-
-def obligation_add(bundle: Bundle, inp: ObligationAddInput) -> dict[str, Any]:
-    return obligations.add_obligation(
-        bundle, inp.what, owed_to=inp.to, due=inp.due, route=inp.route, desk_locator=inp.desk
-    )
-
-
-def obligation_close(bundle: Bundle, inp: ObligationCloseInput) -> dict[str, Any]:
-    return obligations.close_obligation(bundle, inp.obligation_id, dropped=inp.dropped)
-
-
-def obligation_list(bundle: Bundle, inp: ObligationListInput) -> dict[str, Any]:
-    return obligations.list_obligations(bundle, inp.status)
 
 
 # --- renderings -------------------------------------------------------------

@@ -50,7 +50,7 @@ def _rows(ctx: click.Context, names: list[str]) -> list[dict[str, Any]]:
             "value": resolved[name][0],
             "source": resolved[name][1],
             "origin": config.origin_label(resolved[name][1], root),
-            "description": config.SETTINGS[name].description,
+            "description": config.setting(name).description,
         }
         for name in names
     ]
@@ -87,7 +87,7 @@ def list_cmd(ctx: click.Context, show_origin: bool, json_mode: bool) -> None:
     """List every setting with its effective value (and, with --show-origin, its source)."""
     from ouro import config
 
-    rows = _rows(ctx, list(config.SETTINGS))
+    rows = _rows(ctx, list(config.resolve(_bundle_root(ctx))))
     columns = ["key", "value", "origin"] if show_origin else ["key", "value"]
     emit(
         {"settings": rows},

@@ -14,7 +14,7 @@ from ouro.cli.output import emit
 @click.pass_context
 def rebuild_entities_cmd(ctx: click.Context, json_mode: bool) -> None:
     """Regenerate desk/_record/diary/entities.json from facts.jsonl."""
-    from ouro.desk.hooks import after_write
+    from ouro.derived import after_write
     from ouro.desk.record import entities_path, rebuild_entities
 
     bundle = bundle_from(ctx)
@@ -28,7 +28,7 @@ def rebuild_entities_cmd(ctx: click.Context, json_mode: bool) -> None:
 @click.pass_context
 def rebuild_manifest_cmd(ctx: click.Context, json_mode: bool) -> None:
     """Regenerate desk/_record/notes/.index.json from the note files."""
-    from ouro.desk.hooks import after_write
+    from ouro.derived import after_write
     from ouro.desk.notes import manifest_path, regenerate_manifest
 
     bundle = bundle_from(ctx)

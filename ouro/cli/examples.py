@@ -62,6 +62,12 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
         ),
     ),
     ("claim", "list"): (("claim list --status verified", "verified claims, status derived now"),),
+    ("claim", "update"): (
+        (
+            'claim update <claim-id> --check "pytest -q tests/test_login.py"',
+            "fix a typo in its check",
+        ),
+    ),
     ("claim", "supersede"): (
         ("claim supersede <older-claim-id> --by <claim-id>", "one claim replaces another"),
     ),
@@ -135,15 +141,15 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
         ('diary write "Ari prefers short replies" --about ari', "a fact, with provenance"),
     ),
     ("diary", "reflect"): (('diary reflect "A calm day; shipped the lexer."', "today's note"),),
-    ("diary", "search"): (
-        ("diary search replies", "facts and reflections that mention replies"),
-        ("diary search --since 2026-01-01", "everything since a date, newest first"),
+    ("diary", "consult"): (
+        ("diary consult replies", "facts and reflections that mention replies"),
+        ("diary consult --since 2026-01-01", "everything since a date, newest first"),
     ),
     ("facts", "search"): (("facts search --about ari", "the newest facts about ari"),),
     ("notes", "write"): (
         ('notes write "How we release" --tag release --body-file -', "a note, body on stdin"),
     ),
-    ("notes", "search"): (("notes search release", "notes that mention release"),),
+    ("notes", "consult"): (("notes consult release", "notes that mention release"),),
     ("record", "redact"): (
         (
             'record redact desk/_record/notes/how-we-release.md --match "Tag, build"',

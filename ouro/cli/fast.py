@@ -6,9 +6,9 @@ most of the cost. ``try_run(argv)`` parses exactly these forms with the
 standard library::
 
     ouro desk search [QUERY] [--kind K]... [--track T] [--status S] [--limit N] [MODE]
-    ouro diary search [QUERY] [--about E] [--since D] [--history] [--limit N] [MODE]
+    ouro diary consult [QUERY] [--about E] [--since D] [--history] [--limit N] [MODE]
     ouro facts search [QUERY] [--about E] [--limit N] [MODE]
-    ouro notes search [QUERY] [--tag T] [--limit N] [MODE]
+    ouro notes consult [QUERY] [--tag T] [--limit N] [MODE]
 
 where MODE is ``[--mode lexical|semantic|hybrid] [--explain]``, and::
 
@@ -49,7 +49,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-KINDS = ("task", "track", "iteration", "friction", "tip", "fact", "note", "daily")
+KINDS = ("task", "track", "iteration", "friction", "lesson", "tip", "fact", "note", "daily")
 #: the habit tool-policy variables (``ouro.habits.policy.ENV_GRANTED/ENV_DENIED``)
 POLICY_ENV = ("OURO_GRANTED_TOOLS", "OURO_DENIED_TOOLS")
 #: what ``Bundle.locate`` reads and refuses (``ouro.bundle``)
@@ -85,7 +85,7 @@ _VERBS: dict[tuple[str, str], tuple[bool, dict[str, tuple[str, bool, bool]]]] = 
             **_MODE,
         },
     ),
-    ("diary", "search"): (
+    ("diary", "consult"): (
         False,
         {
             "--about": ("about", True, False),
@@ -99,7 +99,7 @@ _VERBS: dict[tuple[str, str], tuple[bool, dict[str, tuple[str, bool, bool]]]] = 
         False,
         {"--about": ("about", True, False), "--limit": ("limit", True, False), **_MODE},
     ),
-    ("notes", "search"): (
+    ("notes", "consult"): (
         False,
         {"--tag": ("tag", True, False), "--limit": ("limit", True, False), **_MODE},
     ),
@@ -512,8 +512,8 @@ def run_index_status(argv: list[str]) -> int | None:
     root = locate(bundle_arg)
     if root is None:
         return None
+    from ouro.derived import index_status, render_status
     from ouro.errors import OuroError
-    from ouro.index.state import index_status, render_status
 
     try:
         result = index_status(root)
@@ -556,9 +556,9 @@ def try_run(argv: list[str]) -> int | None:
     progress.set_json(json_mode)
     functions: dict[tuple[str, str], Callable[..., dict[str, Any]]] = {
         ("desk", "search"): search.desk_search,
-        ("diary", "search"): search.consult_diary,
+        ("diary", "consult"): search.consult_diary,
         ("facts", "search"): search.search_facts,
-        ("notes", "search"): search.consult_notes,
+        ("notes", "consult"): search.consult_notes,
     }
     try:
         result = functions[verb](root, **arguments)

@@ -68,8 +68,8 @@ and --limit N, plus their own filters.
   ouro desk task add release "Ship the parser" --check "pytest -q"
   ouro desk search parser
   ouro diary write "Ari prefers short replies" --about ari
-  ouro diary search --since 2026-01-01
-  ouro notes search release
+  ouro diary consult --since 2026-01-01
+  ouro notes consult release
 See docs/desk.md and docs/record.md.""",
     ),
     "locators": (

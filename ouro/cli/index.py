@@ -26,6 +26,10 @@ def _render_report(result: dict[str, Any]) -> str:
                 "'ouro index sync' computes them"
             )
     lines += [f"skipped {p['locator']}:{p['line']}: {p['reason']}" for p in result["problems"]]
+    lines += [
+        f"{d['name']}: {d['action']} (was {d.get('was', 'unknown')})"
+        for d in result.get("derived", ())
+    ]
     return "\n".join(lines)
 
 
@@ -48,13 +52,14 @@ def _with_vectors(result: dict[str, Any], root: Any, *, compute: bool = True) ->
 @click.pass_context
 def sync_cmd(ctx: click.Context, json_mode: bool) -> None:
     """Apply every change under desk/ to the index (cheap when nothing changed)."""
-    from ouro import progress
+    from ouro import derived, progress
     from ouro.index.sync import sync
 
     bundle = bundle_from(ctx)
+    others = derived.sync(bundle, skip=("index", "vectors"))  # every other derived file
     report = sync(bundle, progress=progress.counter("index sync", "files"))
     emit(
-        _with_vectors(report.to_json(), bundle.root),
+        _with_vectors({**report.to_json(), "derived": others}, bundle.root),
         json_mode=wants_json(ctx, json_mode),
         render=_render_report,
     )
@@ -75,13 +80,14 @@ def rebuild_cmd(ctx: click.Context, no_vectors: bool, json_mode: bool) -> None:
     Two phases, each timed in the report: the word index (files to FTS5 and
     tables, one transaction), then, with ouro[semantic] installed, a vector for
     every doc (in batches, with its own progress line)."""
-    from ouro import progress
+    from ouro import derived, progress
     from ouro.index.sync import rebuild
 
     bundle = bundle_from(ctx)
+    others = derived.rebuild(bundle, skip=("index", "vectors"))  # every other derived file
     report = rebuild(bundle, progress=progress.counter("index rebuild", "files"))
     emit(
-        _with_vectors(report.to_json(), bundle.root, compute=not no_vectors),
+        _with_vectors({**report.to_json(), "derived": others}, bundle.root, compute=not no_vectors),
         json_mode=wants_json(ctx, json_mode),
         render=_render_report,
     )
@@ -92,9 +98,9 @@ def rebuild_cmd(ctx: click.Context, no_vectors: bool, json_mode: bool) -> None:
 @click.pass_context
 def status_cmd(ctx: click.Context, json_mode: bool) -> None:
     """Say whether the index is fresh, stale or missing (writes nothing)."""
-    # ouro.index.state directly: ouro.index.sync pulls in the whole write side.
+    # ouro.derived's checks: ouro.index.sync would pull in the whole write side.
     # (the CLI fast path answers the plain forms the same way: ouro.cli.fast)
-    from ouro.index.state import index_status, render_status
+    from ouro.derived import index_status, render_status
 
     result = index_status(str(bundle_from(ctx).root))
     emit(result, json_mode=wants_json(ctx, json_mode), render=render_status)

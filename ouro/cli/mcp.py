@@ -34,7 +34,10 @@ from ouro.cli.common import bundle_option_value
 )
 @click.pass_context
 def mcp_cmd(ctx: click.Context, bundle_path: str | None, tool_set: str) -> None:
-    """Serve every ouro tool to an MCP client over stdin/stdout, bound to one bundle."""
+    """Serve ouro's tools to an MCP client over stdin/stdout, bound to one bundle.
+
+    By default the lean set an agent uses while it works; --tools all serves every tool.
+    """
     bundle = Bundle.locate(bundle_path or bundle_option_value(ctx))
     # Tracebacks of failing tools go to stderr, which MCP clients keep as a log.
     logging.basicConfig(level=logging.WARNING, format="ouro mcp: %(levelname)s %(message)s")

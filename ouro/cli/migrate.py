@@ -38,7 +38,8 @@ def _root(ctx: click.Context) -> Path:
     "--journal",
     type=click.Choice(["migrate", "quarantine"]),
     default=None,
-    help="journal/ Markdown and text: make them Desk record notes (default) or quarantine all.",
+    help="journal/ Markdown and text: triage each entry into Desk tasks, diary facts, a note or "
+    "a drop (migrate, the default), or quarantine them all.",
 )
 @click.option(
     "--plan",

@@ -31,8 +31,8 @@ test fails when it drifts.
   `ouro claim add` is `claim_add`, `ouro desk task list` is
   `desk_task_list`. The registry derives one from the other, so it holds for
   every tool.
-- **The search verbs agree.** `ouro desk search`, `ouro diary search`,
-  `ouro facts search` and `ouro notes search` all take an optional `QUERY`
+- **The search verbs agree.** `ouro desk search`, `ouro diary consult`,
+  `ouro facts search` and `ouro notes consult` all take an optional `QUERY`
   (words that must all match, `"quoted phrases"`, `prefix*`; no query lists
   the newest first) and `--limit N`; each adds only its own filters.
 - **Human output.** A write prints one line: what happened, the id, where

@@ -78,7 +78,12 @@ def tip_written(r: dict[str, Any]) -> str:
 
 def feature_written(r: dict[str, Any]) -> str:
     f = r["featured"]
-    shown = ", ".join([*f.get("tracks", []), *f.get("tasks", [])]) or "nothing"
+    shown = (
+        ", ".join(
+            [*f.get("tracks", []), *f.get("tasks", []), *f.get("notes", []), *f.get("lessons", [])]
+        )
+        or "nothing"
+    )
     return confirm("featured:", shown, None, r["locator"])
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 
+from ouro.api import Bundle as Library
 from ouro.bundle import Bundle
 from ouro.demo import Step
 from ouro.errors import InvalidLocator
-from ouro.info import bundle_info, render_info
-from ouro.info_input import InfoInput
+from ouro.info import render_info
 
 
 def _tree(bundle: Bundle) -> str:
@@ -25,7 +25,7 @@ def _tree(bundle: Bundle) -> str:
 
 def run(bundle: Bundle, step: Step) -> None:
     step("the layout: arc/ is live continuity, desk/ is work and the record", _tree(bundle))
-    step("ouro info", render_info(bundle_info(bundle, InfoInput())))
+    step("ouro info", render_info(Library(bundle).info()))
     try:
         bundle.path("../outside.txt")
     except InvalidLocator as exc:

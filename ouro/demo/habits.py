@@ -5,10 +5,10 @@ from __future__ import annotations
 import shlex
 import sys
 
+from ouro.api import Bundle as Library
 from ouro.bundle import Bundle
 from ouro.demo import Step
 from ouro.habits.api import habit_last, render_last
-from ouro.habits.runner import run_habit
 from ouro.habits.schedule import due_report
 
 _BODY = (
@@ -44,7 +44,7 @@ def run(bundle: Bundle, step: Step) -> None:
             for r in due["habits"]
         ),
     )
-    receipt = run_habit(bundle, "report", trigger="manual")
+    receipt = Library(bundle).habits.run("report", trigger="manual")
     step(
         "ouro habits run report  (private session, thrown away afterwards)",
         f"outcome {receipt['outcome']} — derived from what changed, not from the body\n"

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from ouro.api import Bundle as Library
 from ouro.bundle import Bundle
 from ouro.demo import Step
-from ouro.orient import build_packet
 
 
 def run(bundle: Bundle, step: Step) -> None:
-    packet = build_packet(bundle)
+    packet = Library(bundle).orient()
     step(
         "what a fresh session receives (ouro orient; hooks inject this at session start)",
-        packet.text,
+        packet["text"],
     )

@@ -1,23 +1,18 @@
-"""Desk work tools: the registry's input models and functions (interface edge).
+"""The old CLI input models of the Desk work verbs (``ouro.api.desk``).
 
-Each function validates nothing itself beyond its model, calls one domain
-function, reports the written files to the index (``hooks.after_write``) and
-returns a JSON-ready dict with camelCase keys.
+Transitional: the pydantic input models here only build the old click CLI
+(``ouro.cli.gen``) until the new CLI reads ``ouro.spec``; each verb's one home is its
+library method (``ouro.api``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
-from ouro.bundle import Bundle
-from ouro.desk import featured, friction, iterations, leases, ready, tasks, tips, tracks
-from ouro.desk.deps import unblocked_by
-from ouro.desk.heads import read_heads
-from ouro.desk.hooks import after_write
+from ouro.desk import leases, tasks
 from ouro.models.base import ToolInput
-from ouro.models.clock import utc_now
 
 Status = Literal["open", "active", "blocked", "done", "dropped"]
 Severity = Literal["low", "medium", "high"]
@@ -26,18 +21,6 @@ Severity = Literal["low", "medium", "high"]
 class TrackAddInput(ToolInput):
     name: str = Field(description="track name (becomes the folder desk/<name>/)")
     description: str | None = Field(None, description="what the track is for")
-
-
-def track_add(bundle: Bundle, inp: TrackAddInput) -> dict[str, Any]:
-    added = tracks.add_track(bundle, inp.name, description=inp.description or "")
-    if added.created:
-        after_write(bundle, [added.path])
-    return {
-        "track": added.name,
-        "title": added.meta.get("title"),
-        "created": added.created,
-        "locator": bundle.locator(added.path),
-    }
 
 
 class TaskAddInput(ToolInput):
@@ -61,23 +44,6 @@ class TaskAddInput(ToolInput):
         description="a task (id or <track>/<slug>, any track) this one waits for (repeatable)",
     )
     parent: str | None = Field(None, description="the parent task (id or <track>/<slug>)")
-
-
-def task_add(bundle: Bundle, inp: TaskAddInput) -> dict[str, Any]:
-    task = tasks.add_task(
-        bundle,
-        inp.track,
-        inp.title,
-        body=inp.body or "",
-        priority=inp.priority,
-        acceptance=inp.acceptance,
-        check=inp.check,
-        about=inp.about,
-        blocked_by=inp.blocked_by,
-        parent=inp.parent,
-    )
-    after_write(bundle, [task.path])
-    return {"task": task.summary()}
 
 
 class TaskUpdateInput(ToolInput):
@@ -109,48 +75,9 @@ class TaskUpdateInput(ToolInput):
     parent: str | None = Field(None, description="the parent task ('' clears it)")
 
 
-def task_update(bundle: Bundle, inp: TaskUpdateInput) -> dict[str, Any]:
-    task, changed = tasks.update_task(
-        bundle,
-        inp.task,
-        status=inp.status,
-        priority=inp.priority,
-        title=inp.title,
-        acceptance=inp.acceptance,
-        check=inp.check,
-        about=inp.about,
-        body=inp.body,
-        agent=inp.agent,
-        take_over=inp.take_over,
-        unverified=inp.unverified,
-        blocked_by=[] if inp.clear_blocked_by else inp.blocked_by,
-        parent=inp.parent,
-    )
-    result: dict[str, Any] = {"task": task.summary(), "changed": changed}
-    if changed:
-        after_write(bundle, [task.path])
-    if "status" in changed and task.meta.get("status") == "done":
-        # closing a task surfaces the work it unblocked
-        heads, _problems = read_heads(bundle)
-        result["unblocked"] = [ready.head_summary(h) for h in unblocked_by(heads, task.id)]
-    return result
-
-
 class ReadyInput(ToolInput):
     track: str | None = Field(None, description="only tasks of this track")
     limit: int | None = Field(None, ge=1, description="at most this many tasks")
-
-
-def desk_ready(bundle: Bundle, inp: ReadyInput) -> dict[str, Any]:
-    found = ready.ready_tasks(bundle, track=inp.track, now=utc_now())
-    total = len(found.tasks)
-    shown = found.tasks if inp.limit is None else found.tasks[: inp.limit]
-    return {
-        "total": total,
-        "ready": [ready.head_summary(h) for h in shown],
-        "waiting": found.waiting,
-        "problems": found.problems,
-    }
 
 
 class TaskListInput(ToolInput):
@@ -159,33 +86,8 @@ class TaskListInput(ToolInput):
     limit: int | None = Field(None, ge=1, description="at most this many tasks")
 
 
-def task_list(bundle: Bundle, inp: TaskListInput) -> dict[str, Any]:
-    scan = tasks.iter_tasks(bundle, track=inp.track)
-    found = [t for t in scan.tasks if inp.status is None or t.meta.get("status") == inp.status]
-    found.sort(key=lambda t: (_int(t.meta.get("priority")), str(t.meta.get("created")), t.id))
-    total = len(found)
-    if inp.limit is not None:
-        found = found[: inp.limit]
-    return {"total": total, "tasks": [t.summary() for t in found], "problems": scan.problems}
-
-
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) else tasks.DEFAULT_PRIORITY
-
-
 class TaskShowInput(ToolInput):
     task: str = Field(description="task id (t-…) or <track>/<slug>")
-
-
-def task_show(bundle: Bundle, inp: TaskShowInput) -> dict[str, Any]:
-    task = tasks.find_task(bundle, inp.task)
-    numbers = iterations.iteration_numbers(task.folder / "iterations")
-    return {
-        "task": task.summary(),
-        "body": task.body,
-        "history": task.meta.get("history") or [],
-        "iterations": [bundle.locator(task.folder / "iterations" / f"{n:03d}.md") for n in numbers],
-    }
 
 
 class TaskTakeInput(ToolInput):
@@ -197,30 +99,11 @@ class TaskTakeInput(ToolInput):
     )
 
 
-def task_take(bundle: Bundle, inp: TaskTakeInput) -> dict[str, Any]:
-    result = leases.take_task(
-        bundle, inp.task, agent=inp.agent, lease=inp.lease, take_over=inp.take_over
-    )
-    after_write(bundle, [result.task.path])
-    return {
-        "task": result.task.summary(),
-        "outcome": result.outcome,
-        "leaseUntil": result.lease_until,
-        "previous": result.previous,
-    }
-
-
 class TaskReleaseInput(ToolInput):
     task: str = Field(description="task id (t-…) or <track>/<slug>")
     agent: str | None = Field(
         None, description="the agent holding the lease (default: the bundle's agent)"
     )
-
-
-def task_release(bundle: Bundle, inp: TaskReleaseInput) -> dict[str, Any]:
-    task = leases.release_task(bundle, inp.task, agent=inp.agent)
-    after_write(bundle, [task.path])
-    return {"task": task.summary(), "released": True}
 
 
 class TaskVerifyInput(ToolInput):
@@ -232,28 +115,10 @@ class TaskVerifyInput(ToolInput):
     agent: str | None = Field(None, description="who runs it (default: the bundle's agent)")
 
 
-def task_verify(bundle: Bundle, inp: TaskVerifyInput) -> dict[str, Any]:
-    task, run = tasks.verify_task(
-        bundle, inp.task, timeout=inp.timeout, yes=inp.yes, agent=inp.agent
-    )
-    after_write(bundle, [task.path])
-    return {
-        "task": task.summary(),
-        "doneBlockedBy": tasks.completion_gate(bundle, task.meta),
-        "run": run.to_json(),
-    }
-
-
 class IterationAddInput(ToolInput):
     task: str = Field(description="task id (t-…) or <track>/<slug>")
     text: str = Field(description="what happened in this iteration")
     agent: str | None = Field(None, description="who did the work")
-
-
-def iteration_add(bundle: Bundle, inp: IterationAddInput) -> dict[str, Any]:
-    path, meta = iterations.add_iteration(bundle, inp.task, inp.text, agent=inp.agent)
-    after_write(bundle, [path])
-    return {"iteration": meta["n"], "task": meta["task"], "locator": bundle.locator(path)}
 
 
 class FrictionAddInput(ToolInput):
@@ -264,26 +129,8 @@ class FrictionAddInput(ToolInput):
     task: str | None = Field(None, description="task id the friction is about")
 
 
-def friction_add(bundle: Bundle, inp: FrictionAddInput) -> dict[str, Any]:
-    path, meta = friction.add_friction(
-        bundle,
-        inp.title,
-        body=inp.body or "",
-        severity=inp.severity,
-        track=inp.track,
-        task=inp.task,
-    )
-    after_write(bundle, [path])
-    return {"friction": meta, "locator": bundle.locator(path)}
-
-
 class FrictionListInput(ToolInput):
     limit: int | None = Field(None, ge=1, description="at most this many entries")
-
-
-def friction_list(bundle: Bundle, inp: FrictionListInput) -> dict[str, Any]:
-    items, problems = friction.list_friction(bundle, limit=inp.limit)
-    return {"friction": items, "problems": problems}
 
 
 class TipAddInput(ToolInput):
@@ -292,29 +139,15 @@ class TipAddInput(ToolInput):
     tags: list[str] = Field(default_factory=list, description="a tag (repeatable)")
 
 
-def tip_add(bundle: Bundle, inp: TipAddInput) -> dict[str, Any]:
-    path, meta, created = tips.add_tip(bundle, inp.title, body=inp.body or "", tags=inp.tags)
-    after_write(bundle, [path])
-    return {"tip": meta, "created": created, "locator": bundle.locator(path)}
-
-
 class TipListInput(ToolInput):
     tag: str | None = Field(None, description="only tips with this tag")
-
-
-def tip_list(bundle: Bundle, inp: TipListInput) -> dict[str, Any]:
-    items, problems = tips.list_tips(bundle, tag=inp.tag)
-    return {"tips": items, "problems": problems}
 
 
 class FeatureInput(ToolInput):
     tracks: list[str] = Field(default_factory=list, description="track names")
     tasks: list[str] = Field(default_factory=list, description="task ids or <track>/<slug>")
+    notes: list[str] = Field(default_factory=list, description="note slugs (desk/_record/notes/)")
+    lessons: list[str] = Field(
+        default_factory=list, description="lesson (tip) slugs (desk/_meta/tips/)"
+    )
     remove: bool = Field(False, description="take these out instead of adding them")
-
-
-def feature(bundle: Bundle, inp: FeatureInput) -> dict[str, Any]:
-    result = featured.feature(bundle, tracks=inp.tracks, tasks=inp.tasks, remove=inp.remove)
-    if inp.tracks or inp.tasks:
-        after_write(bundle, [featured.featured_path(bundle)])
-    return {"featured": result, "locator": bundle.locator(featured.featured_path(bundle))}

@@ -9,14 +9,17 @@ Contract:
   by other writers go on meanwhile, and the next rewrite covers them all); a
   rebuild, and a writer that finds the log rewritten, hold both.
 - ``state/locks/diary.entities-stamp`` says which log the file reflects:
-  ``<facts inode> <covered> <hex of the log bytes before covered> <entities inode>
-  <entities size> <entities mtime_ns> <verified> <hex of the log bytes before
-  verified>``: the file holds the entities of the log's first ``covered`` bytes,
-  and an ouro writer checked that the lines from ``covered`` to ``verified``
-  are all plain new facts (valid lines, no repeated id), so their entities are
-  the file's plus a replay of those lines (``apply_lines``). It is a
-  rebuildable cache: missing, unreadable, or not matching the files on disk
-  means "not known to be current".
+  ``<facts inode> <covered> <tail digest before covered> <entities stamp>
+  <verified> <tail digest before verified>`` (the digests and the stamp are
+  those of ``ouro.store.cursor`` and ``ouro.store.stamp``): the file holds the
+  entities of the log's first ``covered`` bytes, and an ouro writer checked
+  that the lines from ``covered`` to ``verified`` are all plain new facts
+  (valid lines, no repeated id), so their entities are the file's plus a
+  replay of those lines (``apply_lines``). It is a rebuildable cache:
+  missing, unreadable, or not matching the files on disk means "not known to
+  be current". (The entities stamp is taken by the writer that just replaced
+  the file, under the entities lock: only an edit by hand within that same
+  clock tick could keep it.)
 - A writer whose lines end at byte ``upto`` of the log calls
   ``ensure_entities(..., upto)`` (entities lock held) before it reports success. If
   the stamp already verifies at least ``upto`` bytes (same log, same bytes
@@ -40,17 +43,18 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ouro.desk.derived import replace_derived
+from ouro.desk.entities_stamp import read_stamp, stamp_range
 from ouro.desk.factstate import DiaryState
+from ouro.store import cursor as cursors
+from ouro.store import jsonio
+from ouro.store import stamp as stamps
 from ouro.store.atomic import atomic_write_bytes
 
-STAMP_TAIL = 32
 #: at most this many bytes of verified facts.jsonl lines are left to replay
 #: before a writer rewrites entities.json whole
 LAG_LIMIT = 256 * 1024
@@ -65,58 +69,13 @@ def write_entities(path: Path, data: Sequence[bytes]) -> None:
     replace_derived(path, data)  # the chunks of DiaryState.entities_chunks()
 
 
-def _read_stamp(path: Path) -> list[str] | None:
-    try:
-        fd = os.open(path, os.O_RDONLY)  # os-level: read on every diary write
-    except OSError:
-        return None
-    try:
-        fields = os.read(fd, 512).decode("ascii", "replace").split()
-    finally:
-        os.close(fd)
-    return fields if len(fields) == 8 else None
-
-
-def _tail_hex(read: Callable[[int, int], bytes], upto: int) -> str:
-    start = max(0, upto - STAMP_TAIL)
-    return read(start, upto - start).hex() or "-"
-
-
-def _stamp_range(
-    fields: list[str] | None,
-    facts_ino: int | None,
-    facts_size: int,
-    read: Callable[[int, int], bytes],
-    entities_st: os.stat_result,
-) -> tuple[int, int] | None:
-    """``(covered, verified)`` when the stamp matches these files, else None."""
-    if fields is None or facts_ino is None:
-        return None
-    ino, covered_s, c_tail, e_ino, e_size, e_mtime, verified_s, v_tail = fields
-    try:
-        covered, verified = int(covered_s), int(verified_s)
-        if int(ino) != facts_ino or not 0 <= covered <= verified <= facts_size:
-            return None
-        fingerprint = (entities_st.st_ino, entities_st.st_size, entities_st.st_mtime_ns)
-        if fingerprint != (int(e_ino), int(e_size), int(e_mtime)):
-            return None  # replaced or edited since that rewrite
-        if _tail_hex(read, covered) != c_tail or _tail_hex(read, verified) != v_tail:
-            return None
-    except (ValueError, OSError):
-        return None
-    return covered, verified
-
-
 def _write_stamp(
     state: DiaryState, entities: Path, stamp: Path, covered: tuple[int, str] | None = None
 ) -> None:
-    st = os.stat(entities)
-    tail = state.tail[-STAMP_TAIL:].hex() or "-"
+    entities_stamp = stamps.text(stamps.of(os.stat(entities)))
+    tail = cursors.digest(state.tail) or "-"
     at, c_tail = covered or (state.offset, tail)
-    line = (
-        f"{state.ino} {at} {c_tail} {st.st_ino} {st.st_size} {st.st_mtime_ns}"
-        f" {state.offset} {tail}\n"
-    )
+    line = f"{state.ino} {at} {c_tail} {entities_stamp} {state.offset} {tail}\n"
     stamp.parent.mkdir(parents=True, exist_ok=True)
     # Overwrite in place, then cut: cheaper than a new file per write, and a torn
     # stamp (crash) only means "not current".
@@ -135,22 +94,18 @@ def keep_unreadable(entities: Path, stamp: Path) -> Path | None:
     file ouro did not write last (the stamp does not match it) and that does
     not parse, its bytes are kept, as habit state does. Returns the copy.
     """
-    fields = _read_stamp(stamp)
+    fields = read_stamp(stamp)
     try:
         st = os.stat(entities)
-        if fields is not None and fields[3:6] == [
-            str(st.st_ino),
-            str(st.st_size),
-            str(st.st_mtime_ns),
-        ]:
+        if fields is not None and stamps.parse(fields[3]) == stamps.of(st):
             return None  # the file ouro wrote last, untouched since
         data = entities.read_bytes()
     except (FileNotFoundError, IsADirectoryError):
         return None
     try:
-        if isinstance(orjson.loads(data), dict):
+        if isinstance(jsonio.loads(data), dict):
             return None
-    except orjson.JSONDecodeError:
+    except jsonio.JSONDecodeError:
         pass
     stamp_text = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     copy = entities.with_name(f"{entities.name}.corrupt-{stamp_text}")
@@ -158,11 +113,28 @@ def keep_unreadable(entities: Path, stamp: Path) -> Path | None:
     return copy
 
 
-def rewrite_entities(state: DiaryState, entities: Path, stamp: Path) -> None:
-    """Rewrite entities.json from ``state`` (already synced) and stamp it."""
+def rewrite_entities(
+    state: DiaryState, entities: Path, stamp: Path, *, if_changed: bool = False
+) -> bool:
+    """Rewrite entities.json from ``state`` (already synced) and stamp it.
+
+    ``if_changed`` (a rebuild): a file that already holds exactly these bytes
+    is only stamped, not rewritten -- a copied or cloned bundle (whose stamp,
+    machine-local, did not travel) keeps its record untouched. Returns whether
+    it rewrote the file."""
+    chunks = state.entities_chunks()
+    if if_changed:
+        try:
+            same = entities.read_bytes() == b"".join(chunks)
+        except OSError:
+            same = False
+        if same:
+            _write_stamp(state, entities, stamp)
+            return False
     keep_unreadable(entities, stamp)
-    write_entities(entities, state.entities_chunks())
+    write_entities(entities, chunks)
     _write_stamp(state, entities, stamp)
+    return True
 
 
 def ensure_entities(
@@ -183,13 +155,13 @@ def ensure_entities(
 
         with FileLock(diary_lock, purpose="entities update"):
             state.sync()
-    fields = _read_stamp(stamp)
+    fields = read_stamp(stamp)
     try:
         entities_st = os.stat(entities)
     except OSError:
         known = None
     else:
-        known = _stamp_range(fields, state.ino, state.offset, state.read_bytes, entities_st)
+        known = stamp_range(fields, state.ino, state.offset, state.read_bytes, entities_st)
     if known is not None and fields is not None:
         covered, verified = known
         if upto <= verified:
@@ -216,7 +188,7 @@ def read_current(entities: Path, stamp: Path, facts: Path) -> bytes | dict[str, 
         data = _read_all(fd, entities_st.st_size)
     finally:
         os.close(fd)
-    fields = _read_stamp(stamp)
+    fields = read_stamp(stamp)
     if fields is None:
         return data
     try:
@@ -229,7 +201,7 @@ def read_current(entities: Path, stamp: Path, facts: Path) -> bytes | dict[str, 
         def read(start: int, size: int) -> bytes:
             return os.pread(facts_fd, size, start)
 
-        known = _stamp_range(fields, facts_st.st_ino, facts_st.st_size, read, entities_st)
+        known = stamp_range(fields, facts_st.st_ino, facts_st.st_size, read, entities_st)
         if known is None or known[0] == known[1]:
             return data
         covered, verified = known
@@ -237,8 +209,8 @@ def read_current(entities: Path, stamp: Path, facts: Path) -> bytes | dict[str, 
     finally:
         os.close(facts_fd)
     try:
-        parsed = orjson.loads(data)
-    except orjson.JSONDecodeError:
+        parsed = jsonio.loads(data)
+    except jsonio.JSONDecodeError:
         return data  # the caller reports it
     if not isinstance(parsed, dict) or not apply_lines(parsed, lines):
         return data
@@ -262,8 +234,8 @@ def apply_lines(entities: dict[str, Any], lines: bytes) -> bool:
         if not raw.strip():
             continue
         try:
-            value = orjson.loads(raw)
-        except orjson.JSONDecodeError:
+            value = jsonio.loads(raw)
+        except jsonio.JSONDecodeError:
             return False
         if not isinstance(value, dict):
             return False

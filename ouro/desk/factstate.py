@@ -9,10 +9,11 @@ entity: decoded from the snapshot, or built from that entity's facts, the first
 time a write is about that entity; no process tokenises facts that no write asks
 about.
 
-Files stay the truth: the state remembers the file's inode, how many bytes it
-has consumed, its mtime and the last bytes it saw there. If the inode changes,
-the file shrinks, its mtime changes without it growing, or those bytes differ
-(an outside rewrite), the state is rebuilt from scratch. (A rewrite that also
+Files stay the truth: the state remembers where it is in the log as the one
+append-log cursor (``ouro.store.cursor``: inode, bytes consumed, the log's
+stamp, the last bytes before the offset). If the inode changes, the file
+shrinks, its stamp moves without it growing, or those bytes differ (an outside
+rewrite), the state is rebuilt from scratch. (A rewrite that also
 grows the file and keeps the bytes at the old end would pass as an append.)
 Only complete lines are consumed; a partial tail waits. Lines that are not
 facts are kept as bad lines (reported as warnings, never dropped).
@@ -68,14 +69,19 @@ from typing import Any, Final
 import orjson
 
 from ouro.desk.factnorm import NEAR_THRESHOLD, could_exceed, normalize_text, overlap, tokens
+from ouro.store import cursor as cursors
+from ouro.store import jsonio
+from ouro.store import stamp as stamps
 from ouro.store.jsonl import BadLine
+from ouro.store.stamp import Stamp
 
 TAIL = 64
 #: 2: no fact texts (read from the log when needed), exact-duplicate keys are digests;
 #: 3: the facts and the exact-duplicate keys as sorted tables, searched in place;
 #: 4: each entity's fact ids marshalled apart, decoded when a write needs them;
-#: 5: each entity's near-duplicate token index saved too (``Postings``)
-SNAPSHOT_VERSION = 5
+#: 5: each entity's near-duplicate token index saved too (``Postings``);
+#: 6: the log's place as the one append-log cursor (``ouro.store.cursor``): its stamp, not its mtime
+SNAPSHOT_VERSION = 6
 #: the snapshot file starts with this, then the length of the marshalled part
 SNAPSHOT_MAGIC = b"OURODS3\n"
 _HEADER = struct.Struct(">8sQ")
@@ -117,9 +123,30 @@ FACT_RECORD = struct.Struct(">8sQII12s")
 NORM_RECORD = struct.Struct(">12sQ8sI")
 
 
-def _file_id(st: os.stat_result) -> tuple[int, int, int]:
-    """A file's (inode, mtime_ns, size): which save of the snapshot this is."""
-    return (st.st_ino, st.st_mtime_ns, st.st_size)
+#: which save of the snapshot file this is (its stamp)
+_file_id = stamps.of
+
+
+def _stamp_of(st: os.stat_result) -> tuple[Stamp, bool]:
+    """The log's stamp and whether it is trusted (outside the racy window)."""
+    return stamps.of(st), not stamps.racy(st)
+
+
+def saved_cursor(snapshot: Path) -> tuple[int, int] | None:
+    """(log inode, offset) a saved state covers, or None when there is none usable.
+    Reads only the snapshot's header and its small marshalled part."""
+    try:
+        with snapshot.open("rb") as handle:
+            magic, size = _HEADER.unpack(handle.read(_HEADER.size))
+            if magic != SNAPSHOT_MAGIC or size > 1 << 26:
+                return None
+            data = marshal.loads(handle.read(size))
+    except (OSError, struct.error, EOFError, ValueError, TypeError):
+        return None
+    if not (isinstance(data, tuple) and len(data) == 15 and data[0] == SNAPSHOT_VERSION):
+        return None
+    inode, offset = data[2], data[3]
+    return (inode, offset) if isinstance(inode, int) and isinstance(offset, int) else None
 
 
 class _Table:
@@ -368,14 +395,15 @@ class DiaryState:
         self.snapshot: Path | None = None
         self.snapshot_tried = False
         self.snapshot_offset = 0
-        #: (inode, mtime_ns, size) of the snapshot file this state restored or saved
-        self.snapshot_seen: tuple[int, int, int] | None = None
+        #: the stamp of the snapshot file this state restored or saved
+        self.snapshot_seen: Stamp | None = None
         self.reset()
 
     def reset(self) -> None:
         self.ino: int | None = None
         self.offset = 0
-        self.mtime_ns = 0
+        #: (the log's stamp, trusted) when this state had read all of it (else None)
+        self.stamp: tuple[Stamp, bool] | None = None
         self.tail = b""
         self.lines = 0
         #: fact id -> FactRef (the saved ones searched in the snapshot's table)
@@ -436,21 +464,20 @@ class DiaryState:
             if locked and (self.ino is not None or self.offset):
                 self.reset()
             return locked or (self.ino is None and not self.offset)
-        rewritten = self.ino is not None and (
-            st.st_ino != self.ino
-            or st.st_size < self.offset
-            # same size, new mtime: rewritten in place, not appended to
-            or (st.st_size == self.offset and st.st_mtime_ns != self.mtime_ns)
-            or not self._tail_matches()
-        )
-        if rewritten:
-            if not locked:
-                return False
-            self.reset()
-            self.snapshot_offset = 0  # the saved state describes the old file: save anew
+        # the one append-log cursor: only growth is replayed; a copy, a shorter
+        # file, a same-size file whose stamp moved or other bytes before the
+        # offset are a rewrite
+        if self.ino is not None and self.offset:
+            stamp, trusted = self.stamp if self.stamp is not None else (None, False)
+            cur = cursors.Cursor(self.offset, self.ino, stamp, trusted, cursors.digest(self.tail))
+            if cursors.follow(self.read_bytes, st, cur) == cursors.REWRITTEN:
+                if not locked:
+                    return False
+                self.reset()
+                self.snapshot_offset = 0  # the saved state describes the old file: save anew
         self.ino = st.st_ino
-        self.mtime_ns = st.st_mtime_ns
         if st.st_size <= self.offset:
+            self.stamp = _stamp_of(st) if st.st_size == self.offset else None
             return True
         chunk = self.read_bytes(self.offset, st.st_size - self.offset)
         cut = chunk.rfind(b"\n")
@@ -458,6 +485,7 @@ class DiaryState:
             return True
         self._consume(chunk[: cut + 1], self.offset)
         self.offset += cut + 1
+        self.stamp = _stamp_of(st) if st.st_size == self.offset else None
         if cut + 1 >= TAIL:
             self.tail = chunk[cut + 1 - TAIL : cut + 1]
         else:
@@ -472,11 +500,6 @@ class DiaryState:
         finally:
             os.close(fd)
 
-    def _tail_matches(self) -> bool:
-        if not self.tail:
-            return True
-        return self.read_bytes(self.offset - len(self.tail), len(self.tail)) == self.tail
-
     def _consume(self, data: bytes, base: int) -> None:
         # The cyclic GC would rescan the growing state many times while a fresh
         # process ingests 100k lines (~40% of the time); nothing here makes cycles.
@@ -489,7 +512,7 @@ class DiaryState:
                 gc.enable()
 
     def _consume_lines(self, data: bytes, base: int) -> None:
-        loads, invalid = orjson.loads, orjson.JSONDecodeError
+        loads, invalid = jsonio.loads_for(len(data)), jsonio.JSONDecodeError
         pos = base
         for raw in data.split(b"\n")[:-1]:
             self.lines += 1
@@ -705,8 +728,13 @@ class DiaryState:
         if data[1] != str(self.path):
             return
         try:
-            (_v, _p, ino, offset, mtime_ns, tail, lines, superseded, entity_refs, last_seen,
+            (_v, _p, ino, offset, stamp, tail, lines, superseded, entity_refs, last_seen,
              entity_keys, fragments_ref, n_facts, n_norms, postings_refs) = data  # fmt: skip
+            if stamp is not None and (
+                len(stamp) != 2 or stamps.parse(stamp[0]) != stamp[0] or stamp[1] not in (0, 1)
+            ):
+                raise TypeError("not a stamp")
+            stamp = None if stamp is None else (stamp[0], bool(stamp[1]))
             at = _HEADER.size + size
             region = at + n_facts * FACT_RECORD.size + n_norms * NORM_RECORD.size
             frag_at, frag_size = fragments_ref
@@ -725,8 +753,8 @@ class DiaryState:
         except (TypeError, ValueError):
             self.reset()
             return
-        self.ino, self.offset, self.mtime_ns, self.tail, self.lines = (
-            ino, offset, mtime_ns, tail, lines,
+        self.ino, self.offset, self.stamp, self.tail, self.lines = (
+            ino, offset, stamp, tail, lines,
         )  # fmt: skip
         self.texts, self.encoded = {}, {}
         self.superseded = superseded
@@ -767,7 +795,7 @@ class DiaryState:
         # restored or saved: with 8 writers every process crossed the threshold at
         # once and each spent ~1 s of CPU on the same 10 MB file.
         try:
-            now: tuple[int, int, int] | None = _file_id(os.stat(self.snapshot))
+            now: Stamp | None = _file_id(os.stat(self.snapshot))
         except FileNotFoundError:
             now = None
         if now is not None and now != self.snapshot_seen:
@@ -833,7 +861,7 @@ class DiaryState:
                 str(self.path),
                 self.ino,
                 self.offset,
-                self.mtime_ns,
+                self.stamp,
                 self.tail,
                 self.lines,
                 self.superseded,
@@ -856,7 +884,7 @@ class DiaryState:
     # --- questions a write asks ---------------------------------------------
     def line(self, fid: str) -> dict[str, Any]:
         ref = self.facts[fid]
-        value: dict[str, Any] = orjson.loads(self.read_bytes(ref[START], ref[LENGTH]))
+        value: dict[str, Any] = jsonio.loads(self.read_bytes(ref[START], ref[LENGTH]))
         return value
 
     def exact(self, norm: str, exclude: str | None) -> str | None:
@@ -953,6 +981,6 @@ def state_for(path: Path) -> DiaryState:
 
 def _loads(raw: bytes) -> Any:
     try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        return jsonio.loads(raw)
+    except jsonio.JSONDecodeError:
         return None

@@ -1,5 +1,7 @@
-"""Featured: ``desk/_meta/featured.md`` lists the tracks and tasks orientation
-shows first (front matter ``tracks: [...]``, ``tasks: [...]``; body kept).
+"""Featured: ``desk/_meta/featured.md`` lists the tracks, tasks, notes and
+lessons orientation shows first (front matter ``tracks: [...]``, ``tasks:
+[...]``, ``notes: [<slug>...]``, ``lessons: [<slug>...]``; body kept). A note
+is ``desk/_record/notes/<slug>.md``, a lesson ``desk/_meta/tips/<slug>.md``.
 
 Entries are added in order, at most once each; ``remove`` takes them out.
 Changes happen under the desk lock with an atomic replace.
@@ -15,6 +17,9 @@ from ouro.desk.docs import ordered, read_doc, write_doc
 from ouro.errors import CorruptFile
 
 DEFAULT_BODY = "# Featured\n"
+KEYS = ("tracks", "tasks", "notes", "lessons")
+#: where a featured note / lesson slug lives, and the locator prefix it may be given as
+DOC_HOMES = {"notes": "desk/_record/notes/", "lessons": "desk/_meta/tips/"}
 
 
 def featured_path(bundle: Bundle) -> Path:
@@ -22,13 +27,34 @@ def featured_path(bundle: Bundle) -> Path:
 
 
 def read_featured(bundle: Bundle) -> dict[str, list[str]]:
-    """``{"tracks": [...], "tasks": [...]}``; a missing file is empty. Pure."""
+    """``{"tracks": [...], "tasks": [...], "notes": [...], "lessons": [...]}``; a missing
+    file is empty. Pure."""
     path = featured_path(bundle)
     if not path.exists():
-        return {"tracks": [], "tasks": []}
+        return {key: [] for key in KEYS}
     source = bundle.locator(path)
     meta, _ = read_doc(path, source=source)
-    return {key: _str_list(meta.get(key), key, source) for key in ("tracks", "tasks")}
+    return {key: _str_list(meta.get(key), key, source) for key in KEYS}
+
+
+def doc_slug(bundle: Bundle, key: str, given: str, *, must_exist: bool) -> str:
+    """The slug of a note or lesson named by slug or locator, checked to exist."""
+    from ouro.errors import InvalidInput, NotFound
+
+    home = DOC_HOMES[key]
+    slug = given.strip().removeprefix(home).removesuffix(".md")
+    parts = slug.split("/")
+    if not slug or any(p in ("", ".", "..") or p.startswith(".") for p in parts) or "\x00" in slug:
+        raise InvalidInput(f"{key[:-1]}: {given!r} is not a slug", hint=f"name a file in {home}")
+    if must_exist and not (bundle.root / f"{home}{slug}.md").is_file():
+        what = "note" if key == "notes" else "lesson"
+        raise NotFound(
+            f"{key[:-1]}: no {what} {home}{slug}.md",
+            hint="'ouro notes write' adds a note"
+            if key == "notes"
+            else "'ouro desk tip add' adds a lesson",
+        )
+    return slug
 
 
 def _str_list(value: Any, key: str, source: str) -> list[str]:
@@ -42,19 +68,30 @@ def _str_list(value: Any, key: str, source: str) -> list[str]:
 
 
 def feature(
-    bundle: Bundle, *, tracks: list[str], tasks: list[str], remove: bool = False
+    bundle: Bundle,
+    *,
+    tracks: list[str],
+    tasks: list[str],
+    notes: list[str] | None = None,
+    lessons: list[str] | None = None,
+    remove: bool = False,
 ) -> dict[str, list[str]]:
     # writer-only imports: orient reads the list without the task machinery
     from ouro.desk.tasks import find_task
     from ouro.desk.tracks import require_track, track_dir
     from ouro.store.lock import FileLock
 
-    if not tracks and not tasks:
+    notes, lessons = notes or [], lessons or []
+    if not tracks and not tasks and not notes and not lessons:
         return read_featured(bundle)  # nothing to change: a pure read
     names = [
         require_track(bundle, t).name if not remove else track_dir(bundle, t).name for t in tracks
     ]
     ids = [find_task(bundle, t).id if not remove or not t.startswith("t-") else t for t in tasks]
+    docs = {
+        key: [doc_slug(bundle, key, g, must_exist=not remove) for g in given]
+        for key, given in (("notes", notes), ("lessons", lessons))
+    }
     path = featured_path(bundle)
     with FileLock(bundle.lock_path("desk"), purpose="feature"):
         if path.exists():
@@ -62,7 +99,7 @@ def feature(
         else:
             meta, body = {}, DEFAULT_BODY
         current = read_featured(bundle)
-        for key, given in (("tracks", names), ("tasks", ids)):
+        for key, given in (("tracks", names), ("tasks", ids), *docs.items()):
             items = current[key]
             for item in given:
                 if remove and item in items:
@@ -70,5 +107,8 @@ def feature(
                 elif not remove and item not in items:
                     items.append(item)
             meta[key] = items
+        for key in ("notes", "lessons"):
+            if not meta.get(key):
+                meta.pop(key, None)  # a file that never featured one keeps its shape
         write_doc(path, ordered(meta, ("tracks", "tasks")), body)
-        return {"tracks": current["tracks"], "tasks": current["tasks"]}
+        return {key: current[key] for key in KEYS}

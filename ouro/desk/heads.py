@@ -38,7 +38,7 @@ Contract:
   ctime_ns and inode columns whole (any write, truncate, ``utime`` or ``chmod``
   sets the ctime to the current time; a replaced file has a new inode); an
   entry looked at on its own is compared on all four fields. A
-  fingerprint is cached only for a file that had not changed for ``RACY_NS``
+  fingerprint (``ouro.store.stamp``) is cached only for a file that had not changed for ``RACY_NS``
   when the cache was written (file times are coarse: a same-tick edit could
   keep them); otherwise it is ``None`` and the file is read on every read until
   the next refresh. The folder listings are cached the same way, keyed on each
@@ -46,12 +46,15 @@ Contract:
   track folder's mtime), so an unchanged desk is not listed again. Every other
   task is read from its file (front matter via ``ouro.store.frontmatter``: no
   YAML for the shape ouro writes). A missing, unreadable, foreign or damaged
-  cache file (the CRC covers the payload) means "read every task". Reading
-  changes no file: a stale cache stays stale. A process keeps its decoding of
+  cache file (the CRC covers the payload) means "read every task". A read
+  that found the cache missing or stale heals it (``_heal``: saves what it
+  read, atomically, under the heads lock, skipped while another process holds
+  it) -- it changes nothing else -- so the second read of a copied bundle only
+  stats. A process keeps its decoding of
   the cache file while the file's own fingerprint is unchanged (and was trusted
   when read), so a long-lived reader (the MCP server) only stats.
 - Writers refresh it: every Desk write that names a task path (``after_write``
-  in ``ouro.desk.hooks``) calls ``refresh_heads(bundle, paths)``, which
+  in ``ouro.derived``) calls ``refresh_heads(bundle, paths)``, which
   validates every entry the same way (only changed tasks are read, so edits
   made outside ouro are absorbed too) and replaces the file atomically under
   ``state/locks/heads.lock``. ``ouro index sync`` and ``rebuild`` refresh it as
@@ -77,12 +80,12 @@ from typing import Any, NamedTuple
 
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, OuroError
+from ouro.store import stamp as stamps
+from ouro.store.stamp import Stamp as Fp
 
 SCHEMA = 7  # 3: marshal rows, per-folder listings, ctime in the fingerprint; 4: rest blob;
 # 5: fingerprints packed as int64; 6: fingerprints as four columns; 7: the check in each row
 MAGIC = b"ouro-desk-heads"
-#: a file (or folder) this close to the refresh may hide a same-tick edit: re-read it
-RACY_NS = 100_000_000
 FIELDS = (
     "id",
     "title",
@@ -102,7 +105,6 @@ CLOSED = frozenset({"done", "dropped"})
 #: open tasks kept per track among the shown rows (orient shows at most this many)
 TOP_OPEN = 20
 
-Fp = tuple[int, int, int, int]
 #: the fingerprints as columns: (sizes, mtimes_ns, ctimes_ns, inodes)
 Cols = tuple[list[int], list[int], list[int], list[int]]
 #: (priority, created, id, track, key, status, title, updated, heldBy,
@@ -206,18 +208,6 @@ def head_of(desk: str, row: Row) -> Head:
 WANTED = frozenset(FIELDS) | {"claimedBy"}
 
 
-def _fast_meta(text: str) -> dict[str, Any] | None:
-    """The head keys read without YAML when the front matter is in ouro's shape."""
-    from ouro.store.frontmatter import fast_fields
-
-    if not text.startswith("---\n"):
-        return None
-    end = text.find("\n---\n", 3)
-    if end < 0:
-        return None
-    return fast_fields(text[4 : end + 1], WANTED)
-
-
 def _read_task(key: str, path: str) -> Row:
     """The head row of one task.md; raises CorruptFile when unreadable."""
     from ouro.store.frontmatter import parse
@@ -230,9 +220,7 @@ def _read_task(key: str, path: str) -> Row:
         raise CorruptFile(
             f"{locator}: unreadable ({exc})", hint="fix the file by hand; ouro left it untouched"
         ) from None
-    meta = _fast_meta(text)
-    if meta is None:
-        meta, _body = parse(text, source=locator)
+    meta, _body = parse(text, source=locator, keys=WANTED)
     row = _row(key, meta)
     if not row[2]:
         raise CorruptFile(f"{locator}: the front matter has no id", hint="add 'id: t-…'")
@@ -380,15 +368,8 @@ def _dump(cache: _Cache, rest: bytes, closed: bytes) -> bytes:
 # --- reading ----------------------------------------------------------------------
 
 
-def _fp(st: os.stat_result) -> Fp:
-    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-
-
-def _trusted(st: os.stat_result, now: int) -> Fp | None:
-    """The fingerprint, or None when the file changed too recently to trust one."""
-    if now - max(st.st_mtime_ns, st.st_ctime_ns) <= RACY_NS:
-        return None
-    return _fp(st)
+_fp = stamps.of
+_trusted = stamps.trusted  # the one racy rule (``ouro.store.stamp``)
 
 
 class _Scan(NamedTuple):
@@ -405,8 +386,6 @@ class _Scan(NamedTuple):
     problems: dict[str, str]  # rel -> reason
     #: True when nothing differs from the cache (a writer need not rewrite it)
     same: bool
-    #: how many task files this read had to read (their cached rows did not hold)
-    read: int = 0
 
 
 def _listing(
@@ -564,7 +543,6 @@ def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
         hot = [r for r in (*cache.shown, *cache.rest.rows()) if r[4] not in gone]
         closed = [r for r in cache.closed.rows() if r[4] not in gone]
     problems: dict[str, str] = {}
-    read = 0
     for i in changed if cache is not None else range(len(rels)):
         st = stats[i]
         if st is False:
@@ -573,7 +551,6 @@ def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
         if st is None:
             problems[rels[i]] = f"desk/{rels[i]}: cannot stat it"
             continue
-        read += 1
         try:
             row = _read_task(key, f"{desk}{os.sep}{rels[i]}")
         except CorruptFile as exc:
@@ -593,7 +570,6 @@ def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
         None,
         problems,
         False,
-        read,
     )
 
 
@@ -618,11 +594,6 @@ class DeskHeads:
 
     def head(self, row: Row) -> Head:
         return head_of(self.desk, row)
-
-    @property
-    def read(self) -> int:
-        """How many task files this read had to read (the cache did not hold for them)."""
-        return self._scan.read
 
     def _rest(self) -> list[Row]:
         rest = self._scan.rest
@@ -674,9 +645,35 @@ class DeskHeads:
         return [head_of(self.desk, r) for r in rows]
 
 
-def desk_heads(bundle: Bundle) -> DeskHeads:
-    """The heads as of now, validated per file. Pure: writes nothing."""
-    return DeskHeads(str(bundle.desk), _scan(bundle, _load_cache(bundle)))
+def desk_heads(bundle: Bundle, *, heal: bool = True) -> DeskHeads:
+    """The heads as of now, validated per file.
+
+    Changes nothing but this machine-local cache: when the read found the cache
+    missing or stale (``heal``), it saves what it read (``_heal``), so the next
+    read of a copied or cloned bundle only stats."""
+    scanned_at = time.time_ns()
+    seen = stamps.stat(heads_path(bundle)) if heal else None
+    cache = _load_cache(bundle)
+    scan = _scan(bundle, cache)
+    if heal and not scan.same:
+        _heal(bundle, seen, cache, scan, scanned_at)
+    return DeskHeads(str(bundle.desk), scan)
+
+
+def freshness(bundle: Bundle) -> tuple[str, str | None]:
+    """("fresh" | "stale" | "missing", why) of the cache file against the task
+    files (pure: a read-only scan, no heal)."""
+    cache = _load_cache(bundle)
+    if cache is None:
+        exists = heads_path(bundle).exists()
+        return ("stale", "unreadable or of another ouro") if exists else ("missing", None)
+    scan = _scan(bundle, cache)
+    if scan.same:
+        return "fresh", None
+    untrusted = sum(1 for fp in _fp_list(cache.fps) if fp is None)
+    if untrusted and len(scan.rels) == len(cache.rels):
+        return "stale", f"{untrusted} task file(s) changed within the racy window; read again"
+    return "stale", "task files changed since it was saved; the next read saves them"
 
 
 def read_heads(bundle: Bundle) -> tuple[list[Head], list[str]]:
@@ -710,13 +707,8 @@ def touches_tasks(bundle: Bundle, paths: Iterable[Path]) -> bool:
     return keys is None or bool(keys)
 
 
-def _opt_trusted(st: os.stat_result | None, now: int) -> Fp | None:
-    return None if st is None else _trusted(st, now)
-
-
 def refresh_heads(bundle: Bundle, paths: Iterable[Path] | None = None) -> None:
     """Bring the cache up to date for ``paths`` (None: every task). Writers call this."""
-    from ouro.store.atomic import atomic_write_bytes
     from ouro.store.lock import FileLock
 
     if paths is not None and not touches_tasks(bundle, paths):
@@ -724,39 +716,73 @@ def refresh_heads(bundle: Bundle, paths: Iterable[Path] | None = None) -> None:
     with FileLock(bundle.lock_path("heads"), purpose="desk heads refresh"):
         # Every entry is validated (one stat per task; only changed tasks are
         # read), so edits made outside ouro are absorbed by the next write too.
+        scanned_at = time.time_ns()
         cache = _load_cache(bundle)
-        scan = _scan(bundle, cache)
-        now = time.time_ns()
-        fps = [
-            None if rel in scan.problems else _opt_trusted(st, now)
-            for rel, st in zip(scan.rels, scan.stats, strict=True)
-        ]
-        tracks = [(name, _opt_trusted(st, now), folders) for name, st, folders in scan.tracks]
-        desk_fp = _opt_trusted(scan.desk_st, now)
-        if (
-            cache is not None
-            and scan.same
-            and fps == _fp_list(cache.fps)
-            and tracks == cache.tracks
-            and desk_fp == cache.desk_fp
-        ):
-            return  # every entry still holds: nothing to write
-        if isinstance(scan.closed, _Packed):
-            closed = bytes(scan.closed.data)
-        else:
-            closed = marshal.dumps(sorted(_interned(r) for r in scan.closed), 4)
-        if isinstance(scan.rest, _Packed) and scan.counts is not None:
-            shown, rest, counts = scan.shown, bytes(scan.rest.data), scan.counts
-        else:
-            more = scan.rest.rows() if isinstance(scan.rest, _Packed) else scan.rest
-            rows = sorted(_interned(r) for r in (*scan.shown, *more))
-            shown, rest_rows, counts = _split(rows)
-            rest = marshal.dumps(rest_rows, 4)
-        empty = _Packed(b"", 0)
-        fresh = _Cache(now, desk_fp, tracks, scan.rels, _to_cols(fps), shown, counts, empty, empty)
-        target = heads_path(bundle)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_bytes(target, _dump(fresh, rest, closed))
+        _save(bundle, cache, _scan(bundle, cache), scanned_at)
+
+
+def _heal(
+    bundle: Bundle, seen: Fp | None, cache: _Cache | None, scan: _Scan, scanned_at: int
+) -> None:
+    """Save a read's scan when the cache was missing or stale (under the heads
+    lock; skipped when another process holds it: that one is refreshing it).
+    Only trusted stamps are saved, so an entry another process changed after
+    this scan is read again by the next reader. A failure leaves the old cache."""
+    from ouro.store.lock import FileLock
+
+    lock = FileLock(bundle.lock_path("heads"), purpose="desk heads heal")
+    with contextlib.suppress(OSError, OuroError):
+        if not lock.try_acquire():
+            return
+        try:
+            if stamps.stat(heads_path(bundle)) == seen:  # nobody saved one since this read
+                _save(bundle, cache, scan, scanned_at, heal=True)
+        finally:
+            lock.release()
+
+
+def _save(
+    bundle: Bundle, cache: _Cache | None, scan: _Scan, now: int, *, heal: bool = False
+) -> None:
+    """Write ``scan`` as the cache (heads lock held), unless it holds the same.
+    ``now``: when the scan started (a stamp is trusted only if the file had
+    not changed for ``RACY_NS`` before its stat). A writer saves unless every
+    entry held; a heal also skips the write when the stamps it would save are
+    the cached ones (an untrusted entry is read again by every reader whatever
+    its cached row, so rewriting the file for it on every read buys nothing)."""
+    from ouro.store.atomic import atomic_write_bytes
+
+    fps = [
+        None if rel in scan.problems else _trusted(st, now)
+        for rel, st in zip(scan.rels, scan.stats, strict=True)
+    ]
+    tracks = [(name, _trusted(st, now), folders) for name, st, folders in scan.tracks]
+    desk_fp = _trusted(scan.desk_st, now)
+    if (
+        cache is not None
+        and (scan.same or heal)
+        and scan.rels == cache.rels
+        and fps == _fp_list(cache.fps)
+        and tracks == cache.tracks
+        and desk_fp == cache.desk_fp
+    ):
+        return  # nothing to write
+    if isinstance(scan.closed, _Packed):
+        closed = bytes(scan.closed.data)
+    else:
+        closed = marshal.dumps(sorted(_interned(r) for r in scan.closed), 4)
+    if isinstance(scan.rest, _Packed) and scan.counts is not None:
+        shown, rest, counts = scan.shown, bytes(scan.rest.data), scan.counts
+    else:
+        more = scan.rest.rows() if isinstance(scan.rest, _Packed) else scan.rest
+        rows = sorted(_interned(r) for r in (*scan.shown, *more))
+        shown, rest_rows, counts = _split(rows)
+        rest = marshal.dumps(rest_rows, 4)
+    empty = _Packed(b"", 0)
+    fresh = _Cache(now, desk_fp, tracks, scan.rels, _to_cols(fps), shown, counts, empty, empty)
+    target = heads_path(bundle)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(target, _dump(fresh, rest, closed))
 
 
 def _split(rows: list[Row]) -> tuple[list[Row], list[Row], dict[tuple[str, str], int]]:
@@ -775,10 +801,3 @@ def _split(rows: list[Row]) -> tuple[list[Row], list[Row], dict[tuple[str, str],
 def _interned(row: Row) -> Row:
     """Repeated short strings (status, track) as one object, so marshal stores them once."""
     return (*row[:3], sys.intern(row[3]), row[4], sys.intern(row[5]), *row[6:])
-
-
-def refresh_quietly(bundle: Bundle, paths: Iterable[Path] | None = None) -> None:
-    """``refresh_heads`` after a write: a failure leaves the old cache, which readers
-    validate per file anyway, so the write it follows still stands."""
-    with contextlib.suppress(OSError, OuroError):
-        refresh_heads(bundle, paths)

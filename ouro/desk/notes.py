@@ -19,8 +19,6 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ouro.bundle import Bundle
 from ouro.desk.docs import read_doc, refreshed_meta, write_doc
 from ouro.desk.names import MAX_SLUG, require_slug
@@ -29,6 +27,7 @@ from ouro.desk.tips import clean_tags
 from ouro.errors import CorruptFile, InvalidInput
 from ouro.models.clock import utc_now_iso
 from ouro.models.hashing import hash_file
+from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
 from ouro.store.lock import FileLock
 
@@ -54,7 +53,7 @@ def _entry(slug: str, meta: dict[str, Any], path: Path) -> dict[str, Any]:
     }
 
 
-def _scan(bundle: Bundle) -> tuple[list[dict[str, Any]], list[str]]:
+def scan(bundle: Bundle) -> tuple[list[dict[str, Any]], list[str]]:
     entries: list[dict[str, Any]] = []
     problems: list[str] = []
     root = notes_dir(bundle)
@@ -75,7 +74,7 @@ def _scan(bundle: Bundle) -> tuple[list[dict[str, Any]], list[str]]:
 def regenerate_manifest(bundle: Bundle) -> tuple[list[dict[str, Any]], list[str]]:
     """Rebuild ``notes/.index.json`` from the note files; returns (entries, problems)."""
     with FileLock(bundle.lock_path("notes"), purpose="notes manifest"):
-        entries, problems = _scan(bundle)
+        entries, problems = scan(bundle)
         atomic_write_json(manifest_path(bundle), {"notes": entries})
     return entries, problems
 
@@ -83,8 +82,8 @@ def regenerate_manifest(bundle: Bundle) -> tuple[list[dict[str, Any]], list[str]
 def read_manifest(bundle: Bundle) -> list[dict[str, Any]] | None:
     """The manifest entries, or None when missing/unreadable. Pure."""
     try:
-        data = orjson.loads(manifest_path(bundle).read_bytes())
-    except (FileNotFoundError, orjson.JSONDecodeError):
+        data = jsonio.loads(manifest_path(bundle).read_bytes())
+    except (FileNotFoundError, jsonio.JSONDecodeError):
         return None
     notes = data.get("notes") if isinstance(data, dict) else None
     if not isinstance(notes, list) or not all(
@@ -147,7 +146,7 @@ def write_note(
         write_doc(path, meta, body)
         entries = read_manifest(bundle)
         if entries is None:
-            entries, _problems = _scan(bundle)
+            entries, _problems = scan(bundle)
         else:
             entries = [e for e in entries if e["slug"] != slug]
             entries.append(_entry(slug, meta, path))

@@ -6,7 +6,9 @@ come first, then active and blocked tasks, then tasks completed without a
 passing check (``unverified``), then the open tasks of the current tracks (the
 featured tracks, else the tracks that have active tasks; at most
 ``MAX_PER_SECTION``, lower priority so the budget drops them first), then the
-newest friction. An unreadable file becomes an item saying so (unknown stays
+newest friction, then the newest lessons. Featured notes and lessons (slugs in
+``featured.md``) are listed with their titles in the featured section. A
+*lesson* is what ouro files as a tip (``desk/_meta/tips/``). An unreadable file becomes an item saying so (unknown stays
 unknown). Tasks come from the desk heads (``ouro.desk.heads``: a
 per-file-validated summary, so only changed task files are read). Item texts
 are redacted when the packet is assembled (``ouro.orient.collect_items``):
@@ -20,7 +22,7 @@ from collections.abc import Iterable
 from itertools import islice
 
 from ouro.bundle import Bundle
-from ouro.desk.featured import featured_path, read_featured
+from ouro.desk.featured import DOC_HOMES, featured_path, read_featured
 from ouro.desk.friction import list_friction
 from ouro.desk.heads import TOP_OPEN, Head, Row, desk_heads
 from ouro.errors import CorruptFile
@@ -32,6 +34,8 @@ SECTION_BLOCKED = "Desk: blocked tasks"
 SECTION_UNVERIFIED = "Desk: done unverified"
 SECTION_OPEN = "Desk: open tasks (current tracks)"
 SECTION_FRICTION = "Desk: recent friction"
+SECTION_LESSONS = "Desk: lessons"
+LESSONS_SHOWN = 5
 #: at most this many tasks per section (the heads keep that many open ones per track)
 MAX_PER_SECTION = TOP_OPEN
 FRICTION_SHOWN = 5
@@ -94,6 +98,7 @@ def desk_items(bundle: Bundle) -> list[OrientItem]:
                 SECTION_FEATURED, 3, _task_text(head), head.locator, more="ouro desk task list"
             )
         )
+    items.extend(_featured_docs(bundle, featured))
     for status, section, priority in (
         ("active", SECTION_ACTIVE, 4),
         ("blocked", SECTION_BLOCKED, 3),
@@ -141,4 +146,65 @@ def desk_items(bundle: Bundle) -> list[OrientItem]:
         )
     for problem in problems[:FRICTION_SHOWN]:
         items.append(OrientItem(SECTION_FRICTION, 6, f"unreadable friction: {problem}", None))
+    items.extend(lesson_items(bundle))
+    return items
+
+
+def _doc_title(bundle: Bundle, locator: str) -> str | None:
+    """A Desk document's title (its slug when it has none), or None when unreadable."""
+    from ouro.desk.docs import read_doc
+    from ouro.errors import OuroError
+
+    try:
+        meta, _ = read_doc(bundle.root / locator, source=locator)
+    except OuroError:
+        return None
+    title = meta.get("title")
+    return title if isinstance(title, str) and title else locator.rsplit("/", 1)[-1][:-3]
+
+
+def _featured_docs(bundle: Bundle, featured: dict[str, list[str]]) -> list[OrientItem]:
+    out = []
+    for key, what in (("notes", "note"), ("lessons", "lesson")):
+        for slug in featured.get(key, []):
+            locator = f"{DOC_HOMES[key]}{slug}.md"
+            title = _doc_title(bundle, locator)
+            more = "ouro notes search" if key == "notes" else "ouro desk tip list"
+            if title is None:  # no locator: it does not resolve (the gauntlet checks them)
+                text = f"{what} {slug}: featured but unreadable or gone ({locator})"
+                out.append(OrientItem(SECTION_FEATURED, 3, text, None, more=more))
+            else:
+                out.append(OrientItem(SECTION_FEATURED, 3, f"{what} {title}", locator, more=more))
+    return out
+
+
+def lesson_items(bundle: Bundle) -> list[OrientItem]:
+    """The newest lessons (tips), by ``updated`` then slug: titles and locators."""
+    from ouro.desk.tips import list_tips
+
+    tips, problems = list_tips(bundle)
+    tips.sort(key=lambda t: (str(t.get("updated") or ""), t["slug"]), reverse=True)
+    items = [
+        OrientItem(
+            SECTION_LESSONS,
+            6,
+            f"{str(t.get('updated') or '')[:10]} {t.get('title')}".strip(),
+            t["locator"],
+            more="ouro desk tip list",
+        )
+        for t in tips[:LESSONS_SHOWN]
+    ]
+    if len(tips) > LESSONS_SHOWN:
+        items.append(
+            OrientItem(
+                SECTION_LESSONS,
+                6,
+                f"{len(tips) - LESSONS_SHOWN} older lessons",
+                None,
+                more="ouro desk tip list",
+            )
+        )
+    items.extend(
+        OrientItem(SECTION_LESSONS, 6, f"unreadable lesson: {p}", None) for p in problems[:3]
+    )
     return items

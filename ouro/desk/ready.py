@@ -22,7 +22,7 @@ from ouro.desk.heads import Head, read_heads
 from ouro.models.clock import parse_time
 from ouro.orient_types import OrientItem
 
-SECTION_READY = "Desk: ready (no current ask)"
+SECTION_READY = "Desk: ready"
 ORIENT_READY = 5
 
 
@@ -82,13 +82,13 @@ def head_summary(head: Head) -> dict[str, Any]:
     }
 
 
-def ready_orient_items(bundle: Bundle) -> list[OrientItem]:
-    """The top ready tasks for the packet when no ask is recorded (no clock)."""
+def ready_orient_items(bundle: Bundle, *, priority: int = 2) -> list[OrientItem]:
+    """The top ready tasks for the packet (no clock); ``priority`` is lower while an ask exists."""
     found = ready_tasks(bundle, now=None)
     return [
         OrientItem(
             SECTION_READY,
-            2,
+            priority,
             f"{h.id} p{h.priority} {h.title}",
             h.locator,
             more="ouro desk ready",

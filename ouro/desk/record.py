@@ -15,7 +15,7 @@ Contract (``docs/record.md`` has the line format):
   active fact sharing an ``about`` entity) raises ``Conflict`` with the
   existing fact's locator, unless ``force``; with the setting ``diary.near =
   meaning`` also one whose embedding has cosine >= 0.8 with such a fact
-  (``ouro.index.semantic.near_fact``). ``supersedes`` retires an active
+  (``ouro.embedding.near_fact``). ``supersedes`` retires an active
   fact by writing a new line; the old line is never rewritten.
 - ``entities.json`` is derived from the log and rewritten whole (atomic
   replace) under the entities lock after the append (not the diary lock:
@@ -62,6 +62,7 @@ from ouro.desk.factstate import DiaryState, state_for
 from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound, OuroError
 from ouro.models.clock import parse_time, utc_now_iso
 from ouro.models.ids import is_id, new_id
+from ouro.store import jsonio
 from ouro.store.jsonl import BadLine, append_jsonl, fsync_path, read_jsonl
 from ouro.store.lock import FileLock
 
@@ -233,7 +234,7 @@ def _check(
         if target not in state.facts and target not in pending.facts:
             raise NotFound(
                 f"supersedes: no fact {target} in {FACTS_LOCATOR}",
-                hint="find the fact's id with 'ouro diary search --history'",
+                hint="find the fact's id with 'ouro diary consult --history'",
             )
         successor = state.superseded.get(target) or (
             target if target in pending.superseded else None
@@ -276,7 +277,7 @@ def _by_meaning(bundle: Bundle, facts: list[dict[str, Any]], force: bool) -> boo
 
     if lookup("diary.near", bundle.root) != "meaning":
         return False
-    from ouro.index.semantic import ENABLE_HINT, available, model
+    from ouro.embedding import ENABLE_HINT, available, model
 
     if not available():
         raise InvalidInput("diary.near = meaning needs the embedding model", hint=ENABLE_HINT)
@@ -288,7 +289,7 @@ def _check_meaning(
     state: DiaryState, pending: _Pending, fact: dict[str, Any], target: str | None
 ) -> None:
     """Refuse a fact that restates an active fact about the same entity in other words."""
-    from ouro.index.semantic import NEAR_COSINE, near_fact
+    from ouro.embedding import NEAR_COSINE, near_fact
 
     seen: set[str] = set()
     candidates: list[tuple[str, str]] = []
@@ -454,7 +455,7 @@ def rebuild_entities(bundle: Bundle) -> dict[str, int]:
     ):
         state = DiaryState(path)
         state.sync()
-        rewrite_entities(state, entities_path(bundle), entities_stamp_path(bundle))
+        rewrite_entities(state, entities_path(bundle), entities_stamp_path(bundle), if_changed=True)
         shared = state_for(path)
         with shared.mutex:
             shared.reset()  # the next write re-reads the log from the start
@@ -516,8 +517,8 @@ def read_entities(bundle: Bundle) -> dict[str, Any]:
     if isinstance(current, dict):
         return current
     try:
-        data = orjson.loads(current)
-    except orjson.JSONDecodeError as exc:
+        data = jsonio.loads(current)
+    except jsonio.JSONDecodeError as exc:
         raise CorruptFile(
             f"{bundle.locator(path)}: not valid JSON ({exc})",
             hint="run 'ouro diary rebuild-entities'; it is derived from facts.jsonl",

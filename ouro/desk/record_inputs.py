@@ -1,7 +1,8 @@
-"""Input models of the record tools (``ouro.desk.record_api``).
+"""The old CLI input models of the record verbs (``ouro.api.record``).
 
-Kept apart from the tool functions so that a plain write validated without
-pydantic (``ouro.models.lite``) does not import it with the functions.
+Transitional: the pydantic input models here only build the old click CLI
+(``ouro.cli.gen``) until the new CLI reads ``ouro.spec``; each verb's one home is its
+library method (``ouro.api``).
 """
 
 from __future__ import annotations

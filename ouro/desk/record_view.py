@@ -9,7 +9,9 @@ a page of twenty facts should not. These reads work on the file's bytes:
 - every fact carries its supersede chain: ``supersedes`` (older, with their
   texts) and ``supersededBy`` (newer), found by one scan for
   ``"supersedes"`` (a literal search, not a parse of every line);
-- ``entity_page(bundle, skip=, limit=)``: entities by last seen, newest first.
+- ``entity_page(bundle, skip=, limit=)``: entities by last seen, newest first;
+- ``find_fact(bundle, id)``: one fact by id, and the id of a fact that
+  supersedes it (the packet shows the facts the ask points at).
 
 Pure: read only. Lines that are not JSON objects are skipped here; the diary's
 own readers (``ouro.desk.record.iter_facts``) name them.
@@ -27,6 +29,7 @@ import orjson
 from ouro.bundle import Bundle
 from ouro.desk.factnorm import normalize_entity
 from ouro.desk.record import fact_locator, facts_path, read_entities
+from ouro.store import jsonio
 
 #: the key as it appears in a line, however the JSON is spaced
 _SUPERSEDES = b'"supersedes"'
@@ -60,8 +63,8 @@ def _line_at(data: Buffer, pos: int) -> bytes:
 
 def _parse(raw: bytes) -> dict[str, Any] | None:
     try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError:
+        value = jsonio.loads(raw)
+    except jsonio.JSONDecodeError:
         return None
     ok = isinstance(value, dict) and isinstance(value.get("id"), str)
     return value if ok else None
@@ -177,3 +180,22 @@ def entity_page(bundle: Bundle, *, skip: int = 0, limit: int = 50) -> dict[str, 
         "more": len(rows) > skip + limit,
         "total": len(rows),
     }
+
+
+def find_fact(bundle: Bundle, fact_id: str) -> tuple[dict[str, Any] | None, str | None]:
+    """(the fact with ``fact_id`` or None, the id of a newer fact superseding it or None)."""
+    with _mapped(bundle) as data:
+        fact = _find(data, fact_id)
+        if fact is None:
+            return None, None
+        key = orjson.dumps(fact_id)
+        pos = data.find(key)
+        while pos >= 0:  # a superseding line names the old id after its own line
+            other = _parse(_line_at(data, pos))
+            if other is not None and other.get("supersedes") == fact_id:
+                return fact, str(other["id"])
+            end = data.find(b"\n", pos)
+            if end < 0:
+                break
+            pos = data.find(key, end + 1)
+        return fact, None

@@ -44,6 +44,7 @@ from ouro.desk.tracks import require_track
 from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound, ToolDenied
 from ouro.models.clock import format_time, parse_time, utc_now, utc_now_iso
 from ouro.models.ids import new_id
+from ouro.store import frontmatter
 from ouro.store.lock import FileLock
 
 STATUSES = ("open", "active", "blocked", "done", "dropped")
@@ -236,7 +237,7 @@ def iter_tasks(bundle: Bundle, *, track: str | None = None) -> TaskScan:
 
 @dataclass(frozen=True)
 class TaskHead:
-    """The few front-matter fields orientation sorts by, read without YAML."""
+    """The few front-matter fields a listing sorts by (``HEAD_KEYS``)."""
 
     path: Path
     id: str
@@ -251,60 +252,37 @@ class TaskHead:
         return self.path.parent.parent.name
 
 
-_HEAD_FIELD = re.compile(
-    r"^(id|status|priority|created|unverified):[ \t]*['\"]?([^'\"\n]*?)['\"]?[ \t]*$",
-    re.MULTILINE,
-)
-
-
-def _head(path: Path, text: str) -> TaskHead | None:
-    """Fast path over the front matter; None when it is not in the shape ouro writes."""
-    if not text.startswith("---\n"):
-        return None
-    end = text.find("\n---", 3)
-    if end < 0:
-        return None
-    found = dict(_HEAD_FIELD.findall(text[4:end]))
-    if not {"id", "status", "priority"} <= found.keys() or not found["priority"].isdigit():
-        return None
-    return TaskHead(
-        path,
-        found["id"],
-        found["status"],
-        int(found["priority"]),
-        found.get("created", ""),
-        found.get("unverified", "null") not in ("null", "", "~"),
-    )
+#: the front-matter keys a head is made of
+HEAD_KEYS = frozenset({"id", "status", "priority", "created", "unverified"})
 
 
 def scan_heads(bundle: Bundle) -> tuple[list[TaskHead], list[str]]:
-    """Every task's head, cheaply: orientation must stay fast at thousands of
-    tasks. A task whose front matter is not in the plain shape ouro writes is
-    parsed in full (and reported when it cannot be)."""
+    """Every task's head (``HEAD_KEYS`` of its front matter); a task that cannot
+    be read is reported in the problems, not skipped silently."""
     heads: list[TaskHead] = []
     problems: list[str] = []
     for path in _task_files(bundle):
+        locator = bundle.locator(path)
         try:
-            head = _head(path, path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            meta, _body = frontmatter.parse(text, source=locator, keys=HEAD_KEYS)
         except (OSError, UnicodeDecodeError) as exc:
-            problems.append(f"{bundle.locator(path)}: unreadable ({exc})")
+            problems.append(f"{locator}: unreadable ({exc})")
             continue
-        if head is None:
-            try:
-                task = load_task(bundle, path)
-            except CorruptFile as exc:
-                problems.append(exc.message)
-                continue
-            priority = task.meta.get("priority")
-            head = TaskHead(
+        except CorruptFile as exc:
+            problems.append(exc.message)
+            continue
+        priority = meta.get("priority")
+        heads.append(
+            TaskHead(
                 path,
-                task.id,
-                str(task.meta.get("status")),
-                priority if isinstance(priority, int) else 9,
-                str(task.meta.get("created") or ""),
-                bool(task.meta.get("unverified")),
+                str(meta.get("id") or ""),
+                str(meta.get("status")),
+                priority if type(priority) is int else 9,
+                str(meta.get("created") or ""),
+                bool(meta.get("unverified")),
             )
-        heads.append(head)
+        )
     return heads, problems
 
 
@@ -543,7 +521,7 @@ def last_check(meta: dict[str, Any]) -> dict[str, Any] | None:
 
 def about_hashes(bundle: Bundle, about: list[str]) -> dict[str, str | None]:
     """The content hash of each ``about`` file now (None when it cannot be read)."""
-    from ouro.arc.claim_status import Unresolvable, hash_ref
+    from ouro.arc.refs import Unresolvable, hash_ref
 
     out: dict[str, str | None] = {}
     for ref in about:
@@ -726,8 +704,7 @@ def update_task(
 
 def check_about(bundle: Bundle, about: list[str]) -> list[str]:
     """The refs, each well-formed and inside its root after symlinks (as a claim's)."""
-    from ouro.arc.claim_status import check_ref
-    from ouro.arc.refs import confined_ref
+    from ouro.arc.refs import check_ref, confined_ref
 
     return [confined_ref(bundle, check_ref(ref, field="about"), field="about") for ref in about]
 

@@ -10,12 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from ouro.bundle import Bundle
-from ouro.desk.docs import read_doc, refreshed_meta, write_doc
-from ouro.desk.names import require_slug
-from ouro.desk.tasks import check_title
+from ouro.desk.docs import read_doc
 from ouro.errors import CorruptFile, InvalidInput
-from ouro.models.clock import utc_now_iso
-from ouro.store.lock import FileLock
 
 TIP_KEYS = ("title", "tags", "created", "updated")
 
@@ -39,6 +35,13 @@ def add_tip(
     bundle: Bundle, title: str, *, body: str = "", tags: list[str] | None = None
 ) -> tuple[Path, dict[str, Any], bool]:
     """Write a tip; returns (path, front matter, created)."""
+    # writer-only imports: orient lists lessons without the task machinery
+    from ouro.desk.docs import refreshed_meta, write_doc
+    from ouro.desk.names import require_slug
+    from ouro.desk.tasks import check_title
+    from ouro.models.clock import utc_now_iso
+    from ouro.store.lock import FileLock
+
     clean = check_title(title)
     tag_list = clean_tags(tags or [])
     path = tips_dir(bundle) / f"{require_slug(clean, field='title')}.md"

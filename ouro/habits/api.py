@@ -1,9 +1,9 @@
-"""Habit tools and reads: the functions behind ``ouro habits ...`` and MCP.
+"""Habit reads behind ``ouro habits show|last`` (pure), the rendering of a run's
+receipt, and the old CLI input models of ``b.habits`` (``ouro.api.habits``).
 
-Tools (registered in ``ouro/tools.py`` under ``# --- habits ---``):
-``habits_list``, ``habits_run``, ``surface`` (in ``ouro.habits.surface``).
-Hand-written reads (``ouro.cli.habits``): ``show``, ``due``, ``last``.
-Every read here is pure.
+Transitional: the pydantic input models here only build the old click CLI
+(``ouro.cli.gen``) until the new CLI reads ``ouro.spec``; each verb's one home is its
+library method (``ouro.api``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from ouro.habits.config import read_config
 from ouro.habits.definition import load_habits
 from ouro.habits.policy import policy_and_envelope
 from ouro.habits.receipt import latest_receipt_for, read_receipt
-from ouro.habits.runner import run_habit
 from ouro.habits.schedule import due_report
 from ouro.habits.state import read_state, state_locator
 from ouro.models.base import ToolInput
@@ -34,27 +33,6 @@ class HabitRunInput(ToolInput):
     keep_session: bool = Field(
         False, description="keep the session scratch in state/sessions/ for debugging"
     )
-
-
-def habit_list(bundle: Bundle, inp: HabitListInput) -> dict[str, Any]:
-    due = {row["name"]: row for row in due_report(bundle)["habits"]}
-    habits = load_habits(bundle)
-    rows = []
-    for habit in habits.habits:
-        state = read_state(bundle, habit.name)
-        row = habit.summary()
-        row["due"] = due[habit.name]["due"]
-        row["dueAt"] = due[habit.name]["dueAt"]
-        row["lastRunAt"] = state.state.last_run_at if state.state else None
-        row["lastOutcome"] = state.state.last_outcome if state.state else None
-        if state.problem:
-            row["stateProblem"] = state.problem
-        rows.append(row)
-    return {"habits": rows, "problems": [p.to_json() for p in habits.problems]}
-
-
-def habit_run(bundle: Bundle, inp: HabitRunInput) -> dict[str, Any]:
-    return run_habit(bundle, inp.name, trigger=inp.trigger, keep_session=inp.keep_session)
 
 
 def render_receipt(receipt: dict[str, Any]) -> str:

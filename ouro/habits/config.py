@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import orjson
-
 from ouro.bundle import Bundle
+from ouro.store import jsonio
 
 
 @dataclass(frozen=True)
@@ -34,8 +33,8 @@ class HabitsConfig:
 def read_config(bundle: Bundle) -> HabitsConfig:
     warnings: list[str] = []
     try:
-        meta = orjson.loads(bundle.meta_path.read_bytes())
-    except (OSError, orjson.JSONDecodeError) as exc:
+        meta = jsonio.loads(bundle.meta_path.read_bytes())
+    except (OSError, jsonio.JSONDecodeError) as exc:
         return HabitsConfig(warnings=(f"bundle.json unreadable; habit settings ignored ({exc})",))
     if not isinstance(meta, dict):
         return HabitsConfig(warnings=("bundle.json is not an object; habit settings ignored",))

@@ -38,10 +38,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import orjson
-
 from ouro.bundle import Bundle
 from ouro.habits.receipt import Outcome, ProducedRef, RefKind, SurfaceAttempt
+from ouro.store import jsonio
 
 Entry = tuple[int, int, int]  # size, mtime_ns, inode
 Snapshot = dict[str, Entry]
@@ -107,8 +106,8 @@ def _appended(
     records: list[dict[str, object]] = []
     for line in data.splitlines():
         try:
-            value = orjson.loads(line)
-        except orjson.JSONDecodeError:
+            value = jsonio.loads(line)
+        except jsonio.JSONDecodeError:
             continue  # a torn or malformed line is the JSONL reader's to report
         if isinstance(value, dict):
             records.append(value)

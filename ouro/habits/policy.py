@@ -10,7 +10,7 @@ Tool policy (requested vs granted vs denied):
 
 The runner passes the policy to the body as ``OURO_GRANTED_TOOLS`` and
 ``OURO_DENIED_TOOLS`` (comma-separated) and writes it with the reasons to
-``state/sessions/<id>/policy.json``. ``ouro.tools.invoke`` calls ``enforce``
+``state/sessions/<id>/policy.json``. ``ouro.api.call`` calls ``enforce``
 whenever those variables are set, so every ouro tool call inside the session
 (CLI or MCP) is checked in one place; a refusal raises ``ToolDenied`` naming
 the reason and is appended to the session's ``tool-refusals.jsonl`` so the
@@ -28,8 +28,6 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-import orjson
-
 from ouro.bundle import Bundle
 from ouro.errors import ToolDenied
 from ouro.habits.config import HabitsConfig
@@ -37,6 +35,7 @@ from ouro.habits.definition import Habit
 from ouro.habits.receipt import PermissionEnvelope, ReturnRoute, ToolPolicy
 from ouro.models.clock import utc_now_iso
 from ouro.models.ids import is_id
+from ouro.store import jsonio
 from ouro.store.jsonl import append_jsonl
 
 ENV_GRANTED = "OURO_GRANTED_TOOLS"
@@ -49,11 +48,9 @@ POLICY_FILE = "policy.json"
 
 
 def registered_tools() -> list[str]:
-    # The registry is plain data; importing it here (not at module load) keeps
-    # the domain free of the interface layer's import cost.
-    from ouro.tools import TOOLS
+    from ouro.registry import TOOLS  # plain data: imports no verb
 
-    return [tool.name for tool in TOOLS]
+    return [tool.name for tool in TOOLS if tool.agent]
 
 
 def tool_policy(habit: Habit, config: HabitsConfig) -> tuple[ToolPolicy, dict[str, str], list[str]]:
@@ -187,11 +184,11 @@ def _reason(bundle: Bundle, session_id: str, name: str) -> str:
     folder = session_dir(bundle, session_id)
     if folder is not None:
         try:
-            data = orjson.loads((folder / POLICY_FILE).read_bytes())
+            data = jsonio.loads((folder / POLICY_FILE).read_bytes())
             reason = data.get("reasons", {}).get(name)
             if isinstance(reason, str):
                 return reason
-        except (OSError, orjson.JSONDecodeError, AttributeError):
+        except (OSError, jsonio.JSONDecodeError, AttributeError):
             pass  # the generic reason below still says why
     return "not granted to this habit session"
 

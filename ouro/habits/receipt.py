@@ -19,13 +19,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-import orjson
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, InvalidInput, NotFound
 from ouro.models.base import describe_validation
+from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
 
 RECEIPTS_DIR = "arc/flight-recorder/habit-receipts"
@@ -175,13 +175,13 @@ def parse_receipt(data: Any, source: str) -> HabitRunReceipt:
 def read_receipt(bundle: Bundle, locator: str) -> HabitRunReceipt:
     path = bundle.path(locator)
     try:
-        data = orjson.loads(path.read_bytes())
+        data = jsonio.loads(path.read_bytes())
     except FileNotFoundError:
         raise NotFound(
             f"habit receipt {locator} is missing",
             hint="list the receipts in arc/flight-recorder/habit-receipts/",
         ) from None
-    except orjson.JSONDecodeError as exc:
+    except jsonio.JSONDecodeError as exc:
         raise CorruptFile(
             f"{locator}: not valid JSON ({exc})", hint="restore it from git; ouro left it as is"
         ) from None

@@ -29,13 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
 from ouro.habits.policy import ENV_DENIED, ENV_GRANTED, ENV_HABIT, ENV_SESSION, session_dir
 from ouro.habits.receipt import PermissionEnvelope, ToolPolicy
 from ouro.models.ids import new_id
+from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json, atomic_write_text
 
 ENV_ORIENT = "OURO_ORIENT_FILE"
@@ -149,8 +148,8 @@ def current_session(
 def read_session_json(folder: Path, name: str) -> Any:
     """A JSON file of the session, or None when missing/unreadable."""
     try:
-        return orjson.loads((folder / name).read_bytes())
-    except (OSError, orjson.JSONDecodeError):
+        return jsonio.loads((folder / name).read_bytes())
+    except (OSError, jsonio.JSONDecodeError):
         return None
 
 

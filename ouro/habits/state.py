@@ -19,13 +19,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import orjson
 from pydantic import Field
 
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.models.base import Record
 from ouro.models.clock import utc_now
+from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_bytes, atomic_write_json
 
 STATE_DIR = "state/habits"
@@ -60,10 +60,10 @@ def state_path(bundle: Bundle, name: str) -> Path:
 def read_state(bundle: Bundle, name: str) -> StateRead:
     path = state_path(bundle, name)
     try:
-        data = orjson.loads(path.read_bytes())
+        data = jsonio.loads(path.read_bytes())
     except FileNotFoundError:
         return StateRead(None)
-    except (OSError, orjson.JSONDecodeError) as exc:
+    except (OSError, jsonio.JSONDecodeError) as exc:
         return StateRead(None, f"{state_locator(name)}: unreadable ({exc})")
     try:
         return StateRead(HabitState.from_json(data, source=state_locator(name)))

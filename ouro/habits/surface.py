@@ -37,7 +37,7 @@ from __future__ import annotations
 import shlex
 import subprocess
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import Field
 
@@ -69,6 +69,14 @@ class SurfaceInput(ToolInput):
     text: str = Field(min_length=1, max_length=4000, description="the message")
 
 
+class Request(NamedTuple):
+    """One surface request, validated by ``b.surface`` (``ouro.api``)."""
+
+    to: str
+    reason: str
+    text: str
+
+
 def _route(envelope: PermissionEnvelope, to: str) -> ReturnRoute | None:
     for route in envelope.return_routes:
         if to == route.kind and route.kind in ("family", "originator"):
@@ -78,7 +86,9 @@ def _route(envelope: PermissionEnvelope, to: str) -> ReturnRoute | None:
     return None
 
 
-def surface(bundle: Bundle, inp: SurfaceInput) -> dict[str, Any]:
+def surface(bundle: Bundle, *, to: str, reason: str, text: str) -> dict[str, Any]:
+    """Surface ``text`` to ``to`` for ``reason`` from inside a habit session (``b.surface``)."""
+    inp = Request(to=to, reason=reason, text=text)
     live = current_session(bundle)
     if live is None:
         return {
@@ -92,7 +102,7 @@ def surface(bundle: Bundle, inp: SurfaceInput) -> dict[str, Any]:
         }
     session_id, folder = live
     envelope = PermissionEnvelope.model_validate(read_session_json(folder, ENVELOPE_FILE))
-    text = redact(inp.text, bundle_literals(bundle))
+    text = redact(text, bundle_literals(bundle))
     route = _route(envelope, inp.to)
     queued_ref: str | None = None
     if route is None:
@@ -137,7 +147,7 @@ def surface(bundle: Bundle, inp: SurfaceInput) -> dict[str, Any]:
 
 
 def _message(
-    bundle: Bundle, route: ReturnRoute, inp: SurfaceInput, text: str, env: PermissionEnvelope
+    bundle: Bundle, route: ReturnRoute, inp: Request, text: str, env: PermissionEnvelope
 ) -> tuple[SurfaceAttempt, str | None]:
     """A typed message to the peer ``route.friend_id`` (ouro.messages)."""
     from ouro import messages
@@ -169,7 +179,7 @@ def _message(
 def _queue(
     bundle: Bundle,
     route: ReturnRoute,
-    inp: SurfaceInput,
+    inp: Request,
     text: str,
     folder: Path,
     session_id: str,
@@ -200,7 +210,7 @@ def _queue(
 
 
 def _send(
-    template: str, route: ReturnRoute, inp: SurfaceInput, text: str, folder: Path
+    template: str, route: ReturnRoute, inp: Request, text: str, folder: Path
 ) -> SurfaceAttempt:
     meta = read_session_json(folder, "session.json") or {}
     values = {

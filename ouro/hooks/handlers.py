@@ -56,10 +56,10 @@ def _record(
 
 
 def _refresh_sentinel(reply: Reply, bundle: Bundle, trigger: str) -> None:
-    from ouro.sentinel.receipts import refresh
+    from ouro.api import Bundle as Library
 
     try:
-        refresh(bundle, trigger=trigger)
+        Library(bundle).sentinel.refresh(trigger=trigger)
     except (OuroError, OSError) as exc:
         text = describe(exc) if isinstance(exc, OuroError) else str(exc)
         reply.warnings.append(f"sentinel not refreshed: {text}")

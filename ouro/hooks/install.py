@@ -43,6 +43,7 @@ from typing import Any
 from ouro.errors import CorruptFile
 from ouro.hooks.common import Host
 from ouro.models.clock import utc_now
+from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_text
 
 
@@ -100,8 +101,8 @@ def _load(path: Path) -> tuple[str | None, dict[str, Any]]:
     if not text.strip():
         return text, {}
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
+        doc = jsonio.loads(text)
+    except jsonio.JSONDecodeError as exc:
         raise CorruptFile(
             f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
             hint="fix or move the file, then rerun 'ouro hook install'; ouro left it untouched",
@@ -261,8 +262,8 @@ def reach(host: Host, project: Path, command: str, env: Mapping[str, str]) -> Re
     found = re.search(r": bundle (.+) \(found by (.+)\)$", proc.stderr, re.MULTILINE)
     bundle, how = (found.group(1), found.group(2)) if found else (None, None)
     try:
-        out = json.loads(proc.stdout) if proc.stdout.strip() else {}
-    except json.JSONDecodeError:
+        out = jsonio.loads(proc.stdout) if proc.stdout.strip() else {}
+    except jsonio.JSONDecodeError:
         out = {}
     context = (out.get("hookSpecificOutput") or {}).get("additionalContext") or ""
     if proc.returncode != 0 or not isinstance(context, str):

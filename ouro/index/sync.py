@@ -11,9 +11,8 @@ Public API (other layers call exactly these):
 - ``rebuild(bundle, progress=None) -> SyncReport``: empty every table, then
   sync, all in one transaction (readers see the old index until the new one
   is complete).
-- Both refresh the desk heads cache (``ouro.desk.heads``); ``sync`` also saves
-  the diary state for fresh writers when none is saved
-  (``ouro.desk.record.save_state_if_missing``).
+- The other derived files are not this module's: ``ouro.derived`` iterates
+  every artifact (``ouro index sync|rebuild`` call it around these).
 - ``touch_paths(bundle, paths) -> None``: write-through after an ouro write;
   indexes just those paths. Never raises: on failure it leaves
   ``state/index/STALE`` so ``status`` and the next search see it.
@@ -42,9 +41,10 @@ from ouro.index import db
 from ouro.index.apply import DATA_TABLES, SyncReport, flush_docs, remove_file, set_meta
 from ouro.index.apply import apply_file as _apply_file  # one name, patchable by drills
 from ouro.index.extract import classify
-from ouro.index.fresh import ENTITIES, FACTS, RACY_NS, scan, watched
+from ouro.index.fresh import ENTITIES, FACTS, scan, watched
 from ouro.notices import warn
 from ouro.store.lock import FileLock
+from ouro.store.stamp import RACY_NS
 
 if TYPE_CHECKING:
     from ouro.bundle import Bundle
@@ -209,8 +209,7 @@ def _apply_changes(
 
 
 def sync(bundle: Bundle, progress: Progress | None = None) -> SyncReport:
-    """Apply every change under desk/ since the last sync (see module docstring).
-    The desk heads cache (``ouro.desk.heads``) is refreshed as well."""
+    """Apply every change under desk/ since the last sync (see module docstring)."""
     conn = db.open_db(bundle.root)
     try:
         report = _sync(conn, bundle.root, progress, SyncReport())
@@ -218,24 +217,7 @@ def sync(bundle: Bundle, progress: Progress | None = None) -> SyncReport:
         raise db.damaged(db.db_file(bundle.root), exc) from None
     finally:
         conn.close()
-    _refresh_heads(bundle)
-    _save_diary_state(bundle)
     return report
-
-
-def _save_diary_state(bundle: Bundle) -> None:
-    """A cache for the next fresh writer: failing to save it costs only speed."""
-    from ouro.desk.record import save_state_if_missing
-    from ouro.errors import OuroError
-
-    with contextlib.suppress(OSError, OuroError):
-        save_state_if_missing(bundle)
-
-
-def _refresh_heads(bundle: Bundle) -> None:
-    from ouro.desk.heads import refresh_quietly
-
-    refresh_quietly(bundle)
 
 
 def rebuild(bundle: Bundle, progress: Progress | None = None) -> SyncReport:
@@ -250,7 +232,6 @@ def rebuild(bundle: Bundle, progress: Progress | None = None) -> SyncReport:
     """
     if not db.writable(bundle.root) and not db.can_move_aside(bundle.root):
         raise db.read_only(bundle.root)  # a read-only disk: nothing to move aside, say so
-    _refresh_heads(bundle)  # a cache like the index; refreshed from the files too
     try:
         return _rebuild(bundle, progress)
     except IndexUnavailable as exc:

@@ -1,21 +1,20 @@
-"""The search tools' input models and functions (the registry points here).
+"""The old CLI input models of the search verbs (``ouro.api.desk`` / ``ouro.api.record``).
 
-Each function is a thin call into ``ouro.index.search``; the CLI fast path
-(``ouro.cli.fast``) calls the same functions without going through pydantic,
-so both give byte-identical answers.
+Transitional: the pydantic input models here only build the old click CLI
+(``ouro.cli.gen``) until the new CLI reads ``ouro.spec``; each verb's one home is its
+library method (``ouro.api``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
-from ouro.bundle import Bundle
 from ouro.index import search
 from ouro.models.base import ToolInput
 
-Kind = Literal["task", "track", "iteration", "friction", "tip", "fact", "note", "daily"]
+Kind = Literal["task", "track", "iteration", "friction", "lesson", "tip", "fact", "note", "daily"]
 Query = Field(
     default=None,
     description='Words (all must match), "quoted phrases", prefix*; omit for the newest first.',
@@ -64,37 +63,3 @@ class ConsultNotesInput(ToolInput):
     limit: int = Limit
     mode: Mode | None = ModeField
     explain: bool = Explain
-
-
-def desk_search(bundle: Bundle, inp: DeskSearchInput) -> dict[str, Any]:
-    return search.desk_search(
-        bundle.root,
-        inp.query,
-        list(inp.kind or []),
-        inp.track,
-        inp.status,
-        inp.limit,
-        inp.mode,
-        inp.explain,
-    )
-
-
-def consult_diary(bundle: Bundle, inp: ConsultDiaryInput) -> dict[str, Any]:
-    return search.consult_diary(
-        bundle.root,
-        inp.query,
-        inp.about,
-        inp.since,
-        inp.history,
-        inp.limit,
-        inp.mode,
-        inp.explain,
-    )
-
-
-def search_facts(bundle: Bundle, inp: SearchFactsInput) -> dict[str, Any]:
-    return search.search_facts(bundle.root, inp.query, inp.about, inp.limit, inp.mode, inp.explain)
-
-
-def consult_notes(bundle: Bundle, inp: ConsultNotesInput) -> dict[str, Any]:
-    return search.consult_notes(bundle.root, inp.query, inp.tag, inp.limit, inp.mode, inp.explain)

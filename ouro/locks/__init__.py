@@ -36,12 +36,11 @@ from datetime import datetime, timedelta
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import orjson
-
 from ouro.bundle import Bundle
 from ouro.errors import Conflict, InvalidInput
 from ouro.models.clock import format_time, parse_time, utc_now
 from ouro.models.ids import new_id
+from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
 from ouro.store.lock import FileLock
 
@@ -131,7 +130,7 @@ def overlaps(a: str, b: str) -> bool:
 
 
 def _read(path: Path) -> PathLock:
-    data = orjson.loads(path.read_bytes())
+    data = jsonio.loads(path.read_bytes())
     return PathLock(
         str(data["id"]),
         str(data["path"]),

@@ -1,4 +1,9 @@
-"""Path lock tools: the registry's input models and functions (interface edge)."""
+"""Path locks: the rendering of ``b.lock`` results (``ouro.api.talk``) and the old CLI input models.
+
+Transitional: the pydantic input models here only build the old click CLI
+(``ouro.cli.gen``) until the new CLI reads ``ouro.spec``; each verb's one home is its
+library method (``ouro.api``).
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,7 @@ from typing import Any
 from pydantic import Field
 
 from ouro import locks
-from ouro.bundle import Bundle
-from ouro.desk.names import parse_duration
-from ouro.desk.tasks import acting_agent
 from ouro.models.base import ToolInput
-from ouro.models.clock import utc_now
 
 
 class LockTakeInput(ToolInput):
@@ -21,15 +22,6 @@ class LockTakeInput(ToolInput):
     agent: str | None = Field(None, description="who takes it (default: the bundle's agent)")
 
 
-def lock_take(bundle: Bundle, inp: LockTakeInput) -> dict[str, Any]:
-    who = acting_agent(bundle, inp.agent)
-    seconds = parse_duration(inp.ttl, field="ttl")
-    taken, problems = locks.take(
-        bundle, inp.paths, agent=who, reason=inp.reason.strip(), ttl_seconds=seconds
-    )
-    return {"agent": who, "locks": [lk.to_json() for lk in taken], "problems": problems}
-
-
 class LockReleaseInput(ToolInput):
     paths: list[str] = Field(
         default_factory=list, description="a path to release (repeatable; none: all of yours)"
@@ -37,19 +29,8 @@ class LockReleaseInput(ToolInput):
     agent: str | None = Field(None, description="the holder (default: the bundle's agent)")
 
 
-def lock_release(bundle: Bundle, inp: LockReleaseInput) -> dict[str, Any]:
-    who = acting_agent(bundle, inp.agent)
-    gone, problems = locks.release(bundle, inp.paths or None, agent=who)
-    return {"agent": who, "released": [lk.to_json() for lk in gone], "problems": problems}
-
-
 class LockListInput(ToolInput):
     path: str | None = Field(None, description="only locks overlapping this path")
-
-
-def lock_list(bundle: Bundle, inp: LockListInput) -> dict[str, Any]:
-    found = locks.list_locks(bundle, now=utc_now(), path=inp.path)
-    return {"locks": [lk.to_json() for lk in found.locks], "problems": found.problems}
 
 
 def render_locks(result: dict[str, Any]) -> str:

@@ -1,4 +1,9 @@
-"""Message tools: the registry's input models and functions (interface edge)."""
+"""Messages: the rendering of ``b.message`` results (``ouro.api.talk``) and the old CLI input models.
+
+Transitional: the pydantic input models here only build the old click CLI
+(``ouro.cli.gen``) until the new CLI reads ``ouro.spec``; each verb's one home is its
+library method (``ouro.api``).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +12,6 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ouro import messages
-from ouro.bundle import Bundle
-from ouro.desk.tasks import acting_agent
 from ouro.models.base import ToolInput
 
 Kind = Literal["question", "answer", "status", "handoff", "blocker"]
@@ -22,11 +25,6 @@ class MessageSendInput(ToolInput):
     sender: str | None = Field(None, description="who sends it (default: the bundle's agent)")
 
 
-def message_send(bundle: Bundle, inp: MessageSendInput) -> dict[str, Any]:
-    who = acting_agent(bundle, inp.sender)
-    return messages.send(bundle, inp.agent, inp.text, kind=inp.kind, sender=who, task=inp.task)
-
-
 class MessageReplyInput(ToolInput):
     message_id: str = Field(description="the id (m-…) of the message in your inbox")
     text: str = Field(description="the reply (redacted; size-limited)")
@@ -34,55 +32,13 @@ class MessageReplyInput(ToolInput):
     sender: str | None = Field(None, description="who replies (default: the bundle's agent)")
 
 
-def message_reply(bundle: Bundle, inp: MessageReplyInput) -> dict[str, Any]:
-    who = acting_agent(bundle, inp.sender)
-    original = messages.find(bundle, inp.message_id)
-    result = messages.send(
-        bundle,
-        str(original.get("from")),
-        inp.text,
-        kind=inp.kind,
-        sender=who,
-        task=original.get("task"),
-        reply_to=inp.message_id,
-        to_bundle=original.get("fromBundle"),
-    )
-    if not original.get("read"):
-        messages.mark_read(bundle, [inp.message_id])
-    return result
-
-
 class MessageReadInput(ToolInput):
     message_id: str | None = Field(None, description="one message (default: every unread one)")
-
-
-def message_read(bundle: Bundle, inp: MessageReadInput) -> dict[str, Any]:
-    if inp.message_id:
-        shown = [messages.find(bundle, inp.message_id)]
-        problems: list[str] = []
-    else:
-        box = messages.inbox(bundle)
-        shown, problems = [m for m in box.messages if not m["read"]], box.problems
-    messages.mark_read(bundle, [m["id"] for m in shown if not m["read"]])
-    return {"messages": shown, "problems": problems}
 
 
 class MessageListInput(ToolInput):
     unread: bool = Field(False, description="only unread messages")
     limit: int | None = Field(None, ge=1, description="at most this many (newest)")
-
-
-def message_list(bundle: Bundle, inp: MessageListInput) -> dict[str, Any]:
-    box = messages.inbox(bundle)
-    shown = [m for m in box.messages if not (inp.unread and m["read"])]
-    if inp.limit is not None:
-        shown = shown[-inp.limit :]
-    return {
-        "messages": shown,
-        "unread": sum(1 for m in box.messages if not m["read"]),
-        "queued": messages.outgoing(bundle),
-        "problems": box.problems,
-    }
 
 
 class MessagePeerInput(ToolInput):
@@ -93,16 +49,8 @@ class MessagePeerInput(ToolInput):
     )
 
 
-def message_peer(bundle: Bundle, inp: MessagePeerInput) -> dict[str, Any]:
-    return {"peer": messages.set_peer(bundle, inp.agent, inp.bundle)}
-
-
 class MessageRetryInput(ToolInput):
     pass
-
-
-def message_retry(bundle: Bundle, inp: MessageRetryInput) -> dict[str, Any]:
-    return {"retried": messages.retry(bundle)}
 
 
 def _line(m: dict[str, Any]) -> str:

@@ -22,12 +22,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
+from ouro.store import jsonio
+from ouro.store.git import Git, first_line
 from ouro.store.jsonl import append_jsonl, read_jsonl
-from ouro.sync.git import Git, first_line
 
 TRIES = 3
 
@@ -101,5 +100,5 @@ def deliver_remote(
         return f"{url} kept moving: {TRIES} pushes were rejected"
     except OuroError as exc:
         return f"{url}: {exc.message}"
-    except (OSError, orjson.JSONDecodeError) as exc:
+    except (OSError, jsonio.JSONDecodeError) as exc:
         return f"{url}: {exc}"

@@ -27,13 +27,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ouro.errors import Conflict, CorruptFile
 from ouro.migrate import documents
 from ouro.migrate.plan import Item, Plan
 from ouro.migrate.tidy import clear_temps, write_atomic
 from ouro.models.hashing import content_hash, hash_file
+from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_bytes, dump_json
 from ouro.store.jsonl import append_jsonl, encode_line, read_jsonl
 from ouro.store.lock import FileLock
@@ -217,7 +216,7 @@ def append_facts(root: Path, plan: Plan, staged: Path) -> int:
     ):
         _cut_own_torn_tail(dest, lines)
         present = {r.get("id") for r in read_jsonl(dest).records}
-        staged_records = [orjson.loads(line) for line in lines]
+        staged_records = [jsonio.loads(line) for line in lines]
         todo = [r for r in staged_records if r["id"] not in present]
         if todo:
             append_jsonl(dest, todo)

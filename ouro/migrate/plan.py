@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ouro.desk.names import slugify
 from ouro.errors import CorruptFile, InvalidInput
 from ouro.migrate import documents
@@ -28,6 +26,7 @@ from ouro.migrate.rules import LayoutStep, Rule
 from ouro.migrate.scan import SourceFile, scan
 from ouro.models.hashing import content_hash
 from ouro.resources import bundle_template, templates_dir
+from ouro.store import jsonio
 from ouro.store.jsonl import encode_line, read_jsonl
 
 
@@ -247,8 +246,8 @@ def _load_hints(root: Path, sources: list[SourceFile]) -> dict[str, dict[str, An
     if not any(s.path == "notes/.index.json" and s.kind == "file" for s in sources):
         return {}
     try:
-        data = orjson.loads(_read(root, "notes/.index.json"))
-    except orjson.JSONDecodeError:
+        data = jsonio.loads(_read(root, "notes/.index.json"))
+    except jsonio.JSONDecodeError:
         return {}
     entries = data.get("notes", data) if isinstance(data, dict) else data
     if isinstance(entries, dict):
@@ -414,8 +413,8 @@ def _entities_item(
     src, rule = found
     dest, conflicts_to = str(rule.to), rule.extra["conflicts_to"]
     try:
-        legacy = orjson.loads(_read(root, src.path))
-    except orjson.JSONDecodeError as exc:
+        legacy = jsonio.loads(_read(root, src.path))
+    except jsonio.JSONDecodeError as exc:
         legacy = {"(unreadable legacy entities.json)": f"not valid JSON ({exc})"}
     if not isinstance(legacy, dict):
         legacy = {"(unreadable legacy entities.json)": legacy}
@@ -426,8 +425,8 @@ def _entities_item(
         legacy, derived, side="legacy", source=src.path, id_map=id_map
     )
     try:
-        current = orjson.loads((root / dest).read_bytes())
-    except (FileNotFoundError, orjson.JSONDecodeError):
+        current = jsonio.loads((root / dest).read_bytes())
+    except (FileNotFoundError, jsonio.JSONDecodeError):
         current = {}
     if isinstance(current, dict) and current:
         desk_conflicts, _ = entity_conflicts(current, derived, side="desk", source=dest, id_map={})
@@ -449,8 +448,8 @@ def _entities_item(
     info: dict[str, Any] = {"source": src.path, "covered": covered, "conflictsTo": None}
     if conflicts:
         try:
-            before = orjson.loads((root / conflicts_to).read_bytes())
-        except (FileNotFoundError, orjson.JSONDecodeError):
+            before = jsonio.loads((root / conflicts_to).read_bytes())
+        except (FileNotFoundError, jsonio.JSONDecodeError):
             before = {}
         doc = merge_conflicts(before if isinstance(before, dict) else {}, conflicts)
         from ouro.store.atomic import dump_json

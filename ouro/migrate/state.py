@@ -29,6 +29,7 @@ import orjson
 from ouro.errors import CorruptFile
 from ouro.migrate.plan import Plan
 from ouro.migrate.tidy import clear_temps, write_atomic
+from ouro.store import jsonio
 from ouro.store.atomic import dump_json
 
 PHASES = ("planned", "backed_up", "applied", "verified", "removed", "done")
@@ -67,10 +68,10 @@ class RunFiles:
 
     def load(self) -> RunState | None:
         try:
-            data = orjson.loads(self.current.read_bytes())
+            data = jsonio.loads(self.current.read_bytes())
         except FileNotFoundError:
             return None
-        except orjson.JSONDecodeError as exc:
+        except jsonio.JSONDecodeError as exc:
             raise CorruptFile(
                 f"{self.current}: not valid JSON ({exc})",
                 hint="an interrupted migration left it; restore it from the backup or git",
@@ -93,7 +94,7 @@ class RunFiles:
 
     def read_plan(self, run_id: str) -> Plan:
         path = self.run_dir(run_id) / "plan.json"
-        return Plan.from_json(orjson.loads(path.read_bytes()))
+        return Plan.from_json(jsonio.loads(path.read_bytes()))
 
     def staged_path(self, run_id: str) -> Path:
         return self.run_dir(run_id) / "facts.staged.jsonl"

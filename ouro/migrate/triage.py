@@ -35,10 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ouro.errors import CorruptFile, InvalidInput
 from ouro.migrate import documents
+from ouro.store import jsonio
 
 ROUTES = ("task", "facts", "note", "drop")
 TRACK = "journal-import"
@@ -343,13 +342,13 @@ def read_routes(path: Path) -> dict[str, dict[str, Any]]:
     """``{locator: {route, sourceHash}}`` from an edited review file; raises naming the entry."""
     where = str(path)
     try:
-        data = orjson.loads(path.read_bytes())
+        data = jsonio.loads(path.read_bytes())
     except FileNotFoundError:
         raise InvalidInput(
             f"--plan: {where} does not exist",
             hint="write it first with 'ouro migrate --dry-run --plan FILE'",
         ) from None
-    except orjson.JSONDecodeError as exc:
+    except jsonio.JSONDecodeError as exc:
         raise InvalidInput(f"--plan: {where} is not valid JSON ({exc})", hint="fix it") from None
     if not isinstance(data, dict) or data.get("kind") != PLAN_KIND:
         raise InvalidInput(

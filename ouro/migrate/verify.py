@@ -23,14 +23,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ouro.errors import CorruptFile
 from ouro.migrate import documents
 from ouro.migrate.apply import _backup_bytes, backup_problem
 from ouro.migrate.plan import Item, Plan
 from ouro.migrate.scan import scan
 from ouro.models.hashing import hash_file
+from ouro.store import jsonio
 from ouro.store.jsonl import read_jsonl
 
 
@@ -129,8 +128,8 @@ def _journal_fact_problems(root: Path, plan: Plan) -> list[str]:
 def _target_problems(root: Path, plan: Plan) -> list[str]:
     """Every file the run changes outside the legacy roots is in the backup as it was."""
     try:
-        manifest = orjson.loads((root / plan.backup / "MANIFEST.json").read_bytes())
-    except (FileNotFoundError, orjson.JSONDecodeError) as exc:
+        manifest = jsonio.loads((root / plan.backup / "MANIFEST.json").read_bytes())
+    except (FileNotFoundError, jsonio.JSONDecodeError) as exc:
         return [f"{plan.backup}/MANIFEST.json: unreadable ({exc})"]
     listed = {t["path"]: t for t in manifest.get("targets", [])}
     problems = []
@@ -146,14 +145,14 @@ def _entities_problems(root: Path, plan: Plan) -> list[str]:
     info = plan.entities
     if not info:
         return []
-    legacy = orjson.loads((root / plan.backup / info["source"]).read_bytes())
+    legacy = jsonio.loads((root / plan.backup / info["source"]).read_bytes())
     if not isinstance(legacy, dict):
         legacy = {}
     conflicts: dict[str, Any] = {}
     if info.get("conflictsTo"):
-        conflicts = orjson.loads((root / info["conflictsTo"]).read_bytes())
+        conflicts = jsonio.loads((root / info["conflictsTo"]).read_bytes())
     kept = {rec.get("key") for recs in conflicts.values() for rec in recs if isinstance(rec, dict)}
-    current = orjson.loads((root / "desk/_record/diary/entities.json").read_bytes())
+    current = jsonio.loads((root / "desk/_record/diary/entities.json").read_bytes())
     missing = [
         k
         for k in legacy

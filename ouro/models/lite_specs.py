@@ -33,9 +33,17 @@ SPECS: dict[str, tuple[Field, ...]] = {
         ('claim_id', 'str', True, None, 'the claim being replaced', None),
         ('by', 'str', True, None, 'the replacement claim', None),
     ),
+    'claim_update': (
+        ('claim_id', 'str', True, None, 'the claim (cl-…)', None),
+        ('text', 'str?', False, None, 'the corrected claim text', None),
+        ('about', 'list?', False, None, 'the files the claim is about (replaces the list)', None),
+        ('check', 'str?', False, None, 'the corrected check command; earlier receipts then no longer count', None),
+    ),
     'desk_feature': (
         ('tracks', 'list', False, [], 'track names', None),
         ('tasks', 'list', False, [], 'task ids or <track>/<slug>', None),
+        ('notes', 'list', False, [], 'note slugs (desk/_record/notes/)', None),
+        ('lessons', 'list', False, [], 'lesson (tip) slugs (desk/_meta/tips/)', None),
         ('remove', 'bool', False, False, 'take these out instead of adding them', None),
     ),
     'desk_friction_add': (

@@ -1,7 +1,9 @@
-"""The sentinel's registry tools: ``sentinel_refresh``, ``sentinel_status``, ``drill``.
+"""Renderings of the sentinel verbs (``ouro.api.sentinel``, ``b.drill``) and their old
+CLI input models. Exit codes are ``ouro.cli.exits``'s.
 
-Thin: validate input, call one domain function, shape the result. Renderers
-turn results into text for people; exit codes are ``ouro.cli.exits``'s.
+Transitional: the pydantic input models here only build the old click CLI
+(``ouro.cli.gen``) until the new CLI reads ``ouro.spec``; each verb's one home is its
+library method (``ouro.api``).
 """
 
 from __future__ import annotations
@@ -10,12 +12,10 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
-from ouro.bundle import Bundle
 from ouro.models.base import ToolInput
 from ouro.sentinel.drills import DRILL_NAMES, check_names
-from ouro.sentinel.receipts import DEFAULT_KEEP, Trigger, refresh
-from ouro.sentinel.signals import parse_caller_signals
-from ouro.sentinel.status import render_status, sentinel_status
+from ouro.sentinel.receipts import DEFAULT_KEEP, Trigger
+from ouro.sentinel.status import render_status
 
 
 class RefreshInput(ToolInput):
@@ -29,6 +29,11 @@ class RefreshInput(ToolInput):
     )
     keep: int = Field(
         DEFAULT_KEEP, ge=1, le=100_000, description="receipt detail files to keep after pruning"
+    )
+    yes: bool = Field(
+        False,
+        description="run a declared readiness check that was not confirmed in this bundle yet "
+        "(read it first: 'ouro config list')",
     )
 
 
@@ -49,56 +54,6 @@ class DrillInput(ToolInput):
     @classmethod
     def _known_drills(cls, names: list[str]) -> list[str]:
         return check_names(names)
-
-
-def _summary(result: dict[str, Any]) -> dict[str, Any]:
-    receipt = result["receipt"]
-    failing = [
-        {"check": c["id"], "status": c["status"], "detail": c["detail"], "repair": c.get("repair")}
-        for c in receipt["gauntlet"]["checks"]
-        if c["status"] in ("warn", "fail")
-    ]
-    return {
-        "receiptId": receipt["id"],
-        "generatedAt": receipt["generatedAt"],
-        "trigger": receipt["trigger"],
-        "verdict": receipt["verdict"],
-        "ready": receipt["ready"],
-        "score": receipt["gauntlet"]["score"],
-        "failing": failing,
-        "signals": receipt["signals"],
-        "recoveryAnchor": receipt["recoveryAnchor"],
-        "locator": result["locator"],
-        "latestReplaced": result["latestReplaced"],
-        "latestReadyReplaced": result["latestReadyReplaced"],
-        "pruned": len(result["pruned"]),
-        "issues": result["issues"],
-    }
-
-
-def sentinel_refresh(bundle: Bundle, inp: RefreshInput) -> dict[str, Any]:
-    signals = parse_caller_signals(inp.signals)
-    return _summary(refresh(bundle, trigger=inp.trigger, signals=signals, keep=inp.keep))
-
-
-def sentinel_status_tool(bundle: Bundle, inp: StatusInput) -> dict[str, Any]:
-    return sentinel_status(bundle)
-
-
-def drill(bundle: Bundle, inp: DrillInput) -> dict[str, Any]:
-    from ouro import progress
-    from ouro.sentinel.drills import run_drills
-
-    results = run_drills(bundle, inp.names, progress.counter("drills", "done"))
-    written = refresh(bundle, trigger="drill", drills=results)
-    failed = [r["name"] for r in results if r["status"] != "pass"]
-    return {
-        "ok": not failed,
-        "passed": [r["name"] for r in results if r["status"] == "pass"],
-        "failed": failed,
-        "drills": results,
-        "receipt": _summary(written),
-    }
 
 
 def render_refresh(r: dict[str, Any]) -> str:
@@ -123,6 +78,7 @@ def render_refresh(r: dict[str, Any]) -> str:
             continue
         lines.append(
             f"  SIGNAL {sig['kind']}:{sig['source']} {sig['status']} (impact {sig['verdictImpact']})"
+            + (f" — {sig['detail']}" if sig.get("detail") else "")
         )
         if sig.get("repairCommand"):
             lines.append(f"        repair ({sig.get('repairActor')}): {sig['repairCommand']}")

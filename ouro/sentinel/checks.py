@@ -316,10 +316,11 @@ def check_return_routes(resume_full: dict[str, Any]) -> Check:
             "ls -la arc/obligations/inner",
         )
     inner = {k: v for k, v in store.get("items", {}).items() if v.get("inner")}
-    if not inner:
+    unreadable = sorted(k for k in store.get("errors", {}) if k.startswith("inner/"))
+    if not inner and not unreadable:
         return Check("return_routes_visible", "not_applicable", "no open return obligations")
     evidence = [obligation_locator(k, inner=True) for k in sorted(inner)]
-    missing = []
+    missing = [f"{k[len('inner/') :]} (unreadable)" for k in unreadable]
     for oid, item in sorted(inner.items()):
         route = item.get("route")
         if not isinstance(route, dict) or not all(

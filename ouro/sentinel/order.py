@@ -11,9 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ouro.models.ids import is_id
+from ouro.store import jsonio
 
 OrderKey = tuple[str, str]
 
@@ -36,14 +35,14 @@ class ReceiptRead:
 def read_receipt(path: Path) -> ReceiptRead:
     """Read one receipt file. Missing → ``missing``; unusable → ``problem``."""
     try:
-        data = orjson.loads(path.read_bytes())
+        data = jsonio.loads(path.read_bytes())
     except FileNotFoundError:
         return ReceiptRead(None, missing=True)
     except IsADirectoryError:
         return ReceiptRead(None, problem="is a folder, not a receipt file")
     except OSError as exc:
         return ReceiptRead(None, problem=f"cannot read ({exc.strerror or exc})")
-    except orjson.JSONDecodeError as exc:
+    except jsonio.JSONDecodeError as exc:
         return ReceiptRead(None, problem=f"not valid JSON ({exc})")
     if not isinstance(data, dict):
         return ReceiptRead(None, problem="not a JSON object")

@@ -10,7 +10,9 @@ sentinel lock (``state/locks/sentinel.lock``) a refresh:
    (``generatedAt``, then ``id``): refreshes finishing out of order never move
    ``latest`` backwards;
 4. replaces ``latest-ready.json`` only if the receipt is ready in every
-   respect (see ``qualifies_ready``) and orders after the current one;
+   respect (see ``qualifies_ready``) and orders after the current one, or the
+   current one is unusable (``ouro.sentinel.anchor``: checked for meaning,
+   never trusted for its shape);
 5. prunes ``receipts/`` to the newest ``keep`` files, always keeping the ones
    ``latest`` and ``latest-ready`` name.
 
@@ -20,10 +22,11 @@ untouched and reported (a ``bundle`` signal and ``sentinelIssues``).
 Recovery anchor: a ready receipt anchors to itself. If the gauntlet itself
 fails, the anchor is the current blocker (an older ready receipt is not offered
 as a way around it). Otherwise (only outside signals or warnings stand in the
-way) the anchor is ``latest-ready``.
+way) the anchor is ``latest-ready`` — only if that receipt is still ready in
+every respect when it is read; an unusable one is reported and never offered.
 
 A refresh deliberately records no flight-recorder event: its output would feed
-its own input (the checkpoint it grades, the git state it reports), so a
+its own input (the checkpoint it grades), so a
 blocked receipt could keep the next one blocked. The history ledger is the
 audit trail.
 """
@@ -42,8 +45,9 @@ from ouro.errors import InvalidInput
 from ouro.models.clock import format_time, utc_now
 from ouro.models.ids import new_id
 from ouro.sentinel import paths
+from ouro.sentinel.anchor import AnchorRead, check_ready, ready_problems, unusable_text
 from ouro.sentinel.gauntlet import LIST_CAP, Evaluation, capped, evaluate
-from ouro.sentinel.order import ReceiptRead, order_key, read_receipt
+from ouro.sentinel.order import order_key, read_receipt
 from ouro.sentinel.signals import Signal, git_signals, impact_rank, worst_impact
 from ouro.store.atomic import atomic_write_bytes, atomic_write_json, fsync_dir
 from ouro.store.jsonl import append_jsonl
@@ -58,6 +62,8 @@ Trigger = Literal[
     "drill",
 ]
 TRIGGERS: tuple[str, ...] = get_args(Trigger)
+#: triggers whose refresh runs no readiness command (host hooks, drills): see ``refresh``
+QUIET_TRIGGERS = ("session_start", "post_turn", "drill")
 DEFAULT_KEEP = 50
 SCHEMA_VERSION = 1
 OUTSIDE_KINDS = ("provider_lane", "sense", "bundle")
@@ -70,16 +76,8 @@ def worse(a: str, b: str) -> str:
 
 
 def qualifies_ready(receipt: dict[str, Any]) -> bool:
-    """Ready in every respect: may become the recovery anchor."""
-    resume = receipt.get("resume") or {}
-    return bool(
-        receipt.get("verdict") == "ready"
-        and (receipt.get("gauntlet") or {}).get("verdict") == "ready"
-        and all(s.get("verdictImpact") == "none" for s in receipt.get("signals", []))
-        and resume.get("canContinue") is True
-        and (resume.get("currentAsk") or {}).get("value")
-        and (resume.get("nextSafeAction") or {}).get("value")
-    )
+    """Ready in every respect: may become the recovery anchor (``ouro.sentinel.anchor``)."""
+    return not ready_problems(receipt)
 
 
 def _resume_snapshot(resume: dict[str, Any]) -> dict[str, Any]:
@@ -121,7 +119,7 @@ def _malformed_signal(locator: str, problem: str) -> Signal:
     )
 
 
-def _anchor(receipt: dict[str, Any], ready: bool, current_ready: ReceiptRead) -> dict[str, Any]:
+def _anchor(receipt: dict[str, Any], ready: bool, current_ready: AnchorRead) -> dict[str, Any]:
     rid = receipt["id"]
     gauntlet = receipt["gauntlet"]
     if ready:
@@ -155,13 +153,23 @@ def _anchor(receipt: dict[str, Any], ready: bool, current_ready: ReceiptRead) ->
         if outside
         else "the gauntlet warns or the resume cannot continue yet"
     )
-    if current_ready.receipt is not None:
+    anchor = current_ready.usable
+    if anchor is not None:
         return {
             "use": "latest-ready",
-            "receiptId": current_ready.receipt["id"],
-            "generatedAt": current_ready.receipt["generatedAt"],
+            "receiptId": anchor["id"],
+            "generatedAt": anchor["generatedAt"],
             "locator": paths.LATEST_READY,
             "reason": f"{why}; resume from the last ready receipt",
+        }
+    earlier = current_ready.read.receipt
+    if earlier is not None and current_ready.unusable:
+        return {
+            "use": "none",
+            "receiptId": None,
+            "locator": None,
+            "reason": f"{why}, and {unusable_text(earlier, current_ready.unusable)}, so it is "
+            "not offered: resume from Arc and Desk",
         }
     return {
         "use": "none",
@@ -254,8 +262,19 @@ def refresh(
     drills: list[dict[str, Any]] | None = None,
     keep: int = DEFAULT_KEEP,
     now: datetime | None = None,
+    run_checks: bool | None = None,
+    yes: bool = False,
 ) -> dict[str, Any]:
-    """Write one receipt; returns it with what the refresh changed."""
+    """Write one receipt; returns it with what the refresh changed.
+
+    The provider lane (``ouro.sentinel.readiness``) is gathered first, outside
+    the lock: ``run_checks`` runs the declared check commands (``yes`` confirms
+    one not yet trusted here); without it the lane is the credential checks,
+    the caller's signals and the last known state of each source. By default
+    (None) the commands run unless the trigger is one of ``QUIET_TRIGGERS``:
+    the hooks' refreshes and a drill's receipt must not wait on a provider."""
+    from ouro.sentinel.readiness import gather
+
     if trigger not in TRIGGERS:
         raise InvalidInput(
             f"trigger: {trigger!r} is not one of {', '.join(TRIGGERS)}",
@@ -263,9 +282,16 @@ def refresh(
         )
     if keep < 1:
         raise InvalidInput("keep: must be at least 1", hint="the default keeps 50 receipts")
-    generated_at = format_time(now or utc_now())
+    moment = now or utc_now()
+    generated_at = format_time(moment)
+    if run_checks is None:
+        run_checks = trigger not in QUIET_TRIGGERS
+    lane = gather(
+        bundle, [s for s in signals if s.kind == "provider_lane"], now=moment,
+        run_commands=run_checks, yes=yes,
+    )  # fmt: skip
     evaluation = evaluate(bundle)
-    outside = [*signals, *git_signals(bundle)]
+    outside = [*(s for s in signals if s.kind != "provider_lane"), *lane, *git_signals(bundle)]
     receipt = build_receipt(
         bundle, evaluation, outside, trigger=trigger, generated_at=generated_at, drills=drills
     )
@@ -278,7 +304,8 @@ def _commit(
     bundle: Bundle, receipt: dict[str, Any], literals: list[str], keep: int
 ) -> dict[str, Any]:
     latest = read_receipt(paths.latest_path(bundle))
-    ready_now = read_receipt(paths.latest_ready_path(bundle))
+    checked = check_ready(read_receipt(paths.latest_ready_path(bundle)))
+    ready_now = checked.read
     issues: list[dict[str, str]] = []
     for read, locator in ((latest, paths.LATEST), (ready_now, paths.LATEST_READY)):
         if read.problem:
@@ -286,9 +313,18 @@ def _commit(
             sig = _malformed_signal(locator, read.problem).to_json()
             receipt["signals"].append(sig)
             receipt["verdict"] = worse(receipt["verdict"], _VERDICT_OF_IMPACT[sig["verdictImpact"]])
+    if ready_now.receipt is not None and checked.unusable:
+        # Reported, not a signal: a receipt ready in every respect replaces it (below).
+        issues.append(
+            {
+                "locator": paths.LATEST_READY,
+                "problem": unusable_text(ready_now.receipt, checked.unusable)
+                + "; the next receipt that is ready in every respect replaces it",
+            }
+        )
     ready = qualifies_ready(receipt)
     receipt["ready"] = ready
-    receipt["recoveryAnchor"] = _anchor(receipt, ready, ready_now)
+    receipt["recoveryAnchor"] = _anchor(receipt, ready, checked)
     receipt = redact_tree(receipt, literals)
     rid = receipt["id"]
     detail = paths.receipts_dir(bundle) / f"{rid}.json"
@@ -300,7 +336,9 @@ def _commit(
         latest.receipt is not None and key > order_key(latest.receipt)
     )
     ready_replaced = ready and (
-        ready_now.missing or (ready_now.receipt is not None and key > order_key(ready_now.receipt))
+        ready_now.missing
+        or checked.unusable is not None
+        or (ready_now.receipt is not None and key > order_key(ready_now.receipt))
     )
     targets = [
         target

@@ -27,10 +27,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-import orjson
-
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
+from ouro.store import jsonio
 
 SignalKind = Literal["provider_lane", "sense", "bundle", "gauntlet"]
 Impact = Literal["none", "watch", "blocked"]
@@ -51,6 +50,9 @@ class Signal:
     repair_actor: RepairActor | None = None
     repair_command: str | None = None
     detail: str | None = None
+    #: provider lane only: when the evidence was taken, and whether in this refresh
+    checked_at: str | None = None
+    fresh: bool | None = None
 
     def to_json(self) -> dict[str, Any]:
         data = {
@@ -61,6 +63,8 @@ class Signal:
             "repairActor": self.repair_actor,
             "repairCommand": self.repair_command,
             "detail": self.detail,
+            "checkedAt": self.checked_at,
+            "fresh": self.fresh,
         }
         return {k: v for k, v in data.items() if v is not None}
 
@@ -107,8 +111,8 @@ def parse_caller_signal(value: str | dict[str, Any], *, index: int) -> Signal:
     where = f"signal[{index}]"
     if isinstance(value, str):
         try:
-            data = orjson.loads(value)
-        except orjson.JSONDecodeError as exc:
+            data = jsonio.loads(value)
+        except jsonio.JSONDecodeError as exc:
             raise InvalidInput(
                 f"{where}: not valid JSON ({exc})",
                 hint='pass a JSON object, e.g. --signal \'{"kind":"provider_lane",'

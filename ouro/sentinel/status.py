@@ -3,7 +3,10 @@
 Pure: it reads ``latest.json`` and ``latest-ready.json`` and stats the event
 log; it writes nothing (not even an mtime) and never refreshes. A missing
 receipt reads as ``unknown``; a malformed one is reported as degraded with its
-locator and left untouched.
+locator and left untouched. The recovery anchor is checked for meaning, not
+taken from ``latest.json`` on trust (``ouro.sentinel.anchor``): a latest-ready
+receipt that is not ready in every respect, or whose resume snapshot cannot
+continue, is reported unusable with the reason and never offered.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from ouro.arc.paths import events_dir
 from ouro.bundle import Bundle
 from ouro.models.clock import parse_time
 from ouro.sentinel import paths
+from ouro.sentinel.anchor import check_ready, unusable_reason, unusable_text
 from ouro.sentinel.order import read_receipt
 
 
@@ -47,7 +51,8 @@ def _newest_event_mtime(bundle: Bundle) -> float | None:
 
 def sentinel_status(bundle: Bundle) -> dict[str, Any]:
     latest = read_receipt(paths.latest_path(bundle))
-    ready = read_receipt(paths.latest_ready_path(bundle))
+    checked = check_ready(read_receipt(paths.latest_ready_path(bundle)))
+    ready = checked.read
     issues: list[dict[str, str]] = []
     for read, locator in ((latest, paths.LATEST), (ready, paths.LATEST_READY)):
         if read.problem:
@@ -59,11 +64,27 @@ def sentinel_status(bundle: Bundle) -> dict[str, Any]:
                     "'ouro sentinel refresh'",
                 }
             )
+    brief_ready = None
+    if ready.receipt is not None:
+        brief_ready = {
+            **_brief(ready.receipt, paths.LATEST_READY),
+            "usable": checked.unusable is None,
+            "unusable": checked.unusable,
+        }
+        if checked.unusable:
+            issues.append(
+                {
+                    "locator": paths.LATEST_READY,
+                    "problem": unusable_text(ready.receipt, checked.unusable),
+                    "hint": "resume from Arc and Desk; the next receipt that is ready in every "
+                    "respect replaces it ('ouro sentinel refresh')",
+                }
+            )
     out: dict[str, Any] = {
         "state": "degraded" if issues else "ok",
         "verdict": "unknown",
         "latest": None,
-        "latestReady": _brief(ready.receipt, paths.LATEST_READY) if ready.receipt else None,
+        "latestReady": brief_ready,
         "recoveryAnchor": None,
         "failing": [],
         "signals": [],
@@ -78,7 +99,7 @@ def sentinel_status(bundle: Bundle) -> dict[str, Any]:
         return out
     out["verdict"] = receipt["verdict"]
     out["latest"] = _brief(receipt, paths.LATEST)
-    out["recoveryAnchor"] = receipt.get("recoveryAnchor")
+    out["recoveryAnchor"] = _checked_anchor(receipt, checked.usable, checked.unusable)
     gauntlet = receipt.get("gauntlet") or {}
     out["failing"] = [
         {
@@ -114,6 +135,39 @@ def sentinel_status(bundle: Bundle) -> dict[str, Any]:
     return out
 
 
+def _checked_anchor(
+    receipt: dict[str, Any], ready: dict[str, Any] | None, unusable: str | None
+) -> dict[str, Any] | None:
+    """``latest.json``'s anchor, unless what it names is not usable now."""
+    anchor = receipt.get("recoveryAnchor")
+    if not isinstance(anchor, dict):
+        return None
+    use = anchor.get("use")
+    reason = None
+    if use == "self":
+        reason = unusable_reason(receipt)
+        if reason:
+            reason = f"the latest receipt names itself, but {reason}"
+    elif use == "latest-ready":
+        if ready is None:
+            reason = (
+                f"latest-ready is unusable ({unusable})" if unusable else "latest-ready is missing"
+            )
+        else:
+            # the anchor is the latest-ready that is there now (a newer one may have come)
+            return {**anchor, "receiptId": ready["id"], "generatedAt": ready["generatedAt"]}
+    if reason is None:
+        return anchor
+    return {
+        "use": "none",
+        "receiptId": None,
+        "locator": None,
+        "reason": f"{reason}, so no receipt is offered as the recovery anchor: resume from Arc "
+        "and Desk, then 'ouro sentinel refresh'",
+        "recorded": anchor,
+    }
+
+
 def render_status(r: dict[str, Any]) -> str:
     lines = []
     latest = r.get("latest")
@@ -131,9 +185,12 @@ def render_status(r: dict[str, Any]) -> str:
         target = anchor.get("receiptId") or "none"
         lines.append(f"recovery anchor: {anchor.get('use')} → {target} — {anchor.get('reason')}")
     ready = r.get("latestReady")
-    lines.append(
-        f"latest ready: {ready['id']} at {ready['generatedAt']}" if ready else "latest ready: none"
-    )
+    if ready and not ready.get("usable", True):
+        lines.append(f"latest ready: {ready['id']} UNUSABLE — {ready.get('unusable')}")
+    elif ready:
+        lines.append(f"latest ready: {ready['id']} at {ready['generatedAt']}")
+    else:
+        lines.append("latest ready: none")
     for item in r.get("failing", []):
         lines.append(f"  {item['status'].upper():5} {item['check']}: {item['detail']}")
         repair = item.get("repair") or {}

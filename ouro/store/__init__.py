@@ -1,6 +1,7 @@
 """File primitives: atomic writes, locked JSONL appends, tolerant JSONL reads,
-bounded reads of outside input, front matter, locks and locators. Nothing here
-knows about bundles' meaning.
+bounded reads of outside input, the JSON reader, front matter, locks, locators
+and the pinned ``git`` command line (``ouro.store.git``: sync and remote peers
+replicate through it). Nothing here knows about bundles' meaning.
 
 The names below are re-exported lazily: the CLI fast paths import
 ``ouro.store.bounded`` and ``ouro.store.jsonio`` and must not pay for

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
+from ouro.store import jsonio
 
 DAY_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}\.jsonl$")
 
@@ -74,8 +74,8 @@ def newest_first(
             if needles and not any(n in raw for n in needles):
                 continue
             try:
-                record = orjson.loads(raw)
-            except orjson.JSONDecodeError:
+                record = jsonio.loads(raw)
+            except jsonio.JSONDecodeError:
                 page.bad += 1
                 continue
             if not isinstance(record, dict):

@@ -1,4 +1,4 @@
-"""Markdown files with a YAML front matter block.
+"""Markdown files with a YAML front matter block: the one reader and writer.
 
 Format::
 
@@ -11,15 +11,16 @@ Format::
 YAML timestamps stay strings (``2026-11-30`` is not turned into a date) so a
 round trip never changes a value's type.
 
-Reading is fast for the shape ouro writes: ``fast_meta`` reads a front matter
-of flat ``key: value`` lines whose values are plain words, integers, ``null``,
-``true``/``false``, single-quoted or simple double-quoted strings, ``[]`` or
-``{}``, and block lists of such values (``tags:`` then ``- item`` lines, as
-``render`` writes a note's tags) without YAML, and answers None for anything
-else (nesting, indented or flow lists, block scalars, anything a YAML resolver
-could read differently), which then
-goes through PyYAML. Same answers either way (a property test checks it);
-PyYAML is imported only when a document needs it or when writing.
+``parse`` is the one reader (``keys=`` asks for some keys only: a task's head).
+It is cheap for the shape ouro writes: a front matter of flat ``key: value``
+lines whose values are plain words, integers, ``null``, ``true``/``false``,
+single-quoted or simple double-quoted strings, ``[]`` or ``{}``, and block lists
+of such values (``tags:`` then ``- item`` lines, as ``render`` writes a note's
+tags) is read without YAML. Anything else (nesting, indented or flow lists,
+block scalars, anything a YAML resolver could read differently) goes to
+PyYAML, so the answer is always YAML's; a key outside ``keys`` may hold any
+block, which is skipped unread. PyYAML is imported only when a document needs
+it or when writing.
 """
 
 from __future__ import annotations
@@ -102,82 +103,50 @@ def _scalar(raw: str) -> tuple[bool, Any]:
     return False, None
 
 
-def fast_meta(block: str) -> dict[str, Any] | None:
-    """The front matter block (between the ``---`` lines) read without YAML,
-    or None when it is not in the plain shape described in the module doc."""
-    meta: dict[str, Any] = {}
-    listing: str | None = None  # the ``key:`` whose ``- item`` lines may follow
-    for line in block.split("\n"):
-        if not line:
-            continue
-        if line[:2] == "- ":
-            if listing is None:
-                return None
-            ok, item = _scalar(line[2:])
-            if not ok:
-                return None
-            if meta[listing] is None:
-                meta[listing] = []
-            meta[listing].append(item)
-            continue
-        match = _LINE.fullmatch(line)
-        if match is None:
-            return None
-        listing = None
-        key, raw = match.group(1), match.group(2)
-        if key in meta or key in _WORDS or key.lower() in _RESERVED:
-            return None  # a repeated key, or a key YAML would not read as a string
-        if raw is None or raw == "":
-            if raw is None and line.endswith(":"):
-                meta[key] = None
-                listing = key  # a block list of plain items may follow
-                continue
-            return None
-        ok, value = _scalar(raw)
-        if not ok:
-            return None
-        meta[key] = value
-    return meta
-
-
-def fast_fields(block: str, wanted: frozenset[str]) -> dict[str, Any] | None:
-    """Just the ``wanted`` top-level keys, without YAML, or None (then use ``parse``).
-
-    Like ``fast_meta``, but a key outside ``wanted`` may hold a nested block
-    (``key:`` followed by lines that start with a space or ``- ``, e.g. a
-    task's ``history``); that block is skipped, not read. Every other line must
-    be a plain ``key: value`` line, and the wanted keys must have plain values.
-    Wanted keys that are absent are absent from the answer.
-    """
+def _plain(block: str, keys: frozenset[str] | None) -> dict[str, Any] | None:
+    """The front matter block (between the ``---`` lines) read without YAML, or
+    None when it is not in the plain shape described in the module doc. With
+    ``keys``, only those keys are read and any other key's block is skipped."""
     meta: dict[str, Any] = {}
     seen: set[str] = set()
-    nested: str | None = None  # the key whose block the following lines belong to
+    current: str | None = None  # the ``key:`` whose block the following lines belong to
     for line in block.split("\n"):
         if not line:
             continue
         if line[0] in " -":
-            if nested is None or nested in wanted:
-                return None  # a stray block, or a wanted key that is not plain
-            if line[0] == "-" and line != "-" and not line.startswith("- "):
+            if current is None:
+                return None  # a stray block
+            if keys is not None and current not in keys:
+                if line[0] == "-" and line != "-" and not line.startswith("- "):
+                    return None
+                continue  # a block nobody asked for: skipped, not read
+            if line[:2] != "- ":
+                return None  # nesting: YAML's job
+            ok, item = _scalar(line[2:])
+            if not ok:
                 return None
+            if meta[current] is None:
+                meta[current] = []
+            meta[current].append(item)
             continue
         match = _LINE.fullmatch(line)
         if match is None:
             return None
         key, raw = match.group(1), match.group(2)
         if key in seen or key in _WORDS or key.lower() in _RESERVED:
-            return None
+            return None  # a repeated key, or a key YAML would not read as a string
         seen.add(key)
-        nested = None
+        current = None
+        wanted = keys is None or key in keys
         if raw is None:
-            if key in wanted:
-                meta[key] = None  # a block after it returns None above
-            nested = key
+            if wanted:
+                meta[key] = None  # a block list of plain items may follow
+            current = key
             continue
         ok, value = _scalar(raw)
         if not ok:
             return None
-        if key in wanted:
+        if wanted:
             meta[key] = value
     return meta
 
@@ -211,10 +180,11 @@ def dump_yaml(data: Any) -> str:
     )
 
 
-def parse(text: str, *, source: str = "<markdown>") -> tuple[dict[str, Any], str]:
-    """Split a document into (front matter, body). No front matter → ({}, text)."""
+def split(text: str, *, source: str = "<markdown>") -> tuple[str | None, str]:
+    """(front matter block, body); (None, text) when there is no front matter.
+    A block opened with ``---`` and never closed is ``CorruptFile``."""
     if not text.startswith("---\n"):
-        return {}, text
+        return None, text
     end = text.find("\n---\n", 3)
     if end == -1:
         if text.endswith("\n---"):
@@ -224,10 +194,21 @@ def parse(text: str, *, source: str = "<markdown>") -> tuple[dict[str, Any], str
                 f"{source}:1: front matter opened with '---' but never closed",
                 hint="add a closing '---' line after the front matter",
             )
-    block = text[4 : end + 1] if end > 3 else ""
-    meta = fast_meta(block)
-    if meta is None:
-        meta = load_yaml(block, source=source)
+    return (text[4 : end + 1] if end > 3 else ""), text[end + 5 :]
+
+
+def parse(
+    text: str, *, source: str = "<markdown>", keys: frozenset[str] | None = None
+) -> tuple[dict[str, Any], str]:
+    """Split a document into (front matter, body). No front matter → ({}, text).
+    With ``keys``, the front matter holds only those of them that are present."""
+    block, body = split(text, source=source)
+    if block is None:
+        return {}, text
+    meta = _plain(block, keys)
+    if meta is not None:
+        return meta, body
+    meta = load_yaml(block, source=source)
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
@@ -235,7 +216,8 @@ def parse(text: str, *, source: str = "<markdown>") -> tuple[dict[str, Any], str
             f"{source}:2: front matter must be a mapping of keys to values",
             hint="write the front matter as 'key: value' lines",
         )
-    body = text[end + 5 :]
+    if keys is not None:
+        meta = {k: v for k, v in meta.items() if k in keys}
     return meta, body
 
 

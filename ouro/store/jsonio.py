@@ -1,31 +1,35 @@
-"""Reading JSON on the cold paths without importing orjson.
+"""Reading JSON: the one parser every ouro reader uses.
 
-Importing orjson costs more than a one-shot ``ouro orient`` spends on its work
-(it pulls in ``dataclasses``, ``inspect``, ``uuid`` and ``platform``: about
-10-15 ms per process). The small files continuity reads on every call
-(``bundle.json``, ``latest.json``, claim and obligation files, event lines)
-parse in microseconds with the standard library's C decoder, so those readers
-use ``loads`` here. It keeps orjson's rules, so a file means the same thing
-whichever reader sees it:
+One function, one rule. ``loads`` parses with orjson when orjson is already
+imported in this process (a writer, the MCP server) or the input is larger
+than ``BULK_BYTES``; otherwise with the standard library's C decoder. The
+reason is start-up cost: importing orjson pulls in ``dataclasses``,
+``inspect``, ``uuid`` and ``platform`` (about 10-15 ms), more than a one-shot
+``ouro orient`` spends on its work, while the small files continuity reads on
+every call (``bundle.json``, ``latest.json``, claim and obligation files,
+event lines) parse in microseconds either way. The decoder keeps orjson's
+rules, so a document means the same value whichever parser reads it:
 
 - bytes must be UTF-8 (no BOM); ``NaN``, ``Infinity`` and numbers too large for
   a double are refused;
+- an integer outside 64 bits reads as a float, as orjson reads it;
 - a string holding a ``\\uD800``-style surrogate escape is decided by orjson
-  itself (imported for that file only), which refuses lone surrogates;
+  itself (imported for that document), which refuses lone surrogates;
 - nesting too deep for the decoder is an error, not a crash.
 
-Every refusal raises ``json.JSONDecodeError``, which ``orjson.JSONDecodeError``
-subclasses, so callers catch one type for both. The two parsers agree on every
-document except an integer beyond 64 bits (exact here, a float in orjson), which
-ouro never writes. Readers of whole logs take orjson once the bytes make its
-import worth it (``loads_for``). Writers encode with ``dumps``: orjson's bytes,
-without its import for the plain values a one-shot writer has.
+Every refusal raises ``JSONDecodeError`` (``json.JSONDecodeError``, which
+``orjson.JSONDecodeError`` subclasses), so callers catch one type. A reader of
+many lines takes its parser once for the whole batch (``loads_for``: the same
+rule, applied to the batch's size). Writers encode with ``dumps``: orjson's
+bytes, by the same rule the other way round (orjson once it is loaded; else,
+for the plain values a one-shot writer has, the standard library's encoder).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,6 +45,15 @@ def _refuse_constant(name: str) -> float:
     raise ValueError(f"{name} is not valid JSON")
 
 
+def _int(text: str) -> int | float:
+    if len(text) < 19:  # fits in 64 bits
+        return int(text)
+    value = int(text) if len(text) < 22 else None
+    if value is not None and -(2**63) <= value < 2**64:
+        return value
+    return _finite(text)  # beyond 64 bits: a double, as orjson reads it
+
+
 def _finite(text: str) -> float:
     value = float(text)
     if math.isinf(value):
@@ -48,11 +61,26 @@ def _finite(text: str) -> float:
     return value
 
 
-_decode = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=_finite).decode
+_decode = json.JSONDecoder(
+    parse_constant=_refuse_constant, parse_float=_finite, parse_int=_int
+).decode
+
+
+def _bulk(size: int) -> bool:
+    """The rule: orjson once it is loaded anyway, or when its import pays off."""
+    return size > BULK_BYTES or "orjson" in sys.modules
 
 
 def loads(data: bytes | bytearray | memoryview | str) -> Any:
-    """The JSON value of ``data``; raises ``json.JSONDecodeError``."""
+    """The JSON value of ``data``; raises ``JSONDecodeError``."""
+    if _bulk(len(data)):
+        import orjson
+
+        return orjson.loads(data)
+    return _stdlib_loads(data)
+
+
+def _stdlib_loads(data: bytes | bytearray | memoryview | str) -> Any:
     if isinstance(data, str):
         text = data
     else:
@@ -77,12 +105,12 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
 
 
 def loads_for(size: int) -> Callable[[bytes], Any]:
-    """The parser for ``size`` bytes of JSON lines: ``loads``, or orjson's in bulk."""
-    if size > BULK_BYTES:
+    """The parser for a batch of ``size`` bytes of JSON lines, by ``loads``'s rule."""
+    if _bulk(size):
         import orjson
 
         return orjson.loads
-    return loads
+    return _stdlib_loads
 
 
 # --- writing --------------------------------------------------------------------------
@@ -125,8 +153,6 @@ def dumps(value: Any, *, sort_keys: bool = False) -> bytes:
     values (``tests/test_jsonio.py`` holds them to it). Anything else, and any
     value once orjson is loaded anyway, goes to orjson itself, with its errors.
     """
-    import sys
-
     if "orjson" not in sys.modules:
         data = plain_dumps(value, sort_keys=sort_keys)
         if data is not None:

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from ouro.bundle import Bundle
 from ouro.errors import Conflict, InvalidInput, NotFound
 from ouro.models.clock import utc_now_iso
+from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json, atomic_write_text
 from ouro.sync import state
 from ouro.sync.repo import has_own_repository, require_own_repository
@@ -112,7 +111,7 @@ def resolve(bundle: Bundle, conflict_id: str) -> dict[str, Any]:
     path = conflicts_dir(bundle) / f"{conflict_id}.json"
     with arc_lock(bundle, "sync resolve"):  # an arc/ file: serialized with sync's merge
         try:
-            record = orjson.loads(path.read_bytes())
+            record = jsonio.loads(path.read_bytes())
         except FileNotFoundError:
             raise NotFound(
                 f"no sync conflict {conflict_id} in {CONFLICTS_DIR}/",

@@ -27,8 +27,8 @@ from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.errors import BundleExists, BundleNotFound, InvalidInput, OuroError
+from ouro.store.git import Git, SyncError
 from ouro.sync import state
-from ouro.sync.git import Git, SyncError
 from ouro.sync.repo import REMOTE, local_url
 from ouro.sync.run import regenerate
 from ouro.sync.setup import render_init, sync_init

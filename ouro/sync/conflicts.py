@@ -31,14 +31,12 @@ import socket
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile
 from ouro.models.clock import parse_time, utc_now, utc_now_iso
-from ouro.store import frontmatter
+from ouro.store import frontmatter, jsonio
 from ouro.store.atomic import atomic_write_bytes, atomic_write_json
-from ouro.sync.git import Git
+from ouro.store.git import Git
 from ouro.sync.jsonl import Malformed, merge_lines
 from ouro.sync.state import CONFLICTS_DIR
 
@@ -113,8 +111,8 @@ def newest_time(value: Any) -> str:
 
 def _json_value(data: bytes) -> Any:
     try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
+        return jsonio.loads(data)
+    except jsonio.JSONDecodeError:
         return None
 
 
@@ -298,7 +296,7 @@ class Merger:
         }
         record_path = self.bundle.root / CONFLICTS_DIR / f"{cid}.json"
         if record_path.exists():  # an interrupted merge finished twice: keep the first record
-            record = orjson.loads(record_path.read_bytes())
+            record = jsonio.loads(record_path.read_bytes())
         else:
             atomic_write_json(record_path, record)
         return record

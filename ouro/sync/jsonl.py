@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import orjson
+from ouro.store import jsonio
 
 ID_KEYS = ("id", "receiptId", "runId")
 
@@ -37,8 +37,8 @@ class Malformed:
 
 def _key(raw: bytes) -> tuple[int, str, bytes, str | None]:
     try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
+        value = jsonio.loads(raw)
+    except jsonio.JSONDecodeError as exc:
         return (2, "", raw, f"not valid JSON ({exc})")
     if not isinstance(value, dict):
         return (2, "", raw, "not a JSON object")

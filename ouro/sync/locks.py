@@ -18,8 +18,8 @@ import re
 from contextlib import ExitStack
 
 from ouro.bundle import Bundle
+from ouro.store.git import Git
 from ouro.store.lock import FileLock
-from ouro.sync.git import Git
 
 LOCK_TIMEOUT = 60.0
 

@@ -4,7 +4,7 @@ Contract:
 - A bundle syncs through a git repository whose work tree is the bundle root
   (``<bundle>/.git``): the shape a clone on a second machine has. ouro creates
   it when it is missing, adopts it when it is there, and never runs a git
-  command that writes anywhere else (``ouro.sync.git`` pins every call to it).
+  command that writes anywhere else (``ouro.store.git`` pins every call to it).
 - A bundle inside a project's repository stays inside it: ouro never changes
   the project's remotes, branches, HEAD, index, config, hooks or files. To the
   project's git the bundle folder is then a nested repository (``?? ari.ouro/``),
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ouro.bundle import Bundle
 from ouro.errors import Conflict
-from ouro.sync.git import Git, SyncError
+from ouro.store.git import Git, SyncError
 
 REMOTE = "origin"
 

@@ -36,17 +36,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 from ouro.arc.recorder import append_locked, build_event, record_event
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
 from ouro.models.clock import utc_now_iso
+from ouro.store.git import Git, SyncError, first_line
 from ouro.store.lock import FileLock
 from ouro.sync import state
 from ouro.sync.conflicts import MergeOutcome, Merger
-from ouro.sync.git import Git, SyncError, first_line
 from ouro.sync.locks import incoming_task_ids, writer_locks
 from ouro.sync.repo import require_own_repository
 from ouro.sync.summary import describe, staged_summary
@@ -212,24 +211,12 @@ def _merge_remote(run: Run) -> None:
 
 
 def regenerate(bundle: Bundle, progress: Progress) -> None:
-    """Derived files are never merged: rebuild them from the merged records."""
-    from ouro.arc import paths as arc_paths
-    from ouro.arc.recorder import write_checkpoint
-    from ouro.desk.notes import regenerate_manifest
-    from ouro.desk.record import rebuild_entities
+    """Derived files are never merged: rebuild them from the merged records
+    (every artifact of ``ouro.derived``)."""
+    from ouro import derived
 
     progress("regenerating derived files")
-    with arc_paths.arc_lock(bundle, "sync: regenerate checkpoint"):
-        write_checkpoint(bundle)
-    rebuild_entities(bundle)
-    regenerate_manifest(bundle)
-    from ouro.index import db
-
-    if Path(db.db_file(bundle.root)).exists():
-        from ouro.index.sync import sync as index_sync
-
-        progress("catching the index up")
-        index_sync(bundle)
+    derived.regenerate(bundle, progress)
 
 
 def _push(run: Run) -> bool:

@@ -33,9 +33,9 @@ from ouro.errors import CorruptFile, InvalidInput
 from ouro.models.clock import utc_now_iso
 from ouro.resources import templates_dir
 from ouro.store.atomic import atomic_write_text
+from ouro.store.git import Git, SyncError
 from ouro.store.lock import FileLock
 from ouro.sync import state
-from ouro.sync.git import Git, SyncError
 from ouro.sync.repo import (
     REMOTE,
     Project,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ouro.sync.git import Git
+from ouro.store.git import Git
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 #: (label, test on a bundle-relative path); the first match counts the path.

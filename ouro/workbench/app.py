@@ -13,7 +13,8 @@ from typing import Any
 
 from ouro.arc.redact import bundle_literals
 from ouro.bundle import Bundle
-from ouro.errors import InvalidInput, NotFound
+from ouro.errors import CorruptFile, InvalidInput, NotFound
+from ouro.store import jsonio
 from ouro.store.locator import Locator
 from ouro.workbench.pages import PAGES, Query
 from ouro.workbench.render import Site, environment, render_page
@@ -65,7 +66,7 @@ def _sub_pages(name: str) -> tuple[str, ...]:
 
 
 def parse_query(name: str, params: Mapping[str, Sequence[str]]) -> Query:
-    from ouro.arc.kinds import EVENT_KINDS
+    from ouro.arc.events import EVENT_KINDS
 
     query = Query(page=_page(_one(params, "page"), "page"))
     if name == "timeline":
@@ -179,21 +180,20 @@ def _pretty(body: str, literals: Sequence[str]) -> str:
     from ouro.arc.redact import redact_obj
 
     try:
-        value = orjson.loads(body)
-    except orjson.JSONDecodeError:
+        value = jsonio.loads(body)
+    except jsonio.JSONDecodeError:
         return body
     return orjson.dumps(redact_obj(value, literals), option=orjson.OPT_INDENT_2).decode()
 
 
 def _record(body: str, record_id: str, literals: Sequence[str]) -> str:
-    import orjson
 
     for line in body.splitlines():
         if record_id not in line:
             continue
         try:
-            value = orjson.loads(line)
-        except orjson.JSONDecodeError:
+            value = jsonio.loads(line)
+        except jsonio.JSONDecodeError:
             continue
         if isinstance(value, dict) and value.get("id") == record_id:
             return _pretty(line, literals)
@@ -201,8 +201,12 @@ def _record(body: str, record_id: str, literals: Sequence[str]) -> str:
 
 
 def _split_front(body: str) -> tuple[str | None, str, str]:
-    if body.startswith("---\n"):
-        end = body.find("\n---", 3)
-        if end > 0:
-            return body[4:end], "", body[end + 4 :].lstrip("\n")
-    return None, "", body
+    from ouro.store import frontmatter
+
+    try:
+        block, rest = frontmatter.split(body)
+    except CorruptFile:  # shown as it is
+        return None, "", body
+    if block is None:
+        return None, "", body
+    return block.rstrip("\n"), "", rest.lstrip("\n")

@@ -2,9 +2,10 @@
 
 A served workbench renders the same derived files again and again
 (``entities.json``, the notes manifest: megabytes of JSON at a year's scale).
-``stat_cached(path, load)`` returns ``load()``'s value while the file's
-(inode, size, mtime) is unchanged; every ouro write replaces these files by
-rename (a new inode) or grows them, so a change is never missed. A missing or
+``stat_cached(path, load)`` returns ``load()``'s value while the file's stamp
+(``ouro.store.stamp``: size, mtime, ctime, inode, and its device) is
+unchanged; a stamp in the racy window is not cached, so a change is never
+missed. A missing or
 unreadable file is not cached: ``load`` runs and reports it. Reads only.
 ``also`` names more files the value depends on (``entities.json`` as read
 through ouro also depends on ``facts.jsonl`` and its stamp: ``ouro.desk.entities``);
@@ -15,9 +16,12 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
+
+from ouro.store import stamp as stamps
 
 T = TypeVar("T")
 _LOCK = threading.Lock()
@@ -30,18 +34,22 @@ def stat_cached(path: Path, kind: str, load: Callable[[], T], also: tuple[Path, 
     except OSError:
         return load()
     key = (str(path), kind)
-    ident: tuple[int, ...] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    now = time.time_ns()
+    ident: tuple[int, ...] = (st.st_dev, *stamps.of(st))
+    trusted = not stamps.racy(st, now)
     for other in also:
         try:
             ost = os.stat(other)
-            ident += (ost.st_dev, ost.st_ino, ost.st_size, ost.st_mtime_ns)
+            ident += (ost.st_dev, *stamps.of(ost))
+            trusted = trusted and not stamps.racy(ost, now)
         except OSError:
-            ident += (-1, -1, -1, -1)
+            ident += (-1, -1, -1, -1, -1)
     with _LOCK:
         hit = _CACHE.get(key)
     if hit is not None and hit[0] == ident:
         return hit[1]  # type: ignore[return-value]
     value = load()
-    with _LOCK:
-        _CACHE[key] = (ident, value)
+    if trusted:  # the one racy rule: a file changed this recently may change unseen
+        with _LOCK:
+            _CACHE[key] = (ident, value)
     return value

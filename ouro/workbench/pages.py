@@ -122,7 +122,7 @@ def _claims_by_status(summary: dict[str, Any]) -> dict[str, Any]:
 
 
 def timeline_page(bundle: Bundle, query: Query) -> dict[str, Any]:
-    from ouro.arc.kinds import EVENT_KINDS
+    from ouro.arc.events import EVENT_KINDS
     from ouro.arc.timeline import event_page
 
     size = PAGE_SIZE["timeline"]
@@ -174,7 +174,7 @@ def _describe(bundle: Bundle, claim_id: str) -> dict[str, Any]:
 
 def _changed_sources(bundle: Bundle, claim: dict[str, Any]) -> dict[str, str]:
     """ref -> current content hash, for each evidence source (the claim's own hasher)."""
-    from ouro.arc.claim_status import Unresolvable, hash_ref
+    from ouro.arc.refs import Unresolvable, hash_ref
 
     out: dict[str, str] = {}
     for evidence in claim.get("evidence") or []:

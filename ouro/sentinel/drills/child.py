@@ -7,7 +7,7 @@
 
 ``python -m ouro.sentinel.drills.child write-fact ROOT TEXT``
     Write a diary fact with the real Desk writer, then stop before the index
-    write-through (where ``ouro.desk.record_api.diary_write`` would do it).
+    write-through (where ``b.diary.write``, ``ouro.api.record``, would do it).
 
 After the write the child prints the point it reached and blocks reading
 stdin; the drill SIGKILLs it there. If stdin closes instead (the drill died),

@@ -22,6 +22,7 @@ import orjson
 from ouro.arc import paths
 from ouro.bundle import Bundle
 from ouro.sentinel.drills.harness import DrillAborted, Probe
+from ouro.store import jsonio
 
 
 def _rewrite(path: Path, data: bytes) -> None:
@@ -35,7 +36,7 @@ def _rewrite(path: Path, data: bytes) -> None:
 
 
 def _edit_json(path: Path, **change: object) -> None:
-    data = orjson.loads(path.read_bytes())
+    data = jsonio.loads(path.read_bytes())
     data.update(change)
     _rewrite(path, orjson.dumps(data, option=orjson.OPT_INDENT_2))
 

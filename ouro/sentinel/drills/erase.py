@@ -21,13 +21,12 @@ import re
 import shutil
 from typing import Any
 
-import orjson
-
 from ouro.arc import paths
 from ouro.arc.claims import list_claims
 from ouro.arc.fold import day_files
 from ouro.bundle import Bundle
 from ouro.sentinel.drills.harness import DrillAborted, Probe
+from ouro.store import jsonio
 from ouro.store.jsonl import read_jsonl
 
 _ID = re.compile(r"\b(ob|cl)-[0-9a-hjkmnp-tv-z]{18}\b")
@@ -70,8 +69,8 @@ def _open_obligations(bundle: Bundle) -> set[str]:
             continue
         for path in sorted(folder.glob("*.json")):
             try:
-                data = orjson.loads(path.read_bytes())
-            except (OSError, orjson.JSONDecodeError) as exc:
+                data = jsonio.loads(path.read_bytes())
+            except (OSError, jsonio.JSONDecodeError) as exc:
                 raise DrillAborted(f"{path.name} is unreadable ({exc}); fix it first") from None
             if isinstance(data, dict) and data.get("status") == "open":
                 out.add(str(data.get("id")))

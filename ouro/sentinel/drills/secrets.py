@@ -25,6 +25,7 @@ from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.models.ids import new_id
 from ouro.sentinel.drills.harness import Probe
+from ouro.store import jsonio
 
 # Built from parts so this source file itself holds no credential-shaped string.
 _TAIL = "Q7xZ2mK9pL4vR8sT1wY6nB3c"  # a fake high-entropy tail
@@ -102,7 +103,7 @@ def _needles(seeded: dict[str, str]) -> dict[str, str]:
 
 
 def _add_literal(bundle: Bundle, literal: str) -> None:
-    meta = orjson.loads(bundle.meta_path.read_bytes())
+    meta = jsonio.loads(bundle.meta_path.read_bytes())
     section = meta.setdefault("redact", {})
     section["literals"] = [*section.get("literals", []), literal]
     bundle.meta_path.write_bytes(orjson.dumps(meta, option=orjson.OPT_INDENT_2))

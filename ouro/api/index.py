@@ -1,0 +1,60 @@
+"""``b.index``: the search index under ``state/index/`` (a cache rebuilt from the files)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from ouro.api._base import Namespace
+from ouro.spec import P, verb
+
+
+class Index(Namespace):
+    def _with_vectors(self, result: dict[str, Any], *, compute: bool = True) -> dict[str, Any]:
+        """With ``ouro[semantic]`` installed, the vectors for search by meaning:
+        computed (a phase of its own, with its own progress line), or only counted."""
+        from ouro import progress
+        from ouro.index.semantic import embed_bundle, pending
+
+        root = self.folder.root
+        if compute:
+            vectors = embed_bundle(root, progress=progress.counter("index vectors", "docs"))
+        else:
+            vectors = pending(root)
+        return {**result, "semantic": vectors} if vectors is not None else result
+
+    @verb
+    def sync(self) -> dict[str, Any]:
+        """Apply every change under desk/ to the index (cheap when nothing changed)."""
+        from ouro import progress
+        from ouro.index.sync import sync
+
+        report = sync(self.folder, progress=progress.counter("index sync", "files"))
+        return self._with_vectors(report.to_json())
+
+    @verb
+    def rebuild(
+        self,
+        *,
+        no_vectors: Annotated[
+            bool,
+            P(
+                "build the word index only; the vectors for search by meaning are computed "
+                "by the next 'ouro index sync' (or a few thousand per search meanwhile)"
+            ),
+        ] = False,
+    ) -> dict[str, Any]:
+        """Throw the index away and build it again from the files: the word index (files
+        to FTS5 and tables, one transaction), then, with ouro[semantic] installed, a
+        vector for every doc."""
+        from ouro import progress
+        from ouro.index.sync import rebuild
+
+        report = rebuild(self.folder, progress=progress.counter("index rebuild", "files"))
+        return self._with_vectors(report.to_json(), compute=not no_vectors)
+
+    @verb
+    def status(self) -> dict[str, Any]:
+        """Say whether the index is fresh, stale or missing (writes nothing)."""
+        from ouro.index.state import index_status
+
+        return index_status(str(self.folder.root))

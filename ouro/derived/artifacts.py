@@ -1,0 +1,347 @@
+"""The derived artifacts of a bundle, each declared once (``ouro.derived``).
+
+Every check here is read-only (it opens nothing for writing, not even the
+index's ``-wal``). The modules that own each file are imported on use, so
+``ouro index status`` pays only for what it looks at.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ouro.derived import Artifact, Check
+from ouro.store import stamp as stamps
+
+if TYPE_CHECKING:
+    from ouro.bundle import Bundle
+
+FACTS = "desk/_record/diary/facts.jsonl"
+ENTITIES = "desk/_record/diary/entities.json"
+NOTES = "desk/_record/notes"
+MANIFEST = "desk/_record/notes/.index.json"
+EVENTS = "arc/flight-recorder/events"
+CHECKPOINT = "arc/flight-recorder/latest.json"
+SENTINEL_LATEST = "arc/flight-recorder/context-loss-sentinel/latest.json"
+SENTINEL_HISTORY = "arc/flight-recorder/context-loss-sentinel/history"
+HEADS = "state/cache/desk-heads.bin"
+DIARY_STATE = "state/cache/diary-state.marshal"
+INDEX = "state/index/ouro.sqlite3"
+HOOK_STATE = "state/hooks"
+
+
+# --- arc: the resume checkpoint (the recorder's writes keep it current) --------
+
+
+def _check_checkpoint(bundle: Bundle) -> Check:
+    from ouro.arc import checkpoint, fold, paths
+
+    persisted, problem = checkpoint.load_persisted(bundle)
+    try:
+        names = fold.day_files(paths.events_dir(bundle))
+    except OSError as exc:
+        return Check("unavailable", f"cannot list {EVENTS} ({exc})")
+    if persisted is None:
+        if problem is not None and problem["code"] == "checkpoint_missing":
+            return (
+                Check("missing", "no checkpoint yet" if names else None)
+                if names
+                else Check("fresh")
+            )
+        return Check("stale", problem["message"] if problem else "unreadable")
+    state = persisted["fold"]
+    try:
+        if fold.behind(state, paths.events_dir(bundle), names):
+            return Check(
+                "stale", "the event log has lines past its cursor; the next Arc write folds them in"
+            )
+        fold.check_cursor(state, paths.events_dir(bundle), names)
+    except fold.Inconsistent as exc:
+        return Check("stale", str(exc))
+    except (KeyError, TypeError, ValueError, AttributeError, OSError) as exc:
+        return Check("stale", f"its fold state is unusable ({exc!r})")
+    return Check("fresh")
+
+
+def _rebuild_checkpoint(bundle: Bundle) -> None:
+    from ouro.arc import paths
+    from ouro.arc.recorder import write_checkpoint
+
+    with paths.arc_lock(bundle, "regenerate checkpoint"):
+        write_checkpoint(bundle)
+
+
+# --- the sentinel's latest receipt ---------------------------------------------
+
+
+def _newest_history_line(folder: Path) -> bytes | None:
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".jsonl"))
+    except OSError:
+        return None
+    for name in reversed(names):
+        try:
+            with open(folder / name, "rb") as handle:
+                size = handle.seek(0, os.SEEK_END)
+                handle.seek(max(0, size - 65536))
+                lines = [line for line in handle.read().split(b"\n") if line.strip()]
+        except OSError:
+            continue
+        if lines:
+            return lines[-1]
+    return None
+
+
+def _check_sentinel(bundle: Bundle) -> Check:
+    from ouro.store import jsonio
+
+    latest = bundle.root / SENTINEL_LATEST
+    try:
+        data = jsonio.loads(latest.read_bytes())
+    except FileNotFoundError:
+        return Check("missing", "no receipt yet; 'ouro sentinel refresh' writes one")
+    except (OSError, jsonio.JSONDecodeError) as exc:
+        return Check("stale", f"unreadable ({exc}); 'ouro sentinel refresh' replaces it")
+    line = _newest_history_line(bundle.root / SENTINEL_HISTORY)
+    if line is None or not isinstance(data, dict):
+        return Check("fresh")
+    try:
+        newest = jsonio.loads(line)
+    except jsonio.JSONDecodeError:
+        return Check("fresh")  # the ledger's own reader reports a bad line
+    if isinstance(newest, dict) and (newest.get("generatedAt") or "", newest.get("id") or "") > (
+        data.get("generatedAt") or "",
+        data.get("id") or "",
+    ):
+        return Check("stale", "the history ledger holds a newer receipt; 'ouro sentinel refresh'")
+    return Check("fresh")
+
+
+# --- the diary: entities.json and the saved diary state -------------------------
+
+
+def _check_entities(bundle: Bundle) -> Check:
+    from ouro.desk import entities_stamp
+
+    facts = bundle.root / FACTS
+    target = bundle.root / ENTITIES
+    try:
+        target_st = os.stat(target)
+    except FileNotFoundError:
+        return (
+            Check("missing", "facts.jsonl has facts; 'ouro index sync' derives it")
+            if (facts.is_file() and facts.stat().st_size)
+            else Check("fresh")
+        )
+    except OSError as exc:
+        return Check("unavailable", str(exc))
+    stamp = bundle.lock_path("diary").with_name(
+        "diary.entities-stamp"
+    )  # record.entities_stamp_path
+    return Check(*entities_stamp.freshness(facts, target_st, stamp))
+
+
+def _rebuild_entities(bundle: Bundle) -> None:
+    from ouro.desk.record import rebuild_entities
+
+    rebuild_entities(bundle)
+
+
+def _check_diary_state(bundle: Bundle) -> Check:
+    from ouro.desk.factstate import SNAPSHOT_EVERY, saved_cursor
+
+    facts = stamps.stat(bundle.root / FACTS)
+    saved = saved_cursor(bundle.root / DIARY_STATE)
+    if facts is None:
+        return Check("fresh")
+    if saved is None:
+        if facts[0] < SNAPSHOT_EVERY:
+            return Check("fresh")  # a log this small is read whole faster than a save is loaded
+        return Check("missing", "the first diary write of each process reads the whole log")
+    inode, offset = saved
+    if inode != facts[3]:
+        return Check("stale", "saved for another facts.jsonl (a copy or a rewrite)")
+    if facts[0] - offset > SNAPSHOT_EVERY:
+        return Check("stale", f"{facts[0] - offset} bytes of facts.jsonl behind")
+    return Check("fresh")
+
+
+def _save_diary_state(bundle: Bundle) -> None:
+    from ouro.desk.record import save_state_if_missing
+
+    save_state_if_missing(bundle)
+
+
+# --- notes manifest ------------------------------------------------------------------
+
+
+def _check_manifest(bundle: Bundle) -> Check:
+    """The manifest lists exactly the note files, none changed since it was
+    written: a note whose mtime is past the manifest's is stale; one in the same
+    tick (the racy case) is hashed and compared with its entry."""
+    import orjson
+
+    folder = bundle.root / NOTES
+    if not folder.is_dir():
+        return Check("fresh")
+    manifest = bundle.root / MANIFEST
+    try:
+        st = os.stat(manifest)
+        data = orjson.loads(manifest.read_bytes())
+    except FileNotFoundError:
+        return Check("missing", "'ouro notes rebuild-manifest' writes it")
+    except (OSError, orjson.JSONDecodeError) as exc:
+        return Check("stale", f"unreadable ({exc})")
+    listed = data.get("notes") if isinstance(data, dict) else None
+    if not isinstance(listed, list) or not all(isinstance(e, dict) for e in listed):
+        return Check("stale", "not a notes manifest")
+    entries = {e.get("slug"): e for e in listed}
+    found: dict[str, os.stat_result] = {}
+    top = os.fspath(folder)
+    for dirpath, dirnames, names in os.walk(top):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        rel = os.path.relpath(dirpath, top).replace(os.sep, "/")
+        prefix = "" if rel == "." else rel + "/"
+        for name in names:
+            if not name.endswith(".md") or name.startswith("."):
+                continue
+            try:
+                found[prefix + name[:-3]] = os.stat(os.path.join(dirpath, name))
+            except OSError:
+                return Check("stale", f"{prefix}{name} cannot be read")
+    if set(found) != set(entries):
+        return Check("stale", "the note files differ from what it lists")
+    for slug, note in found.items():
+        if note.st_mtime_ns > st.st_mtime_ns:
+            return Check("stale", f"{slug}.md changed after it was written")
+        if note.st_mtime_ns == st.st_mtime_ns:  # the same tick: the content decides
+            from ouro.models.hashing import hash_file
+
+            if hash_file(folder / f"{slug}.md") != entries[slug].get("hash"):
+                return Check("stale", f"{slug}.md changed after it was written")
+    return Check("fresh")
+
+
+def _rebuild_manifest(bundle: Bundle) -> None:
+    from ouro.desk.notes import regenerate_manifest
+
+    regenerate_manifest(bundle)
+
+
+# --- desk heads --------------------------------------------------------------------
+
+
+def _check_heads(bundle: Bundle) -> Check:
+    from ouro.desk import heads
+
+    return Check(*heads.freshness(bundle))
+
+
+def _refresh_heads(bundle: Bundle, touched: list[Path]) -> None:
+    from ouro.desk import heads
+
+    heads.refresh_heads(bundle, touched)
+
+
+def _rebuild_heads(bundle: Bundle) -> None:
+    from ouro.desk import heads
+
+    heads.refresh_heads(bundle)
+
+
+# --- the index and its vectors ---------------------------------------------------
+
+
+def _check_index(bundle: Bundle) -> Check:
+    from ouro.index.state import index_status
+
+    found = index_status(str(bundle.root))
+    return Check(found["state"], found.get("reason"))
+
+
+def _refresh_index(bundle: Bundle, touched: list[Path]) -> None:
+    from ouro.index.sync import touch_paths
+
+    touch_paths(bundle, touched)  # never raises: marks the index stale instead
+
+
+def _sync_index(bundle: Bundle) -> Any:
+    from ouro.index.sync import sync
+
+    return sync(bundle)
+
+
+def _rebuild_index(bundle: Bundle) -> Any:
+    from ouro.index.sync import rebuild
+
+    return rebuild(bundle)
+
+
+def _check_vectors(bundle: Bundle) -> Check:
+    import sqlite3
+
+    from ouro import embedding
+    from ouro.errors import IndexUnavailable
+    from ouro.index import db, semantic
+
+    if not embedding.available():
+        return Check(
+            "not installed", f"search by meaning is not installed; {embedding.ENABLE_HINT}"
+        )
+    if not db.db_path(bundle.root).is_file():
+        return Check("missing", "no index yet")
+    try:
+        conn = db.open_read_only(bundle.root)
+    except IndexUnavailable as exc:
+        return Check("unavailable", exc.message)
+    try:
+        if semantic.none_missing(conn):
+            return Check("fresh")
+        left = semantic.missing(conn)
+    except sqlite3.Error as exc:
+        return Check("unavailable", str(exc))
+    finally:
+        conn.close()
+    if not left:
+        return Check("fresh")
+    return Check(
+        "stale", f"{left} item(s) have no vector yet; the next search by meaning computes them"
+    )
+
+
+def _embed(bundle: Bundle) -> Any:
+    from ouro.index.semantic import embed_bundle
+
+    return embed_bundle(bundle.root)
+
+
+# --- hook state (per session; a new session starts without one) ---------------------
+
+
+def _check_hook_state(bundle: Bundle) -> Check:
+    folder = bundle.root / HOOK_STATE
+    try:
+        count = sum(1 for name in os.listdir(folder) if name.endswith(".json"))
+    except FileNotFoundError:
+        return Check("fresh")
+    except OSError as exc:
+        return Check("unavailable", str(exc))
+    return Check("fresh", f"{count} session(s); each compared against the packet it injected")
+
+
+ARTIFACTS: tuple[Artifact, ...] = (
+    # the record's derived files first: rebuilding one rewrites a file under desk/
+    # or arc/, which the caches after them then take in
+    Artifact("entities", ENTITIES, (FACTS,), False, _check_entities, None, _rebuild_entities),
+    Artifact("notes-manifest", MANIFEST, (NOTES,), False, _check_manifest, None, _rebuild_manifest),
+    Artifact("checkpoint", CHECKPOINT, (EVENTS, "arc/claims", "arc/obligations"), False,
+             _check_checkpoint, None, _rebuild_checkpoint),
+    Artifact("sentinel", SENTINEL_LATEST, (SENTINEL_HISTORY,), False, _check_sentinel, None, None),
+    # the machine-local caches; the index first after a write, so its lines are searchable
+    Artifact("index", INDEX, ("desk",), True, _check_index, _refresh_index, _rebuild_index, _sync_index),
+    Artifact("vectors", INDEX, ("desk",), True, _check_vectors, None, _embed),
+    Artifact("desk-heads", HEADS, ("desk",), True, _check_heads, _refresh_heads, _rebuild_heads),
+    Artifact("diary-state", DIARY_STATE, (FACTS,), True, _check_diary_state, None, _save_diary_state),
+    Artifact("hook-state", HOOK_STATE, (), True, _check_hook_state, None, None),
+)  # fmt: skip
