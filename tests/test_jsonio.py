@@ -80,8 +80,11 @@ def test_a_cold_process_reads_small_documents_without_orjson() -> None:
         "assert jsonio.loads(b'{\"a\": [1]}') == {'a': [1]}\n"
         "assert jsonio.loads_for(10)(b'[2]') == [2]\n"
         "assert 'orjson' not in sys.modules, 'a small read imported orjson'\n"
-        "big = b'[' + b'1,' * jsonio.BULK_BYTES + b'1]'\n"
-        "assert len(jsonio.loads(big)) == jsonio.BULK_BYTES + 1\n"
+        "doc = b'[' + b'1,' * jsonio.BULK_BYTES + b'1]'\n"
+        "assert len(jsonio.loads(doc)) == jsonio.BULK_BYTES + 1\n"
+        "assert 'orjson' not in sys.modules, 'a 512 KB document imported orjson'\n"
+        "big = b'[' + b'1,' * jsonio.DOCUMENT_BYTES + b'1]'\n"
+        "assert len(jsonio.loads(big)) == jsonio.DOCUMENT_BYTES + 1\n"
         "assert 'orjson' in sys.modules, 'a bulk read should use orjson'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -2,7 +2,8 @@
 
 One function, one rule. ``loads`` parses with orjson when orjson is already
 imported in this process (a writer, the MCP server) or the input is larger
-than ``BULK_BYTES``; otherwise with the standard library's C decoder. The
+than its import pays off for (``BULK_BYTES`` of lines, ``DOCUMENT_BYTES`` for
+one document); otherwise with the standard library's C decoder. The
 reason is start-up cost: importing orjson pulls in ``dataclasses``,
 ``inspect``, ``uuid`` and ``platform`` (about 10-15 ms), more than a one-shot
 ``ouro orient`` spends on its work, while the small files continuity reads on
@@ -37,8 +38,13 @@ if TYPE_CHECKING:
     from typing import Any
 
 JSONDecodeError = json.JSONDecodeError
-#: parsing more bytes than this in one go uses orjson: its import pays off
+#: parsing more bytes of JSON lines than this in one batch uses orjson: its import
+#: pays off (the standard library's per-call cost adds up over many short lines)
 BULK_BYTES = 256 * 1024
+#: the same for one document: the C decoder parses one large document nearly as
+#: fast as orjson (a 300 KB ``latest.json``: ~2.5 ms against orjson's ~20 ms
+#: import, ``bench/onepath.py``'s hook rows), so the import pays off only later
+DOCUMENT_BYTES = 4 * 1024 * 1024
 
 
 def _refuse_constant(name: str) -> float:
@@ -66,14 +72,14 @@ _decode = json.JSONDecoder(
 ).decode
 
 
-def _bulk(size: int) -> bool:
+def _bulk(size: int, limit: int = BULK_BYTES) -> bool:
     """The rule: orjson once it is loaded anyway, or when its import pays off."""
-    return size > BULK_BYTES or "orjson" in sys.modules
+    return size > limit or "orjson" in sys.modules
 
 
 def loads(data: bytes | bytearray | memoryview | str) -> Any:
     """The JSON value of ``data``; raises ``JSONDecodeError``."""
-    if _bulk(len(data)):
+    if _bulk(len(data), DOCUMENT_BYTES):
         import orjson
 
         return orjson.loads(data)
