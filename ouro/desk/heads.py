@@ -72,9 +72,10 @@ import marshal
 import operator
 import os
 import sys
+import threading
 import time
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -645,12 +646,41 @@ class DeskHeads:
         return [head_of(self.desk, r) for r in rows]
 
 
+#: per thread, inside ``one_read``: the heads that read took, by desk folder
+_ONE = threading.local()
+
+
+@contextlib.contextmanager
+def one_read() -> Iterator[None]:
+    """One read made of several (the orientation packet: its Desk section, the
+    ready tasks): every part that asks for the heads gets the one scan the first
+    made (one ``stat`` per task, once), instead of one scan each. Nothing
+    outlives the block."""
+    outer = getattr(_ONE, "taken", None)
+    _ONE.taken = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _ONE.taken = outer
+
+
 def desk_heads(bundle: Bundle, *, heal: bool = True) -> DeskHeads:
     """The heads as of now, validated per file.
 
     Changes nothing but this machine-local cache: when the read found the cache
     missing or stale (``heal``), it saves what it read (``_heal``), so the next
-    read of a copied or cloned bundle only stats."""
+    read of a copied or cloned bundle only stats. Inside ``one_read`` the first
+    scan serves the whole read."""
+    taken: dict[str, DeskHeads] | None = getattr(_ONE, "taken", None)
+    if taken is not None:
+        found = taken.get(str(bundle.desk))
+        if found is None:
+            found = taken[str(bundle.desk)] = _desk_heads(bundle, heal=heal)
+        return found
+    return _desk_heads(bundle, heal=heal)
+
+
+def _desk_heads(bundle: Bundle, *, heal: bool) -> DeskHeads:
     scanned_at = time.time_ns()
     seen = stamps.stat(heads_path(bundle)) if heal else None
     cache = _load_cache(bundle)
