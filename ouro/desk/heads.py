@@ -640,6 +640,13 @@ class DeskHeads:
         )
         return self.head(max(rows, key=_by_locator)) if rows else None
 
+    def rows(self) -> list[Row]:
+        """Every task's row, sorted by track, then folder (as ``all``), without
+        making a ``Head`` of each: a reader that keeps a few makes only those."""
+        rows = [*self.hot, *self._rest(), *self.closed_rows()]
+        rows.sort(key=_by_locator)
+        return rows
+
     def all(self) -> list[Head]:
         rows = [*self.hot, *self._rest(), *self.closed_rows()]
         rows.sort(key=_by_locator)

@@ -18,7 +18,7 @@ from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.desk.deps import waiting_on
-from ouro.desk.heads import Head, read_heads
+from ouro.desk.heads import Head, desk_heads
 from ouro.models.clock import parse_time
 from ouro.orient_types import OrientItem
 
@@ -53,11 +53,15 @@ def ready_tasks(bundle: Bundle, *, track: str | None = None, now: datetime | Non
         from ouro.desk.tracks import require_track
 
         require_track(bundle, track)
-    heads, problems = read_heads(bundle)
-    status_of = {h.id: h.status for h in heads}
-    out = Ready(problems=problems)
-    for head in heads:
-        if head.status != "open" or (track is not None and head.track != track):
+    found = desk_heads(bundle)
+    rows = found.rows()  # every task: a blocker may be any of them
+    status_of = {r[2]: r[5] for r in rows}
+    out = Ready(problems=found.problems)
+    for row in rows:
+        if row[5] != "open":
+            continue
+        head = found.head(row)  # a Head only for the open ones (5,000 tasks: most are not)
+        if track is not None and head.track != track:
             continue
         blockers = waiting_on(head, status_of)
         if blockers:
