@@ -7,10 +7,8 @@ so this is the number to watch; SessionStart is the headline).
 The corpus is the one ``bench/orient.py`` builds (100k events over 50 day
 files, 1k claims, 500 obligations, a real checkpoint). Each hook runs as the
 host runs it: a fresh process, the fixture JSON on stdin, ``cwd`` pointing
-into the bundle. Each event is timed twice: through ``python -m ouro.cli`` (what
-hosts run: the stdlib fast path ``ouro.cli.fasthook``) and forced through the
-full click CLI (``ouro.cli.app.run``), so the start-up saving shows in the
-same run.
+into the bundle. Each event is timed through ``python -m ouro.cli`` (what hosts
+run: the one CLI path, ``ouro.cli.run``).
 """
 
 from __future__ import annotations
@@ -29,7 +27,6 @@ from types import ModuleType
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "tests" / "fixtures" / "hooks" / "claude"
-VIA_CLICK = "import sys\nfrom ouro.cli.app import run\nsys.exit(run(sys.argv[1:]))"
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd")
 
 
@@ -99,22 +96,16 @@ def main() -> None:
         )
         print(f"{'':<34} {'wall':>16} {'CPU':>16}")
         print(f"{'python -c pass':<34} {_cell(baseline, baseline)}")
-        print(f"{'ouro --version (click CLI start)':<34} {_cell(cli, baseline)}")
+        print(f"{'ouro --version (CLI start)':<34} {_cell(cli, baseline)}")
         results = {}
-        slow = {}
         for event in EVENTS:
             data = json.loads((FIXTURES / f"{event}.json").read_text())
             data["cwd"] = str(bundle.root / "desk")
             argv = ["hook", "claude", event]
-            results[event], slow[event] = wall(
-                [[python, "-m", "ouro.cli", *argv], [python, "-c", VIA_CLICK, *argv]],
-                json.dumps(data),
-                args.repeat,
+            (results[event],) = wall(
+                [[python, "-m", "ouro.cli", *argv]], json.dumps(data), args.repeat
             )
             print(f"{'ouro hook claude ' + event:<34} {_cell(results[event], baseline)}")
-        print("the same, forced through the click CLI:")
-        for event in EVENTS:
-            print(f"{'  via click ' + event:<34} {_cell(slow[event], baseline)}")
     head = results["SessionStart"][0]
     print(
         f"SessionStart on {args.events} events: {head:.0f} ms = {head / baseline[0]:.1f}x "

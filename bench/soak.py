@@ -48,7 +48,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import typing
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -56,8 +55,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from ouro import edge  # noqa: E402
-from ouro import tools as registry  # noqa: E402
+from ouro import edge, registry  # noqa: E402
 from ouro.api import call  # noqa: E402
 from ouro.bundle import Bundle  # noqa: E402
 from ouro.store.jsonl import read_jsonl  # noqa: E402
@@ -261,7 +259,7 @@ def kills(base: Path, count: int, seed: int = 7) -> Figures:
     sync(bundle)
     writers = list(_writers())
     ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["ouro.tools", "ouro.desk.record_api", "ouro.arc.tools_arc"])
+    ctx.set_forkserver_preload(["ouro.api", "ouro.api.record", "ouro.api.arc"])
     rng = random.Random(seed)
     killed: dict[str, int] = dict.fromkeys(writers, 0)
     for n in range(count):
@@ -425,31 +423,22 @@ def disk_full(base: Path) -> Figures:
 # --- 4. the bad-input corpus ----------------------------------------------------------
 
 
-def _unwrap(annotation: Any) -> tuple[Any, bool]:
-    origin = typing.get_origin(annotation)
-    if origin in (typing.Union, __import__("types").UnionType):
-        args = [a for a in typing.get_args(annotation) if a is not type(None)]
-        if len(args) == 1:
-            return _unwrap(args[0])
-        return annotation, False
-    if origin is list:
-        return typing.get_args(annotation)[0], True
-    return annotation, False
-
-
 def text_fields() -> list[tuple[registry.Tool, str, bool]]:
-    """(tool, field, is_list) for every string or list-of-string input field."""
+    """(tool, field, is_list) for every string or list-of-string input (``ouro.spec``)."""
+    from ouro.spec import spec_of
+
     out = []
     for tool in registry.TOOLS:
-        for name, info in tool.model().model_fields.items():
-            inner, is_list = _unwrap(info.annotation)
-            if inner is str:
-                out.append((tool, name, is_list))
+        for param in spec_of(tool.method()):
+            if param.kind == "str" or (param.kind == "list" and param.item_kind == "str"):
+                out.append((tool, param.name, param.kind == "list"))
     return out
 
 
 def bad_values(tool: str, field: str) -> dict[str, str]:
-    limit = edge.limit_for(tool, field)
+    from ouro.spec import spec_of
+
+    limit = next(p.limit for p in spec_of(registry.find(tool).method()) if p.name == field)
     return {
         "surrogate": "bad \udcff text",
         "nul": "bad \x00 text",
@@ -458,29 +447,32 @@ def bad_values(tool: str, field: str) -> dict[str, str]:
 
 
 def _cli_argv(tool: registry.Tool, args: dict[str, Any], files: Path) -> list[str]:
-    argv = list(tool.cli)
-    model = tool.model()
-    for name in tool.args:
-        if name in args:
-            value = args[name]
+    """The command line of ``tool`` with ``args``, by the CLI's one rule (``ouro.cli.parse``)."""
+    from ouro.cli.parse import flag
+    from ouro.spec import spec_of
+
+    argv = list(tool.path)
+    spec = {p.name: p for p in spec_of(tool.method())}
+    for param in spec.values():
+        if param.positional and param.name in args:
+            value = args[param.name]
             argv += [str(v) for v in value] if isinstance(value, list) else [str(value)]
     for name, value in args.items():
-        if name in tool.args:
+        param = spec[name]
+        if param.positional:
             continue
-        if name in tool.files:
+        if param.file_flag:
             path = files / f"{tool.name}.{name}"
             path.write_bytes(str(value).encode("utf-8", "surrogateescape"))
-            argv += [tool.files[name], str(path)]
+            argv += [param.file_flag, str(path)]
             continue
-        flag = tool.options.get(name, "--" + name.replace("_", "-"))
-        inner, _ = _unwrap(model.model_fields[name].annotation)
-        if inner is bool:
-            argv += [flag] if value else []
+        if param.kind == "bool":
+            argv += [flag(param)] if value != param.default else []
         elif isinstance(value, list):
             for item in value:
-                argv += [flag, str(item)]
+                argv += [flag(param), str(item)]
         else:
-            argv += [flag, str(value)]
+            argv += [flag(param), str(value)]
     return argv
 
 

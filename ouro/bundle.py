@@ -41,7 +41,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ouro.errors import (
     BundleExists,
@@ -54,7 +54,11 @@ from ouro.errors import (
 from ouro.models import meta as meta_shape
 from ouro.store.bounded import read_bytes, read_text
 from ouro.store.jsonio import JSONDecodeError, loads
-from ouro.store.locator import Locator
+
+if TYPE_CHECKING:
+    from ouro.store.locator import Locator
+# writing (init, pointers) and locators import their modules when used: a
+# read command pays only for what reading needs
 
 LAYOUT_VERSION = meta_shape.LAYOUT_VERSION
 LEGACY_ROOTS = ("journal", "diary", "notes")
@@ -138,10 +142,14 @@ class Bundle:
 
     def path(self, locator: str | Locator) -> Path:
         """Resolve a locator to a path inside this bundle (refusing escapes)."""
+        from ouro.store.locator import Locator
+
         loc = locator if isinstance(locator, Locator) else Locator.parse(locator)
         return loc.resolve(self.root)
 
     def locator(self, path: Path, fragment: str | None = None) -> str:
+        from ouro.store.locator import Locator
+
         return str(Locator.for_path(self.root, path, fragment))
 
     # --- metadata --------------------------------------------------------
@@ -291,6 +299,7 @@ class Bundle:
         from ouro.store.guard import make_dirs, remove_dirs
 
         agent_name = agent or _default_agent_name(root)
+
         created = make_dirs(root)
         try:
             for source, rel in bundle_template():

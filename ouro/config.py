@@ -329,6 +329,25 @@ def resolve(bundle_root: Path | None) -> dict[str, tuple[str | None, str]]:
     return out
 
 
+def rows(bundle_root: Path | None, names: list[str] | None = None) -> list[dict[str, Any]]:
+    """The named settings (default: every one that resolves, readiness keys
+    included) as ``config get|list`` report them: value, source, the source's
+    label (with its file) and the setting's description."""
+    resolved = resolve(bundle_root)
+    if names is None:
+        names = list(resolved)
+    return [
+        {
+            "key": name,
+            "value": resolved[name][0],
+            "source": resolved[name][1],
+            "origin": origin_label(resolved[name][1], bundle_root),
+            "description": setting(name).description,
+        }
+        for name in names
+    ]
+
+
 _warned: set[str] = set()
 
 

@@ -2,14 +2,15 @@
 
 Contract (``docs/concepts.md``, "Limits"): every text value that reaches ouro
 from outside -- CLI arguments (``ouro.cli``), MCP tool arguments and CLI tool
-options (both through ``ouro.tools.invoke``), host hook stdin
+options (both validated by ``ouro.spec`` from the verb's signature), host hook stdin
 (``ouro.hooks.common``) -- is UTF-8 text without NUL characters or lone
 surrogates (the form invalid bytes in argv take), and no longer than its
 field's limit. A value that is not is refused with ``InvalidInput`` naming the
 field, before anything is read or written; the message never echoes the bad
 characters themselves (they could not be printed or sent back).
 
-Limits are in characters, per field (``limit_for``):
+Limits are in characters, per field (each verb's ``P(limit=...)``, with these
+constants):
 
 - Arc text (an ask, a next action, a blocker, a handoff, a note, a claim, an
   obligation, a check command): 2,000 -- Arc is re-read at every session start;
@@ -35,7 +36,7 @@ from collections.abc import Mapping
 from ouro.errors import InvalidInput
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # the CLI search fast path imports this module: no typing at run time
+if TYPE_CHECKING:  # cheap to import: no typing at run time
     from typing import Any
 
 SHORT = 1_000
@@ -48,47 +49,6 @@ NOTE_BODY = 1_000_000
 MAX_ITEMS = 200
 #: a host hook's whole stdin JSON (a PostToolUse payload carries the tool's output)
 HOOK_STDIN = 8_000_000
-
-_ARC_TEXT_TOOLS = (
-    "arc_ask",
-    "arc_next",
-    "arc_blocker",
-    "arc_handoff",
-    "arc_note",
-    "claim_add",
-)
-
-#: (tool, field) -> limit in characters; anything not listed is SHORT
-LIMITS: dict[tuple[str, str], int] = {
-    **{(tool, "text"): ARC_TEXT for tool in _ARC_TEXT_TOOLS},
-    ("arc_next", "stop_before"): ARC_TEXT,
-    ("claim_add", "check"): ARC_TEXT,
-    ("claim_update", "text"): ARC_TEXT,
-    ("claim_update", "check"): ARC_TEXT,
-    ("claim_evidence", "command"): ARC_TEXT,
-    ("claim_evidence", "output"): EVIDENCE_OUTPUT,
-    ("obligation_add", "what"): ARC_TEXT,
-    ("obligation_add", "route"): ARC_TEXT,
-    ("diary_write", "text"): FACT_TEXT,
-    ("surface", "text"): MESSAGE,
-    ("diary_reflect", "text"): BODY,
-    ("desk_track_add", "description"): BODY,
-    ("desk_task_add", "body"): BODY,
-    ("desk_task_add", "acceptance"): BODY,
-    ("desk_task_add", "check"): ARC_TEXT,
-    ("desk_task_update", "body"): BODY,
-    ("desk_task_update", "acceptance"): BODY,
-    ("desk_task_update", "check"): ARC_TEXT,
-    ("desk_task_update", "unverified"): ARC_TEXT,
-    ("desk_iteration_add", "text"): BODY,
-    ("desk_friction_add", "body"): BODY,
-    ("desk_tip_add", "body"): BODY,
-    ("notes_write", "body"): NOTE_BODY,
-}
-
-
-def limit_for(tool: str, field: str) -> int:
-    return LIMITS.get((tool, field), SHORT)
 
 
 def check_text(value: str, field: str, limit: int = SHORT) -> str:
@@ -154,13 +114,6 @@ def check_value(value: Any, field: str, limit: int = SHORT) -> None:
         for key, item in value.items():
             name = check_text(str(key), f"{field} key", SHORT)
             check_value(item, f"{field}.{name}", limit)
-
-
-def check_arguments(tool: str, arguments: Mapping[str, Any]) -> None:
-    """Refuse bad text in any argument of ``tool``, naming the field."""
-    for name, value in arguments.items():
-        field = check_text(str(name), "argument name", SHORT)
-        check_value(value, field, limit_for(tool, field))
 
 
 def check_argv(argv: list[str]) -> None:

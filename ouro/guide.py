@@ -33,7 +33,7 @@ _BLOCK = re.compile(r"<!-- ouro:guide begin[^\n]*-->\n.*?<!-- ouro:guide end -->
 
 #: (moment, what to do with one ``{}`` per tool, the MCP tool names). The CLI command
 #: is the name with ``_`` read as a space (the registry's naming rule; a test checks
-#: each name against the registry), except the seed's record tools in ``SEED_COMMANDS``,
+#: each name against ``ouro.registry``), except the seed's record tools in ``SEED_COMMANDS``,
 #: so rendering never imports the registry: the SessionStart hook pays only for this module.
 STEPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("New ask or new direction", "record the ask {}", ("arc_ask",)),

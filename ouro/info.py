@@ -40,18 +40,3 @@ def index_state(bundle: Bundle) -> dict[str, Any]:
     from ouro.index.state import index_status
 
     return index_status(bundle.root)
-
-
-def render_info(result: dict[str, Any]) -> str:
-    files = ", ".join(f"{k} {v}" for k, v in result["files"].items())
-    index = result["index"]
-    reason = f" ({index['reason']})" if index.get("reason") else ""
-    return "\n".join(
-        [
-            f"bundle:  {result['bundle']}",
-            f"agent:   {result['agent']}",
-            f"layout:  v{result['layoutVersion']}",
-            f"files:   {files}",
-            f"index:   {index['state']}{reason}",
-        ]
-    )

@@ -18,7 +18,6 @@ Importing this module imports no verb: a target is loaded on first use
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ouro.errors import NotFound
@@ -27,21 +26,50 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 
-@dataclass(frozen=True, slots=True)
 class Tool:
-    #: the CLI path: ``("diary", "write")`` is ``ouro diary write``
-    path: tuple[str, ...]
-    #: the library method, ``"module:Qualname"`` (``"ouro.api.record:Diary.write"``)
-    target: str
-    read_only: bool
-    destructive: bool = False
-    idempotent: bool = False
-    #: runs a shell command (a check, a habit body): it can reach anything
-    open_world: bool = False
-    #: served by the default ``ouro mcp`` tool set
-    default: bool = False
-    #: exposed as a tool at all (``ouro mcp --tools all``)
-    agent: bool = True
+    """One row. A plain class (read-only by convention): a dataclass would import
+    ``dataclasses`` and ``inspect``, a NamedTuple compile its annotations, on every
+    cold CLI start, which costs more than most commands' work."""
+
+    __slots__ = (
+        "agent",
+        "default",
+        "destructive",
+        "idempotent",
+        "open_world",
+        "path",
+        "read_only",
+        "target",
+    )
+
+    def __init__(
+        self,
+        path: tuple[str, ...],
+        target: str,
+        *,
+        read_only: bool,
+        destructive: bool = False,
+        idempotent: bool = False,
+        open_world: bool = False,
+        default: bool = False,
+        agent: bool = True,
+    ) -> None:
+        #: the CLI path: ``("diary", "write")`` is ``ouro diary write``
+        self.path = path
+        #: the library method, ``"module:Qualname"`` (``"ouro.api.record:Diary.write"``)
+        self.target = target
+        self.read_only = read_only
+        self.destructive = destructive
+        self.idempotent = idempotent
+        #: runs a shell command (a check, a habit body): it can reach anything
+        self.open_world = open_world
+        #: served by the default ``ouro mcp`` tool set
+        self.default = default
+        #: exposed as a tool at all (``ouro mcp --tools all``)
+        self.agent = agent
+
+    def __repr__(self) -> str:
+        return f"Tool({self.path!r}, {self.target!r})"
 
     @property
     def name(self) -> str:

@@ -57,7 +57,6 @@ import functools
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import KW_ONLY, dataclass
 from typing import Any, TypeVar, cast
 
 from ouro.errors import InvalidInput
@@ -76,43 +75,87 @@ class _Missing:
 MISSING: Any = _Missing()
 
 
-@dataclass(frozen=True, slots=True)
+# P and Param are plain classes (read-only by convention), not dataclasses or
+# NamedTuples: ``dataclasses`` imports ``inspect`` and a NamedTuple compiles its
+# annotations, on every cold CLI start, which costs more than most commands' work.
 class P:
     """How one input is described and bounded (see the module docstring)."""
 
-    help: str
-    _: KW_ONLY
-    limit: int | None = None
-    nonblank: bool = False
-    choices: tuple[str, ...] | Callable[[], tuple[str, ...]] | None = None
-    file: bool = False
-    min: float | None = None
-    max: float | None = None
-    secret: bool = False
+    __slots__ = ("choices", "file", "help", "limit", "max", "min", "nonblank", "secret")
+
+    def __init__(
+        self,
+        help: str,
+        *,
+        limit: int | None = None,
+        nonblank: bool = False,
+        choices: tuple[str, ...] | Callable[[], tuple[str, ...]] | None = None,
+        file: bool = False,
+        min: float | None = None,
+        max: float | None = None,
+        secret: bool = False,
+    ) -> None:
+        self.help = help
+        self.limit = limit
+        self.nonblank = nonblank
+        self.choices = choices
+        self.file = file
+        self.min = min
+        self.max = max
+        self.secret = secret
+
+    def __repr__(self) -> str:
+        return f"P({self.help!r})"
 
 
 _KINDS = {str: "str", int: "int", float: "float", bool: "bool"}
 
 
-@dataclass(frozen=True, slots=True)
 class Param:
     """One input of a verb, as read from its signature."""
 
-    name: str
-    #: the annotation without ``Annotated`` (e.g. ``str | None``, ``list[str]``)
-    type: Any
-    #: the default, or ``MISSING``
-    default: Any
-    required: bool
-    #: declared before ``*``: a positional CLI argument
-    positional: bool
-    p: P
-    #: "str" | "int" | "float" | "bool" | "list" | "json"
-    kind: str = "str"
-    #: for a list: "str" or "json"
-    item_kind: str | None = None
-    #: ``None`` is accepted
-    optional: bool = False
+    __slots__ = (
+        "default",
+        "item_kind",
+        "kind",
+        "name",
+        "optional",
+        "p",
+        "positional",
+        "required",
+        "type",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        type: Any,
+        default: Any,
+        required: bool,
+        positional: bool,
+        p: P,
+        kind: str = "str",
+        item_kind: str | None = None,
+        optional: bool = False,
+    ) -> None:
+        self.name = name
+        #: the annotation without ``Annotated`` (e.g. ``str | None``, ``list[str]``)
+        self.type = type
+        #: the default, or ``MISSING``
+        self.default = default
+        self.required = required
+        #: declared before ``*``: a positional CLI argument
+        self.positional = positional
+        self.p = p
+        #: "str" | "int" | "float" | "bool" | "list" | "json"
+        self.kind = kind
+        #: for a list: "str" or "json"
+        self.item_kind = item_kind
+        #: ``None`` is accepted
+        self.optional = optional
+
+    def __repr__(self) -> str:
+        return f"Param({self.name!r}, kind={self.kind!r}, positional={self.positional})"
 
     @property
     def flag(self) -> str:
@@ -194,32 +237,38 @@ def spec_of(fn: Callable[..., Any]) -> tuple[Param, ...]:
     found = _SPECS.get(fn)
     if found is not None:
         return found
-    import inspect
     import typing
 
     hints = typing.get_type_hints(fn, include_extras=True)
     out: list[Param] = []
-    for param in inspect.signature(fn).parameters.values():
-        if param.name == "self":
+    # the signature read from the code object (``inspect.signature`` is costly to import)
+    code = fn.__code__
+    if code.co_flags & 0x0C:  # CO_VARARGS | CO_VARKEYWORDS
+        raise TypeError(f"{fn.__qualname__}: *args or **kwargs are not verb inputs")
+    n_positional = code.co_argcount
+    names = code.co_varnames[: n_positional + code.co_kwonlyargcount]
+    defaults = dict(zip(names[n_positional - len(fn.__defaults__ or ()) : n_positional],
+                        fn.__defaults__ or (), strict=True))  # fmt: skip
+    defaults.update(fn.__kwdefaults__ or {})
+    for index, name in enumerate(names):
+        if name == "self":
             continue
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            raise TypeError(f"{fn.__qualname__}: *{param.name} is not a verb input")
-        annotation = hints.get(param.name)
+        annotation = hints.get(name)
         if typing.get_origin(annotation) is not typing.Annotated:
-            raise TypeError(f"{fn.__qualname__}: {param.name} is not Annotated[..., P(...)]")
+            raise TypeError(f"{fn.__qualname__}: {name} is not Annotated[..., P(...)]")
         base, *extras = typing.get_args(annotation)
         ps = [e for e in extras if isinstance(e, P)]
         if len(ps) != 1:
-            raise TypeError(f"{fn.__qualname__}: {param.name} needs exactly one P(...)")
-        type_, kind, item_kind, optional = _classify(param.name, base)
-        default = MISSING if param.default is param.empty else param.default
+            raise TypeError(f"{fn.__qualname__}: {name} needs exactly one P(...)")
+        type_, kind, item_kind, optional = _classify(name, base)
+        default = defaults.get(name, MISSING)
         out.append(
             Param(
-                name=param.name,
+                name=name,
                 type=type_,
                 default=default,
                 required=default is MISSING,
-                positional=param.kind is param.POSITIONAL_OR_KEYWORD,
+                positional=code.co_posonlyargcount <= index < n_positional,
                 p=ps[0],
                 kind=kind,
                 item_kind=item_kind,
@@ -233,10 +282,9 @@ def spec_of(fn: Callable[..., Any]) -> tuple[Param, ...]:
 
 def description(fn: Callable[..., Any]) -> str:
     """The verb's description: its docstring, as one paragraph per blank line."""
-    import inspect
-
-    doc = inspect.getdoc(_unwrap(getattr(fn, "__func__", fn))) or ""
-    paragraphs = [" ".join(part.split()) for part in doc.split("\n\n")]
+    doc = _unwrap(getattr(fn, "__func__", fn)).__doc__ or ""
+    lines = "\n".join(line.strip() for line in doc.splitlines())  # inspect.cleandoc's effect here
+    paragraphs = [" ".join(part.split()) for part in lines.split("\n\n")]
     return "\n\n".join(p for p in paragraphs if p)
 
 

@@ -143,3 +143,20 @@ def snapshot(root: Path, *, state: bool = True) -> dict[str, tuple[bytes, int]]:
             data = os.readlink(p).encode() if p.is_symlink() else p.read_bytes()
             out[str(p.relative_to(root))] = (data, st.st_mtime_ns)
     return out
+
+
+class CliResult:
+    """What a CLI run printed and its exit status (``cli_run``)."""
+
+    def __init__(self, proc: subprocess.CompletedProcess[str]) -> None:
+        self.exit_code = proc.returncode
+        self.output = proc.stdout
+        self.stderr = proc.stderr
+
+    def __repr__(self) -> str:
+        return f"CliResult({self.exit_code}, {self.output!r}, {self.stderr!r})"
+
+
+def cli_run(args: list[str], *, input: str | None = None, **kw: Any) -> CliResult:
+    """``ouro ARGS`` in this process (the one ``ouro.cli`` entry), as a result object."""
+    return CliResult(run_ouro(*args, input=input, **kw))

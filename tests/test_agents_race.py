@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ouro import tools
+from ouro import api as tools
 from ouro.bundle import Bundle
 from ouro.desk import tasks, tracks
 from ouro.errors import Conflict, InvalidInput
@@ -31,20 +31,20 @@ def _agent(root: str, i: int, start: Any, out: Any) -> None:
     # half ask for the folder, half for a file inside it: every take overlaps
     paths = ["src"] if i % 2 else ["src/app.py", f"docs/agent-{i}.md"]
     try:
-        tools.invoke("lock_take", bundle, {"paths": paths, "agent": me, "reason": f"r{i}"})
+        tools.call("lock_take", bundle, {"paths": paths, "agent": me, "reason": f"r{i}"})
         out.put(("lock", me, "won", time.time()))
     except Conflict as exc:
         out.put(("lock", me, exc.message, time.time()))
     got: str | None = None
     while got is None:
         asked = time.time()
-        offered = [t["id"] for t in tools.invoke("desk_ready", bundle, {})["ready"]]
+        offered = [t["id"] for t in tools.call("desk_ready", bundle, {})["ready"]]
         out.put(("ready", me, offered, asked))
         if not offered:
             break
         for task_id in offered:
             try:
-                tools.invoke("desk_task_take", bundle, {"task": task_id, "agent": me})
+                tools.call("desk_task_take", bundle, {"task": task_id, "agent": me})
             except Conflict:
                 continue
             got = task_id
@@ -99,14 +99,14 @@ def test_eight_agents_race_for_locks_and_ready_tasks(bundle: Bundle) -> None:
         for task_id in offered:
             holder, when = took_at[task_id]
             assert not (holder != agent and when < asked), (agent, task_id, holder)
-    assert tools.invoke("desk_ready", bundle, {})["ready"] == []
+    assert tools.call("desk_ready", bundle, {})["ready"] == []
 
 
 def _send(root: str, peer: str, i: int, start: Any, out: Any) -> None:
     bundle = Bundle(Path(root))
     start.wait()
     for n in range(10):
-        result = tools.invoke(
+        result = tools.call(
             "message_send",
             bundle,
             {"agent": "peer", "text": f"status {i}-{n}", "sender": f"agent-{i}"},

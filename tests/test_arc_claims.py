@@ -173,7 +173,7 @@ def test_cli_claim_flow_with_output_file(bundle, repo_file, tmp_path) -> None:
         added["id"],
         "--command",
         "true",
-        "--exit",
+        "--exit-code",
         "0",
         "--output-file",
         str(out_file),
@@ -185,5 +185,7 @@ def test_cli_claim_flow_with_output_file(bundle, repo_file, tmp_path) -> None:
     assert ouro_json("claim", "verify", added["id"], bundle=bundle)["status"] == "verified"
     listed = ouro_json("claim", "list", "--status", "verified", bundle=bundle)
     assert [c["id"] for c in listed["claims"]] == [added["id"]]
-    proc = run_ouro("claim", "evidence", "cl-nope", "--command", "x", "--exit", "0", bundle=bundle)
+    proc = run_ouro(
+        "claim", "evidence", "cl-nope", "--command", "x", "--exit-code", "0", bundle=bundle
+    )
     assert proc.returncode == 2 and "hint:" in proc.stderr

@@ -22,17 +22,16 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ouro.arc.resume import read_resume
 from ouro.bundle import Bundle
-from ouro.cli.app import cli
 from ouro.hooks.claude import HOST as CLAUDE
 from ouro.hooks.common import run_hook
 from ouro.hooks.handlers import HANDLERS
 from ouro.orient import build_packet
+from tests.conftest import cli_run
 
 WORDS = st.text(alphabet="abcdefghij", min_size=1, max_size=8)
 OPS = st.one_of(
@@ -50,7 +49,7 @@ OPS = st.one_of(
 
 
 def invoke(bundle: Bundle, *args: str) -> Any:
-    result = CliRunner().invoke(cli, ["--bundle", str(bundle.root), *args, "--json"])
+    result = cli_run(["--bundle", str(bundle.root), *args, "--json"])
     return json.loads(result.output) if result.exit_code == 0 else None
 
 

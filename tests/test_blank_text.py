@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from ouro.api import call as invoke
 from ouro.arc import claims, obligations, paths
 from ouro.arc.recorder import build_event, record_event
 from ouro.arc.resume import read_resume
@@ -24,7 +25,6 @@ from ouro.errors import InvalidInput
 from ouro.orient import build_packet
 from ouro.sentinel.checks import check_current_ask, check_next_action
 from ouro.sentinel.receipts import refresh
-from ouro.tools import invoke
 from tests.conftest import run_ouro, snapshot
 
 BLANKS = ["", "   ", " \t\n ", "\u3000", "\u200b\u200b"]

@@ -95,7 +95,7 @@ def test_claim_evidence_output_file_is_bounded(bundle: Bundle) -> None:
     claim = run_ouro("claim", "add", "x", "--check", "true", "--json", bundle=bundle, check=True)
     claim_id = json.loads(claim.stdout)["id"]
     proc = _capped(
-        bundle, f"claim evidence {claim_id} --command true --exit 0 --output-file /dev/zero"
+        bundle, f"claim evidence {claim_id} --command true --exit-code 0 --output-file /dev/zero"
     )
     assert proc.returncode == 2, proc.stderr
     assert "--output-file /dev/zero: a character device, not a regular file" in proc.stderr

@@ -1,8 +1,7 @@
 """bundle.json is validated on open (issue 26, item 7).
 
-Types and a known ``layoutVersion`` are checked by every entry -- the full
-CLI, its fast paths (``ouro.cli.fast``: orient, info, index status, search,
-diary write), the host hooks (a hook fails open with a one-line notice) and
+Types and a known ``layoutVersion`` are checked by every entry -- the CLI
+(every command, ``ouro.bundle``'s one discovery), the host hooks (a hook fails open with a one-line notice) and
 the library. A newer layout is refused with "made by a newer ouro (layout N):
 upgrade ouro"; a damaged or invalid file is reported with its path, the field
 and the next step; the exit code is 3 (the bundle is unusable). The file is

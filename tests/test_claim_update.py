@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from ouro.api import call as invoke
 from ouro.arc import claims
 from ouro.bundle import Bundle
 from ouro.errors import Conflict, InvalidInput
-from ouro.tools import invoke
 from tests.conftest import ouro_json, run_ouro
 from tests.test_hooks import events as read_events
 

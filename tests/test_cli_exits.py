@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from ouro.bundle import Bundle
-from ouro.cli.app import run
 from ouro.cli.examples import EXAMPLES
 from ouro.cli.exits import CODE_BY_KIND, TABLE
+from ouro.cli.run import run
 from tests.test_cli_help import LEAVES
 
 #: commands that work without a bundle, and why
@@ -35,6 +35,7 @@ NO_BUNDLE = {
     ("hook", "install"): "edits the project's host config",
     ("habits", "install"): "prints a scheduler entry",
     ("guide",): "prints the operating guide",
+    ("completion",): "prints a shell script",
     ("hook", "doctor"): "an unreachable bundle is a problem it reports (exit 1)",
 }
 
@@ -62,7 +63,7 @@ def test_a_usage_error_exits_2_everywhere(path: tuple[str, ...], bundle: Bundle)
     assert json.loads(out)["error"] == {
         "type": "usage",
         "message": json.loads(out)["error"]["message"],
-        "hint": "see 'ouro --help'",
+        "hint": f"see 'ouro {' '.join(path)} --help'",
         "exitCode": 2,
     }
 

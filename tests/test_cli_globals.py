@@ -7,9 +7,8 @@ import json
 import pytest
 
 from ouro.bundle import Bundle
-from ouro.cli import fast
-from ouro.cli.app import run
 from ouro.cli.argv import hoist_globals
+from ouro.cli.run import run
 
 
 def test_hoist_moves_globals_to_the_front_and_stops_at_the_separator() -> None:
@@ -35,7 +34,7 @@ def test_hoist_moves_globals_to_the_front_and_stops_at_the_separator() -> None:
         ["--json", "arc", "resume", "--bundle", "{b}"],
     ],
 )
-def test_click_path_accepts_globals_anywhere(
+def test_globals_anywhere(
     bundle: Bundle, argv: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     line = [a.replace("{b}", str(bundle.root)) for a in argv]
@@ -44,11 +43,22 @@ def test_click_path_accepts_globals_anywhere(
     assert out["canContinue"] is False
 
 
-def test_fast_path_accepts_bundle_after_the_verb(
+def test_bundle_after_the_verb_of_a_search(
     bundle: Bundle, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    line = ["desk", "search", "x", "--bundle", str(bundle.root), "--json"]
-    parsed = fast.parse(line)
-    assert parsed is not None and parsed[0] == str(bundle.root) and parsed[1] is True
-    assert fast.try_run(line) == 0
+    assert run(["desk", "search", "x", "--bundle", str(bundle.root), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["total"] == 0
+
+
+def test_a_lone_bundle_option_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["--json", "--bundle"]) == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert (error["type"], error["exitCode"]) == ("usage", 2)
+    assert "--bundle" in error["message"]
+
+
+def test_after_the_separator_nothing_is_an_option(
+    bundle: Bundle, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["--bundle", str(bundle.root), "--json", "arc", "note", "--", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["event"]["summary"] == "--json"

@@ -9,63 +9,60 @@ import shlex
 import subprocess
 from pathlib import Path
 
-import click
 import pytest
 
-from ouro.cli.app import GROUP_HELP, cli, run
 from ouro.cli.examples import EXAMPLES
+from ouro.cli.help import summary
 from ouro.cli.helptopics import TOPICS
+from ouro.cli.parse import flags_of
+from ouro.cli.run import parser_of, run
+from ouro.cli.tree import GROUP_HELP, children, entries
+from ouro.spec import spec_of
 from tests.git_env import run_git
 
-
-def walk(
-    group: click.Group, ctx: click.Context, prefix: tuple[str, ...] = ()
-) -> dict[tuple[str, ...], tuple[click.Command, click.Context]]:
-    """Every command and group of the tree, by path, with its context."""
-    found: dict[tuple[str, ...], tuple[click.Command, click.Context]] = {}
-    for name in group.list_commands(ctx):
-        command = group.get_command(ctx, name)
-        assert command is not None, (*prefix, name)
-        sub = click.Context(command, info_name=name, parent=ctx)
-        found[(*prefix, name)] = (command, sub)
-        if isinstance(command, click.Group):
-            found.update(walk(command, sub, (*prefix, name)))
-    return found
-
-
-ROOT = click.Context(cli, info_name="ouro")
-TREE = walk(cli, ROOT)
-LEAVES = {p: c for p, c in TREE.items() if not isinstance(c[0], click.Group) or c[0].callback}
+LEAVES = entries()
+GROUPS = {p[:n] for p in LEAVES for n in range(1, len(p))}
+TREE = sorted(set(LEAVES) | GROUPS)
 
 
 def test_every_group_is_described() -> None:
-    for path, (command, _ctx) in TREE.items():
-        if isinstance(command, click.Group):
-            assert command.help, f"group 'ouro {' '.join(path)}' has no description"
+    for path in GROUPS:
+        assert GROUP_HELP.get(path), f"group 'ouro {' '.join(path)}' has no description"
     assert set(GROUP_HELP) - {()} <= set(TREE)
 
 
-@pytest.mark.parametrize("path", sorted(TREE), ids=lambda p: " ".join(p))
+@pytest.mark.parametrize("path", TREE, ids=lambda p: " ".join(p))
 def test_help_is_whole(path: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> None:
-    command, ctx = TREE[path]
-    summary = command.get_short_help_str(limit=1000)
-    assert summary, path
-    assert summary.endswith((".", ")")), f"summary not a sentence: {summary!r}"
-    assert not summary.endswith("..."), f"summary truncated: {summary!r}"
-    for param in command.get_params(ctx):
-        if isinstance(param, click.Option):
-            assert param.help, f"ouro {' '.join(path)} {param.opts[0]} has no help"
-    assert run([*path, "--help"]) == 0
-    text = capsys.readouterr().out
+    text = summary(path)
+    assert text, path
+    assert text.endswith((".", ")")), f"summary not a sentence: {text!r}"
+    assert not text.endswith("..."), f"summary truncated: {text!r}"
     if path in LEAVES:
-        assert "Examples:" in text and f"ouro {' '.join(path)}" in text, text
+        for param in spec_of(LEAVES[path].function()):
+            assert param.p.help, f"ouro {' '.join(path)} {param.name} has no help"
+        parser_of(LEAVES[path])  # builds
+    assert run([*path, "--help"]) == 0
+    out = capsys.readouterr().out
+    if path in LEAVES:
+        assert "Examples:" in out and f"ouro {' '.join(path)}" in out, out
+        for param in spec_of(LEAVES[path].function()):
+            for flag in flags_of(param):
+                assert flag in out or param.p.file, (path, flag)
     # the listing of a group shows each child's whole summary, never cut
-    if isinstance(command, click.Group):
-        flat = "".join(text.split())  # click wraps (and may break at a hyphen)
-        for name in command.list_commands(ctx):
-            child = command.get_command(ctx, name)
-            assert child is not None
-            assert "".join(child.get_short_help_str(limit=1000).split()) in flat
+    if path in GROUPS:
+        flat = "".join(out.split())
+        for name in children(path):
+            assert "".join(summary((*path, name)).split()) in flat
+
+
+def test_a_group_without_a_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["desk"]) == 2
+    assert "Usage: ouro desk" in capsys.readouterr().err
+    assert run(["desk", "bogus"]) == 2
+    assert "No such command 'bogus'" in capsys.readouterr().err
+    assert run([]) == 2
+    assert run(["--help"]) == 0
+    assert "Commands:" in capsys.readouterr().out
 
 
 def test_every_command_has_an_example_and_no_example_is_stale() -> None:
@@ -84,8 +81,23 @@ def test_help_topics(capsys: pytest.CaptureFixture[str]) -> None:
         assert topic in listing
     assert run(["help", "desk", "search"]) == 0
     assert "Usage: ouro desk search" in capsys.readouterr().out
+    assert run(["help", "claim"]) == 0
+    assert "Commands:" in capsys.readouterr().out
     assert run(["help", "nonsense"]) == 2
     assert "locators" in capsys.readouterr().err
+
+
+def test_completion_scripts_and_candidates(capsys: pytest.CaptureFixture[str]) -> None:
+    for shell in ("bash", "zsh", "fish"):
+        assert run(["completion", shell]) == 0
+        assert "ouro __complete" in capsys.readouterr().out
+    assert run(["__complete", "desk", "ta"]) == 0
+    assert capsys.readouterr().out.split() == ["task"]
+    assert run(["__complete", "desk", "search", "--li"]) == 0
+    assert capsys.readouterr().out.split() == ["--limit"]
+    assert run(["__complete", "--js"]) == 0
+    assert capsys.readouterr().out.split() == ["--json"]
+    assert run(["completion", "tcsh"]) == 2
 
 
 #: examples that cannot end in success in a scratch bundle, with why

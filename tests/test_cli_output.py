@@ -12,7 +12,7 @@ import pytest
 from ouro import config
 from ouro.bundle import Bundle
 from ouro.cli import output
-from ouro.cli.app import run
+from ouro.cli.run import run
 
 
 @pytest.fixture(autouse=True)

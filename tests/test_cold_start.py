@@ -1,4 +1,4 @@
-"""Cold start: each fast command imports only what it runs.
+"""Cold start: each command imports only what it runs (the one CLI path).
 
 ``python -X importtime`` lists every module a real ``ouro`` process imports;
 the test fails when a heavy module leaks into a read path that does not need
@@ -8,15 +8,17 @@ it. It checks module names, never times (times are for bench/, not tests).
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
 import pytest
 
 import ouro
-from ouro import tools
+from ouro.api import call
 from ouro.arc.paths import claims_dir
 from ouro.bundle import Bundle
 from ouro.desk import tasks, tracks
@@ -51,16 +53,16 @@ def busy(bundle: Bundle) -> Bundle:
     tasks.add_task(bundle, "web", "Fix: the flaky test, then merge")
     tasks.update_task(bundle, first.id, status="active")
     write_fact(bundle, FactDraft("the staging host is web-3", about=["staging"]))
-    tools.invoke("desk_track_add", bundle, {"name": "ops"})
-    tools.invoke("desk_task_add", bundle, {"track": "ops", "title": "Rotate keys"})
+    call("desk_track_add", bundle, {"name": "ops"})
+    call("desk_task_add", bundle, {"track": "ops", "title": "Rotate keys"})
     # claims the orient packet derives a status for (read from their files, cold)
-    checked = tools.invoke("claim_add", bundle, {"text": "tests pass", "check": "true"})
-    tools.invoke(
+    checked = call("claim_add", bundle, {"text": "tests pass", "check": "true"})
+    call(
         "claim_evidence",
         bundle,
         {"claim_id": checked["id"], "command": "true", "exit_code": 1, "by": "ci"},
     )
-    tools.invoke("claim_add", bundle, {"text": "the log rotates", "about": ["bundle.json"]})
+    call("claim_add", bundle, {"text": "the log rotates", "about": ["bundle.json"]})
     # re-laid out by hand: the next read parses it again (the cached summary is not enough)
     path = claims_dir(bundle) / f"{checked['id']}.json"
     path.write_text(json.dumps(json.loads(path.read_text()), indent=2))
@@ -99,7 +101,7 @@ def test_fast_commands_import_no_pydantic(busy: Bundle, argv: tuple[str, ...]) -
     assert leaks == set(), f"ouro {' '.join(argv)} imported {sorted(leaks)}"
 
 
-#: writes whose plain input is validated without pydantic (``ouro.models.lite``)
+#: writes: their input is validated by ``ouro.spec`` (no pydantic)
 LITE_WRITES = [
     ("diary", "write", "the deploy window is friday", "--about", "deploys"),
     ("diary", "write", "the deploy window is monday", "--about", "ops", "--force", "--json"),
@@ -112,7 +114,7 @@ def test_plain_writes_import_no_pydantic(busy: Bundle, argv: tuple[str, ...]) ->
     assert leaks == set(), f"ouro {' '.join(argv)} imported {sorted(leaks)}"
 
 
-#: answered by the CLI fast paths (``ouro.cli.fast``, ``ouro.cli.__init__``): no click
+#: no command imports click (the CLI is argparse)
 NO_CLICK = [
     ("--version",),
     ("info",),
@@ -125,7 +127,7 @@ NO_CLICK = [
 @pytest.mark.parametrize("argv", NO_CLICK, ids=" ".join)
 def test_fast_path_commands_import_no_click(busy: Bundle, argv: tuple[str, ...]) -> None:
     names = _imports_of(busy, argv)
-    assert "click" not in names and "ouro.cli.app" not in names
+    assert "click" not in names
 
 
 def _imports_of(bundle: Bundle, argv: tuple[str, ...]) -> set[str]:
@@ -173,3 +175,32 @@ def test_orient_imports_no_writer_machinery(busy: Bundle, argv: tuple[str, ...])
     names = _imports_of(busy, argv)
     assert "ouro.desk.heads" in names and "ouro.arc.fold" in names  # it did orient
     assert names & ORIENT_WITHOUT == set()
+
+
+@pytest.mark.parametrize("argv", [("orient",), ("desk", "search", "login")], ids=" ".join)
+def test_a_linked_project_costs_what_bundle_costs(
+    busy: Bundle, argv: tuple[str, ...], tmp_path: Path
+) -> None:
+    """From a ``--link``ed project (a ``.ouro`` pointer) the command imports exactly
+    what it imports with ``--bundle``: one discovery (``Bundle.locate``), one path."""
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    subprocess.run(
+        [sys.executable, "-m", "ouro.cli", "init", str(busy.root), "--link"],
+        cwd=project, check=True, capture_output=True,
+    )  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k not in ("OURO_BUNDLE", "OURO_DEBUG")}
+    env["PYTHONPROFILEIMPORTTIME"] = "1"
+
+    def imported(*line: str) -> set[str]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "ouro.cli", *line], cwd=project / "src", env=env,
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return _imported(proc.stderr)
+
+    imported(*argv)  # a first read may bring a derived cache up to date: not what is compared
+    linked = imported(*argv)
+    named = imported("--bundle", str(busy.root), *argv)
+    assert "ouro.cli.run" in linked and linked == named

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ouro.bundle import Bundle, write_pointer
-from ouro.cli.app import run
+from ouro.cli.run import run
 from tests.conftest import snapshot
 
 
@@ -120,7 +120,7 @@ def test_the_agent_setting_is_the_default_agent(
 def test_concurrent_sets_lose_nothing(project: Path, tmp_path: Path) -> None:
     """Real processes write the global file at once; every key ends up there."""
     script = (
-        "import sys; from ouro.cli.app import run\n"
+        "import sys; from ouro.cli.run import run\n"
         "key, value = sys.argv[1], sys.argv[2]\n"
         "for _ in range(5):\n"
         "    assert run(['config', 'set', key, value, '--global']) == 0\n"

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from ouro import derived, tools
+from ouro import api as tools
+from ouro import derived
 from ouro.bundle import Bundle
 from ouro.desk import heads, notes
 from ouro.desk.record import entities_path
@@ -27,17 +28,17 @@ RECORD = ("arc", "desk", "habits", "bundle.json")
 
 
 def _populate(bundle: Bundle, tasks: int = 12) -> None:
-    tools.invoke("arc_next", bundle, {"text": "ship the login fix"})
-    tools.invoke("desk_track_add", bundle, {"name": "web"})
+    tools.call("arc_next", bundle, {"text": "ship the login fix"})
+    tools.call("desk_track_add", bundle, {"name": "web"})
     for n in range(tasks):
-        tools.invoke("desk_task_add", bundle, {"track": "web", "title": f"task {n:02d} login"})
+        tools.call("desk_task_add", bundle, {"track": "web", "title": f"task {n:02d} login"})
     for n in range(5):
-        tools.invoke(
+        tools.call(
             "diary_write",
             bundle,
             {"text": f"the staging host is web-{n} for login", "about": ["staging"], "force": True},
         )
-    tools.invoke(
+    tools.call(
         "notes_write", bundle, {"title": "Login", "body": "how login works", "tags": ["web"]}
     )
 

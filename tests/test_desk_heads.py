@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ouro import tools
+from ouro import api as tools
 from ouro.bundle import Bundle
 from ouro.desk import heads, tasks, tracks
 from ouro.desk.orientation import desk_items
@@ -94,15 +94,15 @@ def test_a_cache_that_does_not_match_the_files_is_not_trusted(bundle: Bundle) ->
 
 
 def test_writes_through_the_tool_path_keep_the_cache_current(bundle: Bundle) -> None:
-    tools.invoke("desk_track_add", bundle, {"name": "web"})
-    added = tools.invoke("desk_task_add", bundle, {"track": "web", "title": "Alpha"})
+    tools.call("desk_track_add", bundle, {"name": "web"})
+    added = tools.call("desk_task_add", bundle, {"track": "web", "title": "Alpha"})
     task_id = added["task"]["id"]
     cache = heads._load_cache(bundle)
     assert cache is not None and [row[2] for row in cache.shown] == [task_id]
-    tools.invoke("desk_task_update", bundle, {"task": task_id, "status": "blocked"})
+    tools.call("desk_task_update", bundle, {"task": task_id, "status": "blocked"})
     cache = heads._load_cache(bundle)
     assert cache is not None and [row[5] for row in cache.shown] == ["blocked"]
-    tools.invoke("desk_task_update", bundle, {"task": task_id, "status": "done"})
+    tools.call("desk_task_update", bundle, {"task": task_id, "status": "done"})
     cache = heads._load_cache(bundle)
     assert cache is not None and cache.shown == []
     assert [row[5] for row in cache.closed.rows()] == ["done"]

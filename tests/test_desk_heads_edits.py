@@ -220,14 +220,14 @@ def test_open_tasks_past_the_first_of_their_track_stay_packed_but_count(bundle: 
 
 
 def _writer(root: str, i: int, start: object) -> None:
-    from ouro import tools
+    from ouro import api as tools
 
     bundle = Bundle(Path(root))
     start.wait()  # type: ignore[attr-defined]
     for n in range(6):
-        added = tools.invoke("desk_task_add", bundle, {"track": "web", "title": f"W{i} task {n}"})
+        added = tools.call("desk_task_add", bundle, {"track": "web", "title": f"W{i} task {n}"})
         status = ("active", "blocked", "done", "open")[(i + n) % 4]
-        tools.invoke("desk_task_update", bundle, {"task": added["task"]["id"], "status": status})
+        tools.call("desk_task_update", bundle, {"task": added["task"]["id"], "status": status})
 
 
 @pytest.mark.slow
@@ -237,9 +237,9 @@ def test_racing_writers_leave_a_cache_that_matches_the_files(bundle: Bundle) -> 
     interleaving, the cache a reader finds validates to what the files say."""
     import multiprocessing as mp
 
-    from ouro import tools
+    from ouro import api as tools
 
-    tools.invoke("desk_track_add", bundle, {"name": "web"})
+    tools.call("desk_track_add", bundle, {"name": "web"})
     ctx = mp.get_context("fork")
     start = ctx.Event()
     procs = [ctx.Process(target=_writer, args=(str(bundle.root), i, start)) for i in range(8)]

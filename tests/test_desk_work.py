@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ouro import tools
+from ouro import api as tools
 from ouro.bundle import Bundle
 from ouro.desk import featured, names, tasks
 from ouro.errors import CorruptFile, InvalidInput, NotFound
@@ -13,7 +13,7 @@ from tests.conftest import ouro_json, run_ouro, snapshot
 
 
 def call(bundle: Bundle, tool: str, /, **args: object) -> dict:
-    return tools.invoke(tool, bundle, args)
+    return tools.call(tool, bundle, args)
 
 
 def test_slugs_and_track_names() -> None:

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from ouro.bundle import Bundle
-from ouro.desk import factstate, record
+from ouro.desk import diary_snapshot, factstate, record
 from ouro.desk.factstate import DiaryState
 from ouro.desk.record import FactDraft
 from tests.index_support import append_fact
@@ -42,7 +42,7 @@ def _fresh(bundle: Bundle) -> DiaryState:
 
 @pytest.fixture(autouse=True)
 def _save_often(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(factstate, "SNAPSHOT_EVERY", 1)
+    monkeypatch.setattr(diary_snapshot, "SNAPSHOT_EVERY", 1)
 
 
 def _write(bundle: Bundle, n: int, *about: str, **kw: object) -> record.FactWrite:

@@ -9,14 +9,14 @@ import pytest
 
 from ouro.bundle import Bundle
 from ouro.derived import sync
-from ouro.desk import factstate, record
+from ouro.desk import diary_snapshot, factstate, record
 from ouro.desk.factstate import DiaryState
 from tests.index_support import append_fact
 
 
 @pytest.fixture(autouse=True)
 def _save_often(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(factstate, "SNAPSHOT_EVERY", 1)
+    monkeypatch.setattr(diary_snapshot, "SNAPSHOT_EVERY", 1)
 
 
 def test_sync_saves_the_state_a_hand_written_log_lacks(bundle: Bundle) -> None:

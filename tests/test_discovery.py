@@ -8,16 +8,14 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from ouro.bundle import Bundle, write_pointer
-from ouro.cli.app import cli
 from ouro.errors import BundleExists, BundleNotFound
 from ouro.hooks.claude import HOST as CLAUDE
 from ouro.hooks.codex import HOST as CODEX
 from ouro.hooks.common import run_hook
 from ouro.hooks.handlers import HANDLERS
-from tests.conftest import record_snapshot
+from tests.conftest import cli_run, record_snapshot
 
 
 @pytest.fixture
@@ -107,19 +105,18 @@ def test_init_link_writes_the_pointer_and_links_an_existing_bundle(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(project)
-    runner = CliRunner()
-    made = runner.invoke(cli, ["init", "agent.ouro", "--json"])
+    made = cli_run(["init", "agent.ouro", "--json"])
     assert made.exit_code == 0, made.output
     assert json.loads(made.output)["pointer"] is None
-    plain = runner.invoke(cli, ["init", "more.ouro"])
+    plain = cli_run(["init", "more.ouro"])
     assert "--link" in plain.output
-    linked = runner.invoke(cli, ["init", "agent.ouro", "--link", "--json"])
+    linked = cli_run(["init", "agent.ouro", "--link", "--json"])
     assert linked.exit_code == 0, linked.output
     result = json.loads(linked.output)
     assert result["created"] is False and result["pointerWritten"] is True
     assert (project / ".ouro").read_text() == "agent.ouro\n"
     monkeypatch.chdir(project / "src" / "deep")
-    info = runner.invoke(cli, ["info", "--json"])
+    info = cli_run(["info", "--json"])
     assert info.exit_code == 0, info.output
     assert json.loads(info.output)["bundle"] == str(project / "agent.ouro")
 

@@ -4,7 +4,7 @@ command and agent tool appears in it."""
 from __future__ import annotations
 
 from ouro.cli.reference import render_reference
-from ouro.tools import TOOLS
+from ouro.registry import TOOLS
 from tests.conftest import REPO
 
 
@@ -19,7 +19,7 @@ def test_every_tool_is_in_the_reference() -> None:
     text = render_reference()
     for tool in TOOLS:
         assert f"*agent tool* `{tool.name}`" in text, tool.name
-        assert f"## `ouro {' '.join(tool.cli)}`" in text, tool.name
+        assert f"## `ouro {' '.join(tool.path)}`" in text, tool.name
 
 
 def test_readme_starts_with_the_two_commands() -> None:

@@ -86,7 +86,7 @@ def test_every_drill_the_help_lists_runs_by_name_through_cli_and_mcp(
     the runner read; each name must appear in every help surface and run by name."""
     import anyio
 
-    from ouro import tools as registry
+    from ouro import registry
     from tests.mcp_client import json_of, session
 
     populate(bundle)
@@ -95,7 +95,7 @@ def test_every_drill_the_help_lists_runs_by_name_through_cli_and_mcp(
     helps = {
         "ouro drill --help": run_ouro("drill", "--help", bundle=bundle).stdout,
         "ouro help drills": run_ouro("help", "drills", bundle=bundle).stdout,
-        "the drill tool's description": registry.get("drill").description,
+        "the drill tool's description": registry.find("drill").description(),
         "docs/sentinel.md": (ROOT / "docs" / "sentinel.md").read_text(),
     }
     for where, text in helps.items():

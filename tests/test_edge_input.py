@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from ouro import edge
+from ouro.api import call as invoke
 from ouro.bundle import Bundle
 from ouro.desk import notes
 from ouro.errors import InvalidInput, OuroError
 from ouro.hooks.common import parse_input
 from ouro.store import frontmatter
-from ouro.tools import invoke
 from tests.conftest import snapshot
 
 
@@ -192,11 +192,18 @@ def test_an_mcp_request_with_a_lone_surrogate_gets_an_error_reply(bundle: Bundle
         proc.wait(30)
 
 
-def test_every_limit_names_a_real_tool_field() -> None:
-    from ouro.tools import TOOLS
+def test_limits_come_from_the_signatures() -> None:
+    """The limits are declared once, on each verb's parameters (``P(limit=...)``)."""
+    from ouro.registry import find
+    from ouro.spec import spec_of
 
-    fields = {(t.name, f) for t in TOOLS for f in t.model().model_fields}
-    assert set(edge.LIMITS) <= fields
+    def limit(tool: str, field: str) -> int:
+        return next(p.limit for p in spec_of(find(tool).method()) if p.name == field)
+
+    assert limit("diary_write", "text") == edge.FACT_TEXT
+    assert limit("arc_ask", "text") == edge.ARC_TEXT
+    assert limit("notes_write", "body") == edge.NOTE_BODY
+    assert limit("desk_search", "query") == edge.SHORT
 
 
 def test_a_repeated_fact_id_with_other_content_is_reported(bundle: Bundle) -> None:

@@ -19,7 +19,7 @@ from ouro.arc.claim_status import claim_from_json, derive_status
 from ouro.arc.refs import memo_hasher
 from ouro.arc.resume import read_resume_full
 from ouro.bundle import Bundle
-from ouro.cli.app import run
+from ouro.cli.run import run
 from ouro.hooks.handlers import debt_actions, debt_message
 
 
@@ -51,7 +51,7 @@ def test_measured_typed_in_evidence_with_authority_test_does_not_verify(bundle, 
     code, added = ouro_json(bundle, "claim", "add", "X", "--check", "false")
     assert code == 0
     code, ev = ouro_json(
-        bundle, "claim", "evidence", added["id"], "--command", "false", "--exit", "0",
+        bundle, "claim", "evidence", added["id"], "--command", "false", "--exit-code", "0",
         "--authority", "test",
     )  # fmt: skip
     assert code == 0
@@ -66,7 +66,7 @@ def test_measured_typed_in_evidence_with_authority_test_does_not_verify(bundle, 
 def test_provenance_cannot_be_typed_in(bundle, repo) -> None:
     added = claims.add_claim(bundle, "X", check="true")
     code, out = ouro(
-        bundle, "claim", "evidence", added["id"], "--command", "true", "--exit", "0",
+        bundle, "claim", "evidence", added["id"], "--command", "true", "--exit-code", "0",
         "--provenance", "observed-by-ouro",
     )  # fmt: skip
     assert code == 2 and "provenance" in out.lower()
@@ -215,7 +215,7 @@ def test_a_check_written_elsewhere_asks_before_running(bundle, repo, tmp_path) -
     code, out = ouro(copy, "claim", "verify", added["id"])
     assert code != 0 and "touch" in out and "--yes" in out
     assert not marker.exists()
-    # Interactive no: nothing runs. (CliRunner's stdin is not a terminal, so the
+    # Interactive no: nothing runs. (the in-process run's stdin is not a terminal, so the
     # refusal above is what an agent or a pipe sees; the prompt is for people.)
     code, out = ouro(copy, "claim", "verify", added["id"], "--yes")
     assert code == 0 and marker.exists()

@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from ouro.bundle import Bundle
-from ouro.desk import factstate, record
+from ouro.desk import diary_snapshot, factstate, record
 from ouro.desk.factnorm import NEAR_THRESHOLD, overlap, tokens
 from ouro.desk.factstate import DiaryState
 from ouro.errors import Conflict
@@ -241,7 +241,7 @@ def test_a_fresh_write_refuses_the_same_near_duplicate(
     bundle: Bundle, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Through ``record.write_fact`` in a new process (a cleared state cache)."""
-    monkeypatch.setattr(factstate, "SNAPSHOT_EVERY", 1)
+    monkeypatch.setattr(diary_snapshot, "SNAPSHOT_EVERY", 1)
     draft = record.FactDraft
     first = record.write_fact(bundle, draft("dee ships the parser on monday", about=["dee"]))[0]
     record.write_fact(bundle, draft("dee reviews docs on friday", about=["dee"]))
@@ -311,7 +311,7 @@ def test_index_sync_saves_the_busy_entities_index(
     """A log no writer saved a state for (generated, copied): ``index sync`` saves
     one, with the token index of each entity that has POSTINGS_SAVE_AT facts, so
     the first write about such an entity tokenises nothing."""
-    monkeypatch.setattr(factstate, "SNAPSHOT_EVERY", 1)
+    monkeypatch.setattr(diary_snapshot, "SNAPSHOT_EVERY", 1)
     monkeypatch.setattr(factstate, "POSTINGS_SAVE_AT", 5)
     monkeypatch.setattr(factstate, "_STATES", {})
     for n in range(6):

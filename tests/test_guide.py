@@ -13,17 +13,13 @@ from ouro.bundle import Bundle
 from ouro.hooks.claude import HOST as CLAUDE
 from ouro.hooks.common import run_hook
 from ouro.hooks.handlers import HANDLERS
-from ouro.tools import TOOLS
 
 
 def _registry() -> dict[str, str]:
-    """MCP tool name -> CLI command, from the tool registry (issue 27's, when it is there)."""
-    try:
-        from ouro.registry import TOOLS as REGISTRY  # type: ignore[import-not-found,unused-ignore]
-        from ouro.registry import name_of  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return {t.name: "ouro " + " ".join(t.cli) for t in TOOLS}
-    return {name_of(t): "ouro " + " ".join(t.path) for t in REGISTRY}
+    """MCP tool name -> CLI command, from the tool registry."""
+    from ouro.registry import TOOLS, name_of
+
+    return {name_of(t): "ouro " + " ".join(t.path) for t in TOOLS}
 
 
 def test_guide_is_short_versioned_and_names_real_tools() -> None:
@@ -110,33 +106,28 @@ def test_two_guide_blocks_are_refused(tmp_path: Path) -> None:
 
 
 def test_guide_cli_prints_writes_and_removes(tmp_path: Path) -> None:
-    from click.testing import CliRunner
 
-    from ouro.cli.app import cli
+    from tests.conftest import cli_run
 
-    runner = CliRunner()
-    printed = runner.invoke(cli, ["guide"])
+    printed = cli_run(["guide"])
     assert printed.exit_code == 0 and printed.output == guide.render()
     target = tmp_path / "AGENTS.md"
-    wrote = runner.invoke(cli, ["guide", "--file", str(target), "--json"])
+    wrote = cli_run(["guide", "--file", str(target), "--json"])
     assert json.loads(wrote.output)["changed"] is True
     assert guide.BEGIN_MARKER in target.read_text()
-    again = runner.invoke(cli, ["guide", "--file", str(target)])
+    again = cli_run(["guide", "--file", str(target)])
     assert again.output.startswith("nothing to change in")
-    removed = runner.invoke(cli, ["guide", "--file", str(target), "--remove"])
+    removed = cli_run(["guide", "--file", str(target), "--remove"])
     assert removed.output.startswith("removed the guide from") and target.read_text() == ""
-    assert runner.invoke(cli, ["guide", "--remove"]).exit_code == 2
+    assert cli_run(["guide", "--remove"]).exit_code == 2
 
 
 def test_hook_install_guide_flag_writes_the_hosts_file(tmp_path: Path) -> None:
-    from click.testing import CliRunner
 
-    from ouro.cli.app import cli
+    from tests.conftest import cli_run
 
     for host, name in (("claude", "CLAUDE.md"), ("codex", "AGENTS.md")):
-        result = CliRunner().invoke(
-            cli, ["hook", "install", host, "--project", str(tmp_path), "--guide", "--json"]
-        )
+        result = cli_run(["hook", "install", host, "--project", str(tmp_path), "--guide", "--json"])
         assert result.exit_code == 0, result.output
         assert json.loads(result.output)["guideWritten"] == str(tmp_path / name)
         assert guide.render() in (tmp_path / name).read_text()

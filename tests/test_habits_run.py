@@ -12,16 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 
+from ouro.api import call as invoke
 from ouro.bundle import Bundle
-from ouro.cli.app import cli
 from ouro.habits.receipt import HabitRunReceipt, receipt_schema
 from ouro.habits.runner import habit_lock, run_habit
 from ouro.habits.schema import PUBLISHED, schema_bytes
 from ouro.store.lock import FileLock
-from ouro.tools import invoke
-from tests.conftest import REPO, ouro_json, run_ouro, snapshot
+from tests.conftest import REPO, cli_run, ouro_json, run_ouro, snapshot
 
 PY = shlex.quote(sys.executable)
 CLI = f"{PY} -m ouro.cli"
@@ -49,8 +47,9 @@ def validate(receipt: dict[str, Any]) -> None:
 
 def cli_json(bundle: Bundle, *args: str) -> Any:
     """The CLI in-process (click's runner): same commands, no interpreter start."""
-    result = CliRunner().invoke(cli, ["--bundle", str(bundle.root), *args, "--json"])
-    assert result.exit_code == 0, result.output
+    result = cli_run(["--bundle", str(bundle.root), *args, "--json"])
+    # a negative outcome (exit 1: a blocked verdict, a failed check) still prints its result
+    assert result.exit_code in (0, 1) and '"error"' not in result.output[:9], result.output
     return json.loads(result.output)
 
 
@@ -370,7 +369,7 @@ def test_last_reports_the_run_after_every_session_scratch_is_deleted(bundle: Bun
     assert last["receipt"] == second and last["receipt"]["runId"] != first["runId"]
     assert last["runtimeState"]["lastRunId"] == second["runId"]
     assert last["problems"] == []
-    text = CliRunner().invoke(cli, ["--bundle", str(bundle.root), "habits", "last", "keep"]).output
+    text = cli_run(["--bundle", str(bundle.root), "habits", "last", "keep"]).output
     assert f"habit keep (poke): no_change\n  run {second['runId']}" in text
     # even without the runtime state, the receipt alone reconstructs it
     (bundle.state / "habits" / "keep.json").unlink()
@@ -433,7 +432,7 @@ def test_paths_are_inside_the_repo() -> None:
 
 def test_show_explains_policy_and_envelope(bundle: Bundle) -> None:
     define(bundle, "shown", f"{PY} -c pass", tools=["surface"], origin={"friendId": "ari"})
-    out = CliRunner().invoke(cli, ["--bundle", str(bundle.root), "habits", "show", "shown"]).output
+    out = cli_run(["--bundle", str(bundle.root), "habits", "show", "shown"]).output
     assert "  tools requested: surface\n  tools granted: 1; denied: " in out
     assert (
         "not in the tools: list of habits/shown.yaml; habits_run: habits do not start habits)"
@@ -444,10 +443,11 @@ def test_show_explains_policy_and_envelope(bundle: Bundle) -> None:
 
 
 def test_demo_section_shows_one_run_and_its_receipt(bundle: Bundle) -> None:
+    from ouro.cli.render import text
     from ouro.demo import habits as demo
 
     steps: list[tuple[str, str]] = []
-    demo.run(bundle, lambda title, detail: steps.append((title, detail)))
+    demo.run(bundle, lambda title, detail: steps.append((title, detail)), text)
     titles = [title for title, _ in steps]
     assert "ouro habits run report  (private session, thrown away afterwards)" in titles
     title, receipt_step = next(s for s in steps if s[0].startswith("the receipt: "))

@@ -289,29 +289,24 @@ def test_reinstall_warns_when_it_changes_a_trusted_codex_entry(
 def test_install_says_when_the_command_is_not_portable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from click.testing import CliRunner
 
-    from ouro.cli.app import cli
+    from tests.conftest import cli_run
 
     monkeypatch.setattr(install.shutil, "which", lambda name: None)
-    result = CliRunner().invoke(cli, ["hook", "install", "claude", "--project", str(tmp_path)])
+    result = cli_run(["hook", "install", "claude", "--project", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "'ouro' is not on PATH" in result.output
     assert "specific to this machine" in result.output
 
 
 def test_doctor_names_each_broken_part(tmp_path: Path) -> None:
-    from click.testing import CliRunner
 
-    from ouro.cli.app import cli
+    from tests.conftest import cli_run
 
-    runner = CliRunner()
-    # The exit status is the command's return value (ouro.cli.app.run turns it into the code).
-    missing = runner.invoke(
-        cli, ["hook", "doctor", "claude", "--project", str(tmp_path), "--json"],
-        standalone_mode=False,
+    # The exit status is the outcome's (ouro.cli.render.EXITS: 1 when a host has a problem).
+    missing = cli_run(["hook", "doctor", "claude", "--project", str(tmp_path), "--json"],
     )  # fmt: skip
-    assert missing.return_value == 1
+    assert missing.exit_code == 1
     [check] = json.loads(missing.output)["hosts"][0]["checks"]
     assert check["check"] == "config" and "does not exist" in check["detail"]
     # An old install: SessionEnd over Claude's cap, a command not on PATH, no bundle.
@@ -325,10 +320,8 @@ def test_doctor_names_each_broken_part(tmp_path: Path) -> None:
         }
     }  # fmt: skip
     path.write_text(json.dumps(doc))
-    result = runner.invoke(
-        cli, ["hook", "doctor", "claude", "--project", str(tmp_path)], standalone_mode=False
-    )
-    assert result.return_value == 1
+    result = cli_run(["hook", "doctor", "claude", "--project", str(tmp_path)])
+    assert result.exit_code == 1
     assert "PROBLEM timeouts: over the host's cap: SessionEnd 10s (cap 1s)" in result.output
     assert "PROBLEM command: 'no-such-ouro' is not on the PATH" in result.output
     assert "PROBLEM bundle: no bundle reachable" in result.output
@@ -336,20 +329,16 @@ def test_doctor_names_each_broken_part(tmp_path: Path) -> None:
 
 
 def test_doctor_is_healthy_for_the_readme_layout(tmp_path: Path) -> None:
-    from click.testing import CliRunner
 
     from ouro.bundle import Bundle
-    from ouro.cli.app import cli
+    from tests.conftest import cli_run
 
     Bundle.init(tmp_path / "agent.ouro")
     before = record_snapshot(tmp_path / "agent.ouro")
-    runner = CliRunner()
-    assert runner.invoke(cli, ["hook", "install", "claude", "--project", str(tmp_path),
+    assert cli_run(["hook", "install", "claude", "--project", str(tmp_path),
                                "--command", PY]).exit_code == 0  # fmt: skip
-    result = runner.invoke(
-        cli, ["hook", "doctor", "--project", str(tmp_path)], standalone_mode=False
-    )
-    assert result.return_value == 0, result.output
+    result = cli_run(["hook", "doctor", "--project", str(tmp_path)])
+    assert result.exit_code == 0, result.output
     assert result.output.rstrip().endswith("healthy")
     assert (
         "ok      packet: a dry SessionStart gave the packet ('# orient — agent')" in result.output

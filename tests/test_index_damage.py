@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from ouro.api import call as invoke
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
 from ouro.index import db
-from ouro.tools import invoke
 
 
 def _chattr(flag: str, path: Path) -> bool:

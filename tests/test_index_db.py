@@ -133,12 +133,10 @@ def test_older_index_is_migrated_in_place_with_the_same_answers(bundle: Bundle, 
     fact text twice (0002 drops facts.text), schemas 1 and 2 kept a second copy
     of each fact id and provenance columns nothing read (0003 drops them);
     0005 drops the index's second derivation of entities; every answer stays the same."""
-    from ouro import tools
+    from ouro import api as tools
     from tests.index_support import dump_index
 
-    tools.invoke(
-        "diary_write", bundle, {"text": "the deploy key rotates monthly", "about": ["ops"]}
-    )
+    tools.call("diary_write", bundle, {"text": "the deploy key rotates monthly", "about": ["ops"]})
     write_note(bundle, "keys", "Signing keys", "how we change signing keys", tags=["sec"])
     sync(bundle)
     expected = dump_index(bundle)

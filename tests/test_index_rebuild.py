@@ -8,11 +8,11 @@ import sqlite3
 import pytest
 
 from ouro import embedding
+from ouro.api import call as invoke
 from ouro.bundle import Bundle
 from ouro.index import semantic
 from ouro.index.db import db_path
 from ouro.index.search import desk_search
-from ouro.tools import invoke
 from tests.conftest import ouro_json
 from tests.index_support import dump_index
 

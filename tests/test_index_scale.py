@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ouro import tools
+from ouro import api as tools
 from ouro.bundle import Bundle
 from ouro.desk import heads
 from ouro.desk.orientation import desk_items
@@ -37,7 +37,7 @@ def test_incremental_equals_rebuild_at_ten_thousand_facts(tmp_path: Path) -> Non
     facts = [f"f-{n:05d}" for n in range(40)]
     for n, fid in enumerate(facts):  # written through the tool path: write-through
         about = [f"ent{rng.randrange(30)}", "scale"]
-        tools.invoke(
+        tools.call(
             "diary_write",
             bundle,
             {"text": f"scale fact {n} {rng.random()}", "about": about, "force": True},
@@ -46,10 +46,10 @@ def test_incremental_equals_rebuild_at_ten_thousand_facts(tmp_path: Path) -> Non
             append_fact(bundle, fid, f"outside line {n}", ["scale", f"ent{n % 5}"])
         if n % 11 == 0:
             append_fact(bundle, f"f-9{n:04d}", f"corrects {fid}", ["scale"], supersedes=fid)
-    tasks = tools.invoke("desk_task_list", bundle, {})["tasks"][:30]
+    tasks = tools.call("desk_task_list", bundle, {})["tasks"][:30]
     for n, task in enumerate(tasks):
         status = ("active", "blocked", "done", "open")[n % 4]
-        tools.invoke("desk_task_update", bundle, {"task": task["id"], "status": status})
+        tools.call("desk_task_update", bundle, {"task": task["id"], "status": status})
     note = next((bundle.record / "notes").glob("*.md"))
     note.write_text(note.read_text() + "\nan outside edit of a note\n")
     sync(bundle)

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ouro import tools
+from ouro import api as tools
 from ouro.bundle import Bundle
 from ouro.index import db
 from ouro.index.search import consult_diary, desk_search, search_facts
@@ -166,8 +166,8 @@ def test_malformed_lines_and_files_are_reported_and_skipped(bundle: Bundle) -> N
 
 def test_write_through_indexes_and_never_raises(bundle: Bundle) -> None:
     sync(bundle)
-    tools.invoke("diary_write", bundle, {"text": "Ari likes green tea", "about": ["ari"]})
-    tools.invoke("notes_write", bundle, {"title": "Tea guide", "body": "Steep for three minutes"})
+    tools.call("diary_write", bundle, {"text": "Ari likes green tea", "about": ["ari"]})
+    tools.call("notes_write", bundle, {"title": "Tea guide", "body": "Steep for three minutes"})
     conn = db.open_db(bundle.root)
     kinds = dict(conn.execute("SELECT kind, count(*) FROM docs GROUP BY kind").fetchall())
     conn.close()
@@ -219,16 +219,16 @@ def _apply(bundle: Bundle, op: tuple[Any, ...], facts: list[str]) -> None:
     kind, a, b = op
     notes = bundle.record / "notes"
     if kind == "fact":
-        out = tools.invoke("diary_write", bundle, {"text": a, "about": [b], "force": True})
+        out = tools.call("diary_write", bundle, {"text": a, "about": [b], "force": True})
         if out["fact"]["id"] not in facts:
             facts.append(out["fact"]["id"])
     elif kind == "note":
-        tools.invoke("notes_write", bundle, {"title": f"note {a}", "body": b, "tags": ["t"]})
+        tools.call("notes_write", bundle, {"title": f"note {a}", "body": b, "tags": ["t"]})
     elif kind == "task":
-        tools.invoke("desk_track_add", bundle, {"name": "work"})
-        tools.invoke("desk_task_add", bundle, {"track": "work", "title": f"task {a}", "body": b})
+        tools.call("desk_track_add", bundle, {"name": "work"})
+        tools.call("desk_task_add", bundle, {"track": "work", "title": f"task {a}", "body": b})
     elif kind == "reflect":
-        tools.invoke("diary_reflect", bundle, {"text": a})
+        tools.call("diary_reflect", bundle, {"text": a})
     elif kind == "edit":  # an outside editor, in place
         target = notes / f"note-{a}.md"
         if target.exists():
@@ -250,7 +250,7 @@ def _apply(bundle: Bundle, op: tuple[Any, ...], facts: list[str]) -> None:
             handle.write(b"{not json " + a.encode() + b"\n")
     elif kind == "supersede" and facts:
         old = facts[-1]
-        out = tools.invoke(
+        out = tools.call(
             "diary_write", bundle, {"text": a + " corrected", "supersedes": old, "force": True}
         )
         facts[:] = [f for f in facts if f != old]
@@ -290,7 +290,7 @@ def test_incremental_sync_equals_rebuild(sequence: list[tuple[Any, ...]]) -> Non
 def _writer(root: str, worker: int, count: int) -> None:
     bundle = Bundle.open(root)
     for i in range(count):
-        tools.invoke(
+        tools.call(
             "diary_write",
             bundle,
             {
@@ -355,12 +355,12 @@ def test_a_write_that_finds_the_index_lock_held_leaves_its_line_to_the_holder(
     from ouro.store.lock import FileLock
 
     sync(bundle)  # the index exists
-    tools.invoke("diary_write", bundle, {"text": "the first fact, indexed by its writer"})
+    tools.call("diary_write", bundle, {"text": "the first fact, indexed by its writer"})
     assert _indexed_facts(bundle) == 1
     holder = FileLock(bundle.lock_path("index-write"))
     holder.acquire()  # another writer holds the index lock
     try:
-        out = tools.invoke("diary_write", bundle, {"text": "a second fact about teapots"})
+        out = tools.call("diary_write", bundle, {"text": "a second fact about teapots"})
         assert out["fact"]["id"]
         assert _indexed_facts(bundle) == 1  # handed over: this writer did not wait
         assert not db.stale_marker(bundle.root).exists()
@@ -373,7 +373,7 @@ def test_a_write_that_finds_the_index_lock_held_leaves_its_line_to_the_holder(
     # and a search never misses a line meanwhile: its freshness check sees the log grew
     holder.acquire()
     try:
-        tools.invoke("diary_write", bundle, {"text": "a third fact about saucers"})
+        tools.call("diary_write", bundle, {"text": "a third fact about saucers"})
         assert _indexed_facts(bundle) == 2
         assert search_facts(bundle.root, "saucers")["total"] == 1
     finally:

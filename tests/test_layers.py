@@ -30,7 +30,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "ouro"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "notices", "resources", "edge"),
     ("store",),
-    ("models", "spec", "registry", "guide", "info_input", "orient_types", "embedding"),
+    ("models", "spec", "registry", "guide", "orient_types", "embedding"),
     ("bundle", "config", "progress"),
     # the domains, lowest first: Arc points into Desk (never the reverse), the
     # talk packages use both, sync and migrate move whole bundles, sentinel
@@ -44,8 +44,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("migrate",),
     ("sentinel",),
     ("derived", "index"),
-    ("orient", "orient_tool", "info", "drills"),
-    ("api", "tools", "ouro"),
+    ("orient", "info", "drills"),
+    ("api", "ouro"),
     ("cli", "mcp", "hooks", "workbench", "demo"),
 )
 DOMAINS = frozenset(
@@ -57,14 +57,6 @@ FRONT_ENDS = frozenset({"cli", "mcp", "hooks", "workbench", "demo"})
 #: (importer, imported): violations that are still there, and why. Delete an
 #: entry when its edge goes; the test says so when one is stale.
 KNOWN: dict[tuple[str, str], str] = {
-    # -- in files other helpers are rewriting now (issue 27: core27 moves the
-    #    tool functions into ouro/api/, cli27 replaces the CLI); delete after
-    #    those branches land
-    ("ouro.arc.tools_claims", "ouro.cli.output"): "core27: renderer moves to a front end",
-    ("ouro.sentinel.api", "ouro.cli.output"): "core27: renderer moves to a front end",
-    ("ouro.sentinel.api", "ouro.sentinel.drills"): "core27: the drill verb moves to ouro/api/",
-    ("ouro.models.lite", "ouro.tools"): "core27: the lite validator is replaced by ouro.spec",
-    ("ouro.habits.policy", "ouro.tools"): "core27: the policy reads ouro.registry instead",
     # -- domain code still to untangle (see dedup27's report for the proposals)
     # the check runner and refs need arc.redact, which ouro/mcp.py imports too:
     # move redact, refs and checkrun below the domains once mcp.py is rewritten
@@ -72,10 +64,7 @@ KNOWN: dict[tuple[str, str], str] = {
     ("ouro.desk.tasks", "ouro.arc.refs"): "task `about` refs share claim refs",
     # refresh-after-write and regenerate-after-merge: derived27's one mechanism
     # (ouro.derived) is called from ouro/api/ instead
-    ("ouro.desk.hooks", "ouro.index.sync"): "derived27/core27: write-through moves up",
     ("ouro.migrate.record", "ouro.index.sync"): "derived27: rebuild after a migration",
-    ("ouro.sync.run", "ouro.index.db"): "derived27: regenerate after a merge",
-    ("ouro.sync.run", "ouro.index.sync"): "derived27: regenerate after a merge",
     # both grade or hand over the orientation packet: they sit above orient
     # (only front ends and the registry import them); the layer table puts them
     # among the domains
@@ -180,7 +169,7 @@ def _cross_unit_edges() -> set[tuple[str, str]]:
 
 def test_the_walk_sees_function_level_imports() -> None:
     # the walk must count imports inside functions, or the rules prove nothing
-    assert "ouro.index.sync" in GRAPH["ouro.desk.hooks"]  # imported inside a function
+    assert "ouro.derived" in GRAPH["ouro.api.sync"]  # imported inside a function
     assert "ouro.orient" in GRAPH["ouro.sentinel.drills.crash"]  # ``from ouro import orient``
     assert len(_cross_unit_edges()) > 200
 
@@ -269,18 +258,8 @@ VERB_MODULE_PARTS = ("_api.py", "tools_", "_tool.py")
 #: delete each line as its module goes
 KNOWN_VERB_MODULES = frozenset(
     {
-        "arc/tools_arc.py",
-        "arc/tools_claims.py",
-        "desk/api.py",
-        "desk/record_api.py",
         "habits/api.py",
-        "index/tools.py",
-        "locks/api.py",
-        "messages/api.py",
-        "orient_tool.py",
-        "sentinel/api.py",
         "sync/api.py",
-        "tools.py",
     }
 )
 

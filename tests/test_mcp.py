@@ -346,8 +346,7 @@ def test_other_commands_do_not_import_mcp(bundle: Bundle) -> None:
     assert "ouro.info" in imported  # the import log is really there
     assert not {m for m in imported if m.split(".")[0] in ("mcp", "mcp_types")}
     code = (
-        "import sys, ouro.tools, ouro.registry, ouro.cli.app\n"
-        "for t in ouro.tools.TOOLS: t.model()\n"
+        "import sys, ouro.registry, ouro.cli.run, ouro.cli.tree\n"
         "for t in ouro.registry.TOOLS: t.method()\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types')))"
     )

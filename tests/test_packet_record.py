@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ouro.api import call as invoke
 from ouro.bundle import Bundle
 from ouro.orient import build_packet
-from ouro.tools import invoke
 
 SECRET = "sk-live-" + "abcdefghijklmnopqrstuvwx"
 #: ouro.desk.record_orientation's section, priority and text cut (spelled out: the

@@ -637,8 +637,8 @@ def test_an_unrelated_command_imports_neither_click_nor_pydantic_nor_yaml(
     data.update(cwd=str(bundle.root.parent), tool_input={"command": "ls"})
     code = (
         "import sys\n"
-        "from ouro.cli.fasthook import try_run\n"
-        f"try_run(['hook', 'claude', 'PostToolUse', '--bundle', {str(bundle.root)!r}])\n"
+        "from ouro.cli.run import run\n"
+        f"run(['hook', 'claude', 'PostToolUse', '--bundle', {str(bundle.root)!r}])\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('click', 'pydantic', 'yaml'))\n"
         "print('HEAVY', heavy, file=sys.stderr)\n"
     )

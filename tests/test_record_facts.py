@@ -7,7 +7,7 @@ import os
 import orjson
 import pytest
 
-from ouro import tools
+from ouro import api as tools
 from ouro.bundle import Bundle
 from ouro.desk import factnorm, record
 from ouro.desk.record import FactDraft
@@ -17,7 +17,7 @@ from tests.conftest import ouro_json, snapshot
 
 def write(bundle: Bundle, text: str, *about: str, **kw: object) -> dict:
     args = {"text": text, "about": list(about), **kw}
-    return tools.invoke("diary_write", bundle, args)
+    return tools.call("diary_write", bundle, args)
 
 
 def lines(bundle: Bundle) -> list[dict]:
@@ -136,9 +136,9 @@ def test_bad_input_writes_nothing(bundle: Bundle) -> None:
         {"text": "ok", "trust": "t" * 41},
     ):
         with pytest.raises(InvalidInput):
-            tools.invoke("diary_write", bundle, kw)
+            tools.call("diary_write", bundle, kw)
     with pytest.raises(InvalidInput):
-        tools.invoke("diary_write", bundle, {"text": "ok", "bogus": 1})
+        tools.call("diary_write", bundle, {"text": "ok", "bogus": 1})
     assert snapshot(bundle.root) == before
 
 

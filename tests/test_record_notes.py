@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from ouro import tools
+from ouro import api as tools
 from ouro.bundle import Bundle
 from ouro.desk import daily, notes
 from ouro.errors import InvalidInput
@@ -22,7 +22,7 @@ def manifest(bundle: Bundle) -> list[dict]:
 
 
 def test_note_write_and_update(bundle: Bundle) -> None:
-    out = tools.invoke(
+    out = tools.call(
         "notes_write",
         bundle,
         {"title": "How releases work", "body": "Step one.", "tags": ["Release"]},
@@ -40,8 +40,8 @@ def test_note_write_and_update(bundle: Bundle) -> None:
             "hash": hash_file(path),
         }
     ]
-    tools.invoke("notes_write", bundle, {"title": "A first", "body": "x"})
-    again = tools.invoke("notes_write", bundle, {"title": "How releases work", "body": "Two."})
+    tools.call("notes_write", bundle, {"title": "A first", "body": "x"})
+    again = tools.call("notes_write", bundle, {"title": "How releases work", "body": "Two."})
     assert again["created"] is False and again["note"]["created"] == meta["created"]
     assert [e["slug"] for e in manifest(bundle)] == ["a-first", "how-releases-work"]
     assert manifest(bundle)[1]["hash"] == hash_file(path) and manifest(bundle)[1]["tags"] == []
@@ -55,12 +55,12 @@ def test_note_bad_input_writes_nothing(bundle: Bundle) -> None:
         {"title": "!!!", "body": "x"},
     ):
         with pytest.raises(InvalidInput):
-            tools.invoke("notes_write", bundle, args)
+            tools.call("notes_write", bundle, args)
     assert snapshot(bundle.root) == before
 
 
 def test_regenerate_manifest_reports_broken_notes(bundle: Bundle) -> None:
-    tools.invoke("notes_write", bundle, {"title": "Good", "body": "x"})
+    tools.call("notes_write", bundle, {"title": "Good", "body": "x"})
     broken = notes.notes_dir(bundle) / "broken.md"
     broken.write_text("---\ntitle: [oops\n---\nbody\n")
     notes.manifest_path(bundle).write_text("not json")

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import re
 
-import click
 import pytest
 
 from ouro import registry
-from ouro.cli.app import COMMANDS, cli
+from ouro.cli.tree import COMMANDS, entries
 from ouro.errors import NotFound
 from ouro.mcp import tool_definitions
 from ouro.spec import is_verb, spec_of
@@ -28,33 +27,26 @@ SEED = {
 }
 
 
-def cli_leaves(
-    group: click.Group, prefix: tuple[str, ...] = ()
-) -> dict[tuple[str, ...], click.Command]:
-    """Every runnable command of the click tree, by path. A group that runs on
-    its own (``ouro sync``) is one declared command together with its subcommands."""
-    ctx = click.Context(group)
-    leaves: dict[tuple[str, ...], click.Command] = {}
-    for name in group.list_commands(ctx):
-        command = group.get_command(ctx, name)
-        assert command is not None, f"listed but not loadable: {(*prefix, name)}"
-        if isinstance(command, click.Group) and not command.invoke_without_command:
-            leaves.update(cli_leaves(command, (*prefix, name)))
-        else:
-            leaves[(*prefix, name)] = command
-    return leaves
-
-
 def test_cli_and_mcp_expose_the_same_tool_set() -> None:
     by_path = {tool.path: tool.name for tool in registry.TOOLS}
-    leaves = cli_leaves(cli)
+    leaves = entries()
     cli_tools = {by_path[path] for path in leaves if path in by_path}
     mcp_tools = {t.name for t in tool_definitions()}  # every tool: 'ouro mcp --tools all'
-    registered = {tool.name for tool in registry.TOOLS if tool.agent}
-    assert cli_tools == registered
-    assert mcp_tools == registered
+    assert cli_tools == {tool.name for tool in registry.TOOLS}
+    assert mcp_tools == {tool.name for tool in registry.TOOLS if tool.agent}
+    # a tool command runs its library method
+    for path, entry in leaves.items():
+        if path in by_path:
+            assert entry.tool is registry.find(path) and entry.function() is entry.tool.method()
     # every other command is a declared non-tool command, not a hand-wired tool
     assert set(leaves) - set(by_path) == set(COMMANDS)
+
+
+def test_no_tool_path_starts_with_a_command_path() -> None:
+    """The CLI finds a non-tool command without the registry (``ouro.cli.tree.resolve``)."""
+    for tool in registry.TOOLS:
+        for command in COMMANDS:
+            assert tool.path[: len(command)] != command, (tool.path, command)
 
 
 def test_names_and_cli_paths_are_unique_and_valid() -> None:

@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 
 from ouro import embedding
+from ouro.api import call as invoke
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.index import semantic
 from ouro.index.search import desk_search, search_facts
 from ouro.index.semantic import embed_bundle
 from ouro.index.sync import rebuild, sync
-from ouro.tools import invoke
 
 REPO = Path(__file__).resolve().parents[1]
 needs_model = pytest.mark.skipif(not embedding.available(), reason="ouro[semantic] not installed")
@@ -162,7 +162,7 @@ def test_without_the_extra_search_is_lexical_and_semantic_says_how_to_enable(
     assert len([line for line in bad.stderr.splitlines() if line.strip()]) == 1
 
 
-CONTINUITY = ("ouro/orient.py", "ouro/orient_tool.py", "ouro/arc", "ouro/sentinel", "ouro/hooks")
+CONTINUITY = ("ouro/orient.py", "ouro/arc", "ouro/sentinel", "ouro/hooks")
 
 
 def test_continuity_code_never_names_the_semantic_modules() -> None:

@@ -13,13 +13,14 @@ from typing import Any
 import pytest
 
 from ouro.bundle import Bundle
+from ouro.cli.render.ops import sentinel_status as render_status
 from ouro.hooks.claude import HOST as CLAUDE
 from ouro.hooks.common import run_hook
 from ouro.hooks.handlers import HANDLERS
 from ouro.orient import build_packet
 from ouro.sentinel import paths
 from ouro.sentinel.receipts import refresh
-from ouro.sentinel.status import render_status, sentinel_status
+from ouro.sentinel.status import sentinel_status
 from tests.conftest import ouro_json, run_ouro, snapshot
 from tests.sentinel_support import load, make_ready
 

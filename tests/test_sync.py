@@ -77,8 +77,8 @@ def test_conflicting_claim_status_keeps_both_versions_and_surfaces(tmp_path: Pat
     claim = ouro(a, "claim", "add", "the build passes")["id"]
     ouro(a, "sync")
     ouro(b, "sync")
-    ouro(a, "claim", "evidence", claim, "--command", "make", "--exit", "0")
-    ouro(b, "claim", "evidence", claim, "--command", "make", "--exit", "1")  # newer
+    ouro(a, "claim", "evidence", claim, "--command", "make", "--exit-code", "0")
+    ouro(b, "claim", "evidence", claim, "--command", "make", "--exit-code", "1")  # newer
     ouro(a, "sync")
     result = ouro(b, "sync")
     [conflict] = result["conflicts"]
@@ -161,11 +161,10 @@ def test_failed_sync_is_recorded_and_watched(tmp_path: Path) -> None:
     remote, a, _ = remote_and_clones(tmp_path)
     shutil.rmtree(remote)
     ouro(a, "diary", "write", "cannot travel yet")
-    from click.testing import CliRunner
 
-    from ouro.cli.app import cli
+    from tests.conftest import cli_run
 
-    out = CliRunner().invoke(cli, ["--bundle", str(a.root), "sync"])
+    out = cli_run(["--bundle", str(a.root), "sync"])
     assert out.exit_code != 0
     assert [e["kind"] for e in _events(a)][-1] == "sync_failed"
     status = ouro(a, "sync", "status")["last"]

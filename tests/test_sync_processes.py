@@ -76,7 +76,7 @@ def test_a_killed_sync_is_completed_by_the_next(tmp_path: Path, delay: float) ->
     for side, tag, code in ((a, "a", "0"), (b, "b", "1")):
         for i in range(4):
             ouro(side, "diary", "write", f"{tag} fact {i}")
-        ouro(side, "claim", "evidence", claim, "--command", "make", "--exit", code)
+        ouro(side, "claim", "evidence", claim, "--command", "make", "--exit-code", code)
         ouro(side, "desk", "task", "take", "work/ship-it", "--agent", f"agent-{tag}")
     ouro(a, "sync")
     proc = subprocess.Popen(

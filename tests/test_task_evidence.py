@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from ouro.bundle import Bundle
-from ouro.cli.app import run
+from ouro.cli.run import run
 from ouro.desk import leases, tasks, tracks
 from ouro.desk.orientation import desk_items
 from ouro.errors import Conflict, ToolDenied

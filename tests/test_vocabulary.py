@@ -8,11 +8,9 @@ import json
 import re
 import subprocess
 
-import click
-
-from ouro.cli.app import cli
+from ouro.registry import TOOLS
 from ouro.resources import templates_dir
-from ouro.tools import TOOLS
+from ouro.spec import json_schema
 from tests.conftest import REPO
 
 WORD = re.compile(r"memor(y|ies)", re.IGNORECASE)
@@ -30,25 +28,20 @@ def test_templates_are_clean() -> None:
 def test_tool_names_descriptions_and_schemas_are_clean() -> None:
     for tool in TOOLS:
         assert not WORD.search(tool.name), tool.name
-        assert not WORD.search(tool.description), tool.name
-        schema = json.dumps(tool.model().model_json_schema())
+        assert not WORD.search(tool.description()), tool.name
+        schema = json.dumps(json_schema(tool.method()))
         assert not WORD.search(schema), tool.name
 
 
-def _walk(command: click.Command, ctx: click.Context, path: str = "ouro") -> list[tuple[str, str]]:
-    texts = [(path, command.get_help(ctx))]
-    if isinstance(command, click.Group):
-        for name in command.list_commands(ctx):
-            sub = command.get_command(ctx, name)
-            assert sub is not None, f"{path} {name}"
-            sub_ctx = click.Context(sub, info_name=name, parent=ctx)
-            texts.extend(_walk(sub, sub_ctx, f"{path} {name}"))
-    return texts
-
-
 def test_every_command_help_is_clean() -> None:
-    ctx = click.Context(cli, info_name="ouro")
-    texts = _walk(cli, ctx)
+    from ouro.cli import tree
+    from ouro.cli.help import group_help
+    from ouro.cli.run import parser_of
+
+    table = tree.entries()
+    groups = {p[:n] for p in table for n in range(len(p))}
+    texts = [(p, parser_of(e)[0].format_help()) for p, e in table.items()]
+    texts += [(p, group_help(p)) for p in groups if p not in table]
     assert len(texts) > 3
     for path, text in texts:
         assert not WORD.search(text), path

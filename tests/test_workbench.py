@@ -13,16 +13,14 @@ from html import unescape
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from ouro.bundle import Bundle
-from ouro.cli.app import cli
 from ouro.errors import InvalidInput
 from ouro.workbench.app import Workbench, parse_query
 from ouro.workbench.pages import PAGES
 from ouro.workbench.server import make_server
 from ouro.workbench.site import build_site
-from tests.conftest import REPO
+from tests.conftest import REPO, cli_run
 from tests.workbench_support import SECRETS, ouro, realistic_bundle
 
 PAGE_PATHS = ["/", *(f"/{name}" for name in PAGES if name != "now")]
@@ -183,8 +181,7 @@ def test_timeline_marks_a_compaction(copy: Bundle) -> None:
     for event, extra in (("PreCompact", {}), ("SessionStart", {"source": "compact"})):
         payload = {**json.loads((folder / f"{event}.json").read_text()), **extra}
         payload["cwd"] = str(copy.root)
-        result = CliRunner().invoke(
-            cli, ["hook", "claude", event], input=json.dumps(payload),
+        result = cli_run(["hook", "claude", event], input=json.dumps(payload),
             env={"OURO_BUNDLE": str(copy.root)},
         )  # fmt: skip
         assert result.exit_code == 0, result.output
@@ -320,9 +317,7 @@ def test_build_refuses_inside_the_bundle_and_foreign_folders(made: Bundle, tmp_p
 
 def test_cli_build(made: Bundle, tmp_path: Path) -> None:
     out = tmp_path / "cli-site"
-    result = CliRunner().invoke(
-        cli, ["--bundle", str(made.root), "--json", "workbench", "build", str(out)]
-    )
+    result = cli_run(["--bundle", str(made.root), "--json", "workbench", "build", str(out)])
     assert result.exit_code == 0, result.output
     assert (out / "index.html").exists() and '"files"' in result.output
 

@@ -60,7 +60,7 @@ def test_another_interface_only_with_host_and_a_warning(bundle: Bundle) -> None:
 
 def test_cli_start_stays_lean() -> None:
     code = (
-        "import sys, ouro.cli.app, ouro.cli.workbench, ouro.workbench.server;"
+        "import sys, ouro.cli.run, ouro.cli.workbench, ouro.workbench.server;"
         "bad = [m for m in ('jinja2', 'markdown_it', 'selenium') if m in sys.modules];"
         "assert not bad, bad"
     )
@@ -73,7 +73,7 @@ def test_pages_answer_while_another_process_writes(bundle: Bundle) -> None:
     proc, url, _ = _start(bundle, "--port", "0")
     writer = subprocess.Popen(
         [sys.executable, "-c",
-         "import sys\nfrom ouro.cli.app import run\n"
+         "import sys\nfrom ouro.cli.run import run\n"
          "for n in range(40):\n"
          f"    run(['--bundle', {str(bundle.root)!r}, 'arc', 'note', f'step {{n}}'])\n"],
         stdout=subprocess.DEVNULL, env={k: v for k, v in os.environ.items() if k != "OURO_BUNDLE"},

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from ouro.api import call as invoke
 from ouro.bundle import Bundle
 from ouro.errors import BundleExists, InvalidLocator, OuroError, OutsideBundle, StorageError
 from ouro.store.atomic import atomic_write_bytes
 from ouro.store.jsonl import append_jsonl, read_jsonl
-from ouro.tools import invoke
 from tests.conftest import snapshot
 
 

@@ -19,18 +19,7 @@ class Config(Namespace):
     def _rows(self, names: list[str]) -> list[dict[str, Any]]:
         from ouro import config
 
-        root = self.folder.root
-        resolved = config.resolve(root)
-        return [
-            {
-                "key": name,
-                "value": resolved[name][0],
-                "source": resolved[name][1],
-                "origin": config.origin_label(resolved[name][1], root),
-                "description": config.SETTINGS[name].description,
-            }
-            for name in names
-        ]
+        return config.rows(self.folder.root, names)
 
     @verb
     def get(self, key: Key) -> dict[str, Any]:
@@ -45,7 +34,7 @@ class Config(Namespace):
         """Every setting with its effective value and its source."""
         from ouro import config
 
-        return {"settings": self._rows(list(config.SETTINGS))}
+        return {"settings": config.rows(self.folder.root)}
 
     @verb
     def set(

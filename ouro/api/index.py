@@ -24,12 +24,14 @@ class Index(Namespace):
 
     @verb
     def sync(self) -> dict[str, Any]:
-        """Apply every change under desk/ to the index (cheap when nothing changed)."""
-        from ouro import progress
+        """Apply every change under desk/ to the index (cheap when nothing changed), and
+        bring every other derived file up to date."""
+        from ouro import derived, progress
         from ouro.index.sync import sync
 
+        others = derived.sync(self.folder, skip=("index", "vectors"))  # every other derived file
         report = sync(self.folder, progress=progress.counter("index sync", "files"))
-        return self._with_vectors(report.to_json())
+        return self._with_vectors({**report.to_json(), "derived": others})
 
     @verb
     def rebuild(
@@ -46,15 +48,18 @@ class Index(Namespace):
         """Throw the index away and build it again from the files: the word index (files
         to FTS5 and tables, one transaction), then, with ouro[semantic] installed, a
         vector for every doc."""
-        from ouro import progress
+        from ouro import derived, progress
         from ouro.index.sync import rebuild
 
+        others = derived.rebuild(self.folder, skip=("index", "vectors"))  # every other one
         report = rebuild(self.folder, progress=progress.counter("index rebuild", "files"))
-        return self._with_vectors(report.to_json(), compute=not no_vectors)
+        return self._with_vectors({**report.to_json(), "derived": others}, compute=not no_vectors)
 
     @verb
     def status(self) -> dict[str, Any]:
-        """Say whether the index is fresh, stale or missing (writes nothing)."""
-        from ouro.index.state import index_status
+        """Say whether the index is fresh, stale or missing, and each other derived file
+        (writes nothing)."""
+        # ouro.derived's checks: ouro.index.sync would pull in the whole write side
+        from ouro.derived import index_status
 
         return index_status(str(self.folder.root))

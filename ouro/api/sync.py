@@ -34,7 +34,9 @@ class Sync(Namespace):
                 "pull_only and push_only exclude each other", hint="pass at most one of them"
             )
         mode: Mode = "pull" if pull_only else "push" if push_only else "both"
-        return sync(self.folder, mode=mode, progress=steps("sync"))
+        from ouro.derived import regenerate
+
+        return sync(self.folder, mode=mode, progress=steps("sync"), regenerate=regenerate)
 
     @verb
     def init(

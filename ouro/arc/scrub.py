@@ -36,13 +36,11 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from pydantic import Field
 
 from ouro.arc import paths
 from ouro.arc.recorder import append_locked, build_event
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput, InvalidLocator, NotFound
-from ouro.models.base import ToolInput
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_bytes
 from ouro.store.jsonl import encode_line
@@ -169,13 +167,6 @@ def _drop_index(bundle: Bundle) -> bool:
     return True
 
 
-class RedactInput(ToolInput):
-    locator: str = Field(
-        min_length=1, description="the record: a file, or 'file.jsonl#id' for one record"
-    )
-    match: str = Field(min_length=1, description="the secret text to replace, exactly")
-
-
 def redact_record(bundle: Bundle, locator: str, match: str) -> dict[str, Any]:
     if len(match) < MIN_MATCH:
         raise InvalidInput(
@@ -240,16 +231,3 @@ def redact_record(bundle: Bundle, locator: str, match: str) -> dict[str, Any]:
         "stillFoundIn": _leftovers(bundle, match, path),
         "warnings": warnings,
     }
-
-
-def render_redacted(result: dict[str, Any]) -> str:
-    lines = [
-        f"redacted {result['occurrences']} occurrence(s) in {result['locator']} "
-        f"(now {result['marker']}); recorded {result['event']['id']}"
-    ]
-    if result["indexDropped"]:
-        lines.append("search index dropped (it held the old text); 'ouro index sync' rebuilds it")
-    lines.extend(f"warning: {w}" for w in result.get("warnings", []))
-    for loc in result["stillFoundIn"]:
-        lines.append(f"still in: {loc}  (run 'ouro record redact {loc} --match …')")
-    return "\n".join(lines)

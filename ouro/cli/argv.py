@@ -3,9 +3,9 @@
 ``--bundle B`` / ``--bundle=B``, ``--config KEY=VALUE``, ``--json`` and
 ``--verbose`` are options of the root command, but people type them after the subcommand too (``ouro desk search
 x --json --bundle ~/b``). ``hoist_globals`` moves them to the front, before
-click (or the fast paths) parse the line, so they mean the same thing
+``ouro.cli.run`` reads them and parses the command, so they mean the same thing
 wherever they stand. Nothing after a ``--`` separator is touched, and a lone
-``--bundle`` with no value is moved as is (click then says it needs a value).
+``--bundle`` with no value is moved as is (the CLI then says it needs a value).
 """
 
 from __future__ import annotations

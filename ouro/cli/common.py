@@ -1,12 +1,12 @@
-"""Helpers shared by CLI commands: the bundle from context, the --json flag, summaries."""
+"""What the front-end command functions share: this run's global options
+(``ouro.cli.run.G``), the bundle they name, one-line summaries."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
-import click
-
-from ouro.bundle import Bundle
+if TYPE_CHECKING:
+    from ouro.bundle import Bundle
 
 
 def first_sentence(text: str) -> str:
@@ -21,29 +21,27 @@ def first_sentence(text: str) -> str:
     return flat
 
 
-def json_option() -> click.Option:
-    return click.Option(["--json", "json_mode"], is_flag=True, help="Print one JSON object.")
+def bundle_option() -> str | None:
+    """The global ``--bundle`` of this run, if given."""
+    from ouro.cli import run
+
+    return run.G.bundle
 
 
-def with_json(fn: Any) -> Any:
-    """Decorator form of ``json_option`` for hand-written commands."""
-    return click.option("--json", "json_mode", is_flag=True, help="Print one JSON object.")(fn)
+def wants_json() -> bool:
+    from ouro.cli import run
+
+    return run.G.json
 
 
-def wants_json(ctx: click.Context, local: bool) -> bool:
-    state = ctx.find_root().obj
-    return bool(local or (state is not None and state.json))
+def wants_verbose() -> bool:
+    from ouro.cli import run
+
+    return run.G.verbose
 
 
-def wants_verbose(ctx: click.Context) -> bool:
-    state = ctx.find_root().obj
-    return bool(state is not None and state.verbose)
+def bundle_from(*, allow_legacy: bool = False) -> Bundle:
+    """The bundle this run names (``--bundle``, else the usual discovery)."""
+    from ouro.bundle import Bundle
 
-
-def bundle_option_value(ctx: click.Context) -> str | None:
-    state = ctx.find_root().obj
-    return None if state is None else state.bundle
-
-
-def bundle_from(ctx: click.Context, *, allow_legacy: bool = False) -> Bundle:
-    return Bundle.locate(bundle_option_value(ctx), allow_legacy=allow_legacy)
+    return Bundle.locate(bundle_option(), allow_legacy=allow_legacy)

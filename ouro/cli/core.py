@@ -2,37 +2,36 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+from typing import Annotated, Any
 
-import click
-
-from ouro.bundle import Bundle
-from ouro.cli.common import wants_json, with_json
-from ouro.cli.output import emit
+from ouro.spec import P
 
 
-@click.command("init")
-@click.argument("path", type=click.Path(path_type=Path))
-@click.option("--agent", help="Agent name recorded in bundle.json (default: folder name).")
-@click.option(
-    "--link",
-    is_flag=True,
-    help="Also write a .ouro pointer in the current folder (the project root) naming the "
-    "bundle by a relative path, so ouro and its hooks find it from any subfolder. "
-    "With an existing bundle at PATH, only writes the pointer.",
-)
-@with_json
-@click.pass_context
-def init_cmd(
-    ctx: click.Context, path: Path, agent: str | None, link: bool, json_mode: bool
-) -> None:
+def init(
+    path: Annotated[str, P("Folder of the new bundle (e.g. agent.ouro).")],
+    *,
+    agent: Annotated[
+        str | None, P("Agent name recorded in bundle.json (default: folder name).")
+    ] = None,
+    link: Annotated[
+        bool,
+        P(
+            "Also write a .ouro pointer in the current folder (the project root) naming the "
+            "bundle by a relative path, so ouro and its hooks find it from any subfolder. "
+            "With an existing bundle at PATH, only writes the pointer."
+        ),
+    ] = False,
+) -> dict[str, Any]:
     """Create a new bundle at PATH with the canonical layout (e.g. 'ouro init agent.ouro')."""
-    from ouro.bundle import write_pointer
+    from ouro.bundle import Bundle, write_pointer
 
-    created = not (link and (path / "bundle.json").is_file())
-    bundle = Bundle.init(path, agent=agent) if created else Bundle.open(path)
+    folder = Path(path)
+    created = not (link and (folder / "bundle.json").is_file())
+    bundle = Bundle.init(folder, agent=agent) if created else Bundle.open(folder)
     meta = bundle.read_meta()
-    result: dict[str, object] = {
+    result: dict[str, Any] = {
         "bundle": str(bundle.root),
         "created": created,
         "agent": meta["agent"],
@@ -44,10 +43,10 @@ def init_cmd(
         pointer, written = write_pointer(Path.cwd(), bundle.root)
         result["pointer"] = str(pointer)
         result["pointerWritten"] = written
-    emit(result, json_mode=wants_json(ctx, json_mode), render=_render_init)
+    return result
 
 
-def _render_init(r: dict[str, object]) -> str:
+def render_init(r: dict[str, object]) -> str:
     bundle = Path(str(r["bundle"]))
     lines = [
         f"created bundle {bundle} for agent {r['agent']!r}"
@@ -73,14 +72,17 @@ def _render_init(r: dict[str, object]) -> str:
     return "\n".join(lines)
 
 
-@click.command("demo")
-@click.argument("path", required=False, type=click.Path(path_type=Path))
-@with_json
-@click.pass_context
-def demo_cmd(ctx: click.Context, path: Path | None, json_mode: bool) -> None:
+def demo(
+    path: Annotated[str | None, P("Folder for the scratch bundle (default: a temp dir).")] = None,
+) -> dict[str, Any] | None:
     """Walk through what ouro does, on a scratch bundle (a temp dir unless PATH)."""
+    from ouro.cli.common import wants_json
     from ouro.demo import run_demo
 
-    steps = run_demo(path, echo=None if wants_json(ctx, json_mode) else click.echo)
-    if wants_json(ctx, json_mode):
-        emit({"steps": steps}, json_mode=True)
+    def echo(line: str) -> None:
+        sys.stdout.write(line + "\n")
+
+    from ouro.cli.render import text
+
+    steps = run_demo(Path(path) if path else None, echo=None if wants_json() else echo, show=text)
+    return {"steps": steps} if wants_json() else None

@@ -57,7 +57,7 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     ("claim", "verify"): (("claim verify <claim-id>", "run the check; exit 1 if it fails"),),
     ("claim", "evidence"): (
         (
-            'claim evidence <claim-id> --command "grep -q pytest README.md" --exit 0',
+            'claim evidence <claim-id> --command "grep -q pytest README.md" --exit-code 0',
             "attach a receipt of a check you ran yourself",
         ),
     ),
@@ -232,19 +232,9 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
         ("migrate --yes --plan plan.json", "apply, routing journal entries as plan.json says"),
     ),
     ("demo",): (("demo", "a two-minute tour on a scratch bundle"),),
+    ("completion",): (("completion bash", "the bash completion script (eval it in ~/.bashrc)"),),
 }
 
 
 def examples_for(path: tuple[str, ...]) -> tuple[Example, ...]:
     return EXAMPLES.get(path, ())
-
-
-def epilog(path: tuple[str, ...]) -> str | None:
-    """The "Examples:" block of a command's help (click keeps ``\\b`` blocks as is)."""
-    found = examples_for(path)
-    if not found:
-        return None
-    lines = ["\b", "Examples:"]
-    for line, what in found:
-        lines += [f"  # {what}", f"  ouro {line}"]
-    return "\n".join(lines)

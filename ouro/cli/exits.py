@@ -17,9 +17,9 @@ code  meaning
 
 With ``--json`` the exit code is the same, and an error object carries it as
 ``exitCode``. ``CODE_BY_KIND`` maps each ``OuroError.kind`` to its code (any
-kind not listed is 1); the ``*_exit`` functions map a tool result to the code
-of its outcome (named in the registry as ``Tool.exit_status``; ``claim verify``'s
-is ``ouro.arc.tools_claims.verify_exit``: 1 when the check it ran failed).
+kind not listed is 1); the ``*_exit`` functions map a result to the code of its
+outcome (named by CLI path in ``ouro.cli.render.EXITS``; ``claim verify``'s is
+``verify_exit``: 1 when the check it ran failed).
 """
 
 from __future__ import annotations
@@ -90,3 +90,14 @@ def drill_exit(result: dict[str, Any]) -> int:
 def habit_exit(result: dict[str, Any]) -> int:
     """``habits run``: 1 when the run was blocked or errored."""
     return NEGATIVE if result.get("outcome") in ("blocked", "error") else OK
+
+
+def verify_exit(result: dict[str, Any]) -> int:
+    """``claim verify``: 1 when the check it ran failed."""
+    run = result.get("run") or {}
+    return OK if run.get("exitCode") == 0 else NEGATIVE
+
+
+def task_verify_exit(result: dict[str, Any]) -> int:
+    """``desk task verify``: 1 when the check it ran failed."""
+    return OK if result["run"]["exitCode"] == 0 else NEGATIVE

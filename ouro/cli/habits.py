@@ -8,12 +8,9 @@ bundle, makes one call into ``ouro.habits``, prints.
 from __future__ import annotations
 
 import shlex
-from typing import Any
+from typing import Annotated, Any
 
-import click
-
-from ouro.cli.common import bundle_from, wants_json, wants_verbose, with_json
-from ouro.cli.output import emit
+from ouro.spec import P
 
 
 def _denied(tools: list[str], because: dict[str, str]) -> str:
@@ -29,7 +26,7 @@ def _denied(tools: list[str], because: dict[str, str]) -> str:
     return "; ".join(parts) or "none"
 
 
-def _render_show(r: dict[str, Any]) -> str:
+def render_show(r: dict[str, Any]) -> str:
     policy, envelope, state, due = (
         r["toolPolicy"],
         r["permissionEnvelope"],
@@ -65,22 +62,15 @@ def _render_show(r: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-@click.command("show")
-@click.argument("name")
-@with_json
-@click.pass_context
-def show_cmd(ctx: click.Context, name: str, json_mode: bool) -> None:
+def show(name: Annotated[str, P("The habit's name (habits/<name>.yaml).")]) -> dict[str, Any]:
     """Show one habit: definition, tool policy, permission envelope, runtime state, due."""
+    from ouro.cli.common import bundle_from
     from ouro.habits.api import habit_show
 
-    emit(
-        habit_show(bundle_from(ctx), name),
-        json_mode=wants_json(ctx, json_mode),
-        render=None if wants_verbose(ctx) else _render_show,
-    )
+    return habit_show(bundle_from(), name)
 
 
-def _render_due(result: dict[str, Any]) -> str:
+def render_due(result: dict[str, Any]) -> str:
     lines = []
     for row in result["habits"]:
         if row["status"] == "paused":
@@ -96,12 +86,11 @@ def _render_due(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-@click.command("due")
-@click.option("--at", "at", help="Check at this UTC time (ISO-8601) instead of now.")
-@with_json
-@click.pass_context
-def due_cmd(ctx: click.Context, at: str | None, json_mode: bool) -> None:
+def due(
+    *, at: Annotated[str | None, P("Check at this UTC time (ISO-8601) instead of now.")] = None
+) -> dict[str, Any]:
     """Which habits are due now (or --at a time), and which missed a window."""
+    from ouro.cli.common import bundle_from
     from ouro.errors import InvalidInput
     from ouro.habits.schedule import due_report
     from ouro.models.clock import parse_time
@@ -114,27 +103,18 @@ def due_cmd(ctx: click.Context, at: str | None, json_mode: bool) -> None:
             raise InvalidInput(
                 f"--at {at!r} is not an ISO-8601 time", hint="e.g. --at 2026-01-31T09:00:00Z"
             ) from None
-    emit(
-        due_report(bundle_from(ctx), moment),
-        json_mode=wants_json(ctx, json_mode),
-        render=_render_due,
-    )
+    return due_report(bundle_from(), moment)
 
 
-@click.command("last")
-@click.argument("name")
-@with_json
-@click.pass_context
-def last_cmd(ctx: click.Context, name: str, json_mode: bool) -> None:
+def last(name: Annotated[str, P("The habit's name.")]) -> dict[str, Any]:
     """The latest run of a habit, from its Arc receipt and runtime state alone."""
-    from ouro.habits.api import habit_last, render_last
+    from ouro.cli.common import bundle_from
+    from ouro.habits.api import habit_last
 
-    emit(
-        habit_last(bundle_from(ctx), name), json_mode=wants_json(ctx, json_mode), render=render_last
-    )
+    return habit_last(bundle_from(), name)
 
 
-def _render_tick(result: dict[str, Any]) -> str:
+def render_tick(result: dict[str, Any]) -> str:
     lines = [
         f"ran {r['name']} ({r['trigger']}): {r['outcome']}  {r['receiptLocator']}"
         for r in result["ran"]
@@ -145,44 +125,51 @@ def _render_tick(result: dict[str, Any]) -> str:
     return "\n".join(lines) or "nothing due"
 
 
-@click.command("tick")
-@click.option(
-    "--trigger",
-    type=click.Choice(["cron", "launchd", "poke", "manual"]),
-    default="manual",
-    show_default=True,
-    help="What started this tick (installed scheduler entries pass cron or launchd).",
-)
-@with_json
-@click.pass_context
-def tick_cmd(ctx: click.Context, trigger: str, json_mode: bool) -> None:
+TRIGGERS = ("cron", "launchd", "poke", "manual")
+
+
+def tick(
+    *,
+    trigger: Annotated[
+        str,
+        P(
+            "What started this tick (installed scheduler entries pass cron or launchd; "
+            "default manual).",
+            choices=TRIGGERS,
+        ),
+    ] = "manual",
+) -> dict[str, Any]:
     """Run every due habit once (a missed window runs once, as overdue). Safe every minute."""
+    from ouro.cli.common import bundle_from
     from ouro.habits.policy import refuse_inside_habit
-    from ouro.habits.schedule import tick
+    from ouro.habits.schedule import tick as ticking
 
     refuse_inside_habit("ouro habits tick")
-    result = tick(bundle_from(ctx), trigger)  # type: ignore[arg-type]
-    emit(result, json_mode=wants_json(ctx, json_mode), render=_render_tick)
-    if result["failed"]:
-        ctx.exit(1)
+    return ticking(bundle_from(), trigger)  # type: ignore[arg-type]
 
 
-@click.command("install")
-@click.argument("scheduler", type=click.Choice(["cron", "launchd", "systemd"]))
-@click.option("--write", is_flag=True, help="Install it for the current user (else just print).")
-@with_json
-@click.pass_context
-def install_cmd(ctx: click.Context, scheduler: str, write: bool, json_mode: bool) -> None:
+def tick_exit(result: dict[str, Any]) -> int:
+    """``habits tick``: 1 when a habit failed to run."""
+    return 1 if result["failed"] else 0
+
+
+def install(
+    scheduler: Annotated[
+        str, P("The scheduler: cron, launchd or systemd.", choices=("cron", "launchd", "systemd"))
+    ],
+    *,
+    write: Annotated[bool, P("Install it for the current user (else just print).")] = False,
+) -> dict[str, Any]:
     """Print (or --write) the scheduler entry that runs 'ouro habits tick' every minute."""
+    from ouro.cli.common import bundle_from
     from ouro.habits.install import install_entry
 
-    result = install_entry(bundle_from(ctx), scheduler, write=write)  # type: ignore[arg-type]
+    return install_entry(bundle_from(), scheduler, write=write)  # type: ignore[arg-type]
 
-    def render(r: dict[str, Any]) -> str:
-        head = r["entry"].rstrip("\n")
-        if r["written"]:
-            where = ", ".join(r["files"]) or "your crontab"
-            head += f"\n\n{'installed in' if r['changed'] else 'already installed in'} {where}"
-        return f"{head}\nnext: {r['next']}"
 
-    emit(result, json_mode=wants_json(ctx, json_mode), render=render)
+def render_install(r: dict[str, Any]) -> str:
+    head = r["entry"].rstrip("\n")
+    if r["written"]:
+        where = ", ".join(r["files"]) or "your crontab"
+        head += f"\n\n{'installed in' if r['changed'] else 'already installed in'} {where}"
+    return f"{head}\nnext: {r['next']}"

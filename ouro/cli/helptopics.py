@@ -8,9 +8,10 @@ topics. The texts are short on purpose and point to docs/ for the rest.
 
 from __future__ import annotations
 
-import click
+import sys
+from typing import Annotated
 
-from ouro.sentinel.drills import help_lines
+from ouro.spec import P
 
 TOPICS: dict[str, tuple[str, str]] = {
     "bundle": (
@@ -96,7 +97,7 @@ results. The real bundle is only read. Exit 0 when all pass, 1 naming each
 broken guarantee and where to look.
 
 """
-        + "\n".join(help_lines())
+        + "{drills}"
         + """
 
   ouro drill erase
@@ -120,9 +121,9 @@ See docs/cli.md.""",
     "completion": (
         "Shell completion for bash, zsh and fish.",
         """\
-  bash:  echo 'eval "$(_OURO_COMPLETE=bash_source ouro)"' >> ~/.bashrc
-  zsh:   echo 'eval "$(_OURO_COMPLETE=zsh_source ouro)"' >> ~/.zshrc
-  fish:  _OURO_COMPLETE=fish_source ouro > ~/.config/fish/completions/ouro.fish
+  bash:  echo 'eval "$(ouro completion bash)"' >> ~/.bashrc
+  zsh:   echo 'eval "$(ouro completion zsh)"' >> ~/.zshrc
+  fish:  ouro completion fish > ~/.config/fish/completions/ouro.fish
 
 Open a new shell; then 'ouro desk <TAB>' lists the desk commands.""",
     ),
@@ -147,45 +148,48 @@ See docs/cli.md.""",
 }
 
 
-@click.command("help")
-@click.argument("topic", nargs=-1)
-@click.pass_context
-def help_cmd(ctx: click.Context, topic: tuple[str, ...]) -> None:
+def _topic(name: str) -> tuple[str, str]:
+    summary, body = TOPICS[name]
+    if "{drills}" in body:
+        from ouro.sentinel.drills import help_lines
+
+        body = body.replace("{drills}", "\n".join(help_lines()))
+    return summary, body
+
+
+def help_command(
+    topic: Annotated[list[str], P("A topic, or a command path (e.g. desk search).")] = [],  # noqa: B006
+) -> int:
     """Explain a concept (bundle, arc, desk, locators, drills, exit-codes, completion,
     config), or a command: 'ouro help desk search' is 'ouro desk search --help'."""
-    root = ctx.find_root()
+    from ouro.cli import tree
+    from ouro.cli.help import group_help, summary
+
     if not topic:
         width = max(len(name) for name in TOPICS)
         lines = ["Topics (ouro help TOPIC):"]
-        lines += [f"  {name:<{width}}  {summary}" for name, (summary, _) in TOPICS.items()]
+        lines += [f"  {name:<{width}}  {text}" for name, (text, _) in TOPICS.items()]
         lines += ["", "Commands (ouro COMMAND --help, or ouro help COMMAND):"]
-        group = root.command
-        assert isinstance(group, click.Group)
-        for name in group.list_commands(root):
-            sub = group.get_command(root, name)
-            if sub is not None:
-                lines.append(f"  {name:<{width}}  {sub.get_short_help_str(200)}")
-        click.echo("\n".join(lines))
-        return
+        lines += [f"  {name:<{width}}  {summary((name,))}" for name in tree.children(())]
+        sys.stdout.write("\n".join(lines) + "\n")
+        return 0
     if len(topic) == 1 and topic[0] in TOPICS:
-        summary, body = TOPICS[topic[0]]
-        click.echo(f"{summary}\n\n{body}")
-        return
-    command: click.Command | None = root.command
-    sub_ctx = root
-    for word in topic:
-        if not isinstance(command, click.Group):
-            command = None
-            break
-        found = command.get_command(sub_ctx, word)
-        if found is None:
-            command = None
-            break
-        sub_ctx = click.Context(found, info_name=word, parent=sub_ctx)
-        command = found
-    if command is None:
-        raise click.UsageError(
+        text, body = _topic(topic[0])
+        sys.stdout.write(f"{text}\n\n{body}\n")
+        return 0
+    path, entry, rest = tree.resolve(list(topic))
+    if rest or not path:
+        from ouro.cli.parse import UsageError
+
+        raise UsageError(
             f"no help topic or command {' '.join(topic)!r}; topics: " + ", ".join(TOPICS),
-            ctx=ctx,
+            usage="Usage: ouro help [TOPIC]...",
+            hint="see 'ouro help --help'",
         )
-    click.echo(command.get_help(sub_ctx))
+    if entry is None:
+        sys.stdout.write(group_help(path) + "\n")
+        return 0
+    from ouro.cli.run import parser_of
+
+    sys.stdout.write(parser_of(entry)[0].format_help())
+    return 0

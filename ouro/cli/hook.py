@@ -1,4 +1,5 @@
-"""``ouro hook claude EVENT``, ``ouro hook codex EVENT``, ``ouro hook install HOST``.
+"""``ouro hook claude EVENT``, ``ouro hook codex EVENT``, ``ouro hook install HOST``,
+``ouro hook doctor``, ``ouro guide``.
 
 The two host commands are what Claude Code and Codex run: host JSON on stdin,
 host JSON (or nothing) on stdout, a one-line reason on stderr when something
@@ -6,143 +7,108 @@ failed, and exit 0 every time (see ``ouro.hooks``). ``install`` merges the
 hook config into a project and checks it as the host will run it (see
 ``ouro.hooks.install``); ``doctor`` checks an install end to end
 (``ouro.hooks.doctor``); ``ouro guide`` prints the operating guide
-(``ouro.guide``).
-
-The host commands are also answered without click by ``ouro.cli.fasthook``
-(hosts kill slow hooks); both call ``ouro.hooks.stdio.run_stdio``. Keep the
-two argument grammars in step: the fast path falls back to this module for
-anything it does not recognise.
+(``ouro.guide``). Hosts kill slow hooks: the host commands import only what
+``ouro.hooks.stdio.run_stdio`` needs.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-import click
-
-from ouro.cli.common import bundle_option_value, wants_json, with_json
-from ouro.cli.output import emit
+from ouro.spec import P
 
 if TYPE_CHECKING:
     from ouro.hooks.common import Host
 
-_BUNDLE_HELP = (
-    "Bundle folder, relative to the host's cwd (default: the global --bundle, "
-    "$OURO_BUNDLE, a .ouro/ouro.toml pointer, bundle.json upwards, else the one "
-    "*.ouro folder in the host's cwd)."
+HOSTS = ("claude", "codex")
+_EVENT = (
+    "The host's hook event: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, "
+    "PreCompact, Stop or SessionEnd."
+)
+_BLOCK = "Stop: keep the agent working while claims are unverified or obligations due."
+_DRY = (
+    "Answer as the hook would but write nothing; name the bundle on stderr "
+    "(what 'ouro hook install' and 'ouro hook doctor' run)."
 )
 
 
-def _run_host(
-    ctx: click.Context, host_name: str, event: str, bundle: str | None, block: bool, dry: bool
-) -> None:
+def _run_host(host: str, event: str, block_on_debt: bool, dry_run: bool) -> int:
+    from ouro.cli.common import bundle_option
     from ouro.hooks.stdio import run_stdio
 
-    run_stdio(
-        host_name,
-        event,
-        bundle=bundle or bundle_option_value(ctx),
-        block_on_debt=block,
-        dry_run=dry,
-    )
+    run_stdio(host, event, bundle=bundle_option(), block_on_debt=block_on_debt, dry_run=dry_run)
+    return 0
 
 
-def _host_command(host_name: str, title: str) -> click.Command:
-    @click.command(
-        host_name,
-        short_help=f"Run as a {title} hook: host JSON on stdin, host JSON out.",
-        help=f"Run as a {title} hook for EVENT (SessionStart, UserPromptSubmit, PreCompact, "
-        "Stop or SessionEnd): the host's JSON on stdin, the host's JSON (or nothing) on "
-        "stdout, a one-line reason on stderr when something failed, exit 0 always.",
-    )
-    @click.argument("event")
-    @click.option("--bundle", "bundle", type=click.Path(file_okay=False), help=_BUNDLE_HELP)
-    @click.option(
-        "--block-on-debt",
-        is_flag=True,
-        help="Stop: keep the agent working while claims are unverified or obligations due.",
-    )
-    @click.option(
-        "--dry-run",
-        is_flag=True,
-        help="Answer as the hook would but write nothing; name the bundle on stderr "
-        "(what 'ouro hook install' and 'ouro hook doctor' run).",
-    )
-    @click.pass_context
-    def command(
-        ctx: click.Context, event: str, bundle: str | None, block_on_debt: bool, dry_run: bool
-    ) -> int:
-        _run_host(ctx, host_name, event, bundle, block_on_debt, dry_run)
-        return 0
-
-    return command
+def claude(
+    event: Annotated[str, P(_EVENT)],
+    *,
+    block_on_debt: Annotated[bool, P(_BLOCK)] = False,
+    dry_run: Annotated[bool, P(_DRY)] = False,
+) -> int:
+    """Run as a Claude Code hook for EVENT: the host's JSON on stdin, the host's JSON (or
+    nothing) on stdout, a one-line reason on stderr when something failed, exit 0 always."""
+    return _run_host("claude", event, block_on_debt, dry_run)
 
 
-claude_cmd = _host_command("claude", "Claude Code")
-codex_cmd = _host_command("codex", "Codex")
+def codex(
+    event: Annotated[str, P(_EVENT)],
+    *,
+    block_on_debt: Annotated[bool, P(_BLOCK)] = False,
+    dry_run: Annotated[bool, P(_DRY)] = False,
+) -> int:
+    """Run as a Codex hook for EVENT: the host's JSON on stdin, the host's JSON (or
+    nothing) on stdout, a one-line reason on stderr when something failed, exit 0 always."""
+    return _run_host("codex", event, block_on_debt, dry_run)
 
 
-@click.command("install")
-@click.argument("host", type=click.Choice(["claude", "codex"]))
-@click.option(
-    "--project",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="Project folder whose host config to edit (the folder you start the host in).",
-)
-@click.option("--dry-run", is_flag=True, help="Show the change; write nothing.")
-@click.option("--block-on-debt", is_flag=True, help="Install the Stop hook in blocking mode.")
-@click.option(
-    "--bundle",
-    "bundle",
-    type=click.Path(file_okay=False),
-    help="Use this bundle: writes a .ouro pointer in the project naming it by a relative "
-    "path (the hook commands themselves never hold a path).",
-)
-@click.option("--command", "base", help="How the host starts ouro (default: 'ouro' if on PATH).")
-@click.option(
-    "--guide/--no-guide",
-    default=False,
-    help="Also put the operating guide in the project's CLAUDE.md (claude) or AGENTS.md "
-    "(codex) between markers ('ouro guide --remove FILE' takes it out).",
-)
-@with_json
-@click.pass_context
-def install_cmd(
-    ctx: click.Context,
-    host: str,
-    project: Path,
-    dry_run: bool,
-    block_on_debt: bool,
-    bundle: str | None,
-    base: str | None,
-    guide: bool,
-    json_mode: bool,
-) -> None:
+def install(
+    host: Annotated[str, P("The host: claude or codex.", choices=HOSTS)],
+    *,
+    project: Annotated[
+        str,
+        P(
+            "Project folder whose host config to edit (the folder you start the host in; default: here)."
+        ),
+    ] = ".",
+    dry_run: Annotated[bool, P("Show the change; write nothing.")] = False,
+    block_on_debt: Annotated[bool, P("Install the Stop hook in blocking mode.")] = False,
+    command: Annotated[
+        str | None, P("How the host starts ouro (default: 'ouro' if on PATH).")
+    ] = None,
+    guide: Annotated[
+        bool,
+        P(
+            "Also put the operating guide in the project's CLAUDE.md (claude) or AGENTS.md "
+            "(codex) between markers ('ouro guide --remove --file FILE' takes it out)."
+        ),
+    ] = False,
+) -> dict[str, Any]:
     """Merge ouro's hooks into HOST's project config (.claude/settings.json or
-    .codex/hooks.json), then check that the host will reach ouro and a bundle."""
+    .codex/hooks.json), then check that the host will reach ouro and a bundle. With the
+    global --bundle, also write a .ouro pointer in the project naming that bundle by a
+    relative path (the hook commands themselves never hold a path)."""
     import os
 
-    from ouro.hooks import install
+    from ouro.cli.common import bundle_option
+    from ouro.hooks import install as installing
 
     spec = host_named(host)
-    project = project.absolute()
-    bundle = bundle or bundle_option_value(ctx)  # --bundle anywhere on the line
-    pointer = _pointer(project, bundle, dry_run)
-    plan = install.plan(spec, project, base=base, block_on_debt=block_on_debt)
-    lost = install.trust_changes(plan, spec, os.environ)
-    backup = None if dry_run else install.apply(plan)
+    folder = Path(project).absolute()
+    pointer = _pointer(folder, bundle_option(), dry_run)
+    plan = installing.plan(spec, folder, base=command, block_on_debt=block_on_debt)
+    lost = installing.trust_changes(plan, spec, os.environ)
+    backup = None if dry_run else installing.apply(plan)
     guide_written = None
     if guide:
         from ouro import guide as guide_mod
 
-        target = project / spec.guide_file
+        target = folder / spec.guide_file
         guide_written = str(target) if not dry_run and guide_mod.write_block(target) else None
-    command = install.installed_command(plan.new_doc, spec, "SessionStart") or ""
-    reached = install.reach(spec, project, command, os.environ)
-    result = {
+    started = installing.installed_command(plan.new_doc, spec, "SessionStart") or ""
+    reached = installing.reach(spec, folder, started, os.environ)
+    return {
         "host": host,
         "path": str(plan.path),
         "changed": plan.changed,
@@ -160,9 +126,8 @@ def install_cmd(
             "detail": reached.detail,
         },
         "trustLost": lost,
-        "next": _next_steps(host, project, reached.ok, reached.how, reached.bundle),
+        "next": _next_steps(host, folder, reached.ok, reached.how, reached.bundle),
     }
-    emit(result, json_mode=wants_json(ctx, json_mode), render=_render_install)
 
 
 def _pointer(project: Path, bundle: str | None, dry_run: bool) -> dict[str, object] | None:
@@ -214,7 +179,7 @@ def _next_steps(
     return steps
 
 
-def _render_install(r: dict[str, Any]) -> str:
+def render_install(r: dict[str, Any]) -> str:
     lines = []
     if not r["changed"]:
         lines.append(f"{r['path']}: ouro hooks already installed; nothing to change")
@@ -259,36 +224,29 @@ def _render_install(r: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-@click.command("doctor")
-@click.argument("host", required=False, type=click.Choice(["claude", "codex"]))
-@click.option(
-    "--project",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="Project folder the host is started in.",
-)
-@with_json
-@click.pass_context
-def doctor_cmd(ctx: click.Context, host: str | None, project: Path, json_mode: bool) -> int:
+def doctor(
+    host: Annotated[
+        str | None, P("The host to check (default: every host configured here).", choices=HOSTS)
+    ] = None,
+    *,
+    project: Annotated[str, P("Project folder the host is started in (default: here).")] = ".",
+) -> dict[str, Any]:
     """Check an install end to end: config, command on PATH, bundle reachable from the
     project, a dry SessionStart packet, and (Codex) project and hook trust. Exit 1 on a
     problem. Writes nothing. Without HOST: every host configured in the project."""
     import os
 
-    from ouro.hooks import doctor
+    from ouro.hooks import doctor as doctoring
 
-    project = project.absolute()
+    folder = Path(project).absolute()
     names = (
         [host]
         if host
-        else [h for h in ("claude", "codex") if (project / host_named(h).settings_file).exists()]
-        or ["claude", "codex"]
+        else [h for h in HOSTS if (folder / host_named(h).settings_file).exists()] or list(HOSTS)
     )
     reports = []
     for name in names:
-        spec = host_named(name)
-        checks = doctor.diagnose(spec, project, os.environ)
+        checks = doctoring.diagnose(host_named(name), folder, os.environ)
         reports.append(
             {
                 "host": name,
@@ -296,16 +254,19 @@ def doctor_cmd(ctx: click.Context, host: str | None, project: Path, json_mode: b
                 "healthy": all(c.status != "problem" for c in checks),
             }
         )
-    result = {
-        "project": str(project),
+    return {
+        "project": str(folder),
         "hosts": reports,
         "healthy": all(r["healthy"] for r in reports),
     }
-    emit(result, json_mode=wants_json(ctx, json_mode), render=_render_doctor)
+
+
+def doctor_exit(result: dict[str, Any]) -> int:
+    """``hook doctor``: 1 when any host has a problem."""
     return 0 if result["healthy"] else 1
 
 
-def _render_doctor(r: dict[str, Any]) -> str:
+def render_doctor(r: dict[str, Any]) -> str:
     from ouro.hooks import doctor
 
     blocks = []
@@ -317,45 +278,43 @@ def _render_doctor(r: dict[str, Any]) -> str:
     return "\n".join(blocks)
 
 
-@click.command("guide")
-@click.option(
-    "--file",
-    "path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Put the guide into this file (CLAUDE.md, AGENTS.md) between markers; idempotent.",
-)
-@click.option("--remove", is_flag=True, help="With --file: take the guide block out again.")
-@with_json
-@click.pass_context
-def guide_cmd(ctx: click.Context, path: Path | None, remove: bool, json_mode: bool) -> None:
+def guide(
+    *,
+    file: Annotated[
+        str | None,
+        P("Put the guide into this file (CLAUDE.md, AGENTS.md) between markers; idempotent."),
+    ] = None,
+    remove: Annotated[bool, P("With --file: take the guide block out again.")] = False,
+) -> dict[str, Any]:
     """Print the operating guide: when to record the ask, the next action, claims, diary
     entries and handoffs (the text agents get over MCP and at session start)."""
-    from ouro import guide
+    from ouro import guide as guiding
+    from ouro.cli.parse import UsageError
 
-    if remove and path is None:
-        raise click.UsageError("--remove needs --file FILE")
+    if remove and file is None:
+        raise UsageError("--remove needs --file FILE", hint="see 'ouro guide --help'")
+    path = Path(file) if file is not None else None
     changed = None
     if path is not None:
-        changed = guide.remove_block(path) if remove else guide.write_block(path)
-    result = {
-        "version": guide.GUIDE_VERSION,
-        "text": guide.render(),
+        changed = guiding.remove_block(path) if remove else guiding.write_block(path)
+    return {
+        "version": guiding.GUIDE_VERSION,
+        "text": guiding.render(),
         "file": str(path) if path else None,
         "changed": changed,
         "removed": remove,
     }
 
-    def render(r: dict[str, Any]) -> str:
-        if r["file"] is None:
-            return str(r["text"]).rstrip("\n")
-        verb = (
-            ("removed the guide from" if r["removed"] else "wrote the guide to")
-            if r["changed"]
-            else "nothing to change in"
-        )
-        return f"{verb} {r['file']}"
 
-    emit(result, json_mode=wants_json(ctx, json_mode), render=render)
+def render_guide(r: dict[str, Any]) -> str:
+    if r["file"] is None:
+        return str(r["text"]).rstrip("\n")
+    verb = (
+        ("removed the guide from" if r["removed"] else "wrote the guide to")
+        if r["changed"]
+        else "nothing to change in"
+    )
+    return f"{verb} {r['file']}"
 
 
 def host_named(name: str) -> Host:

@@ -6,7 +6,7 @@ Human output helpers, shared by every renderer:
 - ``confirm(verb, kind, ident, where)``: the one-line confirmation of a write
   ("recorded fact f-01… → desk/_record/diary/facts.jsonl#f-01…");
 - ``status(word)``: a status word, coloured only when stdout is a terminal, the
-  ``color`` setting allows it and ``NO_COLOR`` is unset (click's own styling);
+  ``color`` setting allows it and ``NO_COLOR`` is unset (ANSI codes);
 - ``when(iso)``: "3h ago" / "in 2d" (or the timestamp, per the ``dates`` setting).
 """
 
@@ -15,15 +15,19 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import orjson
-
-from ouro.errors import OuroError
+if TYPE_CHECKING:
+    from ouro.errors import OuroError
 
 
 def to_json_line(obj: Any) -> str:
-    return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode() + "\n"
+    """One compact JSON line, UTF-8 as is (the format orjson writes). The standard
+    encoder: importing orjson (it pulls in ``dataclasses`` and ``inspect``) costs a
+    cold start more than encoding any result does."""
+    import json
+
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False) + "\n"
 
 
 def render_full(obj: Any, indent: int = 0) -> str:
@@ -67,6 +71,10 @@ STATUS_COLOURS = {
 }  # fmt: skip
 
 
+#: ANSI foreground codes of the colours above
+_ANSI = {"green": "32", "cyan": "36", "yellow": "33", "red": "31", "bright_black": "90"}
+
+
 def colour_on() -> bool:
     """Colour only on a terminal, never with NO_COLOR, and as the ``color`` setting says."""
     if os.environ.get("NO_COLOR"):
@@ -99,9 +107,8 @@ def status(word: str) -> str:
         _colour = colour_on()
     if not _colour:
         return word
-    import click
-
-    return click.style(word, fg=colour, bold=colour == "red")
+    bold = "\x1b[1m" if colour == "red" else ""
+    return f"\x1b[{_ANSI[colour]}m{bold}{word}\x1b[0m"
 
 
 def when(stamp: str | None, *, now: float | None = None) -> str:
@@ -200,8 +207,7 @@ def emit_error(
 
 
 def report_error(exc: BaseException, *, json_mode: bool) -> int:
-    """Print a failed command's error (``ouro.cli.app.run`` and the CLI fast
-    paths share it, so both say it alike) and return its exit code.
+    """Print a failed command's error (``ouro.cli.run``) and return its exit code.
 
     An ``OuroError`` as itself; an ``OSError`` no store primitive converted as a
     storage error; anything else (called only with ``--json``) as an internal error.
@@ -216,6 +222,8 @@ def report_error(exc: BaseException, *, json_mode: bool) -> int:
             exc.filename or "(unknown path)",
             outcome="the command stopped; what it had finished writing stays written",
         )
+    from ouro.errors import OuroError
+
     if isinstance(exc, OuroError):
         code = exits.code_for(exc.kind)
         emit_error(exc, json_mode=json_mode, exit_code=code)

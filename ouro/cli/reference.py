@@ -1,21 +1,22 @@
-"""Generate the CLI reference (``docs/cli.md``) from the live command tree.
+"""Generate the CLI reference (``docs/cli.md``) from the command tree.
 
 Run ``python -m ouro.cli.reference > docs/cli.md`` after changing a command; a
 test fails when the file and the code disagree, so every command and tool is
-documented.
+documented. The reference reads the same data as the parser and ``--help``:
+the tree (``ouro.cli.tree``), each command's signature (``ouro.spec``) and
+docstring, and the examples (``ouro.cli.examples``). The file is
+documentation, not code: nothing reads it.
 """
 
 from __future__ import annotations
 
-import click
-
-from ouro.cli.app import cli
-from ouro.tools import TOOLS
+from ouro.cli import tree
 
 _HEADER = """# CLI reference
 
-Generated from the code by `python -m ouro.cli.reference > docs/cli.md`; a
-test fails when it drifts.
+Generated from the code by `python -m ouro.cli.reference > docs/cli.md`
+(the command tree, each command's signature and docstring: the same data the
+parser and `--help` are built from); a test fails when it drifts.
 
 ## Conventions
 
@@ -29,8 +30,15 @@ test fails when it drifts.
 - **One name for CLI and MCP.** Commands marked *agent tool* are also served by
   `ouro mcp`; the tool name is the CLI path joined by `_` (a `-` becomes `_`):
   `ouro claim add` is `claim_add`, `ouro desk task list` is
-  `desk_task_list`. The registry derives one from the other, so it holds for
-  every tool.
+  `desk_task_list`; the seed's record tools keep the seed's names
+  (`ouro diary consult` is `consult_diary`, `ouro facts search` is
+  `search_facts`, `ouro notes consult` is `consult_notes`). The registry
+  derives one from the other, so it holds for every tool.
+- **Options from the signature.** A command's arguments are its library
+  method's parameters: positional ones are arguments, keyword-only ones
+  `--kebab-case` options; a list repeats its option (named by the singular:
+  `--tag a --tag b`); a flag whose default is on is turned off with `--no-…`;
+  a long text also takes `--<name>-file PATH` (`-` reads stdin).
 - **The search verbs agree.** `ouro desk search`, `ouro diary consult`,
   `ouro facts search` and `ouro notes consult` all take an optional `QUERY`
   (words that must all match, `"quoted phrases"`, `prefix*`; no query lists
@@ -80,41 +88,40 @@ its path (`config get|list` exit 3); `config set` copies it aside to
 
 ```sh
 # bash
-echo 'eval "$(_OURO_COMPLETE=bash_source ouro)"' >> ~/.bashrc
+echo 'eval "$(ouro completion bash)"' >> ~/.bashrc
 # zsh
-echo 'eval "$(_OURO_COMPLETE=zsh_source ouro)"' >> ~/.zshrc
+echo 'eval "$(ouro completion zsh)"' >> ~/.zshrc
 # fish
-_OURO_COMPLETE=fish_source ouro > ~/.config/fish/completions/ouro.fish
+ouro completion fish > ~/.config/fish/completions/ouro.fish
 ```
 
 # Commands
 """
 
 
-def _walk(command: click.Command, ctx: click.Context, path: tuple[str, ...]) -> list[str]:
-    out: list[str] = []
-    if isinstance(command, click.Group):
-        if path and command.invoke_without_command:  # runs on its own too (ouro sync)
-            out.append(_entry(command, ctx, path))
-        for name in command.list_commands(ctx):
-            sub = command.get_command(ctx, name)
-            if sub is None:
-                continue
-            out.extend(_walk(sub, click.Context(sub, info_name=name, parent=ctx), (*path, name)))
-        return out
-    out.append(_entry(command, ctx, path))
-    return out
+def _usage(path: tuple[str, ...]) -> str:
+    from ouro.cli.run import parser_of
+
+    parser = parser_of(tree.entries()[path])[0]
+    usage = parser.format_usage().strip().removeprefix("Usage: ")
+    return " ".join(usage.split())
 
 
-def _entry(command: click.Command, ctx: click.Context, path: tuple[str, ...]) -> str:
-    tools = {tool.cli: tool for tool in TOOLS}
-    usage = " ".join(command.collect_usage_pieces(ctx))
-    lines = [f"## `ouro {' '.join(path)}`", "", f"    ouro {' '.join(path)} {usage}".rstrip(), ""]
-    help_text = (command.help or "").split("\n\n(agent tool:")[0].strip()
-    if help_text:
-        lines += [help_text, ""]
-    if path in tools:
-        tool = tools[path]
+def _entry(path: tuple[str, ...]) -> str:
+    from ouro.cli.examples import examples_for
+    from ouro.cli.help import description
+    from ouro.cli.parse import flags_of
+    from ouro.spec import spec_of
+
+    entry = tree.entries()[path]
+    lines = [f"## `ouro {' '.join(path)}`", "", f"    {_usage(path)}", ""]
+    text = description(path).strip()
+    if text:
+        lines += [" ".join(part.split()) + "\n" for part in text.split("\n\n")]
+    tool = entry.tool
+    if tool is not None:
+        from ouro.registry import name_of
+
         hints = [
             h
             for h, on in (
@@ -124,22 +131,18 @@ def _entry(command: click.Command, ctx: click.Context, path: tuple[str, ...]) ->
             )
             if on
         ]
-        lines += [f"*agent tool* `{tool.name}` ({', '.join(hints) or 'writes'})", ""]
+        lines += [f"*agent tool* `{name_of(tool)}` ({', '.join(hints) or 'writes'})", ""]
     rows = []
-    for param in command.get_params(ctx):
-        if (
-            isinstance(param, click.Option)
-            and "--help" not in param.opts
-            and param.name != "json_mode"
-        ):
-            rows.append(f"| `{', '.join(param.opts)}` | {(param.help or '').replace('|', '/')} |")
+    for param in spec_of(entry.function()):
+        flags = flags_of(param)
+        if flags:
+            shown = ", ".join(f"`{f}`" for f in flags)
+            rows.append(f"| {shown} | {param.p.help.replace('|', '/')} |")
     if rows:
         lines += ["| option | meaning |", "|---|---|", *rows, ""]
-    from ouro.cli.examples import examples_for
-
-    shown = examples_for(path)
-    if shown:
-        lines += ["```sh", *(f"ouro {line}  # {what}" for line, what in shown), "```", ""]
+    shown_examples = examples_for(path)
+    if shown_examples:
+        lines += ["```sh", *(f"ouro {line}  # {what}" for line, what in shown_examples), "```", ""]
     return "\n".join(lines)
 
 
@@ -160,8 +163,8 @@ def _header() -> str:
 
 
 def render_reference() -> str:
-    ctx = click.Context(cli, info_name="ouro")
-    return _header() + "\n" + "\n".join(_walk(cli, ctx, ()))
+    """The whole of docs/cli.md."""
+    return _header() + "\n" + "\n".join(_entry(path) for path in sorted(tree.entries()))
 
 
 if __name__ == "__main__":

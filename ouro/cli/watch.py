@@ -8,20 +8,18 @@ import sys
 import threading
 from pathlib import Path
 from types import FrameType
+from typing import Annotated
 
-import click
-
-from ouro.cli.common import bundle_from
+from ouro.spec import P
 
 
-@click.command("watch")
-@click.option("--quiet", is_flag=True, help="Do not print each applied batch.")
-@click.pass_context
-def watch_cmd(ctx: click.Context, quiet: bool) -> None:
+def watch(*, quiet: Annotated[bool, P("Do not print each applied batch.")] = False) -> int:
     """Watch desk/ and apply outside changes to the index (one watcher per bundle)."""
-    from ouro.index.watch import take_watch_lock, watch
+    from ouro.cli.common import bundle_from
+    from ouro.index.watch import take_watch_lock
+    from ouro.index.watch import watch as watching
 
-    bundle = bundle_from(ctx)
+    bundle = bundle_from()
     lock = take_watch_lock(bundle)
     stop = threading.Event()
 
@@ -41,7 +39,8 @@ def watch_cmd(ctx: click.Context, quiet: bool) -> None:
             sys.stderr.flush()
 
     try:
-        watch(bundle, stop=stop, on_ready=ready, on_batch=batch)
+        watching(bundle, stop=stop, on_ready=ready, on_batch=batch)
     finally:
         lock.release()
     sys.stderr.write("watcher stopped\n")
+    return 0

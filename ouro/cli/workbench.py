@@ -5,10 +5,9 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Annotated, Any
 
-import click
-
-from ouro.cli.common import bundle_from, wants_json, with_json
+from ouro.spec import P
 
 DEFAULT_PORT = 8377
 
@@ -21,29 +20,34 @@ def _desktop_tty() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-@click.group("workbench", invoke_without_command=True)
-@click.option("--port", type=click.IntRange(0, 65535), default=None,
-              help=f"Port to serve on (default {DEFAULT_PORT}, or a free one if taken; 0 = any).")  # fmt: skip
-@click.option("--host", default=None,
-              help="Interface to serve on (default 127.0.0.1). Anything else exposes the bundle.")  # fmt: skip
-@click.option("--open/--no-open", "open_browser", default=None,
-              help="Open a browser (default: only on a desktop terminal).")  # fmt: skip
-@click.pass_context
-def workbench_cmd(
-    ctx: click.Context, port: int | None, host: str | None, open_browser: bool | None
-) -> None:
+def serve(
+    *,
+    port: Annotated[
+        int | None,
+        P(
+            f"Port to serve on (default {DEFAULT_PORT}, or a free one if taken; 0 = any).",
+            min=0,
+            max=65535,
+        ),
+    ] = None,
+    host: Annotated[
+        str | None,
+        P("Interface to serve on (default 127.0.0.1). Anything else exposes the bundle."),
+    ] = None,
+    open: Annotated[bool, P("Open a browser (default: only on a desktop terminal).")] = False,
+    no_open: Annotated[bool, P("Never open a browser.")] = False,
+) -> int:
     """Serve a read-only web view of the bundle on 127.0.0.1 until Ctrl-C."""
-    if ctx.invoked_subcommand is not None:
-        return
+    from ouro.cli.common import bundle_from
+    from ouro.errors import InvalidInput
     from ouro.workbench.server import LOOPBACK, make_server, url_of
 
-    bundle = bundle_from(ctx)
+    bundle = bundle_from()
     bind = host or LOOPBACK
     if host is not None and host not in (LOOPBACK, "localhost", "::1"):
-        click.echo(
+        sys.stderr.write(
             f"warning: serving on {host}: anyone who can reach it can read this bundle "
-            "(redacted, read-only)",
-            err=True,
+            "(redacted, read-only)\n"
         )
     try:
         try:
@@ -53,13 +57,15 @@ def workbench_cmd(
                 raise
             server = make_server(bundle, bind, 0)  # the default port is taken: any free one
     except OSError as exc:
-        raise click.ClickException(
+        raise InvalidInput(
             f"cannot listen on {bind}:{port if port is not None else DEFAULT_PORT} "
-            f"({exc.strerror or exc}); try another --port or --host"
+            f"({exc.strerror or exc})",
+            hint="try another --port or --host",
         ) from None
     url = url_of(server)
-    click.echo(f"ouro workbench: {url}  (read-only view of {bundle.root}; Ctrl-C stops)", err=True)
-    if open_browser or (open_browser is None and _desktop_tty()):
+    sys.stderr.write(f"ouro workbench: {url}  (read-only view of {bundle.root}; Ctrl-C stops)\n")
+    sys.stderr.flush()
+    if open or (not no_open and _desktop_tty()):
         import webbrowser
 
         webbrowser.open(url)
@@ -69,20 +75,17 @@ def workbench_cmd(
         pass
     finally:
         server.server_close()
+    return 0
 
 
-@workbench_cmd.command("build")
-@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
-@with_json
-@click.pass_context
-def build_cmd(ctx: click.Context, out: Path, json_mode: bool) -> None:
+def build(out: Annotated[str, P("Folder to write the pages into.")]) -> dict[str, Any]:
     """Write the workbench pages as a static site into OUT (opens from file://)."""
-    from ouro.cli.output import emit
+    from ouro.cli.common import bundle_from
     from ouro.workbench.site import build_site
 
-    bundle = bundle_from(ctx)
-    written = build_site(bundle, out)
-    result = {"out": str(out), "files": written}
-    emit(result, json_mode=wants_json(ctx, json_mode),
-         render=lambda r: f"wrote {len(r['files'])} page(s) to {r['out']}; open "
-         f"{Path(r['out']) / 'index.html'}")  # fmt: skip
+    written = build_site(bundle_from(), Path(out))
+    return {"out": out, "files": written}
+
+
+def render_build(r: dict[str, Any]) -> str:
+    return f"wrote {len(r['files'])} page(s) to {r['out']}; open {Path(r['out']) / 'index.html'}"

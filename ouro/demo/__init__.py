@@ -1,7 +1,10 @@
 """``ouro demo``: a guided walk through ouro on a scratch bundle.
 
-Each section is a module in this package with ``run(bundle, step)``; ``step``
-prints one titled step (and records it for ``--json``). Sections run in order.
+Each section is a module in this package with ``run(bundle, step, show)``;
+``step`` prints one titled step (and records it for ``--json``); ``show(path,
+result)`` is a result as text for people, as the command at that CLI path prints
+it (the CLI passes its renderers, ``ouro.cli.render.text``: the demo never imports
+the CLI). Sections run in order.
 """
 
 from __future__ import annotations
@@ -17,9 +20,18 @@ from ouro.bundle import Bundle
 SECTIONS = ("foundation", "arc", "desk", "habits", "sentinel", "packet")
 
 Step = Callable[[str, str], None]
+Show = Callable[[tuple[str, ...], dict[str, Any]], str]
 
 
-def run_demo(path: Path | None, echo: Callable[[str], None] | None) -> list[dict[str, Any]]:
+def _plain(path: tuple[str, ...], result: dict[str, Any]) -> str:
+    import json
+
+    return json.dumps(result, indent=2, ensure_ascii=False, default=str)
+
+
+def run_demo(
+    path: Path | None, echo: Callable[[str], None] | None, show: Show = _plain
+) -> list[dict[str, Any]]:
     steps: list[dict[str, Any]] = []
 
     def step(title: str, detail: str) -> None:
@@ -34,7 +46,7 @@ def run_demo(path: Path | None, echo: Callable[[str], None] | None) -> list[dict
     step("ouro init", f"created a bundle at {bundle.root}")
     for name in SECTIONS:
         module = importlib.import_module(f"ouro.demo.{name}")
-        module.run(bundle, step)
+        module.run(bundle, step, show)
     if echo:
         echo(f"\nThe demo bundle stays at {bundle.root}; look around, or delete it.")
     return steps

@@ -4,21 +4,19 @@ an obligation with a return route, and the orientation packet."""
 from __future__ import annotations
 
 from ouro.api import Bundle as Library
-from ouro.arc.tools_arc import render_written
-from ouro.arc.tools_claims import render_claim, render_obligation
 from ouro.bundle import Bundle
-from ouro.demo import Step
+from ouro.demo import Show, Step
 
 
-def run(bundle: Bundle, step: Step) -> None:
+def run(bundle: Bundle, step: Step, show: Show) -> None:
     b = Library(bundle)
     step(
         "ouro arc ask: record what you are asked to do",
-        render_written(b.arc.ask("make the login form reject empty passwords")),
+        show(("arc", "ask"), b.arc.ask("make the login form reject empty passwords")),
     )
     step(
         "ouro arc next: the next safe action, and what to stop before",
-        render_written(b.arc.next("run the form tests", stop_before=["deploying"])),
+        show(("arc", "next"), b.arc.next("run the form tests", stop_before=["deploying"])),
     )
     target = bundle.root / "desk" / "_meta" / "featured.md"
     claim = b.claim.add(
@@ -27,11 +25,11 @@ def run(bundle: Bundle, step: Step) -> None:
         authority="agent",
         check=f"test -r {bundle.root.name}/desk/_meta/featured.md",
     )
-    step("ouro claim add: a claim starts unproven", render_claim(claim))
+    step("ouro claim add: a claim starts unproven", show(("claim", "add"), claim))
     step(
         "ouro claim verify: ouro runs the declared check and keeps a receipt",
-        render_claim(b.claim.verify(claim["id"])),
+        show(("claim", "verify"), b.claim.verify(claim["id"])),
     )
     ob = b.obligation.add("tell Ari when the fix ships", to="ari", route="slack:C0123")
-    step("ouro obligation add --route: a return obligation", render_obligation(ob))
+    step("ouro obligation add --route: a return obligation", show(("obligation", "add"), ob))
     step("ouro orient: the start-of-turn packet (pure, budgeted)", b.orient()["text"])

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from ouro.api import Bundle as Library
 from ouro.bundle import Bundle
-from ouro.demo import Step
+from ouro.demo import Show, Step
 from ouro.errors import Conflict
 
 
-def run(bundle: Bundle, step: Step) -> None:
+def run(bundle: Bundle, step: Step, show: Show) -> None:
     b = Library(bundle)
     b.desk.track.add("release-1")
     task = b.desk.task.add(

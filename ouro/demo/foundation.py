@@ -6,9 +6,8 @@ import os
 
 from ouro.api import Bundle as Library
 from ouro.bundle import Bundle
-from ouro.demo import Step
+from ouro.demo import Show, Step
 from ouro.errors import InvalidLocator
-from ouro.info import render_info
 
 
 def _tree(bundle: Bundle) -> str:
@@ -23,9 +22,9 @@ def _tree(bundle: Bundle) -> str:
     return "\n".join(lines)
 
 
-def run(bundle: Bundle, step: Step) -> None:
+def run(bundle: Bundle, step: Step, show: Show) -> None:
     step("the layout: arc/ is live continuity, desk/ is work and the record", _tree(bundle))
-    step("ouro info", render_info(Library(bundle).info()))
+    step("ouro info", show(("info",), Library(bundle).info()))
     try:
         bundle.path("../outside.txt")
     except InvalidLocator as exc:

@@ -7,8 +7,8 @@ import sys
 
 from ouro.api import Bundle as Library
 from ouro.bundle import Bundle
-from ouro.demo import Step
-from ouro.habits.api import habit_last, render_last
+from ouro.demo import Show, Step
+from ouro.habits.api import habit_last
 from ouro.habits.schedule import due_report
 
 _BODY = (
@@ -22,7 +22,7 @@ _BODY = (
 )
 
 
-def run(bundle: Bundle, step: Step) -> None:
+def run(bundle: Bundle, step: Step, show: Show) -> None:
     bin_dir = bundle.habits / "bin"
     bin_dir.mkdir(parents=True, exist_ok=True)
     (bin_dir / "demo_body.py").write_text(_BODY, encoding="utf-8")
@@ -62,5 +62,5 @@ def run(bundle: Bundle, step: Step) -> None:
     )
     step(
         "ouro habits last report  (from the receipt + runtime state alone)",
-        render_last(habit_last(bundle, "report")),
+        show(("habits", "last"), habit_last(bundle, "report")),
     )

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from ouro.api import Bundle as Library
 from ouro.bundle import Bundle
-from ouro.demo import Step
-from ouro.sentinel.api import render_drill, render_refresh
+from ouro.demo import Show, Step
 
 
-def run(bundle: Bundle, step: Step) -> None:
+def run(bundle: Bundle, step: Step, show: Show) -> None:
     b = Library(bundle)
     resume = b.arc.resume()
     if not resume["currentAsk"]["value"] or resume["currentAsk"]["confidence"] != "current":
@@ -18,7 +17,7 @@ def run(bundle: Bundle, step: Step) -> None:
     ready = b.sentinel.refresh(trigger="session_start")
     step(
         "ouro sentinel refresh: could a fresh agent resume from the bundle alone?",
-        render_refresh(ready),
+        show(("sentinel", "refresh"), ready),
     )
     down = b.sentinel.refresh(
         trigger="provider_failover",
@@ -26,10 +25,10 @@ def run(bundle: Bundle, step: Step) -> None:
     )
     step(
         "an outside blocker: the receipt is blocked, recovery points at the last ready one",
-        render_refresh(down),
+        show(("sentinel", "refresh"), down),
     )
     result = b.drill()
     step(
         "ouro drill: each guarantee proven on a throwaway copy of the bundle",
-        render_drill(result),
+        show(("drill",), result),
     )

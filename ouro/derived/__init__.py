@@ -211,16 +211,6 @@ def index_status(root: str | Path) -> dict[str, Any]:
     return result
 
 
-def render_status(result: dict[str, Any]) -> str:
-    from ouro.index.state import render_status as of_index
-
-    lines = [of_index(result)]
-    for entry in result.get("derived", ()):
-        why = f" ({entry['reason']})" if entry.get("reason") else ""
-        lines.append(f"{entry['name']}: {entry['state']}{why}")
-    return "\n".join(lines)
-
-
 __all__ = [
     "Artifact",
     "Check",
@@ -230,7 +220,6 @@ __all__ = [
     "rebuild",
     "regenerate",
     "registry",
-    "render_status",
     "status",
     "sync",
 ]

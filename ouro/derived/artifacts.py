@@ -149,20 +149,20 @@ def _rebuild_entities(bundle: Bundle) -> None:
 
 
 def _check_diary_state(bundle: Bundle) -> Check:
-    from ouro.desk.factstate import SNAPSHOT_EVERY, saved_cursor
+    from ouro.desk import diary_snapshot
 
     facts = stamps.stat(bundle.root / FACTS)
-    saved = saved_cursor(bundle.root / DIARY_STATE)
+    saved = diary_snapshot.saved_cursor(bundle.root / DIARY_STATE)
     if facts is None:
         return Check("fresh")
     if saved is None:
-        if facts[0] < SNAPSHOT_EVERY:
+        if facts[0] < diary_snapshot.SNAPSHOT_EVERY:
             return Check("fresh")  # a log this small is read whole faster than a save is loaded
         return Check("missing", "the first diary write of each process reads the whole log")
     inode, offset = saved
     if inode != facts[3]:
         return Check("stale", "saved for another facts.jsonl (a copy or a rewrite)")
-    if facts[0] - offset > SNAPSHOT_EVERY:
+    if facts[0] - offset > diary_snapshot.SNAPSHOT_EVERY:
         return Check("stale", f"{facts[0] - offset} bytes of facts.jsonl behind")
     return Check("fresh")
 
@@ -180,7 +180,7 @@ def _check_manifest(bundle: Bundle) -> Check:
     """The manifest lists exactly the note files, none changed since it was
     written: a note whose mtime is past the manifest's is stale; one in the same
     tick (the racy case) is hashed and compared with its entry."""
-    import orjson
+    from ouro.store import jsonio
 
     folder = bundle.root / NOTES
     if not folder.is_dir():
@@ -188,10 +188,10 @@ def _check_manifest(bundle: Bundle) -> Check:
     manifest = bundle.root / MANIFEST
     try:
         st = os.stat(manifest)
-        data = orjson.loads(manifest.read_bytes())
+        data = jsonio.loads(manifest.read_bytes())
     except FileNotFoundError:
         return Check("missing", "'ouro notes rebuild-manifest' writes it")
-    except (OSError, orjson.JSONDecodeError) as exc:
+    except (OSError, jsonio.JSONDecodeError) as exc:
         return Check("stale", f"unreadable ({exc})")
     listed = data.get("notes") if isinstance(data, dict) else None
     if not isinstance(listed, list) or not all(isinstance(e, dict) for e in listed):

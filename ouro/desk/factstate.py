@@ -68,6 +68,8 @@ from typing import Any, Final
 
 import orjson
 
+from ouro.desk import diary_snapshot
+from ouro.desk.diary_snapshot import _HEADER, SNAPSHOT_MAGIC, SNAPSHOT_VERSION
 from ouro.desk.factnorm import NEAR_THRESHOLD, could_exceed, normalize_text, overlap, tokens
 from ouro.store import cursor as cursors
 from ouro.store import jsonio
@@ -76,18 +78,6 @@ from ouro.store.jsonl import BadLine
 from ouro.store.stamp import Stamp
 
 TAIL = 64
-#: 2: no fact texts (read from the log when needed), exact-duplicate keys are digests;
-#: 3: the facts and the exact-duplicate keys as sorted tables, searched in place;
-#: 4: each entity's fact ids marshalled apart, decoded when a write needs them;
-#: 5: each entity's near-duplicate token index saved too (``Postings``);
-#: 6: the log's place as the one append-log cursor (``ouro.store.cursor``): its stamp, not its mtime
-SNAPSHOT_VERSION = 6
-#: the snapshot file starts with this, then the length of the marshalled part
-SNAPSHOT_MAGIC = b"OURODS3\n"
-_HEADER = struct.Struct(">8sQ")
-#: save the state again once the log grew this much (a fresh process then
-#: reads at most this much of the log itself)
-SNAPSHOT_EVERY = 1 << 20
 #: ... or once this process tokenised this many saved facts to index entities
 #: the snapshot had no token index for (the next process finds it saved)
 POSTINGS_SAVE_AT = 2000
@@ -130,23 +120,6 @@ _file_id = stamps.of
 def _stamp_of(st: os.stat_result) -> tuple[Stamp, bool]:
     """The log's stamp and whether it is trusted (outside the racy window)."""
     return stamps.of(st), not stamps.racy(st)
-
-
-def saved_cursor(snapshot: Path) -> tuple[int, int] | None:
-    """(log inode, offset) a saved state covers, or None when there is none usable.
-    Reads only the snapshot's header and its small marshalled part."""
-    try:
-        with snapshot.open("rb") as handle:
-            magic, size = _HEADER.unpack(handle.read(_HEADER.size))
-            if magic != SNAPSHOT_MAGIC or size > 1 << 26:
-                return None
-            data = marshal.loads(handle.read(size))
-    except (OSError, struct.error, EOFError, ValueError, TypeError):
-        return None
-    if not (isinstance(data, tuple) and len(data) == 15 and data[0] == SNAPSHOT_VERSION):
-        return None
-    inode, offset = data[2], data[3]
-    return (inode, offset) if isinstance(inode, int) and isinstance(offset, int) else None
 
 
 class _Table:
@@ -787,7 +760,7 @@ class DiaryState:
         if self.snapshot is None or self.bad or self.ino is None:
             return False
         if (
-            self.offset - self.snapshot_offset < SNAPSHOT_EVERY
+            self.offset - self.snapshot_offset < diary_snapshot.SNAPSHOT_EVERY
             and self.tokenised < POSTINGS_SAVE_AT
         ):
             return False

@@ -1,16 +1,9 @@
-"""Habit reads behind ``ouro habits show|last`` (pure), the rendering of a run's
-receipt, and the old CLI input models of ``b.habits`` (``ouro.api.habits``).
-
-Transitional: the pydantic input models here only build the old click CLI
-(``ouro.cli.gen``) until the new CLI reads ``ouro.spec``; each verb's one home is its
-library method (``ouro.api``).
-"""
+"""Habit reads behind ``ouro habits show|last`` (pure). Their text for people is
+the CLI's (``ouro.cli.habits``, ``ouro.cli.render.ops``)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-from pydantic import Field
+from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, NotFound
@@ -20,40 +13,6 @@ from ouro.habits.policy import policy_and_envelope
 from ouro.habits.receipt import latest_receipt_for, read_receipt
 from ouro.habits.schedule import due_report
 from ouro.habits.state import read_state, state_locator
-from ouro.models.base import ToolInput
-
-
-class HabitListInput(ToolInput):
-    pass
-
-
-class HabitRunInput(ToolInput):
-    name: str = Field(min_length=1, description="the habit's name (habits/<name>.yaml)")
-    trigger: Literal["manual", "poke"] = Field("manual", description="manual | poke")
-    keep_session: bool = Field(
-        False, description="keep the session scratch in state/sessions/ for debugging"
-    )
-
-
-def render_receipt(receipt: dict[str, Any]) -> str:
-    lines = [
-        f"habit {receipt['habitName']} ({receipt['trigger']}): {receipt['outcome']}",
-        f"  run {receipt['runId']}  {receipt['startedAt']} → {receipt['endedAt']}",
-        f"  receipt {receipt['receiptLocator']}",
-        f"  next run {receipt['nextRunAt'] or 'none (paused)'}",
-    ]
-    for ref in receipt["producedRefs"]:
-        if ref["kind"] != "none":
-            lines.append(f"  produced {ref['kind']}: {ref['locator']}")
-    for attempt in receipt["surfaceAttempts"]:
-        lines.append(
-            f"  surfaced to {attempt['recipient']} via {attempt['channel']}: {attempt['result']}"
-        )
-    for call in receipt["toolPolicy"].get("refusedCalls", []):
-        lines.append(f"  refused tool {call['tool']}: {call['reason']}")
-    for error in receipt["errors"]:
-        lines.append(f"  error: {error}")
-    return "\n".join(lines)
 
 
 def habit_show(bundle: Bundle, name: str) -> dict[str, Any]:
@@ -106,17 +65,3 @@ def habit_last(bundle: Bundle, name: str) -> dict[str, Any]:
         "runtimeState": read.state.model_dump(mode="json", by_alias=True) if read.state else None,
         "problems": problems,
     }
-
-
-def render_last(result: dict[str, Any]) -> str:
-    lines = [render_receipt(result["receipt"])]
-    state = result["runtimeState"]
-    if state:
-        lines.append(
-            f"  runtime state: next run {state['nextRunAt'] or 'none'}, "
-            f"consecutive failures {state['consecutiveFailures']}"
-        )
-    else:
-        lines.append("  runtime state: unknown")
-    lines += [f"  problem: {p}" for p in result["problems"]]
-    return "\n".join(lines)

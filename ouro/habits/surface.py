@@ -37,9 +37,7 @@ from __future__ import annotations
 import shlex
 import subprocess
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
-
-from pydantic import Field
+from typing import Any, NamedTuple
 
 from ouro.arc.paths import arc_lock
 from ouro.arc.redact import bundle_literals, redact
@@ -47,7 +45,6 @@ from ouro.bundle import Bundle
 from ouro.habits.config import read_config
 from ouro.habits.receipt import PermissionEnvelope, ReturnRoute, SurfaceAttempt, SurfaceResult
 from ouro.habits.session import ENVELOPE_FILE, SURFACE_FILE, current_session, read_session_json
-from ouro.models.base import ToolInput
 from ouro.models.clock import utc_now_iso
 from ouro.models.ids import new_id
 from ouro.store.jsonl import append_jsonl
@@ -57,16 +54,6 @@ SENSE_TIMEOUT = 30.0
 MESSAGE_CHANNEL = "message"
 _KIND = {"needed_input": "question", "answer": "answer", "blocked": "blocker"}
 _PRINTED = frozenset({"delivered", "delivered_now", "queued", "deferred", "sent"})
-
-
-class SurfaceInput(ToolInput):
-    to: str = Field(
-        min_length=1, description="family, originator, or an explicit recipient's friendId"
-    )
-    reason: Literal["needed_input", "status", "answer", "blocked", "other"] = Field(
-        description="needed_input | status | answer | blocked | other"
-    )
-    text: str = Field(min_length=1, max_length=4000, description="the message")
 
 
 class Request(NamedTuple):
@@ -254,12 +241,3 @@ def _send(
         )
     result: SurfaceResult = first if first in _PRINTED else "sent"  # type: ignore[assignment]
     return SurfaceAttempt(**base, result=result, raw_status=first or None)
-
-
-def render_surface(result: dict[str, Any]) -> str:
-    line = f"{result['result']}: to {result['recipient']} via {result['channel']}"
-    if result.get("error"):
-        line += f"\n  {result['error']}"
-    if result.get("outboxLocator"):
-        line += f"\n  queued at {result['outboxLocator']}"
-    return line

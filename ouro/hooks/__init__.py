@@ -36,7 +36,7 @@ accepts for that event; any failure (no bundle, legacy bundle, unreadable state,
 bad stdin) injects nothing and writes one line to stderr. Host contracts are
 cited in ``docs/hooks.md``.
 
-Start-up is most of a hook's cost, so the CLI answers hook runs without click
-(``ouro.cli.fasthook`` → ``ouro.hooks.stdio``) and this package imports
-heavy modules only in the handler that needs them.
+Start-up is most of a hook's cost, so the one CLI path stays cheap
+(``ouro.cli.run`` → ``ouro.cli.hook`` → ``ouro.hooks.stdio``) and this package
+imports heavy modules only in the handler that needs them.
 """

@@ -4,8 +4,7 @@
 JSON from stdin (at most ``ouro.edge.HOOK_STDIN`` characters, bounded while it
 is read: ``ouro.store.bounded``), runs the hook (``ouro.hooks.common.run_hook``, which fails
 open), writes the one-line reasons to stderr and the host JSON, if any, to
-stdout. Both entries call it: the click command (``ouro.cli.hook``) and the
-start-up fast path (``ouro.cli.fasthook``), so they cannot drift apart.
+stdout. The CLI's ``ouro hook claude|codex EVENT`` (``ouro.cli.hook``) calls it.
 """
 
 from __future__ import annotations

@@ -20,10 +20,10 @@ hybrid when ``ouro[semantic]`` is installed, else lexical (the tools' default).
 ``explain`` adds ``ranks: {"lexical", "semantic"}`` to each result. Facts
 that a later fact supersedes are hidden unless ``history`` is set.
 
-The CLI fast path imports this module, so it (and what it imports) stays
+Every search command imports this module, so it (and what it imports) stays
 on the standard library's cheap modules: no pydantic, click, PyYAML, orjson,
-pathlib, dataclasses or typing at load time (a test checks). The tool input
-models live in ``ouro.index.tools``.
+pathlib, dataclasses or typing at load time. The verbs' inputs are declared on
+``ouro.api.desk.Desk.search`` and ``ouro.api.record`` (``ouro.spec``).
 """
 
 from __future__ import annotations
@@ -310,7 +310,7 @@ def check_since(since: str) -> str:
 
 
 def _check(req: Request) -> None:
-    # The CLI fast path calls this without ouro.tools.invoke: check the text here too.
+    # Callers other than the library (the workbench, tests) reach this directly: check here too.
     from ouro.edge import check_text
 
     for name in ("query", "about", "tag", "track", "status", "since"):
@@ -532,29 +532,3 @@ def consult_notes(root: str | os.PathLike[str], query: str | None = None, tag: s
                   explain: bool = False) -> dict[str, Any]:  # fmt: skip
     return search(root, Request(query, ["note"], tag=tag, limit=limit, mode=mode,
                                 explain=explain))  # fmt: skip
-
-
-def render(result: dict[str, Any]) -> str:
-    """Search results for people: one block per hit."""
-    state = result["index"]["state"]
-    head = f"{result['total']} result(s)" + (
-        f" for {result['query']!r}" if result.get("query") else ""
-    )
-    lines = [head + ("" if state == "fresh" else f"  [index {state}]")]
-    if result["index"].get("note"):
-        lines.append(f"  [{result['index']['note']}]")
-    vectors = result["index"].get("semantic")
-    if vectors and vectors.get("state") != "fresh":
-        lines.append(f"  [semantic part {vectors['state']}: {vectors.get('reason', '')}]")
-    for hit in result["results"]:
-        ranks = hit.get("ranks")
-        shown = (
-            f"  (lexical #{ranks['lexical'] or '-'}, semantic #{ranks['semantic'] or '-'})"
-            if ranks
-            else ""
-        )
-        lines.append(f"- [{hit['kind']}] {hit['title']}{shown}")
-        lines.append(f"  {hit['locator']}" + (f"  ({hit['updated']})" if hit["updated"] else ""))
-        if hit["snippet"]:
-            lines.append(f"  {hit['snippet']}")
-    return "\n".join(lines)

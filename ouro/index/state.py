@@ -109,16 +109,3 @@ def _status_of(base: Path, locator: str) -> dict[str, Any]:
     if reason:
         result["reason"] = reason
     return result
-
-
-def render_status(result: dict[str, Any]) -> str:
-    """``ouro index status`` for humans."""
-    lines = [
-        f"index: {result['state']}" + (f" ({result['reason']})" if result.get("reason") else "")
-    ]
-    if result.get("counts"):
-        lines.append("counts: " + ", ".join(f"{k} {v}" for k, v in result["counts"].items()))
-    lines.append(f"last sync: {result.get('lastSync') or 'never'}")
-    if result.get("problems"):
-        lines.append(f"problems: {result['problems']} (run 'ouro index rebuild' to list them)")
-    return "\n".join(lines)

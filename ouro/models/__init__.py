@@ -2,8 +2,8 @@
 
 The names below are re-exported lazily: importing a light submodule such as
 ``ouro.models.clock`` or ``ouro.models.hashing`` must not pay for pydantic,
-because the CLI search fast path (``ouro.cli.fast``) imports them (and
-``ouro.models.meta``, the shape of ``bundle.json``); this module imports
+because every CLI start imports them (and ``ouro.models.meta``, the shape
+of ``bundle.json``); this module imports
 neither ``typing`` nor ``importlib`` until a name is asked for.
 """
 

@@ -6,13 +6,12 @@ Fields are snake_case in Python and camelCase in files. Every record carries
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Self
+from typing import Any, Self
 
 import orjson
-from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 from pydantic.alias_generators import to_camel
 
-from ouro.edge import is_blank
 from ouro.errors import InvalidInput
 
 
@@ -50,22 +49,6 @@ def describe_validation(exc: ValidationError, source: str) -> str:
         where = ".".join(str(p) for p in err["loc"]) or "(record)"
         lines.append(f"{source}: {where}: {err['msg']}")
     return "; ".join(lines)
-
-
-def _not_blank(value: str) -> str:
-    if is_blank(value):
-        raise ValueError("must not be empty or only whitespace")
-    return value
-
-
-#: text that means something (an ask, a next action, a claim …): never blank
-NonBlank = Annotated[str, AfterValidator(_not_blank)]
-
-
-class ToolInput(BaseModel):
-    """Base for tool input models: snake_case fields, unknown fields refused."""
-
-    model_config = ConfigDict(extra="forbid")
 
 
 def validate_input(model: type[BaseModel], data: Any, *, source: str, hint: str) -> Any:

@@ -1,7 +1,6 @@
 """The shape of ``bundle.json``: what a bundle's marker file must hold.
 
-Standard library only: the CLI fast paths (``ouro.cli.fast``) check it as
-``ouro.bundle`` does, so both refuse the same files.
+Standard library only (``ouro.bundle`` reads it on every command's start).
 
 ``problem(data)`` is None for a valid file, else ``(field, what is wrong)``:
 

@@ -33,31 +33,6 @@ timeout: 10m
 """
 
 
-def render_sync(result: dict[str, Any]) -> str:
-    from ouro.sync.summary import describe
-
-    lines = []
-    committed = result.get("committed") or {}
-    lines.append(f"committed: {describe(committed)}" if committed else "committed: nothing new")
-    if result.get("remote"):
-        lines.append(
-            f"pulled: {result['pulledCommits']} commit(s) from {result['remote']}/{result['branch']}"
-        )
-        lines.append("pushed: " + ("yes" if result["pushed"] else "nothing to push"))
-    else:
-        lines.append(
-            "remote: none (local history only; add one with 'ouro sync init --remote URL')"
-        )
-    for conflict in result.get("conflicts") or []:
-        lines.append(
-            f"conflict kept: {conflict['path']} ({conflict['kind']}; kept {conflict['kept']}) "
-            f"-> {conflict['recordPath']}"
-        )
-    lines += [f"malformed line {m}" for m in result.get("malformed") or []]
-    lines += [f"note: {n}" for n in result.get("notes") or []]
-    return "\n".join(lines)
-
-
 def sync_status(bundle: Bundle) -> dict[str, Any]:
     config = state.read_config(bundle)
     conflicts, problems = open_conflicts(bundle)
@@ -77,27 +52,6 @@ def sync_status(bundle: Bundle) -> dict[str, Any]:
         ],
         "problems": problems,
     }
-
-
-def render_status(result: dict[str, Any]) -> str:
-    if not result["configured"]:
-        return "sync: not configured (run 'ouro sync init --remote URL')"
-    config, last = result["config"], result["last"]
-    lines = [
-        f"sync: {config.get('remote') or 'no remote'}/{config.get('branch')} "
-        f"every {config.get('interval')}"
-    ]
-    if not last:
-        lines.append("last sync: never")
-    else:
-        lines.append(f"last sync: {last.get('lastResult')} at {last.get('lastAttemptAt')}")
-        if last.get("lastResult") == "failed":
-            lines.append(f"error: {last.get('lastError')}")
-        lines.append(f"last success: {last.get('lastSuccessAt') or 'never'}")
-    for c in result["openConflicts"]:
-        lines.append(f"open conflict {c['id']}: {c['path']} ({c['kind']}) -> {c['recordPath']}")
-    lines += [f"problem: {p}" for p in result["problems"]]
-    return "\n".join(lines)
 
 
 def resolve(bundle: Bundle, conflict_id: str) -> dict[str, Any]:
@@ -125,10 +79,6 @@ def resolve(bundle: Bundle, conflict_id: str) -> dict[str, Any]:
     return {"id": conflict_id, "path": record.get("path"), "resolved": True}
 
 
-def render_resolved(result: dict[str, Any]) -> str:
-    return f"resolved {result['id']} ({result['path']})"
-
-
 def add_sync_habit(bundle: Bundle, *, cadence: str | None = None) -> dict[str, Any]:
     config = state.require_config(bundle)
     require_own_repository(bundle)
@@ -144,10 +94,3 @@ def add_sync_habit(bundle: Bundle, *, cadence: str | None = None) -> dict[str, A
         )
     atomic_write_text(path, SYNC_HABIT_TEMPLATE.format(cadence=chosen))
     return {"habit": SYNC_HABIT, "locator": f"habits/{SYNC_HABIT}.yaml", "cadence": chosen}
-
-
-def render_habit(result: dict[str, Any]) -> str:
-    return (
-        f"wrote {result['locator']} (every {result['cadence']}); "
-        "run it with 'ouro habits run sync', schedule it with 'ouro habits install'"
-    )

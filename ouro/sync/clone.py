@@ -30,8 +30,8 @@ from ouro.errors import BundleExists, BundleNotFound, InvalidInput, OuroError
 from ouro.store.git import Git, SyncError
 from ouro.sync import state
 from ouro.sync.repo import REMOTE, local_url
-from ouro.sync.run import regenerate
-from ouro.sync.setup import render_init, sync_init
+from ouro.sync.run import Regenerate
+from ouro.sync.setup import sync_init
 
 CLONE_TIMEOUT = 600.0
 
@@ -122,8 +122,10 @@ def clone(
     branch: str | None = None,
     interval: str = state.DEFAULT_INTERVAL,
     cwd: Path | None = None,
+    regenerate: Regenerate,
 ) -> dict[str, Any]:
-    """Clone the bundle at ``url`` into ``path`` and set it up to sync."""
+    """Clone the bundle at ``url`` into ``path`` and set it up to sync;
+    ``regenerate`` builds its derived files (``ouro.derived.regenerate``)."""
     if not url.strip():
         raise InvalidInput("url: must not be empty", hint="pass the bundle's remote URL")
     here = cwd or Path.cwd()
@@ -147,17 +149,6 @@ def clone(
         _undo(made, existed)
         raise
     return {**result, "clonedFrom": url, "remoteHead": head}
-
-
-def render_clone(result: dict[str, Any]) -> str:
-    head = result.get("remoteHead")
-    said = f"; the remote's HEAD names {head}" if head and head != result["branch"] else ""
-    first = (
-        f"cloned {result['clonedFrom']} into {result['bundle']} (branch {result['branch']}{said})"
-    )
-    rest = render_init(result).splitlines()
-    rest[-1] = f"next: ouro --bundle {result['bundle']} orient"
-    return "\n".join([first, *rest])
 
 
 def explain_unopened(folder: Path, exc: BundleNotFound) -> OuroError:

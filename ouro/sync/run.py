@@ -65,6 +65,7 @@ class Run:
     branch: str
     mode: Mode
     progress: Progress
+    regenerate: Regenerate
     notes: list[str] = field(default_factory=list)
     committed: dict[str, int] = field(default_factory=dict)
     pulled: int = 0
@@ -210,13 +211,9 @@ def _merge_remote(run: Run) -> None:
     _finish_merge(run, f"ouro sync: merge {run.remote}/{run.branch} ({incoming} commit(s))")
 
 
-def regenerate(bundle: Bundle, progress: Progress) -> None:
-    """Derived files are never merged: rebuild them from the merged records
-    (every artifact of ``ouro.derived``)."""
-    from ouro import derived
-
-    progress("regenerating derived files")
-    derived.regenerate(bundle, progress)
+#: rebuilds the derived files after a merge: ``ouro.derived.regenerate``, which
+#: the library (``ouro.api``, a layer above this domain) passes in
+Regenerate = Callable[[Bundle, Progress], Any]
 
 
 def _push(run: Run) -> bool:
@@ -265,7 +262,8 @@ def _sync(run: Run) -> None:
     for _ in range(PUSH_TRIES):
         _cycle(run)
         if run.merged:
-            regenerate(run.bundle, run.progress)
+            run.progress("regenerating derived files")
+            run.regenerate(run.bundle, run.progress)
         if _push(run):
             return
         run.notes.append("the remote moved during the sync; merging again")
@@ -276,8 +274,14 @@ def _sync(run: Run) -> None:
 
 
 def sync(
-    bundle: Bundle, *, mode: Mode = "both", progress: Progress | None = None
+    bundle: Bundle,
+    *,
+    regenerate: Regenerate,
+    mode: Mode = "both",
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
+    """One ``ouro sync`` (see the module docstring); ``regenerate`` rebuilds the
+    derived files after a merge (``ouro.derived.regenerate``)."""
     config = state.require_config(bundle)
     remote = config.get("remote")
     if remote is None and mode != "both":
@@ -292,6 +296,7 @@ def sync(
         str(config.get("branch") or "main"),
         mode,
         progress or (lambda _step: None),
+        regenerate,
     )
     previous = state.read_status(bundle) or {}
     started = utc_now_iso()

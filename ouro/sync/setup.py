@@ -38,7 +38,6 @@ from ouro.store.lock import FileLock
 from ouro.sync import state
 from ouro.sync.repo import (
     REMOTE,
-    Project,
     add_remote,
     has_own_repository,
     local_url,
@@ -198,44 +197,3 @@ def _configure(
         "untracked": tracked,
         "committed": committed,
     }
-
-
-def render_init(result: dict[str, Any]) -> str:
-    how = (
-        "created the bundle's own git repository"
-        if result["repository"] == "created"
-        else "adopted the bundle's own git repository"
-    )
-    lines = [
-        f"sync configured: {how} at {result['gitDir']} "
-        f"(branch {result['branch']}, every {result['interval']})",
-        f"remote: {REMOTE} -> {result['url']}"
-        if result["url"]
-        else "remote: none (add one with: ouro sync init --remote URL)",
-    ]
-    if result.get("identity"):
-        lines.append(
-            f"identity: commits as {result['identity']} (git has none on this machine; "
-            "set in the bundle's repository only)"
-        )
-    earlier = result.get("earlierSetup")
-    if earlier:
-        where = earlier.get("project") or "the repository around it"
-        lines.append(
-            f"earlier setup: an older ouro synced this bundle through {where}; it now has a "
-            "history of its own. Check that repository's remotes (git -C "
-            f"{where} remote -v): the older ouro may have repointed its origin"
-        )
-    if result.get("project"):
-        p = result["project"]
-        lines += Project(
-            Path(p["root"]), p["bundlePath"], p["tracksBundleFiles"], p["ignoresBundle"]
-        ).describe()
-    if result["policyFilesChanged"]:
-        lines.append("updated: " + ", ".join(result["policyFilesChanged"]))
-    if result["untracked"]:
-        lines.append(
-            f"no longer tracked (derived, regenerated): {len(result['untracked'])} file(s)"
-        )
-    lines.append("next: ouro sync")
-    return "\n".join(lines)

@@ -11,7 +11,7 @@ registry can read the list at import time.
 ``run_drills`` runs the named drills (all when none are named), each on its own
 temporary copy (``harness.drill_copy``), and returns one result per drill:
 ``{name, status: pass|fail, detail, checks, lookAt, durationMs}``. The real
-bundle is only read. ``ouro.sentinel.api.drill`` then records one receipt
+bundle is only read. ``b.drill()`` (``ouro.api``) then records one receipt
 (trigger ``drill``) in the real bundle carrying these results.
 """
 

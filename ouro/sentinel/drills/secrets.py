@@ -199,7 +199,6 @@ def surfaces(bundle: Bundle) -> dict[str, str]:
     """Every text ouro renders from this bundle for an agent: packet, hooks, resume."""
     from ouro import orient
     from ouro.arc.resume import read_resume, read_resume_full
-    from ouro.arc.tools_arc import render_resume
     from ouro.hooks.handlers import debt_message
     from ouro.hooks.packet import changed_context, packet_context
 
@@ -215,7 +214,8 @@ def surfaces(bundle: Bundle) -> dict[str, str]:
         "SessionStart injection": context,
         "UserPromptSubmit changes": changed or "",
         "Stop message": debt_message(full, now="9999-12-31T00:00:00Z") or "",
-        "arc resume": render_resume(resume) + orjson.dumps(resume).decode(),
+        # (its text for people, ouro.cli.render.arc.resume, shows these same fields)
+        "arc resume": orjson.dumps(resume).decode(),
     }
 
 

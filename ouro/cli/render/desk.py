@@ -1,11 +1,11 @@
-"""Text renderings of Desk tool results for people (``--json`` gives the dicts)."""
+"""Desk results for people: a task's check run, ready work."""
 
 from __future__ import annotations
 
 from typing import Any
 
 
-def render_task_verify(result: dict[str, Any]) -> str:
+def task_verify(result: dict[str, Any]) -> str:
     task, run = result["task"], result["run"]
     timed = " (timed out)" if run.get("timedOut") else ""
     lines = [
@@ -24,12 +24,7 @@ def render_task_verify(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def task_verify_exit(result: dict[str, Any]) -> int:
-    """``desk task verify`` exits 1 when the check it ran failed."""
-    return 0 if result["run"]["exitCode"] == 0 else 1
-
-
-def render_ready(result: dict[str, Any]) -> str:
+def ready(result: dict[str, Any]) -> str:
     tasks = result["ready"]
     if not tasks:
         lines = ["no ready tasks (open, unblocked and not held)"]

@@ -1,4 +1,5 @@
-"""Human renderings of tool results (named in the registry as ``Tool.render``).
+"""Human renderings of Desk, record, Arc-query and list results (named by CLI path in
+``ouro.cli.render.RENDERERS``).
 
 The house rule for people (``--json`` prints the object itself; ``--verbose``
 prints the full record): a write is one line — what happened, the id, where

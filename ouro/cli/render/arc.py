@@ -1,70 +1,21 @@
-"""Text renderings of the Arc verbs (``ouro.api.arc``), and their old CLI input models.
-
-Transitional: the pydantic input models here only build the old click CLI
-(``ouro.cli.gen``) until the new CLI reads ``ouro.spec``; each verb's one home is its
-library method (``ouro.api``).
-"""
+"""Arc results for people: writes, resume, claims, obligations, redaction."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field
-
-from ouro.models.base import NonBlank, ToolInput
+from ouro.cli.output import status
 
 
-class ResumeInput(ToolInput):
-    pass
+def continuation_text(r: dict[str, Any]) -> str:
+    """``yes`` | ``needs confirmation ('ouro arc confirm')`` | ``no``."""
+    state = r.get("continuation") or ("yes" if r.get("canContinue") else "no")
+    if state == "needs_confirmation":
+        return "needs confirmation (run 'ouro arc confirm' or record a new ask)"
+    return str(state)
 
 
-class QueryInput(ToolInput):
-    what: Literal["doing", "owe", "blocked", "unverified", "since-checkpoint"] = Field(
-        description="doing | owe | blocked | unverified | since-checkpoint"
-    )
-
-
-class SessionFields(ToolInput):
-    session_ref: str | None = Field(None, description="the session recording this")
-    turn_id: str | None = Field(None, description="the turn recording this")
-
-
-class TextInput(SessionFields):
-    text: NonBlank = Field(min_length=1, description="what to record")
-
-
-class DeskLinkInput(TextInput):
-    tasks: list[str] = Field(
-        default_factory=list, description="a Desk task (id or track/slug) that carries the details"
-    )
-    refs: list[str] = Field(
-        default_factory=list,
-        description="a Desk locator that carries the details (e.g. desk/_record/notes/x.md)",
-    )
-
-
-class NextInput(DeskLinkInput):
-    stop_before: list[NonBlank] = Field(
-        default_factory=list, description="an action not to take without confirming first"
-    )
-
-
-class ConfirmInput(SessionFields):
-    pass
-
-
-class UnblockInput(SessionFields):
-    blocker_id: str | None = Field(None, description="the blocker's event id (default: all)")
-
-
-class CheckpointInput(ToolInput):
-    pass
-
-
-# --- renderings -------------------------------------------------------------
-
-
-def render_written(result: dict[str, Any]) -> str:
+def written(result: dict[str, Any]) -> str:
     event = result.get("event")
     if event is None:
         return "nothing to clear: no active blockers"
@@ -77,15 +28,7 @@ def render_written(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def continuation_text(r: dict[str, Any]) -> str:
-    """``yes`` | ``needs confirmation ('ouro arc confirm')`` | ``no``."""
-    state = r.get("continuation") or ("yes" if r.get("canContinue") else "no")
-    if state == "needs_confirmation":
-        return "needs confirmation (run 'ouro arc confirm' or record a new ask)"
-    return str(state)
-
-
-def render_resume(r: dict[str, Any]) -> str:
+def resume(r: dict[str, Any]) -> str:
     ask, nxt = r["currentAsk"], r["nextSafeAction"]
     lines = [
         f"can continue: {continuation_text(r)}   recorder: {r['recorder']['health']}",
@@ -126,3 +69,52 @@ def render_resume(r: dict[str, Any]) -> str:
 
 def _count(ids: list[str] | None) -> str:
     return "unknown" if ids is None else str(len(ids))
+
+
+def claim(c: dict[str, Any]) -> str:
+    lines = [f"{c['id']} [{status(c['status'])}] {c['text']}", f"  why: {c['statusReason']}"]
+    if c.get("check"):
+        lines.append(f"  check: {c['check']}")
+    evidence = c.get("evidence") or []
+    if evidence:
+        e = evidence[-1]
+        who = f" by {e['by']}" if e.get("by") else ""
+        lines.append(
+            f"  latest evidence: {e.get('provenance', 'asserted')}{who}: "
+            f"{e['command']!r} exited {e['exitCode']} at {e['recordedAt']}"
+        )
+    run = c.get("run")
+    if run:
+        timed = " (timed out)" if run.get("timedOut") else ""
+        lines.append(
+            f"  ran in {run['cwd']}: exit {run['exitCode']}{timed}, {run['durationMs']} ms, "
+            f"output {run['outputDigest']}"
+        )
+        if run.get("tail"):
+            lines.append("  output tail (redacted):")
+            lines.extend("    " + line for line in run["tail"].splitlines())
+    lines.append(f"  at: {c['locator']}")
+    return "\n".join(lines)
+
+
+def _ob_line(o: dict[str, Any]) -> str:
+    due = f" due {o['due']}" if o.get("due") else ""
+    route = f" via {o['route']['channel']}:{o['route']['key']}" if o.get("route") else ""
+    return f"{o['id']} [{o['status']}] {o['what']} → {o['owedTo']}{due}{route}  ({o['locator']})"
+
+
+def obligation(o: dict[str, Any]) -> str:
+    return _ob_line(o)
+
+
+def redacted(result: dict[str, Any]) -> str:
+    lines = [
+        f"redacted {result['occurrences']} occurrence(s) in {result['locator']} "
+        f"(now {result['marker']}); recorded {result['event']['id']}"
+    ]
+    if result["indexDropped"]:
+        lines.append("search index dropped (it held the old text); 'ouro index sync' rebuilds it")
+    lines.extend(f"warning: {w}" for w in result.get("warnings", []))
+    for loc in result["stillFoundIn"]:
+        lines.append(f"still in: {loc}  (run 'ouro record redact {loc} --match …')")
+    return "\n".join(lines)
