@@ -352,9 +352,12 @@ def collect_items(bundle: Bundle) -> list[OrientItem]:
     Texts are as the providers made them: ``pack`` (and the hooks' change
     rendering) redact each item they show, at render time.
     """
+    from ouro.desk.heads import one_read
+
     items: list[OrientItem] = []
-    for ref in PROVIDERS:
-        items.extend(_load(ref)(bundle))
+    with one_read():  # the Desk section and the ready tasks share one scan of the heads
+        for ref in PROVIDERS:
+            items.extend(_load(ref)(bundle))
     return items
 
 
