@@ -47,6 +47,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "posttool": ([], ["--tasks", "20", "--claims", "10", "--repeat", "2"]),
     "semantic": (["--bundle", "{copy}"], ["--scale", "0.003", "--queries", "3"]),
     "agents": ([], ["--tasks", "50", "--repeat", "2"]),
+    "onepath": (["--bundle", "{corpus}"], ["--smoke"]),
 }  # fmt: skip
 RATIO = re.compile(r"ratio|baseline|target|x\b|vs", re.IGNORECASE)
 

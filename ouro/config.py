@@ -96,6 +96,21 @@ SETTINGS: dict[str, Setting] = {
             ("words", "meaning"),
         ),
         Setting(
+            "habits.agent",
+            "The agent that runs a habit with no run: and no agent: of its own, headless in "
+            "the habit's private session.",
+            "claude",
+            ("claude", "codex", "pi", "gemini", "opencode"),
+        ),
+        *(
+            Setting(
+                f"habits.command.{host}",
+                f"The {host} executable habit sessions launch (default: {host} on PATH).",
+                None,
+            )
+            for host in ("claude", "codex", "pi", "gemini", "opencode")
+        ),
+        Setting(
             "dates",
             "How human output shows times: relative (3h ago) or absolute (ISO 8601).",
             "relative",

@@ -24,6 +24,12 @@ Contract:
   hint}}``, the object the CLI prints for an error with ``--json``. Any other
   exception becomes a tool error too, and the server keeps serving. An unknown
   tool name is a protocol error (``INVALID_PARAMS``), as the MCP spec asks.
+- ``ouro mcp --session hs-…`` serves a habit's private session (the runner
+  starts it for an agent, ``ouro.habits.agents``): only the session's granted
+  tools, plus the denied tools the habit asked for, listed as denied; every
+  call is gated by the session's policy file, which the runner wrote, not by
+  variables the agent could change -- a denied call is a tool error, and it is
+  recorded in the run's receipt. Each write carries the session (``ouro.lane``).
 - The server is bound to one bundle, opened once at start; locator rules inside
   the domain functions keep every argument inside it.
 - Each request line is read up to ``REQUEST_LINE_LIMIT`` bytes
@@ -177,11 +183,39 @@ def call_tool(
     )
 
 
-def build_server(bundle: Bundle, tool_set: str = "lean") -> Server[Any]:
-    """A low-level MCP server exposing the ``tool_set`` registry tools on ``bundle``."""
-    tools = served(tool_set)
-    names = frozenset(t.name for t in tools)
-    definitions = types.ListToolsResult(tools=tool_definitions(tools))
+def session_definitions(bundle: Bundle, session: str) -> tuple[list[types.Tool], frozenset[str]]:
+    """The tools served to habit session ``session``, and their names; this process
+    then writes for the session and gates calls by its policy (``os.environ``)."""
+    from ouro.habits.policy import session_policy
+
+    policy = session_policy(bundle, session)
+    os.environ.update(policy.env())
+    shown = set(policy.granted) | set(policy.shown_denied)
+    tools = [t for t in registry.TOOLS if t.agent and t.name in shown]
+    definitions = []
+    for tool in tools:
+        definition = tool_definition(tool)
+        if tool.name not in policy.granted:
+            reason = policy.reasons.get(tool.name, "not granted")
+            text = (
+                f"DENIED in this habit session ({reason}): a call is refused and recorded "
+                f"in the run's receipt. {definition.description}"
+            )
+            definition = definition.model_copy(update={"description": text})
+        definitions.append(definition)
+    return definitions, frozenset(t.name for t in tools)
+
+
+def build_server(bundle: Bundle, tool_set: str = "lean", session: str | None = None) -> Server[Any]:
+    """A low-level MCP server exposing the ``tool_set`` registry tools on ``bundle``,
+    or (``session``) the tools of that habit session."""
+    if session is not None:
+        listed, names = session_definitions(bundle, session)
+    else:
+        tools = served(tool_set)
+        names = frozenset(t.name for t in tools)
+        listed = tool_definitions(tools)
+    definitions = types.ListToolsResult(tools=listed)
     # One call at a time per process: tool functions are synchronous and may
     # share per-process state; other processes are fenced by file locks.
     serial = anyio.Lock()
@@ -303,8 +337,8 @@ def _bounded_stdin() -> Iterator[anyio.AsyncFile[str]]:
             os.dup2(private, 0)
 
 
-async def serve_stdio(bundle: Bundle, tool_set: str = "lean") -> None:
-    server = build_server(bundle, tool_set)
+async def serve_stdio(bundle: Bundle, tool_set: str = "lean", session: str | None = None) -> None:
+    server = build_server(bundle, tool_set, session)
     with _bounded_stdin() as stdin:
         await _serve(server, stdin)
 
@@ -328,6 +362,6 @@ async def _serve(server: Server[Any], stdin: anyio.AsyncFile[str]) -> None:
             tasks.cancel_scope.cancel()
 
 
-def serve(bundle: Bundle, tool_set: str = "lean") -> None:
+def serve(bundle: Bundle, tool_set: str = "lean", session: str | None = None) -> None:
     """Serve MCP over stdin/stdout until the client closes the connection."""
-    anyio.run(serve_stdio, bundle, tool_set)
+    anyio.run(serve_stdio, bundle, tool_set, session)

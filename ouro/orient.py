@@ -35,6 +35,7 @@ PROVIDERS: tuple[str, ...] = (
     "ouro.sync.orientation:sync_items",
     "ouro.desk.orientation:desk_items",
     "ouro.messages.orientation:message_items",
+    "ouro.habits.orientation:habit_items",
     "ouro.sentinel.orientation:sentinel_items",
 )
 CUT_MARKER = "\n… (cut to the budget)\n"
@@ -334,9 +335,12 @@ def collect_items(bundle: Bundle) -> list[OrientItem]:
     Texts are as the providers made them: ``pack`` (and the hooks' change
     rendering) redact each item they show, at render time.
     """
+    from ouro.desk.heads import one_read
+
     items: list[OrientItem] = []
-    for ref in PROVIDERS:
-        items.extend(_load(ref)(bundle))
+    with one_read():  # the Desk section and the ready tasks share one scan of the heads
+        for ref in PROVIDERS:
+            items.extend(_load(ref)(bundle))
     return items
 
 

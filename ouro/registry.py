@@ -167,7 +167,9 @@ TOOLS: tuple[Tool, ...] = (
     Tool(("drill",), "ouro.api:Bundle.drill", read_only=False),
     Tool(("habits", "list"), "ouro.api.habits:Habits.list", read_only=True, idempotent=True),
     Tool(("habits", "run"), "ouro.api.habits:Habits.run", read_only=False, destructive=True, open_world=True),
-    Tool(("surface",), "ouro.api:Bundle.surface", read_only=False),
+    Tool(("surface",), "ouro.api.habits:Surface.__call__", read_only=False),
+    Tool(("surface", "list"), "ouro.api.habits:Surface.list", read_only=True, idempotent=True),
+    Tool(("surface", "ack"), "ouro.api.habits:Surface.ack", read_only=False, idempotent=True),
 )
 # fmt: on
 

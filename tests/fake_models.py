@@ -21,12 +21,18 @@ answered with one call of that tool (Claude Code's ``Bash`` tool_use;
 Codex's ``shell`` / ``exec_command`` function_call), and the request after
 the result gets the plain text reply. That makes the real host run the
 command through its own tool, fire its tool hooks and write its transcript.
+
+``tool(name, arguments)`` queues a call of any other tool the host offers (an
+MCP tool: the offered name that ends with ``name``, ``mcp__ouro__diary_write``
+for ``diary_write``), answered the same way. ``delay`` holds every model reply
+back that many seconds (a host that outlives a habit's timeout).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -67,6 +73,8 @@ class FakeModels:
         self.requests: list[dict[str, Any]] = []
         self.commands: list[str] = []
         self.calls: list[dict[str, Any]] = []
+        self.tools: list[tuple[str, dict[str, Any]]] = []
+        self.delay = 0.0
         self._lock = threading.Lock()
         owner = self
 
@@ -99,6 +107,8 @@ class FakeModels:
                 path = self.path.split("?")[0]
                 with owner._lock:
                     owner.requests.append({"path": path, "body": body})
+                if owner.delay and not path.endswith("/count_tokens"):
+                    time.sleep(owner.delay)
                 if path.endswith("/messages/count_tokens"):
                     self._json({"input_tokens": 100})
                 elif path.endswith("/messages"):
@@ -129,6 +139,10 @@ class FakeModels:
                 self.close_connection = True
 
             def _anthropic(self, body: dict[str, Any]) -> None:
+                queued = owner._tool_for(body)
+                if queued is not None and body.get("stream"):
+                    self._anthropic_call(body, *queued)
+                    return
                 command = owner._command_for(body)
                 if command is not None and body.get("stream"):
                     self._anthropic_tool(body, command)
@@ -184,9 +198,21 @@ class FakeModels:
                 )
 
             def _anthropic_tool(self, body: dict[str, Any], command: str) -> None:
+                arguments = {"command": command, "description": "Run the check"}
+                self._anthropic_call(body, "Bash", arguments, command)
+
+            def _anthropic_call(
+                self,
+                body: dict[str, Any],
+                tool: str,
+                arguments_obj: dict[str, Any],
+                command: str | None = None,
+            ) -> None:
                 n = len(owner.calls)
                 call_id = f"toolu_01FakeCall{n:04d}abcdefghij"
-                owner.calls.append({"id": call_id, "command": command, "tool": "Bash"})
+                owner.calls.append(
+                    {"id": call_id, "command": command, "tool": tool, "arguments": arguments_obj}
+                )
                 message = {
                     "id": f"msg_fake_tool{n}",
                     "type": "message",
@@ -197,8 +223,8 @@ class FakeModels:
                     "stop_sequence": None,
                     "usage": {"input_tokens": 10, "output_tokens": 5},
                 }
-                arguments = json.dumps({"command": command, "description": "Run the check"})
-                block = {"type": "tool_use", "id": call_id, "name": "Bash", "input": {}}
+                arguments = json.dumps(arguments_obj)
+                block = {"type": "tool_use", "id": call_id, "name": tool, "input": {}}
                 delta = {"type": "input_json_delta", "partial_json": arguments}
                 self._sse(
                     [
@@ -225,13 +251,23 @@ class FakeModels:
                 )
 
             def _openai(self, body: dict[str, Any]) -> None:
-                command = owner._command_for(body)
+                queued = owner._tool_for(body)
+                command = None if queued is not None else owner._command_for(body)
                 item: dict[str, Any]
-                if command is not None:
-                    tool, arguments = owner._codex_call(body, command)
+                if queued is not None or command is not None:
+                    namespace = None
+                    if queued is not None:
+                        tool, arguments = queued
+                        if "." in tool:  # a namespaced tool: its namespace and its name
+                            namespace, tool = tool.split(".", 1)
+                    else:
+                        assert command is not None
+                        tool, arguments = owner._codex_call(body, command)
                     n = len(owner.calls)
                     call_id = f"call_FakeCall{n:04d}abcdefghij"
-                    owner.calls.append({"id": call_id, "command": command, "tool": tool})
+                    owner.calls.append(
+                        {"id": call_id, "command": command, "tool": tool, "arguments": arguments}
+                    )
                     item = {
                         "id": f"fc_fake{n}",
                         "type": "function_call",
@@ -240,6 +276,8 @@ class FakeModels:
                         "name": tool,
                         "arguments": json.dumps(arguments),
                     }
+                    if namespace is not None:
+                        item["namespace"] = namespace
                     added = item | {"status": "in_progress", "arguments": ""}
                 else:
                     item = {
@@ -265,7 +303,7 @@ class FakeModels:
                     },
                 }
                 middle: list[tuple[str | None, dict[str, Any]]]
-                if command is None:
+                if item["type"] == "message":
                     middle = [
                         (
                             "response.output_text.delta",
@@ -340,6 +378,38 @@ class FakeModels:
         """Queue ``command`` for the host to run through its shell tool."""
         with self._lock:
             self.commands.append(command)
+
+    def tool(self, name: str, arguments: dict[str, Any]) -> None:
+        """Queue a call of the offered tool whose name ends with ``name``."""
+        with self._lock:
+            self.tools.append((name, arguments))
+
+    def offered(self, body: dict[str, Any]) -> list[str]:
+        """The tool names a request offers (a Responses ``namespace`` tool's own
+        tools as ``namespace.name``: Codex offers an MCP server's tools so)."""
+        names: list[str] = []
+        for tool in body.get("tools") or []:
+            name = _tool_name(tool)
+            inner = tool.get("tools") if isinstance(tool, dict) else None
+            if isinstance(inner, list):
+                names += [f"{name}.{n}" for n in map(_tool_name, inner) if n]
+            elif name:
+                names.append(name)
+        return names
+
+    def _tool_for(self, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+        """The next queued tool call, as (offered name, arguments), if this request
+        offers it: queued calls are made one after another, each after the last
+        one's result, then the plain reply ends the turn."""
+        with self._lock:
+            if not self.tools:
+                return None
+            wanted, arguments = self.tools[0]
+            for name in self.offered(body):
+                if name == wanted or name.endswith("__" + wanted) or name.endswith("." + wanted):
+                    self.tools.pop(0)
+                    return name, arguments
+        return None
 
     def _command_for(self, body: dict[str, Any]) -> str | None:
         """The queued command to answer ``body`` with a shell call, or None.

@@ -105,6 +105,7 @@ EXPECTED_EXIT = {
     ("sync", "resolve"): (2, "a scratch bundle has no conflict to resolve"),
     ("hook", "doctor"): (1, "nothing is installed in a scratch project"),
     ("message", "reply"): (1, "a scratch bundle's inbox has no message to answer"),
+    ("surface", "ack"): (1, "nothing was surfaced to a scratch bundle"),
 }
 #: long-running commands: started, given a moment, and must still be running
 SERVERS = {("watch",), ("mcp",), ("workbench",)}

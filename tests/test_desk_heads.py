@@ -147,3 +147,26 @@ def test_a_process_reuses_its_decoding_only_while_the_cache_file_is_unchanged(
     _forge(bundle, retitle)  # a writer replaced the file: the next read decodes it
     (head,), _ = heads.read_heads(bundle)
     assert head.title == "Retitled in the cache"
+
+
+def test_one_packet_scans_the_heads_once(bundle: Bundle, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ouro.desk import heads as heads_module
+    from ouro.orient import collect_items
+
+    tracks.add_track(bundle, "web")
+    tasks.add_task(bundle, "web", "Ship it")
+    scans: list[int] = []
+    real = heads_module._stat_all
+
+    def counting(desk: str, rels: list[str]) -> list[object]:
+        scans.append(len(rels))
+        return real(desk, rels)
+
+    monkeypatch.setattr(heads_module, "_stat_all", counting)
+    heads_module.desk_heads(bundle)
+    heads_module.desk_heads(bundle)
+    assert len(scans) == 2  # outside one read, every read stats every task
+    scans.clear()
+    items = collect_items(bundle)
+    assert any("Ship it" in item.text for item in items)
+    assert len(scans) == 1  # the Desk section and the ready tasks share the scan

@@ -142,11 +142,11 @@ def test_a_name_defined_twice_is_a_problem(bundle: Bundle) -> None:
 
 def test_get_names_the_problem_or_the_known_habits(bundle: Bundle) -> None:
     write(bundle, "ok.yaml", "title: ok\ncadence: 1h\nrun: x\n")
-    write(bundle, "bad.yaml", "title: bad\ncadence: 1h\n")
+    write(bundle, "bad.yaml", "title: bad\ncadence: 1h\nagent: cursor\n")
     habits = load_habits(bundle)
     with pytest.raises(
         InvalidInput,
-        match=r"habit 'bad' has an invalid definition: habits/bad.yaml: run: Field required",
+        match=r"habit 'bad' has an invalid definition: habits/bad.yaml: agent: Input should be",
     ):
         habits.get("bad")
     with pytest.raises(NotFound, match=r"no habit named 'nope' \(habits: ok\)"):
@@ -181,3 +181,50 @@ def test_list_cli_shows_habits_and_problems(bundle: Bundle) -> None:
         ["ok", "2h", "paused", "never", "the", "ok", "habit"],
         ["invalid:", "habits/bad.yaml:", "timeout:", "0s", "is", "outside", "1s..3600s"],
     ]
+
+
+#: the seed's minimal habit shape (002_*, "Habit Surfacing"), exactly as written there
+SEED_MINIMAL = """\
+title: inbox triage
+cadence: 30m
+status: active
+origin:
+  friendId: ari
+  channel: bluebubbles
+  key: session-or-thread
+surface:
+  family: true
+  originator: true
+  extra: []
+"""
+
+
+def test_the_seeds_minimal_habit_is_valid_and_done_by_the_default_agent(bundle: Bundle) -> None:
+    from ouro.habits.agents import agent_for
+
+    write(bundle, "inbox-triage.yaml", SEED_MINIMAL)
+    loaded = load_habits(bundle)
+    assert loaded.problems == []
+    [habit] = loaded.habits
+    assert habit.definition.run is None and habit.definition.agent is None
+    assert habit.definition.origin.friend_id == "ari"
+    assert agent_for(bundle, habit) == "claude"  # the built-in default
+    run_ouro("config", "set", "habits.agent", "codex", bundle=bundle, check=True)
+    assert agent_for(bundle, habit) == "codex"  # the bundle's default
+    write(bundle, "own.yaml", "title: own\ncadence: 1h\nagent: gemini\nprompt: look around\n")
+    own = load_habits(bundle).get("own")
+    assert agent_for(bundle, own) == "gemini" and own.definition.prompt == "look around"
+
+
+@pytest.mark.parametrize(
+    ("text", "field", "reason"),
+    [
+        ("title: t\ncadence: 1h\nrun: x\nagent: codex\n", "(document)", "either run:"),
+        ("title: t\ncadence: 1h\nagent: cursor\n", "agent", "Input should be"),
+        ("title: t\ncadence: 1h\nkeepTranscript: maybe\n", "keepTranscript", "boolean"),
+    ],
+)
+def test_agent_fields_are_checked(bundle: Bundle, text: str, field: str, reason: str) -> None:
+    write(bundle, "t.yaml", text)
+    [problem] = load_habits(bundle).problems
+    assert problem.field == field and reason in problem.reason, problem

@@ -131,6 +131,23 @@ def test_keys_ignore_the_event_count_and_the_last_event() -> None:
     assert hashes_of(keyed_items(three)) != hashes_of(keyed_items(one))
 
 
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@given(
+    st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=30),
+    st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=60),
+)
+def test_item_keys_are_the_json_saved_in_state_files(section: str, text: str) -> None:
+    # keys are saved in the session's state file: a new spelling would report
+    # every item as changed once, so they stay orjson's text of [section, id, n]
+    keyed = keyed_items([_item(section, text, "desk/t.md"), _item(section, text, "desk/t.md")])
+    assert [k for k, _ in keyed] == [
+        orjson.dumps([section, "desk/t.md", n]).decode() for n in (0, 1)
+    ]
+
+
 def test_render_changes_shows_changed_items_and_what_went_away() -> None:
     from ouro.hooks.packet import hashes_of
 

@@ -28,7 +28,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "notices", "resources", "edge"),
     ("store",),
     ("models", "spec", "registry", "guide", "orient_types", "embedding"),
-    ("bundle", "config", "progress"),
+    ("bundle", "config", "progress", "lane"),
     # what ouro observes for itself (checks, refs, redaction): below every domain
     ("proof",),
     # the domains, lowest first: Arc points into Desk (never the reverse), the

@@ -93,8 +93,13 @@ def _kinds(bundle: Bundle) -> list[str]:
 
 
 def files(bundle: Bundle) -> dict[str, tuple[bytes, int]]:
-    """Every bundle file but the lock files (a hook may take a lock: docs/hooks.md)."""
-    return {k: v for k, v in snapshot(bundle.root).items() if not k.startswith("state/locks/")}
+    """Every bundle file but the lock files (a hook may take a lock: docs/hooks.md)
+    and the machine-local caches a read heals (the desk heads the lookup reads)."""
+    return {
+        k: v
+        for k, v in snapshot(bundle.root).items()
+        if not k.startswith(("state/locks/", "state/cache/"))
+    }
 
 
 def _ledger(bundle: Bundle, s: HostSession) -> dict[str, Any]:
@@ -642,3 +647,49 @@ def test_an_unrelated_command_imports_neither_click_nor_pydantic_nor_yaml(
         timeout=60,
     )  # fmt: skip
     assert "HEAVY []" in proc.stderr, proc.stderr
+
+
+# --- finding the tasks a command is the check of (the desk heads) ---------------------
+
+
+def _checked(bundle: Bundle, command: str) -> list[str]:
+    from ouro.hooks.posttool import _matching_tasks
+
+    return _matching_tasks(bundle, command)
+
+
+def test_a_check_edited_by_hand_is_matched_on_the_next_report(bundle: Bundle) -> None:
+    import time
+
+    tracks.add_track(bundle, "web")
+    task = tasks.add_task(bundle, "web", "Fix login", check="pytest -q")
+    other = tasks.add_task(bundle, "web", "Ship", check="make ship")
+    time.sleep(0.15)  # past the heads' racy window: their fingerprints are trusted
+    tasks.update_task(bundle, other.id, title="Ship it")  # a Desk write refreshes the heads
+    assert _checked(bundle, "pytest -q") == [task.id]
+    path = task.path
+    path.write_text(path.read_text().replace("check: pytest -q", "check: make test"))
+    assert _checked(bundle, "pytest -q") == []  # the heads do not outlive the file
+    assert _checked(bundle, "make test") == [task.id]
+    tasks.update_task(bundle, task.id, status="dropped")
+    assert _checked(bundle, "make test") == []  # closed tasks are no receipt's target
+
+
+def test_a_copied_bundle_rebuilds_its_desk_heads_once(bundle: Bundle, tmp_path: Path) -> None:
+    import shutil
+    import time
+
+    from ouro.desk import heads
+
+    tracks.add_track(bundle, "web")
+    task = tasks.add_task(bundle, "web", "Fix login", check="pytest -q")
+    for n in range(3):
+        tasks.add_task(bundle, "web", f"Other {n}")
+    copy = Bundle.open(Path(shutil.copytree(bundle.root, tmp_path / "copy.ouro")))
+    time.sleep(0.15)  # past the heads' racy window: the rebuilt stamps are trusted
+    assert heads.freshness(copy)[0] != "fresh"  # every inode differs: no cached row holds
+    before = {k: v for k, v in snapshot(copy.root).items() if not k.startswith("state/")}
+    assert _checked(copy, "pytest -q") == [task.id]
+    after = {k: v for k, v in snapshot(copy.root).items() if not k.startswith("state/")}
+    assert after == before  # only the machine-local cache was rebuilt
+    assert heads.freshness(copy) == ("fresh", None)  # the next command only stats

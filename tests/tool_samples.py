@@ -8,6 +8,7 @@ every tool with these, and a test fails when a registered tool has no sample.
 
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from collections.abc import Callable
@@ -97,6 +98,8 @@ SAMPLES: dict[str, Sample] = {
     "habits_list": {},
     "habits_run": {"name": "sample", "trigger": "poke"},
     "surface": {"to": "family", "reason": "status", "text": "nightly check ran"},
+    "surface_list": {"all": True},
+    "surface_ack": {"message_id": lambda c: c["surfaced"]},
 }
 
 
@@ -132,6 +135,12 @@ def prepare_samples(bundle: Bundle) -> dict[str, Any]:
     sent = messages.send(bundle, "self", "a question", kind="question", sender="sampler")
     ctx["message"] = sent["message"]["id"]
     (bundle.root / "desk/_record/notes/pasted.md").write_text("# pasted\nlogin pw-sample-9f3k2\n")
+    # a message a habit queued to the main line (ouro.habits.surface), for surface_ack
+    ctx["surfaced"] = "ob-01sampledsurface0001"
+    outbox = bundle.root / "arc" / "outbox"
+    outbox.mkdir(parents=True, exist_ok=True)
+    line = {"schemaVersion": 1, "id": ctx["surfaced"], "habitName": "sample", "text": "hi"}
+    (outbox / "pending.jsonl").write_text(json.dumps(line) + "\n")
     return ctx
 
 

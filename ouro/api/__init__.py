@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from ouro.api.arc import Arc, Claim, Obligation
     from ouro.api.config import Config
     from ouro.api.desk import Desk
-    from ouro.api.habits import Habits
+    from ouro.api.habits import Habits, Surface
     from ouro.api.index import Index
     from ouro.api.record import Diary, Facts, Notes, Record
     from ouro.api.sentinel import Sentinel
@@ -138,6 +138,12 @@ class Bundle:
         return Habits(self)
 
     @functools.cached_property
+    def surface(self) -> Surface:
+        from ouro.api.habits import Surface
+
+        return Surface(self)
+
+    @functools.cached_property
     def index(self) -> Index:
         from ouro.api.index import Index
 
@@ -218,30 +224,6 @@ class Bundle:
             "drills": results,
             "receipt": summary(written),
         }
-
-    @verb
-    def surface(
-        self,
-        text: Annotated[str, P("the message", limit=4000, nonblank=True)],
-        *,
-        to: Annotated[
-            str, P("family, originator, or an explicit recipient's friendId", nonblank=True)
-        ],
-        reason: Annotated[
-            str,
-            P(
-                "needed_input | status | answer | blocked | other",
-                choices=("needed_input", "status", "answer", "blocked", "other"),
-            ),
-        ],
-    ) -> dict[str, Any]:
-        """From inside a habit session, send a message to family, the habit's originator
-        or an allowed recipient, for a concrete reason; checked against the session's
-        permission envelope, delivered by the channel's sense or queued in arc/outbox/,
-        and recorded in the run's receipt."""
-        from ouro.habits.surface import surface
-
-        return surface(self.folder, to=to, reason=reason, text=text)
 
 
 def open(

@@ -1,4 +1,10 @@
-"""``b.habits``: the bundle's habits (``habits/<name>.yaml``); ``b.surface`` reports back."""
+"""``b.habits``: the bundle's habits (``habits/<name>.yaml``); ``b.surface`` reports back.
+
+``b.surface(text, to=..., reason=...)`` surfaces from inside a habit session;
+``b.surface.list()`` and ``b.surface.ack(id)`` are the main line's side: the
+messages queued to it (no sense for the channel) and acknowledging one, which
+takes it out of the packet and the workbench.
+"""
 
 from __future__ import annotations
 
@@ -57,3 +63,58 @@ class Habits(Namespace):
                 row["stateProblem"] = state.problem
             rows.append(row)
         return {"habits": rows, "problems": [p.to_json() for p in habits.problems]}
+
+
+class Surface(Namespace):
+    """Messages a habit's private session sends out, and the main line's queue of them."""
+
+    @verb
+    def __call__(
+        self,
+        text: Annotated[str, P("the message", limit=4000, nonblank=True)],
+        *,
+        to: Annotated[
+            str, P("family, originator, or an explicit recipient's friendId", nonblank=True)
+        ],
+        reason: Annotated[
+            str,
+            P(
+                "needed_input | status | answer | blocked | other",
+                choices=("needed_input", "status", "answer", "blocked", "other"),
+            ),
+        ],
+    ) -> dict[str, Any]:
+        """From inside a habit session, send a message to family, the habit's originator
+        or an allowed recipient, for a concrete reason; checked against the session's
+        permission envelope, delivered by the channel's sense, or else queued to the main
+        line (shown in its packet until acknowledged), and recorded in the run's
+        receipt."""
+        from ouro.habits.surface import surface
+
+        return surface(self.folder, to=to, reason=reason, text=text)
+
+    @verb
+    def list(
+        self,
+        *,
+        all: Annotated[bool, P("include the acknowledged ones")] = False,
+    ) -> dict[str, Any]:
+        """List the messages habits surfaced to the main line (no sense for their
+        channel): habit, reason, recipient, text, and whether acknowledged. Writes
+        nothing."""
+        from ouro.habits.outbox import queued
+
+        found = queued(self.folder, include_acked=all)
+        return {"messages": found.messages, "problems": found.problems}
+
+    @verb
+    def ack(
+        self,
+        message_id: Annotated[str, P("the surfaced message (ob-…)", nonblank=True)],
+    ) -> dict[str, Any]:
+        """Acknowledge a message a habit surfaced to the main line: it leaves the packet
+        and the workbench (the queue keeps it, with the time it was acknowledged)."""
+        from ouro.desk.tasks import acting_agent
+        from ouro.habits.surface import ack
+
+        return ack(self.folder, message_id, by=acting_agent(self.folder, None))

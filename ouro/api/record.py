@@ -39,8 +39,10 @@ class Diary(Namespace):
         exact duplicates are returned, near-duplicates refused unless forced,
         --supersedes corrects an earlier fact."""
         from ouro.desk import record
+        from ouro.lane import habit_lane
 
         folder = self.folder
+        lane = habit_lane(folder.root)
         draft = record.FactDraft(
             text=text,
             about=about,
@@ -50,6 +52,8 @@ class Diary(Namespace):
             friend_id=friend,
             friend_name=friend_name,
             supersedes=supersedes,
+            origin=lane.origin if lane else None,
+            session_ref=lane.session_id if lane else None,
         )
         written, batch = record.write_fact(folder, draft, force=force)
         after_write(folder, batch.paths)

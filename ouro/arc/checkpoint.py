@@ -18,6 +18,10 @@ hold the cursor and caches that make the next fold cheap.
 
 from __future__ import annotations
 
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from ouro.arc import fold as folding
@@ -44,10 +48,57 @@ def write(bundle: Bundle, checkpoint: dict[str, Any]) -> None:
     keep only their per-file caches (``items``/``errors`` are derived on every read)."""
     out = dict(checkpoint)
     out["stores"] = {name: stores.persistable(s) for name, s in checkpoint["stores"].items()}
-    import orjson  # the writer's encoder: readers parse with ``ouro.store.jsonio``
+    data = jsonio.dumps(out, sort_keys=True) + b"\n"  # orjson's bytes, without its import
+    path = paths.checkpoint_path(bundle)
+    atomic_write_bytes(path, data)
+    if getattr(_RUN, "active", False):
+        _RUN.written = (_key(path), checkpoint)
 
-    data = orjson.dumps(out, option=orjson.OPT_SORT_KEYS) + b"\n"
-    atomic_write_bytes(paths.checkpoint_path(bundle), data)
+
+# --- one run reads the stores once ---------------------------------------------------
+#: per thread: inside ``one_run``, the checkpoint this thread last wrote, keyed
+#: on the stat of the file it wrote
+_RUN = threading.local()
+
+
+def _key(path: Any) -> tuple[str, int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (os.fspath(path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+@contextmanager
+def one_run() -> Iterator[None]:
+    """One short run (a host hook) that writes an event and then reads the
+    checkpoint: the read takes the checkpoint that write computed, under the Arc
+    lock, instead of folding and reading the claim and obligation stores again.
+
+    It is the same read, made once: it holds only while ``latest.json`` is still
+    the file this run wrote and the log has not grown since (another writer
+    replaced the one or appended to the other: the read computes as usual).
+    Nothing outlives the block.
+    """
+    _RUN.active, _RUN.written = True, None
+    try:
+        yield
+    finally:
+        _RUN.active, _RUN.written = False, None
+
+
+def _written(bundle: Bundle, folder: Any, names: list[str]) -> dict[str, Any] | None:
+    """The checkpoint this run wrote, if it is still the one on disk and current."""
+    written = getattr(_RUN, "written", None) if getattr(_RUN, "active", False) else None
+    if written is None:
+        return None
+    key, checkpoint = written
+    if key is None or key != _key(paths.checkpoint_path(bundle)):
+        return None
+    if folding.behind(checkpoint["fold"], folder, names):
+        return None
+    result: dict[str, Any] = checkpoint
+    return result
 
 
 def issue(code: str, message: str, severity: str = "degraded") -> dict[str, str]:
@@ -103,6 +154,9 @@ def compute(bundle: Bundle) -> Computed:
         out["completeState"] = False
         out["missing"] = [*out["missing"], "recorder: unavailable"]
         return Computed(out, [])
+    written = _written(bundle, folder, names)
+    if written is not None:
+        return Computed(written, [])
     persisted, load_issue = load_persisted(bundle)
     file_issues: list[dict[str, str]] = []
     state: dict[str, Any] | None = None

@@ -154,6 +154,9 @@ class Claim(NamedTuple):
     #: every ``claim update``, oldest first (the claim's earlier wording is kept here)
     history: tuple[ClaimChange, ...] = ()
     schema_version: int = 1
+    #: where it was recorded from: ``habit:<name>`` inside a habit session (``ouro.lane``)
+    origin: str | None = None
+    origin_session: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -177,6 +180,9 @@ class Claim(NamedTuple):
             out["checkSince"] = self.check_since
         if self.history:
             out["history"] = [h.to_json() for h in self.history]
+        if self.origin is not None:
+            out["origin"] = self.origin
+            out["originSession"] = self.origin_session
         return out
 
 
@@ -197,6 +203,8 @@ _CLAIM_KEYS = frozenset(
         "supersedes",
         "checkSince",
         "history",
+        "origin",
+        "originSession",
     }
 )
 _EVIDENCE_KEYS = frozenset(
@@ -268,6 +276,8 @@ def claim_from_json(data: Any, *, source: str = "claim") -> Claim:
             for n, h in enumerate(f.items("history"))
         ),
         schema_version=f.integer("schemaVersion", 1),
+        origin=f.text("origin", None),
+        origin_session=f.text("originSession", None),
     )
 
 

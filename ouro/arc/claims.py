@@ -38,6 +38,7 @@ from ouro.arc.recorder import append_locked, build_event
 from ouro.bundle import Bundle
 from ouro.edge import require_text
 from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound, OuroError
+from ouro.lane import habit_lane
 from ouro.models.clock import utc_now_iso
 from ouro.models.hashing import content_hash
 from ouro.models.ids import is_id, new_id
@@ -107,8 +108,11 @@ def add_claim(
         confined_ref(bundle, check_ref(ref, field="about"), field="about", repo=repo_path)
         for ref in about or []
     ]
+    lane = habit_lane(bundle.root)
+    origin = {"origin": lane.origin, "originSession": lane.session_id} if lane else {}
     claim = claim_from_json(
         {
+            **origin,
             "id": new_id("cl"),
             "text": text,
             "about": refs,

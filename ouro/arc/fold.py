@@ -51,6 +51,7 @@ from typing import Any
 
 from ouro.arc.events import is_boundary
 from ouro.arc.paths import DAY_FILE
+from ouro.lane import is_habit_session
 from ouro.store import jsonio
 from ouro.store import stamp as stamps
 
@@ -345,9 +346,13 @@ def apply_event(state: State, event: dict[str, Any], name: str) -> None:
     state["eventCount"] += 1
     summary = event.get("summary") if isinstance(event.get("summary"), str) else ""
     state["lastEvent"] = {"id": event["id"], "kind": kind, "summary": summary, **_ref(event, name)}
-    if not bookkeeping(kind, event):
-        state["lastUseful"] = state["lastEvent"]
     session = event.get("sessionRef") if isinstance(event.get("sessionRef"), str) else None
+    if not bookkeeping(kind, event) and not is_habit_session(session):
+        state["lastUseful"] = state["lastEvent"]
+    if is_habit_session(session):
+        # a habit's private lane: counted, never the main line's ask, next, handoff or
+        # blockers (its receipt summarises it, ouro.habits.lane)
+        return
     ask = _text(event, "currentAsk")
     if ask is not None:
         state["ask"] = {

@@ -28,6 +28,7 @@ from ouro.arc.recorder import append_locked, build_event
 from ouro.bundle import Bundle
 from ouro.edge import require_text
 from ouro.errors import Conflict, CorruptFile, InvalidInput, InvalidLocator, NotFound
+from ouro.lane import habit_lane
 from ouro.models.clock import utc_now_iso
 from ouro.models.fields import Fields
 from ouro.models.ids import is_id, new_id
@@ -61,6 +62,9 @@ class Obligation(NamedTuple):
     route: Route | None = None
     closed_at: str | None = None
     schema_version: int = 1
+    #: where it was recorded from: ``habit:<name>`` inside a habit session (``ouro.lane``)
+    origin: str | None = None
+    origin_session: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -79,12 +83,15 @@ class Obligation(NamedTuple):
         out["createdAt"] = self.created_at
         if self.closed_at is not None:
             out["closedAt"] = self.closed_at
+        if self.origin is not None:
+            out["origin"] = self.origin
+            out["originSession"] = self.origin_session
         return out
 
 
 _KEYS = frozenset(
     {"schemaVersion", "id", "what", "owedTo", "due", "status", "deskLocator", "route"}
-    | {"createdAt", "closedAt"}
+    | {"createdAt", "closedAt", "origin", "originSession"}
 )
 _ROUTE_KEYS = frozenset({"recipient", "channel", "key"})
 _FIELD_HINT = "fix the named field (obligation files hold what 'ouro obligation' writes)"
@@ -108,6 +115,8 @@ def obligation_from_json(data: Any, *, source: str = "obligation") -> Obligation
         route=route,
         closed_at=f.text("closedAt", None),
         schema_version=f.integer("schemaVersion", 1),
+        origin=f.text("origin", None),
+        origin_session=f.text("originSession", None),
     )
 
 
@@ -190,8 +199,11 @@ def add_obligation(
         except InvalidLocator as exc:
             raise InvalidInput(f"desk: {exc.message}", hint=exc.hint) from None
     parsed = parse_route(route, owed_to) if route else None
+    lane = habit_lane(bundle.root)
+    origin = {"origin": lane.origin, "originSession": lane.session_id} if lane else {}
     ob = obligation_from_json(
         {
+            **origin,
             "id": new_id("ob"),
             "what": what,
             "owedTo": owed_to,

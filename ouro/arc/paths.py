@@ -9,12 +9,14 @@ a consistent fold of the log and the stores.
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ouro.bundle import Bundle
-from ouro.models.clock import parse_time
 from ouro.store.lock import FileLock
+
+if TYPE_CHECKING:  # readers (orient, the hooks) never need datetime: writers import it
+    from datetime import datetime
 
 EVENTS_DIR = "arc/flight-recorder/events"
 CHECKPOINT = "arc/flight-recorder/latest.json"
@@ -47,6 +49,8 @@ def inner_dir(bundle: Bundle) -> Path:
 
 
 def day_file_name(recorded_at: str | datetime) -> str:
+    from ouro.models.clock import parse_time
+
     moment = parse_time(recorded_at) if isinstance(recorded_at, str) else recorded_at
     return moment.strftime("%Y-%m-%d") + ".jsonl"
 

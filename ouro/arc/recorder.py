@@ -19,6 +19,7 @@ from ouro.arc.events import event_line
 from ouro.bundle import Bundle
 from ouro.edge import require_text
 from ouro.errors import OuroError
+from ouro.lane import habit_lane
 from ouro.models.clock import utc_now_iso
 from ouro.models.ids import new_id
 from ouro.proof.redact import bundle_literals, redact_obj
@@ -41,7 +42,11 @@ def build_event(
 ) -> dict[str, Any]:
     """A validated, redacted event line (not yet written). Meaningful text given
     (an ask, a next action, each stop-before item, a blocker, a handoff's text)
-    must not be blank (``ouro.edge.require_text``)."""
+    must not be blank (``ouro.edge.require_text``).
+
+    Inside a habit session (``ouro.lane``) the event is the habit's: its
+    ``sessionRef`` is the session, whatever the caller passed, and ``meta.habit``
+    names the habit, so it never becomes the main line's ask or next action."""
     for field, value in (
         ("current_ask", current_ask),
         ("next_safe_action", next_safe_action),
@@ -51,6 +56,10 @@ def build_event(
     ):
         if value is not None:
             require_text(value, field)
+    lane = habit_lane(bundle.root)
+    if lane is not None:
+        session_ref = lane.session_id
+        meta = {**(meta or {}), "habit": lane.habit}
     raw = {
         "id": new_id("ev"),
         "kind": kind,

@@ -191,6 +191,8 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
             "ask for help (from a habit run: checked against its envelope)",
         ),
     ),
+    ("surface", "list"): (("surface list", "what habits surfaced to you, waiting"),),
+    ("surface", "ack"): (("surface ack ob-01j…", "acknowledge one: it leaves the packet"),),
     # --- hosts and migration -----------------------------------------------------
     ("hook", "install"): (
         ("hook install claude --dry-run", "show the Claude Code hooks ouro would add"),

@@ -37,7 +37,9 @@ def render_show(r: dict[str, Any]) -> str:
     lines = [
         f"{r['name']}: {r['title']}  [{r['definitionLocator']}]",
         f"  cadence {r['cadence']} ({r['cadenceKind']}), {r['status']}, timeout {r['timeoutSeconds']}s",
-        f"  run: {shlex.join(r['run'])}",
+        f"  run: {shlex.join(r['run'])}"
+        if r["run"]
+        else f"  agent: {r['agent'] or 'the bundle default (ouro config habits.agent)'}",
         "  tools requested: "
         + ("all (no tools: list)" if requested is None else ", ".join(requested) or "none"),
         f"  tools granted: {len(policy['grantedTools'])}; "

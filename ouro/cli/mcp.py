@@ -24,6 +24,13 @@ def mcp(
             choices=("lean", "all"),
         ),
     ] = "lean",
+    session: Annotated[
+        str | None,
+        P(
+            "serve a habit's private session (hs-…): only its granted tools, each call gated "
+            "by its policy and recorded for its receipt (started by 'ouro habits run')"
+        ),
+    ] = None,
 ) -> int:
     """Serve ouro's tools to an MCP client over stdin/stdout, bound to one bundle (the
     global --bundle, else the usual discovery).
@@ -37,5 +44,5 @@ def mcp(
     logging.basicConfig(level=logging.WARNING, format="ouro mcp: %(levelname)s %(message)s")
     from ouro.mcp import serve
 
-    serve(bundle, tools)
+    serve(bundle, tools, session)
     return 0

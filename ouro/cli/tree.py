@@ -100,6 +100,8 @@ GROUP_HELP: dict[Path, str] = {
     "Nothing is blocked; overlapping takes by another agent are refused naming the holder.",
     ("message",): "Messages between agents' bundles: send, reply, read, list; peers; retry "
     "what is queued. Typed (question, answer, status, handoff, blocker) and redacted.",
+    ("surface",): "Surface a message from a habit session to the main line (ouro surface TEXT), "
+    "list what waits (surface list) and acknowledge it (surface ack ID).",
     ("habits",): "Habits: scheduled private sessions that leave Arc run receipts.",
     ("sync",): "Sync the bundle through git: commit, fetch, merge (losing nothing), push.",
     ("workbench",): "A read-only web view of the bundle: serve it, or build it as static pages.",

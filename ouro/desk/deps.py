@@ -81,7 +81,12 @@ def check_links(
 
 def waiting_on(head: Head, status_of: Mapping[str, str]) -> list[str]:
     """The blockers of ``head`` that are not done (unknown ones included)."""
-    return [b for b in head.blocked_by if status_of.get(b) != "done"]
+    return not_done(head.blocked_by, status_of)
+
+
+def not_done(blocked_by: Iterable[str], status_of: Mapping[str, str]) -> list[str]:
+    """The ids among ``blocked_by`` that are not done (unknown ones included)."""
+    return [b for b in blocked_by if status_of.get(b) != "done"]
 
 
 def unblocked_by(heads: Iterable[Head], done_id: str) -> list[Head]:

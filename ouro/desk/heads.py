@@ -24,8 +24,11 @@ them: something changed, a caller wants every task (``read_heads``), a featured
 task is not among the shown rows.
 
 A row is ``(priority, created, id, track, key, status, title, updated,
-heldBy, leaseUntil, unverified, blockedBy, parent)``, so sorting rows sorts by
+heldBy, leaseUntil, unverified, blockedBy, parent, check)``, so sorting rows sorts by
 orient's order (priority, created, id); ``shown`` and rest are stored sorted.
+``check`` (the declared check, when it is a string) is what the PostToolUse
+hook matches a host's command against (``DeskHeads.checked_by``), so an
+unrelated command costs a stat per task, not a read.
 
 Contract:
 - Files are the truth; this is a cache and is never trusted blindly. Every
@@ -69,9 +72,10 @@ import marshal
 import operator
 import os
 import sys
+import threading
 import time
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -80,8 +84,8 @@ from ouro.errors import CorruptFile, OuroError
 from ouro.store import stamp as stamps
 from ouro.store.stamp import Stamp as Fp
 
-SCHEMA = 6  # 3: marshal rows, per-folder listings, ctime in the fingerprint; 4: rest blob;
-# 5: fingerprints packed as int64; 6: fingerprints as four columns
+SCHEMA = 7  # 3: marshal rows, per-folder listings, ctime in the fingerprint; 4: rest blob;
+# 5: fingerprints packed as int64; 6: fingerprints as four columns; 7: the check in each row
 MAGIC = b"ouro-desk-heads"
 FIELDS = (
     "id",
@@ -95,6 +99,7 @@ FIELDS = (
     "unverified",
     "blockedBy",
     "parent",
+    "check",
 )
 #: statuses orient does not show (unless ``unverified``): their rows stay packed
 CLOSED = frozenset({"done", "dropped"})
@@ -104,7 +109,7 @@ TOP_OPEN = 20
 #: the fingerprints as columns: (sizes, mtimes_ns, ctimes_ns, inodes)
 Cols = tuple[list[int], list[int], list[int], list[int]]
 #: (priority, created, id, track, key, status, title, updated, heldBy,
-#:  leaseUntil, unverified, blockedBy, parent)
+#:  leaseUntil, unverified, blockedBy, parent, check)
 Row = tuple[Any, ...]
 
 
@@ -158,6 +163,7 @@ def _ids(value: Any) -> tuple[str, ...]:
 def _row(key: str, meta: dict[str, Any]) -> Row:
     priority = meta.get("priority")
     held = meta.get("heldBy") or meta.get("claimedBy")  # claimedBy: the old name
+    check = meta.get("check")
     return (
         priority if isinstance(priority, int) and not isinstance(priority, bool) else 9,
         _str(meta.get("created")),
@@ -172,6 +178,7 @@ def _row(key: str, meta: dict[str, Any]) -> Row:
         _opt(meta.get("unverified") or None),
         _ids(meta.get("blockedBy")),
         _opt(meta.get("parent") or None),
+        check if isinstance(check, str) else None,
     )
 
 
@@ -612,6 +619,18 @@ class DeskHeads:
             rows = sorted([*rows, *self._rest()])  # a skipped id may hide a later one
         return [r for r in rows if r[5] == "open" and r[2] not in skip]
 
+    def checked_by(self, command: str) -> list[Head]:
+        """Tasks not done or dropped whose declared ``check``, trimmed, is ``command``
+        (sorted by track, then folder): what a host's report of ``command`` is a
+        receipt for. Unreadable tasks are in ``problems``, never here."""
+        rows = [
+            r
+            for r in (*self.hot, *self._rest())
+            if r[5] not in CLOSED and r[13] is not None and r[13].strip() == command
+        ]
+        rows.sort(key=_by_locator)
+        return [head_of(self.desk, r) for r in rows]
+
     def find(self, task_id: str) -> Head | None:
         """The head with this id (the last by locator when copies share one)."""
         rows = (
@@ -621,10 +640,35 @@ class DeskHeads:
         )
         return self.head(max(rows, key=_by_locator)) if rows else None
 
+    def rows(self) -> list[Row]:
+        """Every task's row, sorted by track, then folder (as ``all``), without
+        making a ``Head`` of each: a reader that keeps a few makes only those."""
+        rows = [*self.hot, *self._rest(), *self.closed_rows()]
+        rows.sort(key=_by_locator)
+        return rows
+
     def all(self) -> list[Head]:
         rows = [*self.hot, *self._rest(), *self.closed_rows()]
         rows.sort(key=_by_locator)
         return [head_of(self.desk, r) for r in rows]
+
+
+#: per thread, inside ``one_read``: the heads that read took, by desk folder
+_ONE = threading.local()
+
+
+@contextlib.contextmanager
+def one_read() -> Iterator[None]:
+    """One read made of several (the orientation packet: its Desk section, the
+    ready tasks): every part that asks for the heads gets the one scan the first
+    made (one ``stat`` per task, once), instead of one scan each. Nothing
+    outlives the block."""
+    outer = getattr(_ONE, "taken", None)
+    _ONE.taken = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _ONE.taken = outer
 
 
 def desk_heads(bundle: Bundle, *, heal: bool = True) -> DeskHeads:
@@ -632,7 +676,18 @@ def desk_heads(bundle: Bundle, *, heal: bool = True) -> DeskHeads:
 
     Changes nothing but this machine-local cache: when the read found the cache
     missing or stale (``heal``), it saves what it read (``_heal``), so the next
-    read of a copied or cloned bundle only stats."""
+    read of a copied or cloned bundle only stats. Inside ``one_read`` the first
+    scan serves the whole read."""
+    taken: dict[str, DeskHeads] | None = getattr(_ONE, "taken", None)
+    if taken is not None:
+        found = taken.get(str(bundle.desk))
+        if found is None:
+            found = taken[str(bundle.desk)] = _desk_heads(bundle, heal=heal)
+        return found
+    return _desk_heads(bundle, heal=heal)
+
+
+def _desk_heads(bundle: Bundle, *, heal: bool) -> DeskHeads:
     scanned_at = time.time_ns()
     seen = stamps.stat(heads_path(bundle)) if heal else None
     cache = _load_cache(bundle)

@@ -17,8 +17,8 @@ from datetime import datetime
 from typing import Any
 
 from ouro.bundle import Bundle
-from ouro.desk.deps import waiting_on
-from ouro.desk.heads import Head, read_heads
+from ouro.desk.deps import not_done
+from ouro.desk.heads import Head, desk_heads
 from ouro.models.clock import parse_time
 from ouro.orient_types import OrientItem
 
@@ -36,35 +36,43 @@ class Ready:
         self.problems: list[str] = problems or []
 
 
-def _held(head: Head, now: datetime | None) -> bool:
-    if not head.held_by:
+def _held(held_by: str | None, lease_until: str | None, now: datetime | None) -> bool:
+    if not held_by:
         return False
     if now is None:
         return True
     try:
-        return head.lease_until is not None and parse_time(head.lease_until) > now
+        return lease_until is not None and parse_time(lease_until) > now
     except ValueError:
         return False  # an unreadable lease holds nobody (ouro.desk.tasks.lease_end)
 
 
-def ready_tasks(bundle: Bundle, *, track: str | None = None, now: datetime | None) -> Ready:
-    """Ready tasks, most urgent then oldest first. ``now=None``: any holder counts."""
+def ready_tasks(
+    bundle: Bundle, *, track: str | None = None, now: datetime | None, limit: int | None = None
+) -> Ready:
+    """Ready tasks, most urgent then oldest first. ``now=None``: any holder counts.
+    ``limit``: only the first so many ready tasks (``waiting`` stays complete)."""
     if track is not None:
         from ouro.desk.tracks import require_track
 
         require_track(bundle, track)
-    heads, problems = read_heads(bundle)
-    status_of = {h.id: h.status for h in heads}
-    out = Ready(problems=problems)
-    for head in heads:
-        if head.status != "open" or (track is not None and head.track != track):
+    found = desk_heads(bundle)
+    rows = found.rows()  # every task: a blocker may be any of them
+    status_of = {r[2]: r[5] for r in rows}
+    out = Ready(problems=found.problems)
+    ready = []
+    # Rows, not heads: the packet asks on every prompt, and a year's desk holds
+    # thousands of open tasks; a Head is made only for the ready ones it returns.
+    for row in rows:
+        if row[5] != "open" or (track is not None and row[3] != track):
             continue
-        blockers = waiting_on(head, status_of)
+        blockers = not_done(row[11], status_of)
         if blockers:
-            out.waiting[head.id] = blockers
-        elif not _held(head, now):
-            out.tasks.append(head)
-    out.tasks.sort(key=lambda h: (h.priority, h.created, h.id))
+            out.waiting[row[2]] = blockers
+        elif not _held(row[8], row[9], now):
+            ready.append(row)
+    ready.sort(key=lambda r: (r[0], r[1], r[2]))  # priority, created, id
+    out.tasks = [found.head(r) for r in (ready if limit is None else ready[:limit])]
     return out
 
 
@@ -84,7 +92,7 @@ def head_summary(head: Head) -> dict[str, Any]:
 
 def ready_orient_items(bundle: Bundle, *, priority: int = 2) -> list[OrientItem]:
     """The top ready tasks for the packet (no clock); ``priority`` is lower while an ask exists."""
-    found = ready_tasks(bundle, now=None)
+    found = ready_tasks(bundle, now=None, limit=ORIENT_READY)
     return [
         OrientItem(
             SECTION_READY,

@@ -96,6 +96,9 @@ class FactDraft:
     trust: str | None = None
     supersedes: str | None = None
     tool: str = "diary_write"
+    #: where it was written from: ``habit:<name>`` inside a habit session (``ouro.lane``)
+    origin: str | None = None
+    session_ref: str | None = None
     fact_id: str | None = None
     created_at: str | None = None
 
@@ -185,6 +188,9 @@ def build_fact(draft: FactDraft) -> dict[str, Any]:
         },
         "hash": fact_hash(text),
     }
+    if draft.origin is not None:
+        fact["provenance"]["origin"] = draft.origin
+        fact["provenance"]["sessionRef"] = draft.session_ref
     if draft.supersedes is not None:
         fact["supersedes"] = draft.supersedes
     return fact

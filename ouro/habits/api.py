@@ -55,6 +55,16 @@ def habit_last(bundle: Bundle, name: str) -> dict[str, Any]:
         if receipt is not None and read.state is None:
             problems.append(f"{state_locator(name)} missing; the run comes from its receipt alone")
     if receipt is None:
+        from ouro.habits.outbox import interrupted_runs
+
+        lost = [r for r in interrupted_runs(bundle) if r["habit"] == name]
+        if lost:
+            raise NotFound(
+                f"habit {name!r} has no receipt: run {lost[-1]['runId']} (started "
+                f"{lost[-1]['startedAt']}) was stopped before it finished",
+                hint=f"its scratch is at {lost[-1]['locator']}; run it again with "
+                f"'ouro habits run {name}'",
+            )
         raise NotFound(
             f"habit {name!r} has no recorded run",
             hint=f"run it with 'ouro habits run {name}', or wait for 'ouro habits tick'",

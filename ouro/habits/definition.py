@@ -5,8 +5,14 @@ Shape (keys camelCase, unknown keys refused so a typo fails loudly)::
     title: inbox triage            # required
     cadence: 30m                   # required: 30m | 2h | 1d | 1w | cron | @daily ...
     status: active                 # active | paused (default active)
-    run: python triage.py --quick  # required: the body, a command line (no shell)
+    prompt: |                      # optional: what the agent should do, beyond the title
+      read the inbox, file what matters
+    agent: claude                  # claude | codex | pi | gemini | opencode
+                                   # (default: ouro config habits.agent, else claude)
+    run: python triage.py --quick  # optional: a scripted body instead of an agent
+                                   # (a command line, no shell)
     timeout: 10m                   # seconds or 90s/10m/1h; default 10m, at most 1h
+    keepTranscript: false          # keep the session folder and the host's transcript
     tools: [task_add, diary_fact]  # requested tools (optional; omitted = all)
     origin: {friendId: ari, channel: bluebubbles, key: thread-1}
     surface: {family: true, originator: true, extra: []}   # these are the defaults
@@ -14,6 +20,10 @@ Shape (keys camelCase, unknown keys refused so a typo fails loudly)::
 ``load_habits(bundle)`` reads every definition and never lets one bad file
 stop the others: each problem is reported with its file, field and reason.
 Reading definitions is pure.
+
+A habit without ``run:`` is done by an agent (``ouro.habits.agents``): its
+title and ``prompt:`` are the instructions. ``run:`` and ``agent:`` together
+are refused (one body per habit).
 """
 
 from __future__ import annotations
@@ -25,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 from ouro.bundle import Bundle
@@ -41,6 +51,10 @@ MAX_TIMEOUT = 3600
 DEFINITION_LIMIT = 100_000
 _DURATION = re.compile(r"^(\d{1,5})([smh]?)$")
 _SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600}
+AGENTS = ("claude", "codex", "pi", "gemini", "opencode")
+#: the instructions a habit's ``prompt:`` may carry, in characters
+PROMPT_LIMIT = 20_000
+AgentName = Literal["claude", "codex", "pi", "gemini", "opencode"]
 
 
 class _Strict(BaseModel):
@@ -78,7 +92,10 @@ class HabitDefinition(_Strict):
     title: str = Field(min_length=1)
     cadence: str
     status: Literal["active", "paused"] = "active"
-    run: list[str]
+    run: list[str] | None = None
+    prompt: str | None = Field(None, max_length=PROMPT_LIMIT)
+    agent: AgentName | None = None
+    keep_transcript: bool = False
     timeout: int = DEFAULT_TIMEOUT
     tools: list[str] | None = None
     origin: Origin = Field(default_factory=Origin)
@@ -105,6 +122,12 @@ class HabitDefinition(_Strict):
         if isinstance(value, list) and not value:
             raise ValueError("the body command is empty")
         return value
+
+    @model_validator(mode="after")
+    def _one_body(self) -> HabitDefinition:
+        if self.run is not None and self.agent is not None:
+            raise ValueError("give either run: (a scripted body) or agent: (an agent does it)")
+        return self
 
     @field_validator("timeout", mode="before")
     @classmethod
@@ -137,6 +160,9 @@ class Habit:
             "cadenceKind": self.cadence.kind,
             "status": d.status,
             "run": d.run,
+            "agent": d.agent,
+            "prompt": d.prompt,
+            "keepTranscript": d.keep_transcript,
             "timeoutSeconds": d.timeout,
             "tools": d.tools,
             "origin": d.origin.model_dump(by_alias=True, exclude_none=True),

@@ -16,6 +16,11 @@ whenever those variables are set, so every ouro tool call inside the session
 the reason and is appended to the session's ``tool-refusals.jsonl`` so the
 run's receipt lists it under ``toolPolicy.refusedCalls``.
 
+``session_policy`` reads a live session's ``policy.json`` back: it is what
+``ouro mcp --session ID`` serves (the granted tools, plus the denied ones the
+habit asked for, listed as denied), and the server gates each call by it --
+the file the runner wrote, not variables an agent could drop.
+
 Permission envelope: who the session may surface to (family, the habit's
 originator, its explicit extra recipients — the seed's defaults), and whether
 it can message outward at all. It is an allowed-recipient set, not a policy
@@ -26,10 +31,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from ouro.bundle import Bundle
-from ouro.errors import ToolDenied
+from ouro.errors import InvalidInput, NotFound, ToolDenied
 from ouro.habits.config import HabitsConfig
 from ouro.habits.definition import Habit
 from ouro.habits.receipt import PermissionEnvelope, ReturnRoute, ToolPolicy
@@ -209,3 +215,62 @@ def refuse_inside_habit(what: str, env: Mapping[str, str] | None = None) -> None
             "habits do not start habits",
             hint="let the scheduler run 'ouro habits tick'; a habit body writes to Arc or Desk",
         )
+
+
+@dataclass(frozen=True)
+class SessionPolicy:
+    """The tool policy of one live habit session, as its runner wrote it
+    (``state/sessions/<id>/policy.json``): what ``ouro mcp --session ID`` serves."""
+
+    session_id: str
+    habit: str
+    granted: tuple[str, ...]
+    denied: tuple[str, ...]
+    reasons: dict[str, str]
+
+    @property
+    def shown_denied(self) -> tuple[str, ...]:
+        """Denied tools the server still lists (marked denied, refused when called):
+        the ones the habit asked for or every habit is denied, never the many it
+        simply did not ask for."""
+        return tuple(
+            name
+            for name in self.denied
+            if not self.reasons.get(name, "").startswith("not in the tools: list")
+        )
+
+    def env(self) -> dict[str, str]:
+        """The variables that make this process write for the session (``ouro.lane``)
+        and gate every call by its policy (``enforce``)."""
+        return {
+            ENV_SESSION: self.session_id,
+            ENV_HABIT: self.habit,
+            ENV_GRANTED: ",".join(self.granted),
+            ENV_DENIED: ",".join(self.denied),
+        }
+
+
+def session_policy(bundle: Bundle, session_id: str) -> SessionPolicy:
+    """The policy of the live session ``session_id``; refused when there is none."""
+    folder = session_dir(bundle, session_id)
+    if folder is None:
+        raise InvalidInput(
+            f"session: {session_id!r} is not a habit session id (hs-…)",
+            hint="'ouro habits run NAME' starts a session and passes its id",
+        )
+    try:
+        data = jsonio.loads((folder / POLICY_FILE).read_bytes())
+        meta = jsonio.loads((folder / "session.json").read_bytes())
+    except (OSError, jsonio.JSONDecodeError) as exc:
+        raise NotFound(
+            f"habit session {session_id} is not live in this bundle ({exc})",
+            hint="a session exists only while its habit runs; 'ouro habits last NAME'",
+        ) from None
+    reasons = data.get("reasons") if isinstance(data, dict) else None
+    return SessionPolicy(
+        session_id=session_id,
+        habit=str(meta.get("habitName", "?")) if isinstance(meta, dict) else "?",
+        granted=tuple(str(t) for t in data.get("grantedTools", [])),
+        denied=tuple(str(t) for t in data.get("deniedTools", [])),
+        reasons={str(k): str(v) for k, v in (reasons or {}).items()},
+    )

@@ -9,9 +9,12 @@ out of the file when absent; required-but-nullable ones (``nextRunAt``,
 ``requestedTools``, ``exitCode``) are written as ``null``.
 
 Beyond the seed's field list, a receipt carries ``habitTitle``, ``exitCode``,
-``durationMs``, ``sessionKept`` and, in ``toolPolicy``, ``refusedCalls`` (each
-tool call the session refused) — all useful to a reader reconstructing the run
-without the session scratch.
+``durationMs``, ``sessionKept``, in ``toolPolicy``, ``refusedCalls`` (each
+tool call the session refused), ``body`` (agent | run), ``agent`` (which host,
+its executable, whether ouro's MCP server was wired, whether the transcript was
+kept), ``timedOut``, ``outputTruncated`` and ``lane`` (the session's own Arc
+lane: its ask, next action, handoff, blockers) — all useful to a reader
+reconstructing the run without the session scratch.
 """
 
 from __future__ import annotations
@@ -93,6 +96,27 @@ class SurfaceAttempt(_Part):
     error: str | None = None
 
 
+class AgentRun(_Part):
+    """The agent that did a habit with no ``run:`` (``ouro.habits.agents``)."""
+
+    name: str
+    executable: str | None
+    #: whether ouro's MCP server (``ouro mcp --session``) was wired into the host
+    mcp: bool
+    transcript_kept: bool
+
+
+class LaneSummary(_Part):
+    """The session's own Arc lane: what it recorded as its ask, next action,
+    handoff and blockers (events whose ``sessionRef`` is the session)."""
+
+    events: int
+    ask: str | None
+    next: str | None
+    handoff: str | None
+    blockers: list[str]
+
+
 class HabitRunReceipt(_Part):
     """What one habit run did: enough to reconstruct it after the scratch is gone."""
 
@@ -119,6 +143,12 @@ class HabitRunReceipt(_Part):
     produced_refs: list[ProducedRef]
     surface_attempts: list[SurfaceAttempt]
     errors: list[str]
+    #: ``agent`` when an agent did the habit, ``run`` for a scripted body
+    body: Literal["agent", "run"] = "run"
+    agent: AgentRun | None = None
+    timed_out: bool = False
+    output_truncated: bool = False
+    lane: LaneSummary | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = drop_optional_nones(self.model_dump(mode="json", by_alias=True))

@@ -6,8 +6,11 @@
    (a run already in progress → ``Conflict``; ``tick`` skips instead);
 2. computes the tool policy and permission envelope, opens a private session
    ``state/sessions/<sessionId>/`` with the orientation packet;
-3. snapshots ``arc/`` and ``desk/``, runs the body (no shell; its own process
-   group; killed at the habit's timeout), snapshots again;
+3. snapshots ``arc/`` and ``desk/``, runs the body -- an agent launched headless
+   in the session folder with the prompt and ouro's MCP server
+   (``ouro.habits.agents``), or the ``run:`` command (``ouro.habits.body``: no
+   shell, its own process group, output bounded, killed at the timeout) --
+   then snapshots again;
 4. derives the outcome from the difference (``ouro.habits.outcome``);
 5. writes the redacted version-2 receipt, records a ``habit_run`` flight-
    recorder event pointing at it, replaces ``state/habits/<name>.json``;
@@ -17,31 +20,30 @@ A body that cannot start, crashes or times out still gets a receipt (outcome
 ``error`` with the reason). If this process itself is interrupted, the child
 is killed and the receipt still written before the interrupt propagates.
 
-The body runs without a shell in the bundle root (so ``python
-habits/bin/check.py`` works); its scratch belongs in ``$OURO_SESSION_DIR``,
-which is thrown away. A first word with a ``/`` is taken relative to the
-bundle root too (``habits/bin/check.sh``).
+The receipt also carries the session's own Arc lane (``lane``: its ask, next
+action, handoff, blockers), which never replaces the main line's (``ouro.lane``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
-import subprocess
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from ouro.arc.recorder import record_event
 from ouro.bundle import Bundle
 from ouro.errors import Conflict, LockTimeout, OuroError
+from ouro.habits import agents
 from ouro.habits import outcome as oc
+from ouro.habits.body import BodyResult, run_body
 from ouro.habits.config import read_config
 from ouro.habits.definition import Habit, load_habits
+from ouro.habits.outbox import OUTBOX
 from ouro.habits.policy import REFUSALS_FILE, policy_and_envelope
 from ouro.habits.receipt import (
+    AgentRun,
     HabitRunReceipt,
+    LaneSummary,
     ProducedRef,
     RefusedCall,
     SurfaceAttempt,
@@ -52,14 +54,12 @@ from ouro.habits.receipt import (
 )
 from ouro.habits.session import SURFACE_FILE, Session, body_env, discard, open_session
 from ouro.habits.state import HabitState, read_state, state_locator, write_state
-from ouro.habits.surface import OUTBOX
 from ouro.models.clock import format_time, utc_now
 from ouro.orient_types import Orient
 from ouro.proof.redact import bundle_literals, redact_obj
+from ouro.store.atomic import atomic_write_text
 from ouro.store.jsonl import read_jsonl
 from ouro.store.lock import FileLock
-
-KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL of a timed-out body
 
 
 def habit_lock(bundle: Bundle, name: str) -> FileLock:
@@ -92,12 +92,6 @@ def run_habit(
         lock.release()
 
 
-@dataclass
-class BodyResult:
-    exit_code: int | None
-    errors: list[str]
-
-
 def run_locked(
     bundle: Bundle, habit: Habit, *, trigger: Trigger, keep_session: bool, orient: Orient
 ) -> dict[str, Any]:
@@ -118,8 +112,9 @@ def run_locked(
     )
     before = oc.snapshot(bundle)
     interrupted: BaseException | None = None
+    agent: AgentRun | None = None
     try:
-        body = _run_body(bundle, habit, session, trigger, policy)
+        body, agent = _run_body(bundle, habit, session, trigger, policy)
     except BaseException as exc:  # KeyboardInterrupt/SystemExit: still leave a receipt
         interrupted = exc
         body = BodyResult(None, [f"the runner was interrupted ({type(exc).__name__})"])
@@ -149,7 +144,7 @@ def run_locked(
         exit_code=body.exit_code,
         definition_locator=habit.locator,
         session_locator=session.locator,
-        session_kept=keep_session,
+        session_kept=keep_session or habit.definition.keep_transcript,
         pending_locator=OUTBOX,
         runtime_state_locator=state_locator(habit.name),
         receipt_locator=rlocator,
@@ -158,10 +153,15 @@ def run_locked(
         tool_policy=policy,
         produced_refs=refs,
         surface_attempts=attempts,
-        errors=session.notes + body.errors,
+        errors=session.notes + body.errors + body.notes,
+        body="run" if habit.definition.run else "agent",
+        agent=agent,
+        timed_out=body.timed_out,
+        output_truncated=body.output_truncated,
+        lane=_lane(bundle, session.session_id),
     )
     data = _finish(bundle, habit, receipt, started)
-    if not keep_session:
+    if not (keep_session or habit.definition.keep_transcript):
         discard(session)
     if interrupted is not None:
         raise interrupted
@@ -208,7 +208,7 @@ def _finish(
 
 
 def _command(bundle: Bundle, habit: Habit) -> list[str]:
-    argv = list(habit.definition.run)
+    argv = list(habit.definition.run or [])
     first = argv[0]
     if "/" in first and not os.path.isabs(first):
         argv[0] = str(bundle.root / first)
@@ -217,62 +217,80 @@ def _command(bundle: Bundle, habit: Habit) -> list[str]:
 
 def _run_body(
     bundle: Bundle, habit: Habit, session: Session, trigger: str, policy: ToolPolicy
-) -> BodyResult:
-    argv = _command(bundle, habit)
+) -> tuple[BodyResult, AgentRun | None]:
+    env = body_env(bundle, session, habit.name, trigger, policy)
     timeout = habit.definition.timeout
-    with (
-        open(session.folder / "stdout.log", "wb") as out,
-        open(session.folder / "stderr.log", "wb") as err,
-    ):
-        try:
-            proc = subprocess.Popen(
-                argv,
-                cwd=bundle.root,
-                env=body_env(bundle, session, habit.name, trigger, policy),
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=err,
-                start_new_session=True,  # its own process group: a timeout kills it all
-            )
-        except OSError as exc:
-            return BodyResult(None, [f"cannot start the body {argv[0]!r}: {exc.strerror or exc}"])
-        try:
-            code = proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            return BodyResult(
-                proc.returncode, [f"the body timed out after {timeout}s and was killed"]
-            )
-        except BaseException:
-            _kill_group(proc)
-            raise
-    if code == 0:
-        return BodyResult(0, [])
-    if code < 0:
-        name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
-        return BodyResult(code, [f"the body was killed by signal {name}"])
-    return BodyResult(code, [f"the body exited with status {code}{_stderr_tail(session)}"])
+    if habit.definition.run:
+        argv = _command(bundle, habit)
+        result = run_body(
+            argv, cwd=bundle.root, env=env, timeout=timeout, folder=session.folder, what="the body"
+        )
+        return result, None
+    name = agents.agent_for(bundle, habit)
+    keep = habit.definition.keep_transcript
+    exe = agents.executable(bundle, name, env)
+    if exe is None:
+        run = AgentRun(name=name, executable=None, mcp=False, transcript_kept=keep)
+        return BodyResult(
+            None,
+            [
+                f"cannot start the agent {name}: no {name!r} on PATH "
+                f"(set one with 'ouro config set habits.command.{name} PATH')"
+            ],
+            started=False,
+        ), run
+    orient = session.orient_file.read_text(encoding="utf-8")
+    mcp = name != "pi"
+    prompt = agents.build_prompt(habit, session.session_id, orient, policy, mcp=mcp)
+    atomic_write_text(session.folder / "prompt.md", prompt)
+    launch = agents.launch(
+        name,
+        exe,
+        prompt,
+        bundle=bundle,
+        folder=session.folder,
+        session_id=session.session_id,
+        env=env,
+        keep_transcript=keep,
+    )
+    run = AgentRun(name=name, executable=exe, mcp=launch.mcp, transcript_kept=keep)
+    result = run_body(
+        launch.argv,
+        cwd=session.folder,
+        env=env | launch.env,
+        timeout=timeout,
+        folder=session.folder,
+        what=f"the agent {name}",
+    )
+    return result, run
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    for sig, wait in ((signal.SIGTERM, KILL_GRACE), (signal.SIGKILL, 10.0)):
-        with contextlib.suppress(ProcessLookupError):  # already gone
-            os.killpg(proc.pid, sig)
-        try:
-            proc.wait(timeout=wait)
-            break
-        except subprocess.TimeoutExpired:
-            continue
-    # a grandchild that left the group (setsid) is not ours to chase
+def _lane(bundle: Bundle, session_id: str) -> LaneSummary:
+    """The session's own Arc lane, newest first (``ouro.arc.timeline``)."""
+    from ouro.arc.timeline import event_page
 
+    events = event_page(bundle, session=session_id, limit=200)["events"]
+    mine = [e for e in events if e.get("kind") != "habit_run"]
 
-def _stderr_tail(session: Session, limit: int = 400) -> str:
-    try:
-        data = (session.folder / "stderr.log").read_bytes()[-limit:]
-    except OSError:
-        return ""
-    text = data.decode("utf-8", "replace").strip()
-    return f": {text}" if text else ""
+    def newest(key: str, kind: str | None = None) -> str | None:
+        for event in mine:
+            value = event.get(key)
+            if (kind is None or event.get("kind") == kind) and isinstance(value, str) and value:
+                return value[:300]
+        return None
+
+    blockers = [
+        str(e.get("blockedBecause") or e.get("summary"))[:300]
+        for e in mine
+        if e.get("kind") == "blocker_detected"
+    ]
+    return LaneSummary(
+        events=len(mine),
+        ask=newest("currentAsk"),
+        next=newest("nextSafeAction"),
+        handoff=newest("summary", "handoff"),
+        blockers=blockers,
+    )
 
 
 def _refusals(session: Session) -> list[RefusedCall]:

@@ -13,7 +13,13 @@ Files in a session folder:
 - ``policy.json``: the tool policy with the reason each denied tool is denied;
 - ``stdout.log`` / ``stderr.log``: the body's output;
 - ``tool-refusals.jsonl`` / ``surface-attempts.jsonl``: appended by ouro
-  commands the body runs; folded into the receipt.
+  commands the body runs; folded into the receipt;
+- for an agent (``ouro.habits.agents``): ``prompt.md`` and the host's MCP
+  configuration (``mcp.json``, ``.gemini/settings.json`` or ``opencode.json``).
+
+A runner killed before its receipt leaves its session folder behind;
+``ouro.habits.outbox.interrupted_runs`` finds those (runner pid gone, no receipt), so the run is
+reported as missing its receipt rather than silently absent.
 
 Ids: run ``hr-<ulid>``, session ``hs-<same ulid>`` (lowercase letters, digits
 and ``-`` only, so both are safe as file names and locators).

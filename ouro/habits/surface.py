@@ -9,8 +9,10 @@ bundle) the recipient is checked against the session's permission envelope:
   command printed on its first stdout line, when that is one of delivered,
   delivered_now, queued, deferred); non-zero → ``failed``; not runnable →
   ``unavailable``;
-- otherwise the message is queued in the Arc outbox for the host to deliver →
-  ``queued``: one line appended to ``arc/outbox/pending.jsonl``::
+- otherwise the message is queued to the main line → ``queued``: one line
+  appended to ``arc/outbox/pending.jsonl``, shown in the main line's packet
+  (``ouro.habits.orientation``) and the workbench until someone acknowledges it
+  (``ouro surface ack ID``: one line appended to ``arc/outbox/acks.jsonl``)::
 
       {"schemaVersion": 1, "id": "ob-…", "queuedAt": "…Z", "habitName": …,
        "runId": …, "sessionId": …, "recipient": …, "routeKind": …,
@@ -42,6 +44,7 @@ from typing import Any, NamedTuple
 from ouro.arc.paths import arc_lock
 from ouro.bundle import Bundle
 from ouro.habits.config import read_config
+from ouro.habits.outbox import ACKS, OUTBOX, queued
 from ouro.habits.receipt import PermissionEnvelope, ReturnRoute, SurfaceAttempt, SurfaceResult
 from ouro.habits.session import ENVELOPE_FILE, SURFACE_FILE, current_session, read_session_json
 from ouro.models.clock import utc_now_iso
@@ -49,7 +52,6 @@ from ouro.models.ids import new_id
 from ouro.proof.redact import bundle_literals, redact
 from ouro.store.jsonl import append_jsonl
 
-OUTBOX = "arc/outbox/pending.jsonl"
 SENSE_TIMEOUT = 30.0
 MESSAGE_CHANNEL = "message"
 _KIND = {"needed_input": "question", "answer": "answer", "blocked": "blocker"}
@@ -124,7 +126,8 @@ def surface(bundle: Bundle, *, to: str, reason: str, text: str) -> dict[str, Any
                 reason=inp.reason,
                 result="queued",
                 route_kind=route.kind,
-                raw_status="no sense configured for this channel; queued in " + OUTBOX,
+                raw_status="no sense configured for this channel; queued to the main line "
+                "(its packet shows it until 'ouro surface ack')",
             )
     shown = attempt.model_dump(mode="json", by_alias=True, exclude_none=True)
     append_jsonl(
@@ -241,3 +244,25 @@ def _send(
         )
     result: SurfaceResult = first if first in _PRINTED else "sent"  # type: ignore[assignment]
     return SurfaceAttempt(**base, result=result, raw_status=first or None)
+
+
+def ack(bundle: Bundle, ident: str, *, by: str | None = None) -> dict[str, Any]:
+    """Acknowledge the queued message ``ident``: it leaves the main line's packet."""
+    from ouro.errors import NotFound
+
+    with arc_lock(bundle, "surface ack"):
+        found = queued(bundle, include_acked=True).messages
+        message = next((m for m in found if m["id"] == ident), None)
+        if message is None:
+            waiting = ", ".join(m["id"] for m in found if "ackedAt" not in m) or "none"
+            raise NotFound(
+                f"no surfaced message {ident!r} in {OUTBOX} (waiting: {waiting})",
+                hint="'ouro surface list' shows the waiting ones",
+            )
+        if "ackedAt" in message:
+            return {"id": ident, "acked": True, "already": True, "ackedAt": message["ackedAt"]}
+        at = utc_now_iso()
+        append_jsonl(
+            bundle.root / ACKS, [{"schemaVersion": 1, "id": ident, "ackedAt": at, "by": by}]
+        )
+    return {"id": ident, "acked": True, "already": False, "ackedAt": at}

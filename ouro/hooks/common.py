@@ -20,18 +20,21 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
-
-import orjson
+from typing import Any, NamedTuple
 
 from ouro.bundle import Bundle, Found
 from ouro.edge import SHORT, check_text
 from ouro.errors import InvalidInput, OuroError
 from ouro.store import jsonio
+
+# Every host event starts a process: this module imports neither ``dataclasses``
+# nor orjson (together ~20 ms of start-up, ``bench/onepath.py``). The input is
+# parsed by ``ouro.store.jsonio`` (orjson's rules) and the reply encoded by
+# ``dumps``, which writes the bytes ``orjson.dumps`` writes for these objects.
 
 #: The events ouro handles, by their host names (both hosts use the same ones).
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd")
@@ -42,8 +45,7 @@ DRY_EVENTS = frozenset({"SessionStart", "Stop"})
 TOOL_EVENTS = ("PostToolUse", "PostToolUseFailure", "PreToolUse")
 
 
-@dataclass(frozen=True)
-class Host:
+class Host(NamedTuple):
     """One host's hook contract, as far as ouro uses it (see docs/hooks.md)."""
 
     name: str  # "claude" | "codex": the CLI word and the state-file prefix
@@ -70,8 +72,7 @@ class Host:
         return EVENTS + self.tool_events
 
 
-@dataclass(frozen=True)
-class HookInput:
+class HookInput(NamedTuple):
     """The fields ouro reads from the host's stdin object."""
 
     event: str | None
@@ -92,18 +93,52 @@ class HookInput:
     transcript_path: str | None = None
 
 
-@dataclass
 class Reply:
-    context: str | None = None  # for the model (additionalContext)
-    system_message: str | None = None  # for the user
-    block_reason: str | None = None  # Stop only: keep the agent working
-    warnings: list[str] = field(default_factory=list)  # one line each, to stderr
+    """What a handler wants to say; handlers fill it in as they go."""
+
+    __slots__ = ("block_reason", "context", "system_message", "warnings")
+
+    def __init__(
+        self,
+        context: str | None = None,  # for the model (additionalContext)
+        system_message: str | None = None,  # for the user
+        block_reason: str | None = None,  # Stop only: keep the agent working
+        warnings: list[str] | None = None,  # one line each, to stderr
+    ) -> None:
+        self.context = context
+        self.system_message = system_message
+        self.block_reason = block_reason
+        self.warnings: list[str] = [] if warnings is None else warnings
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.context, self.system_message, self.block_reason, self.warnings)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Reply) and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass was
+
+    def __repr__(self) -> str:
+        return (
+            f"Reply(context={self.context!r}, system_message={self.system_message!r}, "
+            f"block_reason={self.block_reason!r}, warnings={self.warnings!r})"
+        )
 
 
-@dataclass
 class Outcome:
-    stdout: str = ""
-    stderr: list[str] = field(default_factory=list)
+    """What one hook run prints: stdout (the host JSON, or nothing) and stderr lines."""
+
+    __slots__ = ("stderr", "stdout")
+
+    def __init__(self, stdout: str = "", stderr: list[str] | None = None) -> None:
+        self.stdout = stdout
+        self.stderr: list[str] = [] if stderr is None else stderr
+
+
+def dumps(payload: dict[str, Any]) -> str:
+    """``payload`` as compact JSON, non-ASCII kept as is: the text ``orjson.dumps``
+    gives for objects of strings, booleans, small integers, lists and objects."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
 
 PATH_LIMIT = 4096  # PATH_MAX: the host's cwd
@@ -216,8 +251,7 @@ def clip(text: str, limit: int) -> str:
 Handler = Callable[[Bundle, Host, HookInput, "Options"], Reply]
 
 
-@dataclass(frozen=True)
-class Options:
+class Options(NamedTuple):
     block_on_debt: bool = False
     budget: int = 2500
     #: compute the reply but write nothing (``ouro hook doctor`` / install checks)
@@ -269,7 +303,7 @@ def run_hook(
             reply = Reply(warnings=[f"dry run: {event} is not simulated (it only writes)"])
         else:
             if options.env is None:
-                options = replace(options, env=env)
+                options = options._replace(env=env)
             confirmed = [] if options.dry_run else _confirm_pending(found.bundle, host, inp, env)
             reply = handlers[event](found.bundle, host, inp, options)
             reply.warnings[:0] = confirmed
@@ -288,7 +322,7 @@ def run_hook(
     outcome.stderr.extend(f"{prefix}: {one_line(w)}" for w in reply.warnings)
     payload = shape(host, event, reply)
     if payload is not None:
-        outcome.stdout = orjson.dumps(payload).decode() + "\n"
+        outcome.stdout = dumps(payload) + "\n"
     return outcome
 
 
@@ -344,5 +378,5 @@ def _failed(
     text = notice_text(host, reason)
     payload = shape(host, event, Reply(context=text, system_message=text))
     if payload is not None:
-        outcome.stdout = orjson.dumps(payload).decode() + "\n"
+        outcome.stdout = dumps(payload) + "\n"
     return outcome

@@ -8,7 +8,8 @@ state file) adds a one-line warning and the other steps still run; a failure
 to build the orientation packet means nothing is injected.
 
 Heavy modules are imported inside the handler that needs them, so
-``SessionEnd`` does not pay for the orientation packet or the sentinel.
+``SessionEnd`` does not pay for the orientation packet or the sentinel, nor
+``PostToolUse`` for the packet and the session state.
 """
 
 from __future__ import annotations
@@ -18,10 +19,7 @@ from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, OuroError
-from ouro.hooks import state
 from ouro.hooks.common import HookInput, Host, Options, Reply, describe
-from ouro.hooks.packet import changed_context, packet_context
-from ouro.models.clock import utc_now_iso
 
 #: Arc has no dedicated compaction kind; the pre-compaction write is "the
 #: turn's state was persisted", tagged with the host event in ``meta``.
@@ -78,6 +76,8 @@ def _save(
     injected: bool,
     previous: dict[str, Any] | None,
 ) -> None:
+    from ouro.hooks import state
+
     try:
         state.save(
             state.state_path(bundle, host.name, inp.session_id),
@@ -93,6 +93,9 @@ def _save(
 
 
 def session_start(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
+    from ouro.hooks import state
+    from ouro.hooks.packet import packet_context
+
     reply = Reply()
     source = inp.source or "unknown"
     path = state.state_path(bundle, host.name, inp.session_id)
@@ -124,6 +127,7 @@ def guide_for(path: Path, source: str | None) -> str:
     replaced (``compact``, ``clear``) or the guide's version changed.
     """
     from ouro import guide
+    from ouro.hooks import state
 
     try:
         previous = state.load(path)
@@ -136,6 +140,18 @@ def guide_for(path: Path, source: str | None) -> str:
 
 
 def user_prompt_submit(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
+    from ouro.arc.checkpoint import one_run
+
+    # The event is recorded, then the packet read: one run, so the packet takes
+    # the checkpoint the record computed instead of reading the stores again.
+    with one_run():
+        return _user_prompt_submit(bundle, host, inp, options)
+
+
+def _user_prompt_submit(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
+    from ouro.hooks import state
+    from ouro.hooks.packet import changed_context, packet_context
+
     reply = Reply()
     # The prompt text is never read (parse_input drops it): only the fact of a turn.
     _record(reply, bundle, host, inp, "turn_accepted", f"{host.title} turn accepted")
@@ -186,6 +202,8 @@ def stop(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
 
     reply = Reply()
     full = read_resume_full(bundle)
+    from ouro.models.clock import utc_now_iso
+
     message = debt_message(full, now=utc_now_iso())
     if message is None:
         return reply

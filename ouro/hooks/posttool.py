@@ -44,10 +44,13 @@ without an exit status (none in the payload and none in the transcript), an
 interrupted or background command, or a command that is not a declared check
 records nothing (unknown stays unknown); a matching command whose ``cwd`` is
 not the check's folder is named on stderr and not recorded. Reads are cheap
-for unrelated commands: each claim and task file is read with raw ``os`` calls
-and parsed only when its bytes contain the command (or, for a command with
-quotes, each word); the transcript is read only for a declared check. The cost
-grows with the number of claim and task files (``bench/posttool.py``).
+for unrelated commands: each claim file is read with raw ``os`` calls and
+parsed only when its bytes contain the command (or, for a command with quotes,
+each word); tasks are looked up in the desk heads (``ouro.desk.heads``: one
+``stat`` per task while the cache holds; a read that finds it stale saves
+it), and only a task they name is read; the transcript is read only for a
+declared check. The cost grows with the number of claim and task files
+(``bench/posttool.py``).
 """
 
 from __future__ import annotations
@@ -55,28 +58,19 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ouro.arc import paths
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput, OuroError
-from ouro.hooks import receipts
 from ouro.hooks.common import HookInput, Host, Options, Reply, describe
-from ouro.hooks.witness import (
-    ASSERTED,
-    OBSERVED,
-    PENDING,
-    Verdict,
-    note,
-    same_dir,
-    tool_id,
-    witness,
-)
-from ouro.models.clock import format_time, utc_now
 from ouro.proof.refs import repo_root
 from ouro.store import jsonio
+
+# The receipt's modules (``ouro.hooks.receipts``, ``ouro.hooks.witness``, the
+# transcript readers) are imported only for a command that is a declared check:
+# an unrelated command (most of them) pays for the lookup alone.
 
 SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell"})
 _EXIT_PATTERNS = (
@@ -85,8 +79,7 @@ _EXIT_PATTERNS = (
 )
 
 
-@dataclass(frozen=True)
-class Observed:
+class Observed(NamedTuple):
     command: str  # trimmed: what is compared with a check
     raw: str  # as the host sent it: what is compared with the transcript
     exit_code: int | None  # what the payload says (Codex says nothing)
@@ -160,17 +153,36 @@ def _exit_code(event: str, response: Any, error: Any) -> int | None:
 
 
 def _head_bytes(path: str, limit: int = 1 << 16) -> bytes | None:
-    """The first ``limit`` bytes of a file (raw ``os`` calls: this runs per file)."""
+    """The first ``limit`` bytes of a file (raw ``os`` calls: this runs per file).
+
+    Read in 64 KiB steps: ``os.read`` allocates the whole size asked for, and a
+    claim file is a few hundred bytes (4 MiB per read cost ~20 µs a file).
+    """
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
         return None
     try:
-        return os.read(fd, limit)
+        step = min(limit, _STEP)
+        data = os.read(fd, step)
+        if len(data) < step:
+            return data
+        parts = [data]
+        size = len(data)
+        while size < limit:
+            more = os.read(fd, min(_STEP, limit - size))
+            if not more:
+                break
+            parts.append(more)
+            size += len(more)
+        return b"".join(parts)
     except OSError:
         return None
     finally:
         os.close(fd)
+
+
+_STEP = 1 << 16
 
 
 def _needles(command: str) -> list[bytes]:
@@ -185,8 +197,7 @@ def _needles(command: str) -> list[bytes]:
     return [w.encode("utf-8") for w in words if w]
 
 
-@dataclass(frozen=True)
-class ClaimMatch:
+class ClaimMatch(NamedTuple):
     id: str
     root: str  # the folder its check runs in
     repo: str | None  # its own ``repo``, if set
@@ -221,37 +232,33 @@ def _matching_claims(bundle: Bundle, command: str) -> list[ClaimMatch]:
 
 
 def _matching_tasks(bundle: Bundle, command: str) -> list[str]:
-    """Ids of open tasks whose check is ``command`` (parsed only on a byte match)."""
-    needles = _needles(command)
-    try:
-        tracks = [e.path for e in os.scandir(bundle.desk) if e.is_dir() and e.name[0] != "_"]
-    except OSError:
-        return []
-    found = []
-    for track in sorted(tracks):
-        try:
-            folders = [e.path for e in os.scandir(track) if e.is_dir()]
-        except OSError:
-            continue
-        for folder in sorted(folders):
-            path = os.path.join(folder, "task.md")
-            head = _head_bytes(path)
-            if head is None or b"\ncheck:" not in head or not all(n in head for n in needles):
-                continue
-            from ouro.desk.tasks import load_task
+    """Ids of open tasks whose check is ``command``.
 
-            try:
-                task = load_task(bundle, Path(path))
-            except OuroError:
-                continue
-            check = task.meta.get("check")
-            status = task.meta.get("status")
-            if (
-                isinstance(check, str)
-                and check.strip() == command
-                and status not in ("done", "dropped")
-            ):
-                found.append(task.id)
+    The desk heads (``ouro.desk.heads``: one ``stat`` per task, a read only of
+    the files that changed since they were cached) name the candidates; each
+    candidate's file is then read in full, so what is recorded is decided by
+    the task file itself.
+    """
+    from ouro.desk.heads import desk_heads
+
+    found = []
+    # A read that finds the heads stale (a copied bundle) saves them: the next
+    # command costs a stat per task again.
+    for head in desk_heads(bundle).checked_by(command):
+        from ouro.desk.tasks import load_task  # a match is rare: its import only then
+
+        try:
+            task = load_task(bundle, Path(head.file))
+        except OuroError:
+            continue
+        check = task.meta.get("check")
+        status = task.meta.get("status")
+        if (
+            isinstance(check, str)
+            and check.strip() == command
+            and status not in ("done", "dropped")
+        ):
+            found.append(task.id)
     return found
 
 
@@ -264,6 +271,9 @@ def observe(bundle: Bundle, host: Host, inp: HookInput, options: Options | None 
     task_ids = _matching_tasks(bundle, seen.command)
     if not claims and not task_ids:
         return reply
+    from ouro.hooks import receipts
+    from ouro.hooks.witness import same_dir
+
     cwd = inp.cwd or ""
     default = repo_root(bundle)
     here_claims = [c for c in claims if cwd and same_dir(cwd, c.root)]
@@ -304,6 +314,9 @@ def _receipt(
     reply: Reply,
 ) -> None:
     """Judge the report against the transcript and record it (under the session lock)."""
+    from ouro.hooks import receipts
+    from ouro.hooks.witness import ASSERTED, OBSERVED, PENDING, Verdict, note, tool_id, witness
+    from ouro.models.clock import format_time, utc_now
     from ouro.models.hashing import content_hash
     from ouro.proof import checkrun
     from ouro.proof.redact import bundle_literals

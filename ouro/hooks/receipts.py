@@ -38,16 +38,18 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
 from ouro.hooks.common import HookInput, Host, Reply, describe
 from ouro.hooks.state import STATE_DIR, session_slug
-from ouro.hooks.witness import ASSERTED, OBSERVED, Verdict
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
 from ouro.store.lock import FileLock
+
+if TYPE_CHECKING:  # every hook event asks ``has_pending``: the rest loads on a receipt
+    from ouro.hooks.witness import Verdict
 
 SCHEMA_VERSION = 1
 SEEN_LIMIT = 500
@@ -131,6 +133,7 @@ def tool_event(
     confirmed_at: str | None = None,
 ) -> None:
     from ouro.arc.recorder import record_event
+    from ouro.hooks.witness import ASSERTED, OBSERVED
 
     # The tool event first: the receipts that follow are what the packet shows
     # as the latest event, so the tool event never crowds it.
@@ -218,6 +221,7 @@ def task_receipts(
 ) -> dict[str, str | None]:
     """Each task's check event; returns task id → its ``at`` (None: not recorded)."""
     from ouro.desk.tasks import about_hashes, acting_agent, append_check, find_task
+    from ouro.hooks.witness import ASSERTED, OBSERVED
 
     out: dict[str, str | None] = {}
     for task_id in task_ids:
@@ -253,6 +257,7 @@ def task_receipts(
 def claim_has(bundle: Bundle, claim_id: str, host: str, digest: str | None, since: str) -> bool:
     """Whether the claim already has an observed receipt from ``host`` of this output since."""
     from ouro.arc.claims import get_claim
+    from ouro.hooks.witness import OBSERVED
 
     try:
         evidence = get_claim(bundle, claim_id).evidence
@@ -268,6 +273,7 @@ def claim_has(bundle: Bundle, claim_id: str, host: str, digest: str | None, sinc
 def task_has(bundle: Bundle, task_id: str, host: str, digest: str | None, since: str) -> bool:
     """Whether the task already has an observed check event from ``host`` of this output since."""
     from ouro.desk.tasks import find_task, history_list
+    from ouro.hooks.witness import OBSERVED
 
     try:
         history = history_list(find_task(bundle, task_id).meta.get("history"))
@@ -287,6 +293,7 @@ def confirm_task(
     """Make the task's asserted check event from ``host`` at ``at`` observed-by-host."""
     from ouro.desk.tasks import find_task, history_list, save_task, task_lock
     from ouro.errors import NotFound
+    from ouro.hooks.witness import ASSERTED, OBSERVED
     from ouro.models.clock import utc_now_iso
 
     with task_lock(bundle, task_id):

@@ -19,17 +19,14 @@ set aside as ``<name>.unreadable`` (never silently dropped) and replaced.
 
 from __future__ import annotations
 
-import hashlib
+import json
 import os
 import re
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile
-from ouro.models.clock import utc_now_iso
 from ouro.models.hashing import content_hash
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
@@ -45,6 +42,8 @@ def session_slug(session_id: str | None) -> str:
         return "unknown-session"
     if _SAFE.match(session_id):
         return session_id
+    import hashlib  # rare (an id unfit for a file name): OpenSSL's start-up only then
+
     return "h-" + hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:24]
 
 
@@ -57,7 +56,9 @@ def item_hashes(items: list[tuple[str, str]]) -> dict[str, str]:
 
 
 def fingerprint(hashes: dict[str, str]) -> str:
-    return content_hash(orjson.dumps(hashes, option=orjson.OPT_SORT_KEYS))
+    # the bytes of orjson.dumps(hashes, option=OPT_SORT_KEYS), without its import
+    text = json.dumps(hashes, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return content_hash(text.encode("utf-8"))
 
 
 def load(path: Path) -> dict[str, Any] | None:
@@ -94,6 +95,8 @@ def save(
     injected: bool,
     previous: dict[str, Any] | None,
 ) -> None:
+    from ouro.models.clock import utc_now_iso  # a write: datetime only then
+
     now = utc_now_iso()
     injected_at = now if injected else (previous or {}).get("injectedAt")
     atomic_write_json(

@@ -52,9 +52,7 @@ class JsonlRead:
 
 
 def encode_line(record: Mapping[str, Any]) -> bytes:
-    import orjson  # writers only: readers of small files avoid its import cost
-
-    return orjson.dumps(record) + b"\n"
+    return jsonio.dumps(record) + b"\n"  # orjson's bytes (imported only when needed)
 
 
 def append_jsonl(

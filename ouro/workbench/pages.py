@@ -68,12 +68,18 @@ def now_page(bundle: Bundle, query: Query) -> dict[str, Any]:
     from ouro.arc.resume import read_resume_full
     from ouro.arc.timeline import event_page
     from ouro.desk.orientation import desk_items
+    from ouro.habits.outbox import queued
     from ouro.sentinel.status import sentinel_status
 
     resume = read_resume_full(bundle)
     handoff = event_page(bundle, limit=1, kinds=["handoff"])
     desk, desk_error = _guard(lambda: desk_items(bundle))
+    surfaced, surfaced_error = _guard(lambda: queued(bundle))
     return {
+        # what habits surfaced to the main line, until acknowledged (ouro surface ack)
+        "surfaced": surfaced.messages if surfaced else [],
+        "surfacedProblems": surfaced.problems if surfaced else [],
+        "surfacedError": surfaced_error,
         "resume": resume,
         "obligations": _obligations(resume["stores"]["obligations"]),
         "claims": _claims_by_status(resume["stores"]["claims"]),

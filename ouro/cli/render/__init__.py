@@ -91,6 +91,8 @@ RENDERERS: dict[Path, str] = {
     ("habits", "tick"): "ouro.cli.habits:render_tick",
     ("habits", "install"): "ouro.cli.habits:render_install",
     ("surface",): _OPS + "surface",
+    ("surface", "list"): _OPS + "surface_list",
+    ("surface", "ack"): _OPS + "surface_ack",
     # --- the other commands
     ("hook", "install"): "ouro.cli.hook:render_install",
     ("hook", "doctor"): "ouro.cli.hook:render_doctor",

@@ -266,3 +266,21 @@ def surface(result: dict[str, Any]) -> str:
     if result.get("outboxLocator"):
         line += f"\n  queued at {result['outboxLocator']}"
     return line
+
+
+def surface_list(result: dict[str, Any]) -> str:
+    lines = []
+    for m in result["messages"]:
+        state = f" (acknowledged {m['ackedAt']})" if m.get("ackedAt") else ""
+        lines.append(
+            f"{m['id']}  habit {m.get('habitName')} ({m.get('reason')}) to "
+            f"{m.get('recipient')}{state}: {m.get('text')}"
+        )
+    lines += [f"problem: {p}" for p in result["problems"]]
+    return "\n".join(lines) or "nothing surfaced is waiting"
+
+
+def surface_ack(result: dict[str, Any]) -> str:
+    if result["already"]:
+        return f"{result['id']} was already acknowledged ({result['ackedAt']})"
+    return f"acknowledged {result['id']}"
