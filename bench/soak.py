@@ -208,7 +208,7 @@ def concurrent(base: Path, procs: int, writes: int) -> Figures:
 
 
 def _writers() -> dict[str, Callable[[Bundle, int], Any]]:
-    def call(name: str, args: Callable[[int], dict[str, Any]]) -> Callable[[Bundle, int], Any]:
+    def tool(name: str, args: Callable[[int], dict[str, Any]]) -> Callable[[Bundle, int], Any]:
         return lambda bundle, i: call(name, bundle, args(i))
 
     def task_ref(bundle: Bundle) -> str:
@@ -217,26 +217,26 @@ def _writers() -> dict[str, Callable[[Bundle, int], Any]]:
         return find_task(bundle, "soak/kill-target").id
 
     return {
-        "diary_write": call(
+        "diary_write": tool(
             "diary_write",
             lambda i: {"text": f"kill fact {time.time_ns()} {i}", "about": ["k"], "force": True},
         ),
-        "diary_reflect": call("diary_reflect", lambda i: {"text": f"reflection {i} " * 20}),
-        "notes_write": call(
+        "diary_reflect": tool("diary_reflect", lambda i: {"text": f"reflection {i} " * 20}),
+        "notes_write": tool(
             "notes_write", lambda i: {"title": f"Kill note {i % 4}", "body": f"{i}\n" * 500}
         ),
-        "arc_note": call("arc_note", lambda i: {"text": f"note {i}"}),
-        "arc_ask": call("arc_ask", lambda i: {"text": f"ask {i}"}),
-        "claim_add": call("claim_add", lambda i: {"text": f"claim {i}", "authority": "agent"}),
-        "obligation_add": call("obligation_add", lambda i: {"what": f"owe {i}", "to": "ari"}),
+        "arc_note": tool("arc_note", lambda i: {"text": f"note {i}"}),
+        "arc_ask": tool("arc_ask", lambda i: {"text": f"ask {i}"}),
+        "claim_add": tool("claim_add", lambda i: {"text": f"claim {i}", "authority": "agent"}),
+        "obligation_add": tool("obligation_add", lambda i: {"what": f"owe {i}", "to": "ari"}),
         "desk_task_update": lambda bundle, i: call(
             "desk_task_update", bundle, {"task": task_ref(bundle), "priority": i % 9}
         ),
-        "desk_tip_add": call("desk_tip_add", lambda i: {"title": f"tip {time.time_ns()} {i}"}),
-        "desk_friction_add": call(
+        "desk_tip_add": tool("desk_tip_add", lambda i: {"title": f"tip {time.time_ns()} {i}"}),
+        "desk_friction_add": tool(
             "desk_friction_add", lambda i: {"title": f"friction {time.time_ns()} {i}"}
         ),
-        "sentinel_refresh": call("sentinel_refresh", lambda i: {"trigger": "manual_cli"}),
+        "sentinel_refresh": tool("sentinel_refresh", lambda i: {"trigger": "manual_cli"}),
     }
 
 
