@@ -640,11 +640,13 @@ class DeskHeads:
         )
         return self.head(max(rows, key=_by_locator)) if rows else None
 
-    def rows(self) -> list[Row]:
+    def rows(self, *, ordered: bool = True) -> list[Row]:
         """Every task's row, sorted by track, then folder (as ``all``), without
-        making a ``Head`` of each: a reader that keeps a few makes only those."""
+        making a ``Head`` of each: a reader that keeps a few makes only those.
+        ``ordered=False``: in no particular order (a reader that sorts its own)."""
         rows = [*self.hot, *self._rest(), *self.closed_rows()]
-        rows.sort(key=_by_locator)
+        if ordered:
+            rows.sort(key=_by_locator)
         return rows
 
     def all(self) -> list[Head]:

@@ -13,6 +13,7 @@ Contract:
 
 from __future__ import annotations
 
+import heapq
 from datetime import datetime
 from typing import Any
 
@@ -57,8 +58,12 @@ def ready_tasks(
 
         require_track(bundle, track)
     found = desk_heads(bundle)
-    rows = found.rows()  # every task: a blocker may be any of them
+    rows = found.rows(ordered=False)  # every task: a blocker may be any of them
     status_of = {r[2]: r[5] for r in rows}
+    if len(status_of) != len(rows):
+        # two folders share an id: the last by locator speaks for it, as everywhere
+        rows = found.rows()
+        status_of = {r[2]: r[5] for r in rows}
     out = Ready(problems=found.problems)
     ready = []
     # Rows, not heads: the packet asks on every prompt, and a year's desk holds
@@ -71,8 +76,12 @@ def ready_tasks(
             out.waiting[row[2]] = blockers
         elif not _held(row[8], row[9], now):
             ready.append(row)
-    ready.sort(key=lambda r: (r[0], r[1], r[2]))  # priority, created, id
-    out.tasks = [found.head(r) for r in (ready if limit is None else ready[:limit])]
+    key = lambda r: (r[0], r[1], r[2])  # noqa: E731 -- priority, created, id (unique here)
+    if limit is None:
+        ready.sort(key=key)
+    else:
+        ready = heapq.nsmallest(limit, ready, key=key)
+    out.tasks = [found.head(r) for r in ready]
     return out
 
 
