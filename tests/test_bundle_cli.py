@@ -179,6 +179,8 @@ def test_demo_runs_on_a_given_path(
     assert (target / "bundle.json").exists()
     out = ouro_json("demo", str(tmp_path / "demo2.ouro"))
     assert out["steps"][0]["title"] == "ouro init"
+    # the demo's outside blocker is lifted again, so its drill ends on a ready receipt
+    assert "(trigger drill, verdict ready)" in demo_output.stdout, demo_output.stdout[-800:]
 
 
 def test_repo_layout_has_the_design_card_shape() -> None:

@@ -27,6 +27,15 @@ def run(bundle: Bundle, step: Step, show: Show) -> None:
         "an outside blocker: the receipt is blocked, recovery points at the last ready one",
         show(("sentinel", "refresh"), down),
     )
+    back = b.sentinel.refresh(
+        trigger="provider_failover",
+        signals=['{"kind": "provider_lane", "source": "model-provider", "status": "ok"}'],
+    )
+    step(
+        "the provider is back: the lane remembers each source's last word, so it takes "
+        "fresh evidence (a signal or a declared readiness check) to be ready again",
+        show(("sentinel", "refresh"), back),
+    )
     result = b.drill()
     step(
         "ouro drill: each guarantee proven on a throwaway copy of the bundle",
