@@ -38,6 +38,7 @@ Contract:
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -359,12 +360,25 @@ def _joined(base: Path, path: Path | str) -> Path:
 
 def find_pointer(start: Path) -> Path | None:
     """The nearest pointer file from ``start`` upwards, or None."""
-    for folder in (start, *start.parents):
+    import stat
+
+    # plain strings and stat: every diary write looks a setting up from the cwd
+    folder = os.fspath(start)
+    while True:
         for name in POINTER_FILES:
-            candidate = folder / name
-            if candidate.is_file():
-                return candidate
-    return None
+            candidate = os.path.join(folder, name)
+            try:
+                if stat.S_ISREG(os.stat(candidate).st_mode):
+                    return Path(candidate)
+            except (FileNotFoundError, NotADirectoryError):
+                pass
+            except OSError as exc:  # as Path.is_file: a loop is "no", the rest raise
+                if exc.errno not in (errno.ELOOP, errno.EBADF):
+                    raise
+        parent = os.path.dirname(folder) or "."  # a relative start ends at "." (as parents)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def read_pointer(pointer: Path) -> Path:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -364,6 +365,31 @@ def rows(bundle_root: Path | None, names: list[str] | None = None) -> list[dict[
 
 
 _warned: set[str] = set()
+#: path -> (trusted stamp, what ``lookup`` read from it): a long-lived process
+#: (``ouro mcp``) reads a settings file again only when its stamp moved
+_READ: dict[str, tuple[tuple[int, int, int, int], dict[str, str]]] = {}
+
+
+def _read_cached(path: Path, read: Callable[[Path], dict[str, str] | None]) -> dict[str, str]:
+    """``read(path) or {}``, kept per process while the file's stamp
+    (``ouro.store.stamp``) stays put and is trusted; a missing file is looked
+    for again every time, and a file that cannot be read is never kept."""
+    from ouro.store import stamp
+
+    key = os.fspath(path)
+    try:
+        seen = stamp.trusted(os.stat(path))
+    except (OSError, ValueError):
+        seen = None
+    hit = _READ.get(key)
+    if seen is not None and hit is not None and hit[0] == seen:
+        return hit[1]
+    values = read(path) or {}  # stamped before reading: a change meanwhile moves it
+    if seen is None:
+        _READ.pop(key, None)
+    else:
+        _READ[key] = (seen, values)
+    return values
 
 
 def lookup(name: str, bundle_root: Path | None = None) -> str | None:
@@ -377,16 +403,19 @@ def lookup(name: str, bundle_root: Path | None = None) -> str | None:
         return os.environ[known.env]
     try:
         project = project_path()
-        values = (read_toml(project) or {}) if project else {}
+        values = _read_cached(project, read_toml) if project else {}
         if name in values:
             return values[name]
         if bundle_root is not None:
             from ouro.bundle import Bundle
 
-            bundled = _bundle_settings(Bundle(bundle_root).read_meta())
+            folder = Bundle(bundle_root)
+            bundled = _read_cached(
+                folder.meta_path, lambda _p: _bundle_settings(folder.read_meta())
+            )
             if name in bundled:
                 return bundled[name]
-        values = read_toml(global_path()) or {}
+        values = _read_cached(global_path(), read_toml)
         if name in values:
             return values[name]
     except CorruptFile as exc:

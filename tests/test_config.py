@@ -135,3 +135,52 @@ def test_concurrent_sets_lose_nothing(project: Path, tmp_path: Path) -> None:
     for line in ('color = "never"', 'dates = "absolute"', 'progress = "never"'):
         assert line in text
     assert not list((tmp_path / "xdg" / "ouro").glob(".config.toml.*.tmp"))
+
+
+def test_lookup_reads_a_settings_file_again_only_when_its_stamp_moves(
+    project: Path, bundle: Bundle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import time
+
+    from ouro import config
+
+    xdg = tmp_path / "xdg" / "ouro"
+    xdg.mkdir(parents=True)
+    files = {"global": xdg / "config.toml", "project": project / "ouro.toml"}
+    files["global"].write_text('"diary.near" = "meaning"\n')
+    old = 1_000_000_000_000_000_000  # long ago: the stamps are trusted
+    for path in files.values():
+        if path.exists():
+            os.utime(path, ns=(old, old))
+    os.utime(bundle.meta_path, ns=(old, old))
+    time.sleep(0.15)  # past the racy window of the ctime utime set (ouro.store.stamp)
+    reads: list[str] = []
+    real_toml, real_meta = config.read_toml, Bundle.read_meta
+
+    def counting_toml(path: Path) -> dict[str, str] | None:
+        if Path(path).exists():  # a missing file is only looked for
+            reads.append(Path(path).name)
+        return real_toml(path)
+
+    def counting_meta(self: Bundle) -> dict[str, object]:
+        reads.append("bundle.json")
+        return real_meta(self)
+
+    monkeypatch.setattr(config, "read_toml", counting_toml)
+    monkeypatch.setattr(Bundle, "read_meta", counting_meta)
+    assert config.lookup("diary.near", bundle.root) == "meaning"
+    first = sorted(reads)
+    assert "config.toml" in first and "bundle.json" in first
+    reads.clear()
+    for _ in range(3):
+        assert config.lookup("diary.near", bundle.root) == "meaning"
+    assert reads == []  # nothing changed: no settings file read again
+    files["global"].write_text('"diary.near" = "words"\n')
+    os.utime(files["global"], ns=(old + 10**9, old + 10**9))  # same size, another stamp
+    assert config.lookup("diary.near", bundle.root) == "words"
+    assert reads == ["config.toml"]
+    files["global"].write_text('"diary.near" = "meaning"\n')  # just now: racy, never kept
+    assert config.lookup("diary.near", bundle.root) == "meaning"
+    files["global"].write_text('"diary.near" = "words!"\n')
+    assert config.lookup("diary.near", bundle.root) == "words!"

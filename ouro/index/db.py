@@ -24,6 +24,7 @@ import errno
 import functools
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -407,6 +408,138 @@ def _open(root: Root, path: str, create: bool) -> sqlite3.Connection:
     return conn
 
 
+# --- the write-through's connection, kept per process --------------------------
+
+#: bundle root -> (pid, identity of the files it was opened on, connection)
+_WRITERS: dict[str, tuple[int, tuple[int, ...], sqlite3.Connection]] = {}
+#: connections inherited across a fork: never used, and never closed in the
+#: child (SQLite forbids carrying a connection over a fork)
+_ORPHANS: list[sqlite3.Connection] = []
+#: bundles whose write connection a process keeps (the least recently used goes)
+WRITERS_KEPT = 4
+_WRITERS_LOCK = threading.Lock()
+
+
+def _identity(root: Root) -> tuple[int, ...] | None:
+    """(dev, ino, mtime, size) of the database and (dev, ino) of its -wal and
+    -shm files, None when the database is missing; raises ``ValueError`` when any of them, ``state/`` or
+    ``state/index/`` is a symlink (the slow path refuses or follows it)."""
+    import stat
+
+    path = db_file(root)
+    folder = os.path.dirname(path)
+    for where in (os.path.dirname(folder), folder):
+        if stat.S_ISLNK(os.lstat(where).st_mode):
+            raise ValueError(where)
+    out: list[int] = []
+    for end in ("", "-wal", "-shm"):
+        try:
+            st = os.lstat(path + end)
+        except (FileNotFoundError, NotADirectoryError):
+            if not end:
+                return None
+            raise ValueError(path + end) from None
+        if not stat.S_ISREG(st.st_mode):
+            if not end and not stat.S_ISLNK(st.st_mode):
+                return None
+            raise ValueError(path + end)
+        out += (st.st_dev, st.st_ino)
+        if not end:  # a rewrite in place (the -wal holds this process's own writes)
+            out += (st.st_mtime_ns, st.st_size)
+    return tuple(out)
+
+
+def _same_files(a: tuple[int, ...], b: tuple[int, ...]) -> bool:
+    """Whether two ``_identity`` values name the same files (mtime and size aside)."""
+    return len(a) == len(b) == 8 and a[:2] == b[:2] and a[4:] == b[4:]
+
+
+def take_writer(root: Root) -> tuple[sqlite3.Connection, tuple[int, ...] | None] | None:
+    """A write connection to the index of the bundle at ``root`` for one
+    write-through, and what to hand to ``give_back`` with it; None when the
+    database does not exist. Raises like ``open_db``.
+
+    A long-lived process (``ouro mcp``) keeps one connection per bundle instead
+    of opening the index on every write. It is used again only while the
+    database, its -wal and its -shm files are the very files it was opened on
+    (re-checked on every call: a rebuild that moved the index aside, a deleted
+    or replaced file, or a symlink opens the index afresh, with every check of
+    ``open_db``), while the bundle may be written, in the process that opened
+    it, at the current schema, and outside any transaction. A connection in use
+    is not in the cache: another thread opens its own."""
+    key = os.fspath(root)
+    with _WRITERS_LOCK:
+        _drop_inherited()
+        entry = _WRITERS.pop(key, None)
+    try:
+        seen = _identity(root)
+    except ValueError:
+        seen = ()
+    except OSError:
+        seen = ()
+    if entry is not None:
+        _owner, ident, conn = entry
+        if seen and ident == seen and not conn.in_transaction and writable(root):
+            try:
+                if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+                    return conn, ident
+            except sqlite3.Error:
+                pass
+        conn.close()
+    if seen is None:
+        return None
+    if not os.path.isfile(db_file(root)):
+        return None
+    conn = open_db(root)
+    try:
+        after = _identity(root)
+    except (OSError, ValueError):
+        after = None
+    return conn, after
+
+
+def give_back(root: Root, conn: sqlite3.Connection, ident: tuple[int, ...] | None) -> None:
+    """Return a ``take_writer`` connection after a write-through that ended well:
+    kept for the next one (when it is outside a transaction and was opened on
+    files it can be recognised by), else closed."""
+    key = os.fspath(root)
+    try:  # this process's own checkpoint may have changed the database file
+        now = _identity(root)
+    except (OSError, ValueError):
+        now = None
+    with _WRITERS_LOCK:
+        _drop_inherited()
+        if ident is None or now is None or not _same_files(ident, now):
+            conn.close()
+            return
+        if conn.in_transaction or key in _WRITERS:
+            conn.close()
+            return
+        ident = now
+        _WRITERS[key] = (os.getpid(), ident, conn)
+        while len(_WRITERS) > WRITERS_KEPT:
+            _o, _i, oldest = _WRITERS.pop(next(iter(_WRITERS)))
+            oldest.close()
+
+
+def forget_writer(root: Root) -> None:
+    """Close this process's kept write connection to the bundle at ``root``, if any
+    (before its index folder is moved aside or dropped)."""
+    with _WRITERS_LOCK:
+        _drop_inherited()
+        entry = _WRITERS.pop(os.fspath(root), None)
+    if entry is not None:
+        entry[2].close()
+
+
+def _drop_inherited() -> None:
+    """In a forked child, set the parent's connections aside (under the lock)."""
+    pid = os.getpid()
+    if any(owner != pid for owner, _i, _c in _WRITERS.values()):
+        _ORPHANS.extend(conn for _o, _i, conn in _WRITERS.values())
+        _WRITERS.clear()
+
+
 def move_aside(root: Root) -> str | None:
     """Rename ``state/index/`` to ``state/index.damaged-<UTC time>/`` (kept, never
     deleted) so a new index can be built; returns its bundle-relative path.
@@ -415,6 +548,7 @@ def move_aside(root: Root) -> str | None:
     the database file immutable, where nothing inside could be renamed.
     """
     folder = os.path.dirname(db_file(root))
+    forget_writer(root)
     if not os.path.lexists(folder):
         return None
     if not inside(root, os.path.join(os.path.dirname(folder), "x")):

@@ -299,51 +299,61 @@ def touch_paths(bundle: Bundle, paths: Iterable[Path]) -> None:
     root = bundle.root
     paths = list(paths)
     try:
-        if not db.db_path(root).is_file():
-            return
-        conn = db.open_db(root)
+        taken = db.take_writer(root)  # kept per process: a server opens the index once
     except (OuroError, OSError, sqlite3.Error) as exc:
         db.mark_stale(root, f"write-through could not open the index: {exc}")
         warn(f"written; the search index is stale ({exc}) -- 'ouro index sync' repairs it")
         return
+    if taken is None:
+        return  # no index yet: the next search builds it
+    conn, ident = taken
     try:
-        report = SyncReport()
-        top = str(root)
-        # Write-throughs queue on a flock (handed over the moment it frees)
-        # before BEGIN IMMEDIATE: SQLite's busy handler sleeps 1..100 ms
-        # between tries, and 8 writers racing on it spent most of a write asleep.
-        lock = FileLock(
-            bundle.lock_path("index-write"),
-            timeout=db.BUSY_TIMEOUT_S,
-            purpose="index write-through",
-        )
-        diary = {loc for loc, _kind in _DIARY}
-        appends = bool(paths) and all(_locator_of(root, Path(p)) in diary for p in paths)
-        if appends:
-            if not lock.try_acquire():
-                return  # the holder indexes this line (see above)
-        else:
-            lock.acquire()
+        _touch(bundle, conn, paths)
+    except (OuroError, OSError, sqlite3.Error) as exc:
+        conn.close()
+        db.mark_stale(root, f"write-through failed for {list(map(str, paths))[:5]}: {exc}")
+        warn(f"written; the search index is stale ({exc}) -- 'ouro index sync' repairs it")
+    except BaseException:
+        conn.close()
+        raise
+    else:
+        db.give_back(root, conn, ident)
+
+
+def _touch(bundle: Bundle, conn: sqlite3.Connection, paths: list[Path]) -> None:
+    root = bundle.root
+    report = SyncReport()
+    top = str(root)
+    # Write-throughs queue on a flock (handed over the moment it frees)
+    # before BEGIN IMMEDIATE: SQLite's busy handler sleeps 1..100 ms
+    # between tries, and 8 writers racing on it spent most of a write asleep.
+    lock = FileLock(
+        bundle.lock_path("index-write"),
+        timeout=db.BUSY_TIMEOUT_S,
+        purpose="index write-through",
+    )
+    diary = {loc for loc, _kind in _DIARY}
+    appends = bool(paths) and all(_locator_of(root, Path(p)) in diary for p in paths)
+    if appends:
+        if not lock.try_acquire():
+            return  # the holder indexes this line (see touch_paths)
+    else:
+        lock.acquire()
+    try:
+        with db.transaction(conn):
+            _apply_paths(conn, top, paths, report)
+        _diary_caught_up(conn, top, report)
+    finally:
+        lock.release()
+    tried = None
+    while (size := _diary_behind(conn, top)) is not None and size != tried:
+        tried = size
+        if not lock.try_acquire():
+            break  # its holder looks after it releases, as this one did
         try:
-            with db.transaction(conn):
-                _apply_paths(conn, top, paths, report)
             _diary_caught_up(conn, top, report)
         finally:
             lock.release()
-        tried = None
-        while (size := _diary_behind(conn, top)) is not None and size != tried:
-            tried = size
-            if not lock.try_acquire():
-                break  # its holder looks after it releases, as this one did
-            try:
-                _diary_caught_up(conn, top, report)
-            finally:
-                lock.release()
-    except (OuroError, OSError, sqlite3.Error) as exc:
-        db.mark_stale(root, f"write-through failed for {list(map(str, paths))[:5]}: {exc}")
-        warn(f"written; the search index is stale ({exc}) -- 'ouro index sync' repairs it")
-    finally:
-        conn.close()
 
 
 def _apply_paths(conn: sqlite3.Connection, top: str, paths: list[Path], report: SyncReport) -> None:
