@@ -236,11 +236,7 @@ VERB_MODULE_NAMES = ("api.py", "tools.py")
 VERB_MODULE_PARTS = ("_api.py", "tools_", "_tool.py")
 #: verb modules outside ouro/api/ today (core27 moves them into ouro/api/):
 #: delete each line as its module goes
-KNOWN_VERB_MODULES = frozenset(
-    {
-        "habits/api.py",
-    }
-)
+KNOWN_VERB_MODULES: frozenset[str] = frozenset()
 
 
 def _verb_modules() -> set[str]:

@@ -40,6 +40,93 @@ class Habits(Namespace):
         )
 
     @verb
+    def show(
+        self, name: Annotated[str, P("the habit's name (habits/<name>.yaml)", nonblank=True)]
+    ) -> dict[str, Any]:
+        """Show one habit: definition, tool policy, permission envelope, runtime state, due.
+        Writes nothing."""
+        from ouro.habits.config import read_config
+        from ouro.habits.definition import load_habits
+        from ouro.habits.policy import policy_and_envelope
+        from ouro.habits.schedule import due_report
+        from ouro.habits.state import read_state, state_locator
+
+        folder = self.folder
+        habit = load_habits(folder).get(name)
+        config = read_config(folder)
+        policy, reasons, envelope = policy_and_envelope(habit, config)
+        state = read_state(folder, name)
+        due = next(r for r in due_report(folder)["habits"] if r["name"] == name)
+        return {
+            **habit.summary(),
+            "toolPolicy": policy.model_dump(mode="json", by_alias=True, exclude={"refused_calls"}),
+            "deniedBecause": reasons,
+            "permissionEnvelope": envelope.model_dump(
+                mode="json", by_alias=True, exclude_none=True
+            ),
+            "runtimeState": state.state.model_dump(mode="json", by_alias=True)
+            if state.state
+            else None,
+            "runtimeStateLocator": state_locator(name),
+            "runtimeStateProblem": state.problem,
+            "due": due,
+        }
+
+    @verb
+    def last(self, name: Annotated[str, P("the habit's name", nonblank=True)]) -> dict[str, Any]:
+        """The latest run of a habit, from its Arc receipt and runtime state alone. Writes
+        nothing."""
+        from ouro.errors import CorruptFile, NotFound
+        from ouro.habits.receipt import latest_receipt_for, read_receipt
+        from ouro.habits.state import read_state, state_locator
+
+        folder = self.folder
+        read = read_state(folder, name)
+        problems = [read.problem] if read.problem else []
+        receipt = None
+        if read.state is not None and read.state.last_receipt_locator:
+            try:
+                receipt = read_receipt(folder, read.state.last_receipt_locator)
+            except (NotFound, CorruptFile) as exc:
+                problems.append(exc.message)
+            # a run that wrote its receipt but died before its state is still the latest
+            newer, scan_problems = latest_receipt_for(folder, name, after=read.state.last_run_id)
+            if newer is not None:
+                receipt = newer
+                problems += scan_problems
+                problems.append(f"{state_locator(name)} is behind the newest receipt")
+        if receipt is None:
+            receipt, scan_problems = latest_receipt_for(folder, name)
+            problems += scan_problems
+            if receipt is not None and read.state is None:
+                problems.append(
+                    f"{state_locator(name)} missing; the run comes from its receipt alone"
+                )
+        if receipt is None:
+            from ouro.habits.outbox import interrupted_runs
+
+            lost = [r for r in interrupted_runs(folder) if r["habit"] == name]
+            if lost:
+                raise NotFound(
+                    f"habit {name!r} has no receipt: run {lost[-1]['runId']} (started "
+                    f"{lost[-1]['startedAt']}) was stopped before it finished",
+                    hint=f"its scratch is at {lost[-1]['locator']}; run it again with "
+                    f"'ouro habits run {name}'",
+                )
+            raise NotFound(
+                f"habit {name!r} has no recorded run",
+                hint=f"run it with 'ouro habits run {name}', or wait for 'ouro habits tick'",
+            )
+        return {
+            "habit": name,
+            "receipt": receipt.to_json(),
+            "runtimeState": read.state.model_dump(mode="json", by_alias=True)
+            if read.state
+            else None,
+            "problems": problems,
+        }
+
+    @verb
     def list(self) -> dict[str, Any]:
         """List the bundle's habits (habits/<name>.yaml) with cadence, status, whether each
         is due and its last run; invalid definitions are listed with file, field and

@@ -66,10 +66,10 @@ def render_show(r: dict[str, Any]) -> str:
 
 def show(name: Annotated[str, P("The habit's name (habits/<name>.yaml).")]) -> dict[str, Any]:
     """Show one habit: definition, tool policy, permission envelope, runtime state, due."""
+    from ouro.api import Bundle as Library
     from ouro.cli.common import bundle_from
-    from ouro.habits.api import habit_show
 
-    return habit_show(bundle_from(), name)
+    return Library(bundle_from()).habits.show(name)
 
 
 def render_due(result: dict[str, Any]) -> str:
@@ -110,10 +110,10 @@ def due(
 
 def last(name: Annotated[str, P("The habit's name.")]) -> dict[str, Any]:
     """The latest run of a habit, from its Arc receipt and runtime state alone."""
+    from ouro.api import Bundle as Library
     from ouro.cli.common import bundle_from
-    from ouro.habits.api import habit_last
 
-    return habit_last(bundle_from(), name)
+    return Library(bundle_from()).habits.last(name)
 
 
 def render_tick(result: dict[str, Any]) -> str:

@@ -8,7 +8,6 @@ import sys
 from ouro.api import Bundle as Library
 from ouro.bundle import Bundle
 from ouro.demo import Show, Step
-from ouro.habits.api import habit_last
 from ouro.habits.schedule import due_report
 
 _BODY = (
@@ -62,5 +61,5 @@ def run(bundle: Bundle, step: Step, show: Show) -> None:
     )
     step(
         "ouro habits last report  (from the receipt + runtime state alone)",
-        show(("habits", "last"), habit_last(bundle, "report")),
+        show(("habits", "last"), Library(bundle).habits.last("report")),
     )

@@ -33,7 +33,7 @@ WARM_MODULES = (
     "ouro.desk.tasks",
     "ouro.sentinel.status",
     "ouro.sentinel.history",
-    "ouro.habits.api",
+    "ouro.api.habits",
     "ouro.index.search",
 )
 

@@ -355,14 +355,15 @@ def _daily(bundle: Bundle, limit: int = 3) -> list[dict[str, Any]]:
 
 
 def habits_page(bundle: Bundle, query: Query) -> dict[str, Any]:
-    from ouro.habits.api import habit_last, habit_show
+    from ouro.api import Bundle as Library
     from ouro.habits.definition import load_habits
 
     habits = load_habits(bundle)
+    library = Library(bundle).habits
     rows = []
     for habit in habits.habits:
-        shown, show_error = _guard(partial(habit_show, bundle, habit.name))
-        last, last_error = _guard(partial(habit_last, bundle, habit.name))
+        shown, show_error = _guard(partial(library.show, habit.name))
+        last, last_error = _guard(partial(library.last, habit.name))
         rows.append({"name": habit.name, "show": shown, "showError": show_error,
                      "last": last, "lastError": last_error})  # fmt: skip
     recent, recent_problems = _recent_runs(bundle)
