@@ -1,12 +1,13 @@
 """``ouro hook claude EVENT``, ``ouro hook codex EVENT``, ``ouro hook install HOST``,
-``ouro hook doctor``, ``ouro guide``.
+``ouro hook doctor``, ``ouro hook plugin HOST DIR``, ``ouro guide``.
 
 The two host commands are what Claude Code and Codex run: host JSON on stdin,
 host JSON (or nothing) on stdout, a one-line reason on stderr when something
 failed, and exit 0 every time (see ``ouro.hooks``). ``install`` merges the
 hook config into a project and checks it as the host will run it (see
 ``ouro.hooks.install``); ``doctor`` checks an install end to end
-(``ouro.hooks.doctor``); ``ouro guide`` prints the operating guide
+(``ouro.hooks.doctor``); ``plugin`` writes a host plugin folder
+(``ouro.hooks.plugin``); ``ouro guide`` prints the operating guide
 (``ouro.guide``). Hosts kill slow hooks: the host commands import only what
 ``ouro.hooks.stdio.run_stdio`` needs.
 """
@@ -315,6 +316,39 @@ def render_guide(r: dict[str, Any]) -> str:
         else "nothing to change in"
     )
     return f"{verb} {r['file']}"
+
+
+def plugin(
+    host: Annotated[str, P("The host: claude or codex.", choices=HOSTS)],
+    folder: Annotated[
+        str, P("Folder to write the plugin into: new, empty, or a plugin ouro wrote before.")
+    ],
+    *,
+    command: Annotated[
+        str, P("How the host starts ouro (default: 'ouro', found on the host's PATH).")
+    ] = "ouro",
+) -> dict[str, Any]:
+    """Write a ready plugin for HOST into FOLDER: the hooks for every event ouro handles,
+    the MCP server entry ('ouro mcp') and the operating guide, in the host's plugin
+    form. Writes only inside FOLDER (never through a symbolic link), each file
+    atomically, and prints the host's install command."""
+    from ouro.hooks import plugin as plugins
+
+    written = plugins.write(host, Path(folder), command=command)
+    return {
+        "host": host,
+        "folder": str(written.folder),
+        "files": [str(p.relative_to(written.folder)) for p in written.files],
+        "install": written.install,
+    }
+
+
+def render_plugin(r: dict[str, Any]) -> str:
+    lines = [f"wrote the {r['host']} plugin in {r['folder']}:"]
+    lines.extend(f"  {name}" for name in r["files"])
+    lines.append("install it:")
+    lines.extend(f"  {line}" for line in r["install"])
+    return "\n".join(lines)
 
 
 def host_named(name: str) -> Host:

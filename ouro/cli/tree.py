@@ -34,6 +34,7 @@ COMMANDS: dict[Path, str] = {
     ("hook", "codex"): "ouro.cli.hook:codex",
     ("hook", "install"): "ouro.cli.hook:install",
     ("hook", "doctor"): "ouro.cli.hook:doctor",
+    ("hook", "plugin"): "ouro.cli.hook:plugin",
     ("guide",): "ouro.cli.hook:guide",
     ("index", "sync"): "ouro.api.index:Index.sync",
     ("index", "rebuild"): "ouro.api.index:Index.rebuild",

@@ -1,0 +1,100 @@
+"""How much text each host takes from one hook at once: one row per (host, event).
+
+A host that gets more than its cap from a hook does not fail: it cuts the text
+and shows a preview (Claude Code), or spills the rest to a file and shows a
+head and tail (Codex), and the model is none the wiser. So ouro fits every
+injection to the cap of the host *and event* it goes to, counted the way that
+host counts (``unit``), and when something has to go it drops the
+lowest-priority parts first and says so in one line (``drop_line``).
+
+- ``BUDGETS[(host, event)] = Budget(limit, unit, source)``: ``unit`` is
+  ``"chars"`` (counted here as UTF-16 code units, which is what a JavaScript
+  host's ``text.length`` counts and never less than Python's ``len``) or
+  ``"tokens"`` (counted here as ``ceil(UTF-8 bytes / 3)``: more than any host
+  estimate of 4 bytes per token, so a text that fits here fits there).
+  ``source`` says where the number comes from (docs/hooks.md cites it).
+- Events missing from the table inject nothing (``cap`` returns None); a host
+  module may still name its own events here when it adds a row.
+- ``cost(text, budget)`` is the text's size in the budget's unit;
+  ``fits(text, budget)`` compares it with the limit.
+
+Host adapters add their rows below (one line each, keep them grouped by host);
+the table in docs/hooks.md is checked against this one (tests/test_budget.py).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Budget(NamedTuple):
+    limit: int
+    unit: str  # "chars" | "tokens"
+    source: str  # where the host sets it (file, or documentation page)
+
+
+#: Tokens are counted as UTF-8 bytes divided by this, rounded up.
+BYTES_PER_TOKEN = 3
+
+BUDGETS: dict[tuple[str, str], Budget] = {}
+
+# Claude Code 2.1.328: hook output over 10,000 characters is saved to a file and
+# replaced by a preview (https://code.claude.com/docs/en/hooks, "Hook output").
+_CLAUDE = "Claude Code hooks reference, hook output: 10,000 characters, then a preview"
+BUDGETS[("claude", "SessionStart")] = Budget(10_000, "chars", _CLAUDE)
+BUDGETS[("claude", "UserPromptSubmit")] = Budget(10_000, "chars", _CLAUDE)
+
+# Codex 0.169.0: codex-rs/hooks/src/output_spill.rs HOOK_OUTPUT_TOKEN_LIMIT = 2_500,
+# counted by codex-rs/utils/output-truncation approx_token_count (ceil(bytes / 4)).
+_CODEX = "codex-rs/hooks/src/output_spill.rs: HOOK_OUTPUT_TOKEN_LIMIT = 2_500 (bytes / 4)"
+BUDGETS[("codex", "SessionStart")] = Budget(2_500, "tokens", _CODEX)
+BUDGETS[("codex", "UserPromptSubmit")] = Budget(2_500, "tokens", _CODEX)
+
+# gemini, pi, opencode: their rows go here.
+
+
+def cap(host: str, event: str) -> Budget | None:
+    """The cap for ``event``'s injected text on ``host`` (None: the event injects nothing)."""
+    return BUDGETS.get((host, event))
+
+
+def cost(text: str, budget: Budget) -> int:
+    """``text``'s size as ``budget`` counts it (see the module docstring)."""
+    if budget.unit == "tokens":
+        return -(-len(text.encode("utf-8")) // BYTES_PER_TOKEN)
+    return len(text.encode("utf-16-le")) // 2
+
+
+def fits(text: str, budget: Budget) -> bool:
+    return cost(text, budget) <= budget.limit
+
+
+def describe(budget: Budget) -> str:
+    """``10,000 characters`` / ``2,500 tokens``."""
+    return f"{budget.limit:,} {'characters' if budget.unit == 'chars' else 'tokens'}"
+
+
+def drop_line(dropped: list[str], host_title: str, budget: Budget) -> str:
+    """The one line an injection ends with when the cap made it drop parts."""
+    return (
+        f"[ouro: to fit {host_title}'s {describe(budget)} per hook this left out "
+        f"{', '.join(dropped)}; 'ouro orient' (MCP tool 'orient') shows the whole packet"
+        + (", 'ouro guide' (MCP 'guide') the guide" if "the operating guide" in dropped else "")
+        + "]"
+    )
+
+
+def cut(text: str, budget: Budget) -> str:
+    """``text`` cut at a line break to fit ``budget`` (the last resort: parts are
+    dropped first); the longest prefix that fits, found by halving."""
+    if fits(text, budget):
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:  # the longest prefix that fits
+        mid = (lo + hi + 1) // 2
+        if fits(text[:mid], budget):
+            lo = mid
+        else:
+            hi = mid - 1
+    head = text[:lo]
+    return head[: head.rindex("\n") + 1] if "\n" in head else head
