@@ -9,6 +9,8 @@ must still reach the model at session start.
 from __future__ import annotations
 
 import json
+import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,9 @@ from tests.test_real_hosts import (  # noqa: F401  (fixtures)
     HANDOFF,
     NEXT,
     Claude,
+    Codex,
     World,
+    _assert_no_codex_hook_warning,
     _assert_packet,
     _text,
     hosts,
@@ -55,3 +59,49 @@ def test_claude_plugin_dir_delivers_the_packet(
     ]
     assert "mcp__plugin_ouro_ouro__orient" in init["tools"]
     assert any(p["name"] == "ouro" and p["path"] == str(folder) for p in init["plugins"])
+
+
+def test_codex_plugin_from_a_local_marketplace_delivers_the_packet(
+    hosts: dict[str, Path], world: World, models: FakeModels
+) -> None:
+    world.readme_layout()
+    folder = world.root / "ouro-plugin"
+    out = world.ouro("hook", "plugin", "codex", str(folder))
+    codex = Codex(hosts["codex"], world, models, trust=False)
+    commands = [
+        line.strip()
+        for line in out.stdout.split("install it:")[1].splitlines()
+        if line.strip().startswith("codex plugin")
+    ]
+    assert len(commands) == 2, out.stdout
+    for line in commands:
+        words = shlex.split(line)
+        proc = subprocess.run(
+            [str(hosts["codex"]), *words[1:]], cwd=world.project, env=codex.env, capture_output=True,
+            text=True, timeout=120,
+        )  # fmt: skip
+        assert proc.returncode == 0, f"{line}: {proc.stdout}{proc.stderr}"
+    assert not (world.project / ".codex").exists()  # nothing in the project
+    # 'codex plugin add' does not trust the plugin's hooks: the user does, in /hooks,
+    # which writes [hooks.state."<plugin id>:<hooks file>:<event>:<group>:<handler>"].
+    _trust_plugin_hooks(codex, folder / "plugins/ouro/hooks/hooks.json")
+    requests, events, stderr = codex.run("first turn")
+    assert len(requests) == 1
+    _assert_packet(requests[0], ASK, NEXT, HANDOFF)
+    _assert_no_codex_hook_warning(events, stderr)
+
+
+def _trust_plugin_hooks(codex: Codex, hooks_file: Path) -> None:
+    """The trust /hooks writes for a plugin's hooks (codex-rs/hooks plugin_hook_key_source:
+    the key starts with ``<plugin>@<marketplace>:<file relative to the plugin root>``)."""
+    from ouro.hooks import codex_trust, install
+    from ouro.hooks.codex import HOST, MARKETPLACE
+
+    doc = json.loads(hooks_file.read_text())
+    lines = [""]
+    for event, g, h, matcher, handler in install._ours(doc, HOST):
+        key = f"ouro@{MARKETPLACE}:hooks/hooks.json:{codex_trust.SNAKE[event]}:{g}:{h}"
+        digest = codex_trust.entry_hash(event, matcher, handler)
+        lines += [f'[hooks.state."{key}"]', f'trusted_hash = "{digest}"', ""]
+    config = codex.home / "config.toml"
+    config.write_text(config.read_text() + "\n".join(lines))
