@@ -24,6 +24,8 @@ def host_named(name: str) -> Host:
         from ouro.hooks.claude import HOST
     elif name == "codex":
         from ouro.hooks.codex import HOST
+    elif name == "pi":
+        from ouro.hooks.pi import HOST
     else:
         raise ValueError(f"unknown hook host {name!r}")
     return HOST
@@ -38,6 +40,14 @@ def run_stdio(
     except OuroError as exc:  # fail open: one line, then the hook runs without input
         stdin_text = ""
         sys.stderr.write(f"ouro hook {host_name} {event}: {exc.message}\n")
+    if host.name == "pi":  # the Pi shim pipes Pi's own event JSON: translate at the edge
+        from ouro.hooks.pi import translate
+
+        try:
+            event, stdin_text = translate(event, stdin_text)
+        except OuroError as exc:  # run_hook then names it, failing open
+            sys.stderr.write(f"ouro hook pi {event}: {exc.message}\n")
+            stdin_text = ""
     outcome = run_hook(
         host,
         event,
