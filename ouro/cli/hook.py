@@ -122,6 +122,7 @@ def install(
     reached = installing.reach(spec, folder, started, os.environ)
     return {
         "host": host,
+        "project": str(folder),
         "path": str(plan.path),
         "changed": plan.changed,
         "written": plan.changed and not dry_run,
@@ -227,7 +228,7 @@ def render_install(r: dict[str, Any]) -> str:
         )
     if reach["ok"]:
         lines.append(
-            f"checked as the host will run it (from {Path(r['path']).parent.parent}, without "
+            f"checked as the host will run it (from {r['project']}, without "
             f"OURO_* variables): bundle {reach['bundle']} (found by {reach['how']}); "
             f"{reach['detail']}"
         )
