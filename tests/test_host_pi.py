@@ -182,9 +182,7 @@ def test_pi_without_a_bundle_the_notice_reaches_the_model(
     assert len(notices) == 1 and "ouro hook doctor pi" in notices[0]
     assert "\n" not in notices[0]  # one line
     # Once per session: the second prompt carries no new notice (only the history's).
-    assert _text(second).count("no ouro bundle found") == _text(first).count(
-        "no ouro bundle found"
-    )
+    assert _text(second).count("no ouro bundle found") == _text(first).count("no ouro bundle found")
     assert "no ouro bundle found" in stderr  # and the user sees it (no UI in print mode)
 
 

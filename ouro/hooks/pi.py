@@ -106,8 +106,9 @@ def translate(event: str, text: str) -> tuple[str, str]:
             f"the Pi event {pi_event!r:.40} does not run 'ouro hook pi {event:.40}'",
             hint="run 'ouro hook install pi' to rewrite .pi/extensions/ouro.ts",
         )
-    ev = data.get("event") if isinstance(data.get("event"), dict) else {}
-    ctx = data.get("ctx") if isinstance(data.get("ctx"), dict) else {}
+    raw_ev, raw_ctx = data.get("event"), data.get("ctx")
+    ev: dict[str, Any] = raw_ev if isinstance(raw_ev, dict) else {}
+    ctx: dict[str, Any] = raw_ctx if isinstance(raw_ctx, dict) else {}
     out: dict[str, Any] = {
         "hook_event_name": wanted,
         "session_id": ctx.get("sessionId"),
@@ -227,9 +228,7 @@ def write_plugin(folder: Path, *, command: str) -> list[Path]:
         raise InvalidInput(f"{folder} is a symbolic link", hint="name a real folder")
     if folder.exists() and not folder.is_dir():
         raise InvalidInput(f"{folder} is not a folder", hint="name a folder")
-    commands = {
-        e: handler_command(HOST, e, base=command, block_on_debt=False) for e in HOST.events
-    }
+    commands = {e: handler_command(HOST, e, base=command, block_on_debt=False) for e in HOST.events}
     doc = merge({}, HOST, commands, folder / "extensions" / "ouro.ts")
     from ouro import __version__
 

@@ -307,9 +307,12 @@ def _pi(lines: list[dict[str, Any]], tool_id: str) -> Lookup:
                     value = args.get("command") if isinstance(args, dict) else None
                     if block.get("name") == "bash" and isinstance(value, str):
                         command = value
-        elif role == "toolResult" and message.get("toolCallId") == tool_id:
-            if message.get("toolName") == "bash":
-                result = (obj, message)
+        elif (role, message.get("toolCallId"), message.get("toolName")) == (
+            "toolResult",
+            tool_id,
+            "bash",
+        ):
+            result = (obj, message)
     if command is None:
         return Lookup(None, f"the host's transcript shows no bash call {tool_id} (yet)", retry=True)
     if result is None:
