@@ -71,9 +71,13 @@ def test_tool_result_exit_status_from_pis_bash_text() -> None:
 
 def test_stop_after_ouros_own_block_is_a_continuation() -> None:
     block = "ouro: 1 claim(s) not verified:\n- c1\nBefore stopping: run each claim's check"
-    _, out = translated("Stop", shim("agent_end", {"messages": [{"role": "user", "text": block}]}))
+    _, out = translated(
+        "Stop", shim("turn_end", {"message": {"stopReason": "stop"}}, lastUser=block)
+    )
     assert out["stop_hook_active"] is True
-    _, out = translated("Stop", shim("agent_end", {"messages": [{"role": "user", "text": "hi"}]}))
+    _, out = translated(
+        "Stop", shim("turn_end", {"message": {"stopReason": "stop"}}, lastUser="hi")
+    )
     assert out["stop_hook_active"] is False
 
 

@@ -227,3 +227,69 @@ def test_pi_package_from_write_plugin_installed_in_real_pi_delivers_the_packet(
     [first], stderr = pi.run("hello")
     _assert_quiet(stderr)
     _assert_packet(first, ASK, NEXT)
+
+
+def test_pi_compaction_checkpoints_then_brings_the_packet_back(
+    pi_bin: Path, world: World, models: FakeModels
+) -> None:
+    """RPC mode (``pi --mode rpc``: JSON commands on stdin, events on stdout): a prompt,
+    ``compact``, a prompt: PreCompact wrote the checkpoint, the packet returns with the guide."""
+    world.readme_layout()
+    world.ouro("hook", "install", "pi")
+    pi = Pi(pi_bin, world, models)
+    proc = subprocess.Popen(
+        [str(pi_bin), "--provider", "fake", "--model", "fake-model", "--mode", "rpc"],
+        cwd=world.project, env=pi.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(command: dict[str, Any], until: str) -> None:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps(command) + "\n")
+        proc.stdin.flush()
+        for line in proc.stdout:
+            event = json.loads(line)
+            if event.get("type") == until or event.get("command") == until:
+                assert event.get("success", True), event
+                return
+        raise AssertionError(f"pi ended before {until}: {proc.stderr.read()[-1500:]}")
+
+    try:
+        send({"type": "prompt", "message": "first prompt"}, "agent_end")
+        send({"type": "compact"}, "compact")
+        send({"type": "prompt", "message": "after compaction"}, "agent_end")
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=TIMEOUT)
+    stderr = proc.stderr.read() if proc.stderr else ""
+    _assert_quiet(stderr)
+    requests = models.model_requests("/messages")
+    after = requests[-1]
+    assert "after compaction" in _text(after)
+    packets = [t for t in _ouro_messages(after) if t.startswith("# orient")]
+    assert packets and ASK in packets[-1] and NEXT in packets[-1]
+    assert f"ouro operating guide v{guide.GUIDE_VERSION}" in packets[-1]
+    events = (world.project / "agent.ouro" / "arc" / "flight-recorder" / "events").glob("*.jsonl")
+    lines = [json.loads(line) for f in events for line in f.read_text().splitlines()]
+    compacted = [e for e in lines if (e.get("meta") or {}).get("hostEvent") == "PreCompact"]
+    assert len(compacted) == 1 and compacted[0]["meta"]["host"] == "pi"
+    sources = [e["meta"].get("source") for e in lines if e["kind"] == "session_started"]
+    assert sources == ["startup", "compact"]
+
+
+def test_pi_block_on_debt_sends_the_agent_back_once(
+    pi_bin: Path, world: World, models: FakeModels
+) -> None:
+    world.readme_layout()
+    world.ouro(
+        "claim", "add", "MARKER-CLAIM-4d1e the parser handles unicode", "--check", "make test"
+    )
+    world.ouro("hook", "install", "pi", "--block-on-debt")
+    pi = Pi(pi_bin, world, models)
+    requests, stderr = pi.run("do the work")
+    # The Stop block sends the agent back once (a follow-up prompt); the second only reports.
+    assert len(requests) == 2, [_text(r)[-300:] for r in requests]
+    assert "Before stopping" not in _text(requests[0])
+    assert "Before stopping" in _text(requests[1]) and "MARKER-CLAIM-4d1e" in _text(requests[1])
+    assert "claim(s) not verified" in stderr  # the user sees the debt (no UI in print mode)

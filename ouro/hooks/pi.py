@@ -17,7 +17,7 @@ else is here, in Python:
   ``tool_result`` of ``bash`` → ``PostToolUse`` (``PostToolUseFailure`` when
   Pi marks it an error), ``tool_call`` of ``edit``/``write`` → ``PreToolUse``);
 - ``translate``: the shim's stdin (``{"pi": <Pi event name>, "event": …,
-  "ctx": {sessionId, sessionFile, cwd, messages}}``) into the hook input every
+  "ctx": {sessionId, sessionFile, cwd, messages, lastUser}}``) into the hook input every
   host shares (``ouro.hooks.common.parse_input``); anything else passes through
   unchanged (``ouro hook install``'s dry check pipes the shared shape);
 - the reply is the shared shape (``hookSpecificOutput.additionalContext``,
@@ -53,7 +53,9 @@ HOST = Host(
     silent_events=frozenset({"SessionEnd"}),
     context_limit=4000,
     settings_file=".pi/extensions/ouro.ts",
-    matchers={"PostToolUse": "bash", "PreToolUse": "edit|write"},
+    # A matcher is tested against the event's tool name, or (turn_end) the stop reason
+    # of the turn's assistant message: only a turn that ends the agent's work is a Stop.
+    matchers={"PostToolUse": "bash", "PreToolUse": "edit|write", "Stop": "stop|length"},
     # Pi waits for an extension's handler as long as it runs; the shim kills the
     # command after these seconds (a hook must never hold Pi up for long).
     timeouts={
@@ -75,7 +77,7 @@ EVENT_MAP = {
     "session_compact": "SessionStart",
     "before_agent_start": "UserPromptSubmit",
     "session_before_compact": "PreCompact",
-    "agent_end": "Stop",
+    "turn_end": "Stop",
     "session_shutdown": "SessionEnd",
     "tool_result": "PostToolUse",
     "tool_call": "PreToolUse",
@@ -124,12 +126,11 @@ def translate(event: str, text: str) -> tuple[str, str]:
         out["source"] = source
     elif pi_event == "session_compact":
         out["source"] = "compact"
-    elif pi_event == "session_before_compact":
-        out["trigger"] = "manual" if ev.get("customInstructions") else "auto"
+    # session_before_compact names no trigger (manual, threshold or overflow): unknown
     elif pi_event == "session_shutdown":
         out["reason"] = ev.get("reason")
-    elif pi_event == "agent_end":
-        out["stop_hook_active"] = _continued(ev.get("messages"))
+    elif pi_event == "turn_end":
+        out["stop_hook_active"] = _continued(ctx.get("lastUser"))
     elif pi_event == "tool_result":
         wanted = _tool_result(ev, out)
     elif pi_event == "tool_call":
@@ -173,13 +174,12 @@ def exit_code(is_error: Any, text: str) -> int | None:
     return None
 
 
-def _continued(messages: Any) -> bool:
-    """Whether this agent run answered ouro's own Stop block (never block twice)."""
-    for message in messages if isinstance(messages, list) else []:
-        if isinstance(message, dict) and message.get("role") == "user":
-            text = message.get("text")
-            return isinstance(text, str) and text.startswith("ouro: ") and _BLOCK_MARK in text
-    return False
+def _continued(last_user: Any) -> bool:
+    """Whether the session's latest user message is ouro's own Stop block: the agent
+    is already continuing because of it, and blocking again could loop forever."""
+    return (
+        isinstance(last_user, str) and last_user.startswith("ouro: ") and _BLOCK_MARK in last_user
+    )
 
 
 def render(doc: dict[str, Any]) -> str:

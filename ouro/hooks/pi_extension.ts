@@ -23,18 +23,21 @@ type Reply = {
 
 const config = CONFIG as { events?: Record<string, string>; hooks?: Record<string, Group[]> };
 const DROP = new Set(["systemPrompt", "systemPromptOptions", "images", "branchEntries",
-  "preparation", "signal", "compactionEntry"]);
+  "preparation", "signal", "compactionEntry", "toolResults"]);
+
+function text(content: unknown): string {
+  return (Array.isArray(content) ? content : [])
+    .filter((b: any) => b?.type === "text").map((b: any) => b.text).join("\n").slice(0, 2000);
+}
 
 function slim(event: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(event)) {
     if (DROP.has(key)) continue;
     if (key === "messages" && Array.isArray(value)) {
-      out.messages = value.map((m: any) => ({
-        role: m?.role,
-        text: (Array.isArray(m?.content) ? m.content : [])
-          .filter((b: any) => b?.type === "text").map((b: any) => b.text).join("\n").slice(0, 2000),
-      }));
+      out.messages = value.map((m: any) => ({ role: m?.role, text: text(m?.content) }));
+    } else if (key === "message" && value && typeof value === "object") {
+      out.message = { role: (value as any).role, stopReason: (value as any).stopReason };
     } else out[key] = value;
   }
   return out;
@@ -71,7 +74,10 @@ function run(command: string, timeout: number, input: string): Promise<Reply | u
 async function call(piEvent: string, event: any, ctx: any): Promise<Reply> {
   const ouroEvent = config.events?.[piEvent];
   const reply: Reply = {};
-  const tool = typeof event?.toolName === "string" ? event.toolName : undefined;
+  // What a group's matcher is tested against: the tool, or the turn's stop reason.
+  const subject = typeof event?.toolName === "string" ? event.toolName : event?.message?.stopReason;
+  const entries: any[] = ctx.sessionManager?.getEntries?.() ?? [];
+  const users = entries.filter((e) => e?.type === "message" && e.message?.role === "user");
   const input = JSON.stringify({
     pi: piEvent,
     event: slim(event ?? {}),
@@ -79,11 +85,12 @@ async function call(piEvent: string, event: any, ctx: any): Promise<Reply> {
       sessionId: ctx.sessionManager?.getSessionId?.(),
       sessionFile: ctx.sessionManager?.getSessionFile?.(),
       cwd: ctx.cwd,
-      messages: (ctx.sessionManager?.getEntries?.() ?? []).filter((e: any) => e?.type === "message").length,
+      messages: entries.filter((e) => e?.type === "message").length,
+      lastUser: users.length ? text(users[users.length - 1].message.content) : undefined,
     },
   });
   for (const group of (ouroEvent && config.hooks?.[ouroEvent]) || []) {
-    if (group.matcher && !(tool && new RegExp(`^(${group.matcher})$`).test(tool))) continue;
+    if (group.matcher && !(subject && new RegExp(`^(${group.matcher})$`).test(subject))) continue;
     for (const handler of group.hooks ?? []) {
       if (typeof handler.command !== "string") continue;
       const out = await run(handler.command, handler.timeout ?? 10, input);
