@@ -4,7 +4,8 @@ It speaks just enough of two wire protocols for a host CLI to run one turn:
 
 - Anthropic ``POST /v1/messages`` (``stream: true``): an SSE stream of
   ``message_start`` / ``content_block_*`` / ``message_delta`` /
-  ``message_stop`` with one text block (Claude Code);
+  ``message_stop`` with one text block (Claude Code; Pi through a custom
+  provider with ``api: "anthropic-messages"``);
 - OpenAI ``POST /v1/responses``: an SSE stream of ``response.created`` /
   ``response.output_item.added`` / ``response.output_text.delta`` /
   ``response.output_item.done`` / ``response.completed`` (Codex, through a
@@ -17,7 +18,8 @@ host CLIs themselves are the real ones.
 
 ``shell(command)`` queues a shell command: the next model request that
 offers the host's shell tool and does not already carry a tool result is
-answered with one call of that tool (Claude Code's ``Bash`` tool_use;
+answered with one call of that tool (Claude Code's ``Bash`` tool_use, Pi's
+``bash``;
 Codex's ``shell`` / ``exec_command`` function_call), and the request after
 the result gets the plain text reply. That makes the real host run the
 command through its own tool, fire its tool hooks and write its transcript.
@@ -38,7 +40,7 @@ from typing import Any
 
 REPLY = "OK from the fake model."
 #: tool names under which a host offers its shell (Claude Code, Codex)
-SHELL_TOOLS = frozenset({"Bash", "shell", "shell_command", "exec_command"})
+SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "shell_command", "exec_command"})
 
 
 def _tool_name(tool: Any) -> str | None:
@@ -198,8 +200,12 @@ class FakeModels:
                 )
 
             def _anthropic_tool(self, body: dict[str, Any], command: str) -> None:
-                arguments = {"command": command, "description": "Run the check"}
-                self._anthropic_call(body, "Bash", arguments, command)
+                names = [_tool_name(t) for t in body.get("tools") or []]
+                if "Bash" in names:  # Claude Code
+                    arguments = {"command": command, "description": "Run the check"}
+                    self._anthropic_call(body, "Bash", arguments, command)
+                else:  # Pi's "bash" tool takes the command alone
+                    self._anthropic_call(body, "bash", {"command": command}, command)
 
             def _anthropic_call(
                 self,

@@ -22,7 +22,7 @@ from ouro.spec import P
 if TYPE_CHECKING:
     from ouro.hooks.common import Host
 
-HOSTS = ("claude", "codex")
+HOSTS = ("claude", "codex", "pi")
 _EVENT = (
     "The host's hook event: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, "
     "PreCompact, Stop or SessionEnd."
@@ -64,8 +64,20 @@ def codex(
     return _run_host("codex", event, block_on_debt, dry_run)
 
 
+def pi(
+    event: Annotated[str, P(_EVENT)],
+    *,
+    block_on_debt: Annotated[bool, P(_BLOCK)] = False,
+    dry_run: Annotated[bool, P(_DRY)] = False,
+) -> int:
+    """Run as ouro's Pi extension's hook for EVENT: Pi's event JSON (as the extension
+    pipes it) or the shared hook JSON on stdin, the shared hook JSON (or nothing) on
+    stdout, a one-line reason on stderr when something failed, exit 0 always."""
+    return _run_host("pi", event, block_on_debt, dry_run)
+
+
 def install(
-    host: Annotated[str, P("The host: claude or codex.", choices=HOSTS)],
+    host: Annotated[str, P("The host: claude, codex or pi.", choices=HOSTS)],
     *,
     project: Annotated[
         str,
@@ -82,12 +94,12 @@ def install(
         bool,
         P(
             "Also put the operating guide in the project's CLAUDE.md (claude) or AGENTS.md "
-            "(codex) between markers ('ouro guide --remove --file FILE' takes it out)."
+            "(codex, pi) between markers ('ouro guide --remove --file FILE' takes it out)."
         ),
     ] = False,
 ) -> dict[str, Any]:
-    """Merge ouro's hooks into HOST's project config (.claude/settings.json or
-    .codex/hooks.json), then check that the host will reach ouro and a bundle. With the
+    """Merge ouro's hooks into HOST's project config (.claude/settings.json,
+    .codex/hooks.json, or Pi's extension .pi/extensions/ouro.ts), then check that the host will reach ouro and a bundle. With the
     global --bundle, also write a .ouro pointer in the project naming that bundle by a
     relative path (the hook commands themselves never hold a path)."""
     import os
@@ -111,6 +123,7 @@ def install(
     reached = installing.reach(spec, folder, started, os.environ)
     return {
         "host": host,
+        "project": str(folder),
         "path": str(plan.path),
         "changed": plan.changed,
         "written": plan.changed and not dry_run,
@@ -172,6 +185,11 @@ def _next_steps(
             "hooks are on by default in current Codex; if you turned them off, set "
             "[features] hooks = true in ~/.codex/config.toml",
         ]
+    elif host == "pi":
+        steps.append(
+            "start a new 'pi' session in the project (project extensions load at start; "
+            "/reload loads them again)"
+        )
     else:
         steps.append(
             "start a new 'claude' session in the project (hooks load at start; /hooks shows them)"
@@ -211,7 +229,7 @@ def render_install(r: dict[str, Any]) -> str:
         )
     if reach["ok"]:
         lines.append(
-            f"checked as the host will run it (from {Path(r['path']).parent.parent}, without "
+            f"checked as the host will run it (from {r['project']}, without "
             f"OURO_* variables): bundle {reach['bundle']} (found by {reach['how']}); "
             f"{reach['detail']}"
         )

@@ -1,7 +1,9 @@
-"""Host lifecycle hooks: ``ouro hook claude EVENT`` and ``ouro hook codex EVENT``.
+"""Host lifecycle hooks: ``ouro hook claude|codex|pi EVENT``.
 
 A host (Claude Code, Codex) runs the hook command at a lifecycle point, writes
-one JSON object to its stdin and reads the hook's stdout. This package turns
+one JSON object to its stdin and reads the hook's stdout. Pi has no command
+hooks: ouro's TypeScript extension (``pi_extension.ts``) runs the same command
+for Pi's events, and ``ouro.hooks.pi`` translates Pi's event JSON at the edge. This package turns
 those moments into Arc writes and orientation:
 
 - ``SessionStart`` records ``session_started``, refreshes the sentinel

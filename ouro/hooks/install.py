@@ -94,6 +94,14 @@ def is_ours(handler: Any, host: Host, event: str) -> bool:
 
 
 def _load(path: Path) -> tuple[str | None, dict[str, Any]]:
+    if path.name == "ouro.ts":  # Pi: the hooks live in ouro's extension's CONFIG line
+        from ouro.hooks import pi
+
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None, {}
+        return text, pi.parse(path, text)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -172,6 +180,11 @@ def plan(
     merged = merge(doc, host, commands, path)
     changed = merged != doc
     after = json.dumps(merged, indent=2, ensure_ascii=False) + "\n" if changed else before or ""
+    if host.name == "pi":  # the file is the shim with the hooks in its CONFIG line
+        from ouro.hooks import pi
+
+        after = pi.render(merged)
+        changed = after != before
     return Plan(
         host=host.name,
         path=path,

@@ -4,7 +4,8 @@
 JSON from stdin (at most ``ouro.edge.HOOK_STDIN`` characters, bounded while it
 is read: ``ouro.store.bounded``), runs the hook (``ouro.hooks.common.run_hook``, which fails
 open), writes the one-line reasons to stderr and the host JSON, if any, to
-stdout. The CLI's ``ouro hook claude|codex EVENT`` (``ouro.cli.hook``) calls it.
+stdout. The CLI's ``ouro hook claude|codex|pi EVENT`` (``ouro.cli.hook``) calls it;
+for Pi it first translates the extension's stdin (``ouro.hooks.pi.translate``).
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ from ouro.store.bounded import read_stdin
 
 
 def host_named(name: str) -> Host:
-    """The contract of host ``name`` ("claude" or "codex")."""
+    """The contract of host ``name`` ("claude", "codex" or "pi")."""
     if name == "claude":
         from ouro.hooks.claude import HOST
     elif name == "codex":
         from ouro.hooks.codex import HOST
+    elif name == "pi":
+        from ouro.hooks.pi import HOST
     else:
         raise ValueError(f"unknown hook host {name!r}")
     return HOST
@@ -38,6 +41,14 @@ def run_stdio(
     except OuroError as exc:  # fail open: one line, then the hook runs without input
         stdin_text = ""
         sys.stderr.write(f"ouro hook {host_name} {event}: {exc.message}\n")
+    if host.name == "pi":  # the Pi shim pipes Pi's own event JSON: translate at the edge
+        from ouro.hooks.pi import translate
+
+        try:
+            event, stdin_text = translate(event, stdin_text)
+        except OuroError as exc:  # run_hook then names it, failing open
+            sys.stderr.write(f"ouro hook pi {event}: {exc.message}\n")
+            stdin_text = ""
     outcome = run_hook(
         host,
         event,

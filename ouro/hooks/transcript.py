@@ -13,7 +13,11 @@ from the host) names it:
 - Claude Code: ``$CLAUDE_CONFIG_DIR`` (default ``~/.claude``) ``/projects/
   <project folder>/<session_id>.jsonl``;
 - Codex: ``$CODEX_HOME`` (default ``~/.codex``) ``/sessions/YYYY/MM/DD/
-  rollout-<YYYY-MM-DDTHH-MM-SS>-<session_id>.jsonl``.
+  rollout-<YYYY-MM-DDTHH-MM-SS>-<session_id>.jsonl``;
+- Pi: ``$PI_CODING_AGENT_DIR`` (default ``~/.pi/agent``) ``/sessions/--<cwd
+  with / as ->--/<ISO time>_<session_id>.jsonl`` (``getDefaultSessionDir`` in
+  Pi's ``dist/core/session-manager.js``; a ``sessionDir`` setting moves it, and
+  then ouro trusts no file: receipts stay ``asserted``).
 
 The path must be exactly that shape, absolute and normalised, with no symbolic
 link anywhere below the host's folder (its real path must be the same
@@ -44,6 +48,15 @@ Codex 0.169.0; see ``tests/fixtures/transcripts/``), one JSON object a line:
   ``function_call_output`` line (``Process exited with code N``). Codex's own
   payload carries only the output text, so the exit status comes from here.
 
+- Pi: a ``message`` line whose ``message`` is ``{"role": "assistant",
+  "content": [{"type": "toolCall", "id": <toolCallId>, "name": "bash",
+  "arguments": {"command": …}}]}``, then a ``message`` line ``{"role":
+  "toolResult", "toolCallId": …, "toolName": "bash", "isError": …, "content":
+  [{"type": "text", …}]}`` (an error's text ends ``Command exited with code
+  N``; an abort or a timeout says so instead and has no exit status). Pi
+  appends both when each message ends, after ``tool_result`` ran the hook: the
+  result appears by a later event.
+
 A call through another tool (Codex ``shell``, a Claude background command) is
 not something ouro can confirm: it reads as not found.
 """
@@ -63,6 +76,7 @@ from ouro.store import jsonio
 TAIL_LIMIT = 8 << 20
 _SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 _TOOL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$")
+_PI_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}T[\d-]+Z_(?P<sid>.+)\.jsonl$")
 _CODEX_FILE = re.compile(r"^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-(?P<sid>.+)\.jsonl$")
 _CLAUDE_EXIT = re.compile(r"^\s*Exit code (-?\d+)")
 _CODEX_EXIT = re.compile(r"^Process exited with code (-?\d+)\s*$", re.MULTILINE)
@@ -100,6 +114,9 @@ def host_folder(host: str, env: Mapping[str, str]) -> str:
         return os.path.join(
             env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude"), "projects"
         )
+    if host == "pi":
+        agent = env.get("PI_CODING_AGENT_DIR") or os.path.join(home, ".pi", "agent")
+        return os.path.join(os.path.expanduser(agent), "sessions")
     return os.path.join(env.get("CODEX_HOME") or os.path.join(home, ".codex"), "sessions")
 
 
@@ -124,6 +141,15 @@ def trusted_path(
             len(parts) == 2
             and parts[0] not in ("", ".", "..")
             and parts[1] == f"{session_id}.jsonl"
+        )
+    elif host == "pi":
+        match = _PI_FILE.match(parts[-1])
+        shaped = (
+            len(parts) == 2
+            and parts[0].startswith("--")
+            and parts[0].endswith("--")
+            and match is not None
+            and match.group("sid") == session_id
         )
     else:
         match = _CODEX_FILE.match(parts[-1])
@@ -181,6 +207,8 @@ def lookup(host: str, path: str, session_id: str, tool_use_id: str) -> Lookup:
     lines = _lines_with(data, tool_use_id.encode("ascii"))
     if host == "claude":
         return _claude(lines, session_id, tool_use_id)
+    if host == "pi":
+        return _pi(lines, tool_use_id)
     return _codex(lines, session_id, tool_use_id)
 
 
@@ -260,6 +288,39 @@ def _claude(lines: list[dict[str, Any]], session_id: str, tool_id: str) -> Looku
     else:
         code = None
     return Lookup(HostRun(command, code, at, None, interrupted))
+
+
+def _pi(lines: list[dict[str, Any]], tool_id: str) -> Lookup:
+    from ouro.hooks.pi import exit_code
+
+    command: str | None = None
+    result: tuple[dict[str, Any], dict[str, Any]] | None = None
+    for obj in lines:
+        message = obj.get("message")
+        if obj.get("type") != "message" or not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        if role == "assistant":
+            for block in _blocks(obj):
+                if block.get("type") == "toolCall" and block.get("id") == tool_id:
+                    args = block.get("arguments")
+                    value = args.get("command") if isinstance(args, dict) else None
+                    if block.get("name") == "bash" and isinstance(value, str):
+                        command = value
+        elif (role, message.get("toolCallId"), message.get("toolName")) == (
+            "toolResult",
+            tool_id,
+            "bash",
+        ):
+            result = (obj, message)
+    if command is None:
+        return Lookup(None, f"the host's transcript shows no bash call {tool_id} (yet)", retry=True)
+    if result is None:
+        return Lookup(None, f"the host's transcript shows no result of {tool_id} yet", retry=True)
+    obj, message = result
+    at = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
+    code = exit_code(message.get("isError"), _text(message.get("content")))
+    return Lookup(HostRun(command, code, at, None, interrupted=code is None))
 
 
 def _codex(lines: list[dict[str, Any]], session_id: str, tool_id: str) -> Lookup:
