@@ -210,6 +210,9 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     ("hook", "codex"): (
         ("hook codex SessionStart < payload.json", "what Codex runs (host JSON on stdin)"),
     ),
+    ("hook", "opencode"): (
+        ("hook opencode SessionStart < payload.json", "what ouro's OpenCode plugin runs"),
+    ),
     ("sync", "init"): (
         ("sync init --remote <remote>", "give the bundle its own git history and a remote"),
     ),

@@ -21,7 +21,7 @@ from ouro.spec import P
 if TYPE_CHECKING:
     from ouro.hooks.common import Host
 
-HOSTS = ("claude", "codex")
+HOSTS = ("claude", "codex", "opencode")
 _EVENT = (
     "The host's hook event: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, "
     "PreCompact, Stop or SessionEnd."
@@ -63,8 +63,20 @@ def codex(
     return _run_host("codex", event, block_on_debt, dry_run)
 
 
+def opencode(
+    event: Annotated[str, P(_EVENT)],
+    *,
+    block_on_debt: Annotated[bool, P(_BLOCK)] = False,
+    dry_run: Annotated[bool, P(_DRY)] = False,
+) -> int:
+    """Run as an OpenCode hook for EVENT (what ouro's OpenCode plugin runs): the plugin's
+    JSON on stdin, the reply JSON (or nothing) on stdout, a one-line reason on stderr when
+    something failed, exit 0 always."""
+    return _run_host("opencode", event, block_on_debt, dry_run)
+
+
 def install(
-    host: Annotated[str, P("The host: claude or codex.", choices=HOSTS)],
+    host: Annotated[str, P("The host: claude, codex or opencode.", choices=HOSTS)],
     *,
     project: Annotated[
         str,
@@ -85,8 +97,8 @@ def install(
         ),
     ] = False,
 ) -> dict[str, Any]:
-    """Merge ouro's hooks into HOST's project config (.claude/settings.json or
-    .codex/hooks.json), then check that the host will reach ouro and a bundle. With the
+    """Merge ouro's hooks into HOST's project config (.claude/settings.json,
+    .codex/hooks.json, or OpenCode's plugin .opencode/plugin/ouro.js), then check that the host will reach ouro and a bundle. With the
     global --bundle, also write a .ouro pointer in the project naming that bundle by a
     relative path (the hook commands themselves never hold a path)."""
     import os
@@ -171,6 +183,11 @@ def _next_steps(
             "hooks are on by default in current Codex; if you turned them off, set "
             "[features] hooks = true in ~/.codex/config.toml",
         ]
+    elif host == "opencode":
+        steps.append(
+            "start 'opencode' in the project (it loads .opencode/plugin/*.js at start); for the "
+            "ouro MCP tools as well, use 'ouro hook plugin opencode DIR' instead"
+        )
     else:
         steps.append(
             "start a new 'claude' session in the project (hooks load at start; /hooks shows them)"

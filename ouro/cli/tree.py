@@ -32,6 +32,7 @@ COMMANDS: dict[Path, str] = {
     ("migrate",): "ouro.cli.migrate:migrate",
     ("hook", "claude"): "ouro.cli.hook:claude",
     ("hook", "codex"): "ouro.cli.hook:codex",
+    ("hook", "opencode"): "ouro.cli.hook:opencode",
     ("hook", "install"): "ouro.cli.hook:install",
     ("hook", "doctor"): "ouro.cli.hook:doctor",
     ("guide",): "ouro.cli.hook:guide",

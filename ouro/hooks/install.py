@@ -93,7 +93,11 @@ def is_ours(handler: Any, host: Host, event: str) -> bool:
     )
 
 
-def _load(path: Path) -> tuple[str | None, dict[str, Any]]:
+def _load(path: Path, host: Host | None = None) -> tuple[str | None, dict[str, Any]]:
+    if host is not None and host.name == "opencode":  # a plugin file, read as a hook config
+        from ouro.hooks.opencode import read_plugin
+
+        return read_plugin(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -164,7 +168,7 @@ def plan(
     block_on_debt: bool = False,
 ) -> Plan:
     path = project / host.settings_file
-    before, doc = _load(path)
+    before, doc = _load(path, host)
     base = base or default_command()
     commands = {
         e: handler_command(host, e, base=base, block_on_debt=block_on_debt) for e in host.events
@@ -172,6 +176,11 @@ def plan(
     merged = merge(doc, host, commands, path)
     changed = merged != doc
     after = json.dumps(merged, indent=2, ensure_ascii=False) + "\n" if changed else before or ""
+    if host.name == "opencode":  # the plugin itself, starting ouro with ``base``
+        from ouro.hooks.opencode import render_plugin
+
+        after = render_plugin(base)
+        changed = after != before
     return Plan(
         host=host.name,
         path=path,

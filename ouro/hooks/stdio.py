@@ -24,6 +24,8 @@ def host_named(name: str) -> Host:
         from ouro.hooks.claude import HOST
     elif name == "codex":
         from ouro.hooks.codex import HOST
+    elif name == "opencode":
+        from ouro.hooks.opencode import HOST
     else:
         raise ValueError(f"unknown hook host {name!r}")
     return HOST
@@ -38,6 +40,10 @@ def run_stdio(
     except OuroError as exc:  # fail open: one line, then the hook runs without input
         stdin_text = ""
         sys.stderr.write(f"ouro hook {host_name} {event}: {exc.message}\n")
+    if host_name == "opencode":  # the plugin pipes OpenCode's JSON: translate at the edge
+        from ouro.hooks.opencode import common_stdin
+
+        stdin_text = common_stdin(event, stdin_text)
     outcome = run_hook(
         host,
         event,
