@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.hooks import doctor, install
 from ouro.hooks.common import parse_input, run_hook
@@ -29,7 +30,6 @@ from ouro.hooks.opencode import (
     shim_source,
     write_plugin,
 )
-from ouro.bundle import Bundle
 from tests.conftest import REPO, run_ouro
 
 SID = "ses_dcad534e1ffeluDmNWMWh96GDJ"

@@ -105,7 +105,8 @@ def read_plugin(path: Path) -> tuple[str | None, dict[str, Any]]:
         return None, {}
     except (OSError, UnicodeDecodeError) as exc:
         raise CorruptFile(
-            f"{path}: unreadable ({exc})", hint="move the file, then rerun 'ouro hook install opencode'"
+            f"{path}: unreadable ({exc})",
+            hint="move the file, then rerun 'ouro hook install opencode'",
         ) from None
     found = _COMMAND_LINE.search(text)
     if found is None:
@@ -182,7 +183,9 @@ def common_stdin(event: str, text: str) -> str:
         provider = _str(model.get("providerID"))
         out["model"] = f"{provider}/{model['modelID']}" if provider else model["modelID"]
     if name == "PostToolUse":
-        args = raw.get("args") if isinstance(raw.get("args"), dict) else {}
+        args = raw.get("args")
+        if not isinstance(args, dict):
+            args = {}
         tool = _str(raw.get("tool"))
         response: dict[str, Any] = {}
         output = raw.get("output")
@@ -206,7 +209,7 @@ def common_stdin(event: str, text: str) -> str:
 
 def opencode_config(command: str, *, guide_file: str = "ouro-guide.md") -> dict[str, Any]:
     """The ``opencode.json`` fragment: the ``ouro mcp`` server and the guide."""
-    argv = shlex.split(command) + ["mcp"]
+    argv = [*shlex.split(command), "mcp"]
     return {
         "$schema": "https://opencode.ai/config.json",
         "mcp": {"ouro": {"type": "local", "command": argv, "enabled": True}},
