@@ -34,8 +34,10 @@ copied to ``~/.config/opencode``): the plugin, an ``opencode.json`` with the
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -152,7 +154,7 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def common_stdin(event: str, text: str) -> str:
+def common_stdin(event: str, text: str, env: Mapping[str, str] | None = None) -> str:
     """The shim's JSON for ``event`` as the stdin object ``parse_input`` reads.
 
     Text that is not the shim's JSON object goes through unchanged (a payload
@@ -201,6 +203,12 @@ def common_stdin(event: str, text: str) -> str:
         out["tool_response"] = response
         if _str(raw.get("callID")):
             out["tool_use_id"] = raw["callID"]
+        # OpenCode's record of the call is its own database, where the hook's
+        # environment (OpenCode's) says it is: never a path from the payload
+        from ouro.hooks.transcript import OPENCODE_DB, host_folder
+
+        folder = host_folder("opencode", os.environ if env is None else env)
+        out["transcript_path"] = os.path.join(folder, OPENCODE_DB)
     return json.dumps(out, ensure_ascii=False)
 
 
