@@ -213,6 +213,9 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     ("hook", "pi"): (
         ("hook pi SessionStart < payload.json", "what ouro's Pi extension runs (Pi's event JSON)"),
     ),
+    ("hook", "opencode"): (
+        ("hook opencode SessionStart < payload.json", "what ouro's OpenCode plugin runs"),
+    ),
     ("sync", "init"): (
         ("sync init --remote <remote>", "give the bundle its own git history and a remote"),
     ),

@@ -22,7 +22,7 @@ from ouro.spec import P
 if TYPE_CHECKING:
     from ouro.hooks.common import Host
 
-HOSTS = ("claude", "codex", "pi")
+HOSTS = ("claude", "codex", "pi", "opencode")
 _EVENT = (
     "The host's hook event: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, "
     "PreCompact, Stop or SessionEnd."
@@ -76,8 +76,20 @@ def pi(
     return _run_host("pi", event, block_on_debt, dry_run)
 
 
+def opencode(
+    event: Annotated[str, P(_EVENT)],
+    *,
+    block_on_debt: Annotated[bool, P(_BLOCK)] = False,
+    dry_run: Annotated[bool, P(_DRY)] = False,
+) -> int:
+    """Run as an OpenCode hook for EVENT (what ouro's OpenCode plugin runs): the plugin's
+    JSON on stdin, the reply JSON (or nothing) on stdout, a one-line reason on stderr when
+    something failed, exit 0 always."""
+    return _run_host("opencode", event, block_on_debt, dry_run)
+
+
 def install(
-    host: Annotated[str, P("The host: claude, codex or pi.", choices=HOSTS)],
+    host: Annotated[str, P("The host: claude, codex, pi or opencode.", choices=HOSTS)],
     *,
     project: Annotated[
         str,
@@ -99,7 +111,7 @@ def install(
     ] = False,
 ) -> dict[str, Any]:
     """Merge ouro's hooks into HOST's project config (.claude/settings.json,
-    .codex/hooks.json, or Pi's extension .pi/extensions/ouro.ts), then check that the host will reach ouro and a bundle. With the
+    .codex/hooks.json, Pi's extension .pi/extensions/ouro.ts or OpenCode's plugin .opencode/plugin/ouro.js), then check that the host will reach ouro and a bundle. With the
     global --bundle, also write a .ouro pointer in the project naming that bundle by a
     relative path (the hook commands themselves never hold a path)."""
     import os
@@ -189,6 +201,11 @@ def _next_steps(
         steps.append(
             "start a new 'pi' session in the project (project extensions load at start; "
             "/reload loads them again)"
+        )
+    elif host == "opencode":
+        steps.append(
+            "start 'opencode' in the project (it loads .opencode/plugin/*.js at start); for the "
+            "ouro MCP tools as well, use 'ouro hook plugin opencode DIR' instead"
         )
     else:
         steps.append(

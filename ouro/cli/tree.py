@@ -33,6 +33,7 @@ COMMANDS: dict[Path, str] = {
     ("hook", "claude"): "ouro.cli.hook:claude",
     ("hook", "codex"): "ouro.cli.hook:codex",
     ("hook", "pi"): "ouro.cli.hook:pi",
+    ("hook", "opencode"): "ouro.cli.hook:opencode",
     ("hook", "install"): "ouro.cli.hook:install",
     ("hook", "doctor"): "ouro.cli.hook:doctor",
     ("hook", "plugin"): "ouro.cli.hook:plugin",

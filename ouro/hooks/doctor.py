@@ -56,7 +56,7 @@ def diagnose(host: Host, project: Path, env: Mapping[str, str]) -> list[Check]:
     path = project / host.settings_file
     reinstall = f"ouro hook install {host.name}"
     try:
-        before, doc = install._load(path)
+        before, doc = install._load(path, host)
     except CorruptFile as exc:
         return [Check("config", "problem", exc.message, exc.hint)]
     if before is None:

@@ -93,7 +93,11 @@ def is_ours(handler: Any, host: Host, event: str) -> bool:
     )
 
 
-def _load(path: Path) -> tuple[str | None, dict[str, Any]]:
+def _load(path: Path, host: Host | None = None) -> tuple[str | None, dict[str, Any]]:
+    if host is not None and host.name == "opencode":  # a plugin file, read as a hook config
+        from ouro.hooks.opencode import read_plugin
+
+        return read_plugin(path)
     if path.name == "ouro.ts":  # Pi: the hooks live in ouro's extension's CONFIG line
         from ouro.hooks import pi
 
@@ -172,7 +176,7 @@ def plan(
     block_on_debt: bool = False,
 ) -> Plan:
     path = project / host.settings_file
-    before, doc = _load(path)
+    before, doc = _load(path, host)
     base = base or default_command()
     commands = {
         e: handler_command(host, e, base=base, block_on_debt=block_on_debt) for e in host.events
@@ -184,6 +188,11 @@ def plan(
         from ouro.hooks import pi
 
         after = pi.render(merged)
+        changed = after != before
+    elif host.name == "opencode":  # the plugin itself, starting ouro with ``base``
+        from ouro.hooks.opencode import render_plugin
+
+        after = render_plugin(base)
         changed = after != before
     return Plan(
         host=host.name,

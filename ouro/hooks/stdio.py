@@ -27,6 +27,8 @@ def host_named(name: str) -> Host:
         from ouro.hooks.codex import HOST
     elif name == "pi":
         from ouro.hooks.pi import HOST
+    elif name == "opencode":
+        from ouro.hooks.opencode import HOST
     else:
         raise ValueError(f"unknown hook host {name!r}")
     return HOST
@@ -49,6 +51,10 @@ def run_stdio(
         except OuroError as exc:  # run_hook then names it, failing open
             sys.stderr.write(f"ouro hook pi {event}: {exc.message}\n")
             stdin_text = ""
+    elif host_name == "opencode":  # the plugin pipes OpenCode's JSON: translate at the edge
+        from ouro.hooks.opencode import common_stdin
+
+        stdin_text = common_stdin(event, stdin_text)
     outcome = run_hook(
         host,
         event,

@@ -77,6 +77,8 @@ TAIL_LIMIT = 8 << 20
 _SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 _TOOL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$")
 _PI_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}T[\d-]+Z_(?P<sid>.+)\.jsonl$")
+#: OpenCode's own database, in its data folder (``host_folder``)
+OPENCODE_DB = "opencode.db"
 _CODEX_FILE = re.compile(r"^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-(?P<sid>.+)\.jsonl$")
 _CLAUDE_EXIT = re.compile(r"^\s*Exit code (-?\d+)")
 _CODEX_EXIT = re.compile(r"^Process exited with code (-?\d+)\s*$", re.MULTILINE)
@@ -117,6 +119,9 @@ def host_folder(host: str, env: Mapping[str, str]) -> str:
     if host == "pi":
         agent = env.get("PI_CODING_AGENT_DIR") or os.path.join(home, ".pi", "agent")
         return os.path.join(os.path.expanduser(agent), "sessions")
+    if host == "opencode":
+        data = env.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share")
+        return os.path.join(data, "opencode")
     return os.path.join(env.get("CODEX_HOME") or os.path.join(home, ".codex"), "sessions")
 
 
@@ -136,7 +141,9 @@ def trusted_path(
         return None, f"transcript_path {path!r:.120} is not a plain absolute path"
     rel = os.path.relpath(path, root)
     parts = rel.split(os.sep)
-    if host == "claude":
+    if host == "opencode":
+        shaped = parts == [OPENCODE_DB]
+    elif host == "claude":
         shaped = (
             len(parts) == 2
             and parts[0] not in ("", ".", "..")
@@ -201,6 +208,8 @@ def read_tail(path: str, limit: int | None = None) -> bytes | None:
 
 def lookup(host: str, path: str, session_id: str, tool_use_id: str) -> Lookup:
     """What the transcript at ``path`` (already ``trusted_path``) says about the call."""
+    if host == "opencode":
+        return _opencode(path, session_id, tool_use_id)
     data = read_tail(path)
     if data is None:
         return Lookup(None, f"the host's transcript {path} cannot be read (yet)", retry=True)
@@ -369,6 +378,69 @@ def _codex(lines: list[dict[str, Any]], session_id: str, tool_id: str) -> Lookup
             None, f"the host's transcript shows no exit status of {tool_id} yet", retry=True
         )
     return Lookup(HostRun(command, exit_code, at, cwd))
+
+
+def _opencode(path: str, session_id: str, tool_id: str) -> Lookup:
+    """The ``bash`` tool part of call ``tool_id`` in OpenCode's database (read only)."""
+    import sqlite3  # only for an OpenCode run that matched a check
+    from datetime import UTC, datetime
+    from urllib.parse import quote
+
+    from ouro.models.clock import format_time
+
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return Lookup(None, f"the host's database {path} is not a regular file")
+    except OSError:
+        return Lookup(None, f"the host's database {path} cannot be read (yet)", retry=True)
+    try:
+        db = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True, timeout=2)
+        try:
+            row = db.execute(
+                "SELECT data FROM part WHERE session_id = ? AND json_extract(data, '$.callID') = ?"
+                " ORDER BY id DESC LIMIT 1",
+                (session_id, tool_id),
+            ).fetchone()
+            where = db.execute(
+                "SELECT directory FROM session WHERE id = ?", (session_id,)
+            ).fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        return Lookup(None, f"the host's database {path} cannot be read ({exc})", retry=True)
+    if row is None or not isinstance(row[0], str):
+        return Lookup(None, f"the host's database shows no bash call {tool_id} (yet)", retry=True)
+    try:
+        part = jsonio.loads(row[0])
+    except jsonio.JSONDecodeError:
+        return Lookup(None, f"the host's database holds a damaged record of {tool_id}")
+    if not isinstance(part, dict) or (part.get("type"), part.get("tool")) != ("tool", "bash"):
+        return Lookup(None, f"the host's database shows no bash call {tool_id}")
+    state = _dict(part.get("state"))
+    status = state.get("status")
+    if status not in ("completed", "error"):
+        return Lookup(None, f"the host's database shows no result of {tool_id} yet", retry=True)
+    args = _dict(state.get("input"))
+    command = args.get("command")
+    if not isinstance(command, str):
+        return Lookup(None, f"the host's database shows no command for {tool_id}")
+    meta = _dict(state.get("metadata"))
+    code = meta.get("exit")
+    exit_code = code if status == "completed" and type(code) is int else None
+    times = _dict(state.get("time"))
+    end = times.get("end")
+    at = None
+    if isinstance(end, int | float) and not isinstance(end, bool):
+        at = format_time(datetime.fromtimestamp(end / 1000, UTC))
+    folder = where[0] if where and isinstance(where[0], str) else None
+    workdir = args.get("workdir")
+    if isinstance(workdir, str) and workdir:
+        folder = workdir if os.path.isabs(workdir) else os.path.join(folder or "", workdir)
+    return Lookup(HostRun(command, exit_code, at, folder, meta.get("interrupted") is True))
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _file_url(value: Any) -> str | None:
