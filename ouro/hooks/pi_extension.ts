@@ -61,8 +61,10 @@ function run(command: string, timeout: number, input: string): Promise<Reply | u
       process.stderr.write(`ouro: could not run '${command}': ${err.message}\n`);
       finish(undefined);
     });
-    child.on("close", () => {
+    child.on("close", (code) => {
       clearTimeout(timer);
+      // ouro's hooks always exit 0: another status means the command did not run ouro
+      if (code !== 0 && !done) process.stderr.write(`ouro: '${command}' exited with status ${code}\n`);
       try { finish(stdout.trim() ? JSON.parse(stdout) : undefined); }
       catch { process.stderr.write(`ouro: '${command}' printed no JSON\n`); finish(undefined); }
     });
