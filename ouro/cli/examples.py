@@ -210,6 +210,9 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     ("hook", "codex"): (
         ("hook codex SessionStart < payload.json", "what Codex runs (host JSON on stdin)"),
     ),
+    ("hook", "gemini"): (
+        ("hook gemini BeforeAgent < payload.json", "what Gemini CLI runs (host JSON on stdin)"),
+    ),
     ("sync", "init"): (
         ("sync init --remote <remote>", "give the bundle its own git history and a remote"),
     ),

@@ -1,7 +1,8 @@
-"""``ouro hook claude EVENT``, ``ouro hook codex EVENT``, ``ouro hook install HOST``,
+"""``ouro hook claude EVENT``, ``ouro hook codex EVENT``, ``ouro hook gemini EVENT``,
+``ouro hook install HOST``,
 ``ouro hook doctor``, ``ouro guide``.
 
-The two host commands are what Claude Code and Codex run: host JSON on stdin,
+The host commands are what Claude Code, Codex and Gemini CLI run: host JSON on stdin,
 host JSON (or nothing) on stdout, a one-line reason on stderr when something
 failed, and exit 0 every time (see ``ouro.hooks``). ``install`` merges the
 hook config into a project and checks it as the host will run it (see
@@ -21,10 +22,14 @@ from ouro.spec import P
 if TYPE_CHECKING:
     from ouro.hooks.common import Host
 
-HOSTS = ("claude", "codex")
+HOSTS = ("claude", "codex", "gemini")
 _EVENT = (
     "The host's hook event: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, "
     "PreCompact, Stop or SessionEnd."
+)
+_GEMINI_EVENT = (
+    "The host's hook event: SessionStart, BeforeAgent, BeforeTool, AfterTool, PreCompress, "
+    "AfterAgent or SessionEnd (ouro's names work too)."
 )
 _BLOCK = "Stop: keep the agent working while claims are unverified or obligations due."
 _DRY = (
@@ -63,8 +68,20 @@ def codex(
     return _run_host("codex", event, block_on_debt, dry_run)
 
 
+def gemini(
+    event: Annotated[str, P(_GEMINI_EVENT)],
+    *,
+    block_on_debt: Annotated[bool, P(_BLOCK)] = False,
+    dry_run: Annotated[bool, P(_DRY)] = False,
+) -> int:
+    """Run as a Gemini CLI hook for EVENT: the host's JSON on stdin, a JSON object on
+    stdout (always: Gemini reads stderr when stdout is empty), a one-line reason on
+    stderr when something failed, exit 0 always."""
+    return _run_host("gemini", event, block_on_debt, dry_run)
+
+
 def install(
-    host: Annotated[str, P("The host: claude or codex.", choices=HOSTS)],
+    host: Annotated[str, P("The host: claude, codex or gemini.", choices=HOSTS)],
     *,
     project: Annotated[
         str,
@@ -80,13 +97,13 @@ def install(
     guide: Annotated[
         bool,
         P(
-            "Also put the operating guide in the project's CLAUDE.md (claude) or AGENTS.md "
-            "(codex) between markers ('ouro guide --remove --file FILE' takes it out)."
+            "Also put the operating guide in the project's CLAUDE.md (claude), AGENTS.md "
+            "(codex) or GEMINI.md (gemini) between markers ('ouro guide --remove --file FILE' takes it out)."
         ),
     ] = False,
 ) -> dict[str, Any]:
-    """Merge ouro's hooks into HOST's project config (.claude/settings.json or
-    .codex/hooks.json), then check that the host will reach ouro and a bundle. With the
+    """Merge ouro's hooks into HOST's project config (.claude/settings.json,
+    .codex/hooks.json or .gemini/settings.json), then check that the host will reach ouro and a bundle. With the
     global --bundle, also write a .ouro pointer in the project naming that bundle by a
     relative path (the hook commands themselves never hold a path)."""
     import os
@@ -170,6 +187,13 @@ def _next_steps(
             "(re-do this after any re-install that changes them)",
             "hooks are on by default in current Codex; if you turned them off, set "
             "[features] hooks = true in ~/.codex/config.toml",
+        ]
+    elif host == "gemini":
+        steps += [
+            f"trust the folder: start 'gemini' in {project} and accept the trust prompt "
+            "(Gemini CLI runs no project hooks in an untrusted folder)",
+            "start a new 'gemini' session in the project (the first one lists the new "
+            "project hooks once; /hooks shows them)",
         ]
     else:
         steps.append(

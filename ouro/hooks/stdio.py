@@ -4,7 +4,7 @@
 JSON from stdin (at most ``ouro.edge.HOOK_STDIN`` characters, bounded while it
 is read: ``ouro.store.bounded``), runs the hook (``ouro.hooks.common.run_hook``, which fails
 open), writes the one-line reasons to stderr and the host JSON, if any, to
-stdout. The CLI's ``ouro hook claude|codex EVENT`` (``ouro.cli.hook``) calls it.
+stdout. The CLI's ``ouro hook claude|codex|gemini EVENT`` (``ouro.cli.hook``) calls it.
 """
 
 from __future__ import annotations
@@ -19,11 +19,13 @@ from ouro.store.bounded import read_stdin
 
 
 def host_named(name: str) -> Host:
-    """The contract of host ``name`` ("claude" or "codex")."""
+    """The contract of host ``name`` ("claude", "codex" or "gemini")."""
     if name == "claude":
         from ouro.hooks.claude import HOST
     elif name == "codex":
         from ouro.hooks.codex import HOST
+    elif name == "gemini":
+        from ouro.hooks.gemini import HOST
     else:
         raise ValueError(f"unknown hook host {name!r}")
     return HOST
