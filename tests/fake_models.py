@@ -42,9 +42,7 @@ from typing import Any
 
 REPLY = "OK from the fake model."
 #: tool names under which a host offers its shell (Claude Code, Codex)
-SHELL_TOOLS = frozenset(
-    {"Bash", "shell", "shell_command", "exec_command", "run_shell_command"}
-)
+SHELL_TOOLS = frozenset({"Bash", "shell", "shell_command", "exec_command", "run_shell_command"})
 
 
 def _tool_name(tool: Any) -> str | None:

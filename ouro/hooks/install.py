@@ -91,9 +91,7 @@ def is_ours(handler: Any, host: Host, event: str) -> bool:
         return False
     command = handler["command"]
     word = host.host_event(event)
-    return (
-        "ouro" in command and re.search(rf"\bhook\s+{host.name}\s+{word}\b", command) is not None
-    )
+    return "ouro" in command and re.search(rf"\bhook\s+{host.name}\s+{word}\b", command) is not None
 
 
 def _load(path: Path) -> tuple[str | None, dict[str, Any]]:

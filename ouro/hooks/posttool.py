@@ -122,7 +122,9 @@ def observation(
         why = str(response["returnCodeInterpretation"])[:80]
         return Observed(command.strip(), command, None, output, unknown=why)
     code = (
-        _gemini_exit(response) if host == "gemini" else _exit_code(event, response, tool.get("error"))
+        _gemini_exit(response)
+        if host == "gemini"
+        else _exit_code(event, response, tool.get("error"))
     )
     if code is None and host == "claude":
         return None  # Claude states every outcome; without one there is nothing to confirm
