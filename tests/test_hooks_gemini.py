@@ -207,3 +207,23 @@ def test_a_gemini_receipt_is_asserted_the_payload_names_no_tool_call(bundle: Bun
     verdict = witness(HOST, inp, "make test", 0, {}, now=utc_now())
     assert verdict.kind == ASSERTED and "tool_use_id" in verdict.reason
     assert Options().budget <= HOST.context_limit
+
+
+def test_doctor_reads_geminis_folder_trust_as_gemini_does(tmp_path: Path) -> None:
+    from ouro.hooks.doctor import gemini_trust
+
+    project = tmp_path / "work" / "proj"
+    project.mkdir(parents=True)
+    rules = tmp_path / "trustedFolders.json"
+    env = {"GEMINI_CLI_TRUSTED_FOLDERS_PATH": str(rules), "HOME": str(tmp_path)}
+    assert gemini_trust(project, env).status == "problem"  # no file: not trusted
+    rules.write_text(json.dumps({str(project / "x"): "TRUST_PARENT"}))
+    assert gemini_trust(project, env).status == "ok"  # the rule's parent is the project
+    rules.write_text(
+        json.dumps({str(tmp_path / "work"): "TRUST_FOLDER", str(project): "DO_NOT_TRUST"})
+    )
+    check = gemini_trust(project, env)
+    assert check.status == "problem" and "DO_NOT_TRUST" in check.detail  # the longest rule wins
+    rules.write_text("{not json")
+    assert "trust unknown" in gemini_trust(project, env).detail
+    assert gemini_trust(project, env | {"GEMINI_CLI_TRUST_WORKSPACE": "true"}).status == "ok"

@@ -30,7 +30,19 @@ import pytest
 from ouro import guide
 from ouro.hooks import gemini as gemini_host
 from tests.fake_models import FakeModels
-from tests.test_real_hosts import ASK, HANDOFF, NEXT, NEXT2, PREFIX, TIMEOUT, World
+from tests.test_real_hosts import (
+    ASK,
+    FAIL_CHECK,
+    HANDOFF,
+    NEXT,
+    NEXT2,
+    PASS_CHECK,
+    PREFIX,
+    TIMEOUT,
+    World,
+    _claim_files,
+    _statuses,
+)
 
 pytestmark = pytest.mark.host
 
@@ -176,6 +188,7 @@ def test_gemini_packet_at_start_and_again_on_resume(
     gemini: Path, readme: World, models: FakeModels
 ) -> None:
     host = Gemini(gemini, readme, models)
+    readme.ouro("hook", "doctor", "gemini")  # healthy: config, command, bundle, folder trust
     stderr = host.prompt("first prompt")
     [first] = host.requests()
     assert _packet(_user_text(first)), _user_text(first)[:2000]
@@ -251,3 +264,32 @@ def test_gemini_extension_written_by_write_plugin_delivers_the_packet(
     assert guide.render().splitlines()[0] in whole, whole[:3000]
     offered = models.offered(first)
     assert any(name.endswith("orient") for name in offered), " ".join(offered)
+
+
+def test_gemini_checks_it_ran_give_asserted_receipts_never_observed(
+    gemini: Path, world: World, models: FakeModels
+) -> None:
+    """Gemini reports the shell command and its result, but its AfterTool payload names
+    no tool call, so nothing ties it to Gemini's own transcript: the receipts are
+    ``asserted`` with that reason, with the exit status Gemini stated, and verify nothing."""
+    world.readme_layout()
+    (world.project / "src").mkdir()
+    (world.project / "src" / "parser.py").write_text("def parse(): ...\n")
+    ids = {}
+    for name, check in (("pass", PASS_CHECK), ("fail", FAIL_CHECK)):
+        out = world.ouro("claim", "add", f"MARKER-CLAIM-{name}", "--check", check,
+                         "--about", "src/parser.py", "--json")  # fmt: skip
+        ids[name] = json.loads(out.stdout)["id"]
+    world.ouro("hook", "install", "gemini")
+    host = Gemini(gemini, world, models)
+    for check in (PASS_CHECK, FAIL_CHECK):  # one call after the other's result
+        models.tool("run_shell_command", {"command": check})
+    host.prompt("run the checks", "--yolo")
+    assert [c["arguments"]["command"] for c in models.calls] == [PASS_CHECK, FAIL_CHECK]
+    files = _claim_files(world)
+    statuses = _statuses(world)
+    for name, code in (("pass", 0), ("fail", 2)):
+        [receipt] = files[ids[name]]["evidence"]
+        assert (receipt["provenance"], receipt["exitCode"]) == ("asserted", code), receipt
+        assert "tool_use_id" in json.dumps(receipt)
+        assert statuses[ids[name]] == "evidence_required", files[ids[name]]
