@@ -271,7 +271,8 @@ def test_gemini_checks_it_ran_give_asserted_receipts_never_observed(
 ) -> None:
     """Gemini reports the shell command and its result, but its AfterTool payload names
     no tool call, so nothing ties it to Gemini's own transcript: the receipts are
-    ``asserted`` with that reason, with the exit status Gemini stated, and verify nothing."""
+    ``asserted`` with that reason, with the exit status Gemini stated: a pass verifies
+    nothing."""
     world.readme_layout()
     (world.project / "src").mkdir()
     (world.project / "src" / "parser.py").write_text("def parse(): ...\n")
@@ -292,4 +293,6 @@ def test_gemini_checks_it_ran_give_asserted_receipts_never_observed(
         [receipt] = files[ids[name]]["evidence"]
         assert (receipt["provenance"], receipt["exitCode"]) == ("asserted", code), receipt
         assert "tool_use_id" in json.dumps(receipt)
-        assert statuses[ids[name]] == "evidence_required", files[ids[name]]
+    # An asserted pass verifies nothing (an asserted failure still reads as failed).
+    assert statuses[ids["pass"]] == "evidence_required", files[ids["pass"]]
+    assert statuses[ids["fail"]] == "failed", files[ids["fail"]]
