@@ -51,8 +51,8 @@ HOST = Host(
     settings_file=".gemini/settings.json",
     matchers={
         "PreCompact": "manual",
-        "PostToolUse": "run_shell_command",
-        "PreToolUse": "write_file|replace",
+        "PostToolUse": "^run_shell_command$",
+        "PreToolUse": "^(write_file|replace)$",
     },
     timeouts={
         "SessionStart": 30,
