@@ -170,6 +170,12 @@ def test_write_plugin_refuses_a_symlinked_folder(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput, match="symbolic link"):
         write_plugin(link, command="ouro")
     assert not any(real.iterdir())
+    inside = tmp_path / "ext"
+    inside.mkdir()
+    (inside / "hooks").symlink_to(real)  # a link inside that leads out
+    with pytest.raises(InvalidInput, match="symbolic link"):
+        write_plugin(inside, command="ouro")
+    assert not any(real.iterdir()) and not (inside / "gemini-extension.json").exists()
 
 
 def _after_tool(command: str, llm: str, **extra: Any) -> dict[str, Any]:

@@ -78,6 +78,7 @@ HOST = Host(
 
 #: the extension's name (its folder under ``~/.gemini/extensions/``)
 EXTENSION = "ouro"
+_FILES = ("gemini-extension.json", "hooks/hooks.json", "GEMINI.md")
 
 
 def write_plugin(folder: Path, *, command: str) -> list[Path]:
@@ -94,8 +95,9 @@ def write_plugin(folder: Path, *, command: str) -> list[Path]:
     from ouro.hooks import install
     from ouro.store.atomic import atomic_write_text
 
-    if folder.is_symlink():
-        raise InvalidInput(f"{folder} is a symbolic link; give the folder itself")
+    for path in (folder, folder / "hooks", *(folder / n for n in _FILES)):
+        if path.is_symlink():  # a link could lead a write out of ``folder``
+            raise InvalidInput(f"{path} is a symbolic link; ouro writes only inside {folder}")
     if folder.exists() and not folder.is_dir():
         raise InvalidInput(f"{folder} exists and is not a folder")
     argv = shlex.split(command)
