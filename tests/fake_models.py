@@ -9,7 +9,11 @@ It speaks just enough of two wire protocols for a host CLI to run one turn:
 - OpenAI ``POST /v1/responses``: an SSE stream of ``response.created`` /
   ``response.output_item.added`` / ``response.output_text.delta`` /
   ``response.output_item.done`` / ``response.completed`` (Codex, through a
-  custom model provider).
+  custom model provider);
+- Gemini ``POST /v1beta/models/<model>:streamGenerateContent?alt=sse`` (one
+  SSE ``data:`` chunk of a ``GenerateContentResponse``), ``:generateContent``
+  (the same object as JSON) and ``:countTokens`` (Gemini CLI, through
+  ``GOOGLE_GEMINI_BASE_URL``).
 
 Every request (path and JSON body) is kept in ``requests`` so a test can
 assert on what the host sent to the model: that is where hook
@@ -40,7 +44,9 @@ from typing import Any
 
 REPLY = "OK from the fake model."
 #: tool names under which a host offers its shell (Claude Code, Codex)
-SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "shell_command", "exec_command"})
+SHELL_TOOLS = frozenset(
+    {"Bash", "bash", "shell", "shell_command", "exec_command", "run_shell_command"}
+)
 
 
 def _tool_name(tool: Any) -> str | None:
@@ -60,6 +66,12 @@ def _ends_with_tool_result(body: dict[str, Any]) -> bool:
         return isinstance(content, list) and any(
             isinstance(b, dict) and b.get("type") == "tool_result" for b in content
         )
+    contents = body.get("contents")
+    if isinstance(contents, list) and contents:
+        parts = contents[-1].get("parts") if isinstance(contents[-1], dict) else None
+        return isinstance(parts, list) and any(
+            isinstance(p, dict) and "functionResponse" in p for p in parts
+        )
     items = body.get("input")
     if isinstance(items, list) and items:
         last = items[-1]
@@ -68,6 +80,14 @@ def _ends_with_tool_result(body: dict[str, Any]) -> bool:
             "custom_tool_call_output",
         )
     return False
+
+
+def _tools(body: dict[str, Any]) -> list[Any]:
+    """The tools a request offers: top level, or in Gemini's ``config``."""
+    tools = body.get("tools")
+    if tools is None and isinstance(body.get("config"), dict):
+        tools = body["config"].get("tools")
+    return tools if isinstance(tools, list) else []
 
 
 class FakeModels:
@@ -111,7 +131,13 @@ class FakeModels:
                     owner.requests.append({"path": path, "body": body})
                 if owner.delay and not path.endswith("/count_tokens"):
                     time.sleep(owner.delay)
-                if path.endswith("/messages/count_tokens"):
+                if path.endswith(":countTokens"):
+                    self._json({"totalTokens": 100})
+                elif path.endswith(":streamGenerateContent"):
+                    self._gemini(body, stream=True)
+                elif path.endswith(":generateContent"):
+                    self._gemini(body, stream=False)
+                elif path.endswith("/messages/count_tokens"):
                     self._json({"input_tokens": 100})
                 elif path.endswith("/messages"):
                     self._anthropic(body)
@@ -256,6 +282,40 @@ class FakeModels:
                     ]
                 )
 
+            def _gemini(self, body: dict[str, Any], *, stream: bool) -> None:
+                queued = owner._tool_for(body)
+                command = None if queued is not None else owner._command_for(body)
+                part: dict[str, Any] = {"text": REPLY}
+                if command is not None:
+                    queued = ("run_shell_command", {"command": command})
+                if queued is not None:
+                    tool, arguments = queued
+                    n = len(owner.calls)
+                    call_id = f"call_FakeCall{n:04d}"
+                    owner.calls.append(
+                        {"id": call_id, "command": command, "tool": tool, "arguments": arguments}
+                    )
+                    part = {"functionCall": {"id": call_id, "name": tool, "args": arguments}}
+                response = {
+                    "candidates": [
+                        {
+                            "content": {"role": "model", "parts": [part]},
+                            "finishReason": "STOP",
+                            "index": 0,
+                        }
+                    ],
+                    "usageMetadata": {
+                        "promptTokenCount": 10,
+                        "candidatesTokenCount": 5,
+                        "totalTokenCount": 15,
+                    },
+                    "modelVersion": "gemini-fake",
+                }
+                if stream:
+                    self._sse([(None, response)])
+                else:
+                    self._json(response)
+
             def _openai(self, body: dict[str, Any]) -> None:
                 queued = owner._tool_for(body)
                 command = None if queued is not None else owner._command_for(body)
@@ -394,7 +454,11 @@ class FakeModels:
         """The tool names a request offers (a Responses ``namespace`` tool's own
         tools as ``namespace.name``: Codex offers an MCP server's tools so)."""
         names: list[str] = []
-        for tool in body.get("tools") or []:
+        for tool in _tools(body):
+            declared = tool.get("functionDeclarations") if isinstance(tool, dict) else None
+            if isinstance(declared, list):  # Gemini: one tool holds the declarations
+                names += [n for n in map(_tool_name, declared) if n]
+                continue
             name = _tool_name(tool)
             inner = tool.get("tools") if isinstance(tool, dict) else None
             if isinstance(inner, list):
@@ -423,7 +487,7 @@ class FakeModels:
         Only a request that offers a shell tool and whose latest input is not
         a tool result (the host is waiting for the model's next step) takes one.
         """
-        if not any(_tool_name(t) in SHELL_TOOLS for t in body.get("tools") or []):
+        if not any(name in SHELL_TOOLS for name in self.offered(body)):
             return None
         if _ends_with_tool_result(body):
             return None

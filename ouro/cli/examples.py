@@ -210,6 +210,9 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     ("hook", "codex"): (
         ("hook codex SessionStart < payload.json", "what Codex runs (host JSON on stdin)"),
     ),
+    ("hook", "gemini"): (
+        ("hook gemini BeforeAgent < payload.json", "what Gemini CLI runs (host JSON on stdin)"),
+    ),
     ("hook", "pi"): (
         ("hook pi SessionStart < payload.json", "what ouro's Pi extension runs (Pi's event JSON)"),
     ),

@@ -1,7 +1,7 @@
-"""``ouro hook claude EVENT``, ``ouro hook codex EVENT``, ``ouro hook install HOST``,
+"""``ouro hook claude|codex|gemini|pi|opencode EVENT``, ``ouro hook install HOST``,
 ``ouro hook doctor``, ``ouro hook plugin HOST DIR``, ``ouro guide``.
 
-The two host commands are what Claude Code and Codex run: host JSON on stdin,
+The host commands are what Claude Code, Codex and Gemini CLI run: host JSON on stdin,
 host JSON (or nothing) on stdout, a one-line reason on stderr when something
 failed, and exit 0 every time (see ``ouro.hooks``). ``install`` merges the
 hook config into a project and checks it as the host will run it (see
@@ -22,10 +22,14 @@ from ouro.spec import P
 if TYPE_CHECKING:
     from ouro.hooks.common import Host
 
-HOSTS = ("claude", "codex", "pi", "opencode")
+HOSTS = ("claude", "codex", "gemini", "pi", "opencode")
 _EVENT = (
     "The host's hook event: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, "
     "PreCompact, Stop or SessionEnd."
+)
+_GEMINI_EVENT = (
+    "The host's hook event: SessionStart, BeforeAgent, BeforeTool, AfterTool, PreCompress, "
+    "AfterAgent or SessionEnd (ouro's names work too)."
 )
 _BLOCK = "Stop: keep the agent working while claims are unverified or obligations due."
 _DRY = (
@@ -88,8 +92,20 @@ def opencode(
     return _run_host("opencode", event, block_on_debt, dry_run)
 
 
+def gemini(
+    event: Annotated[str, P(_GEMINI_EVENT)],
+    *,
+    block_on_debt: Annotated[bool, P(_BLOCK)] = False,
+    dry_run: Annotated[bool, P(_DRY)] = False,
+) -> int:
+    """Run as a Gemini CLI hook for EVENT: the host's JSON on stdin, a JSON object on
+    stdout (always: Gemini reads stderr when stdout is empty), a one-line reason on
+    stderr when something failed, exit 0 always."""
+    return _run_host("gemini", event, block_on_debt, dry_run)
+
+
 def install(
-    host: Annotated[str, P("The host: claude, codex, pi or opencode.", choices=HOSTS)],
+    host: Annotated[str, P("The host: claude, codex, gemini, pi or opencode.", choices=HOSTS)],
     *,
     project: Annotated[
         str,
@@ -105,13 +121,13 @@ def install(
     guide: Annotated[
         bool,
         P(
-            "Also put the operating guide in the project's CLAUDE.md (claude) or AGENTS.md "
-            "(codex, pi) between markers ('ouro guide --remove --file FILE' takes it out)."
+            "Also put the operating guide in the project's CLAUDE.md (claude), AGENTS.md "
+            "(codex, pi) or GEMINI.md (gemini) between markers ('ouro guide --remove --file FILE' takes it out)."
         ),
     ] = False,
 ) -> dict[str, Any]:
     """Merge ouro's hooks into HOST's project config (.claude/settings.json,
-    .codex/hooks.json, Pi's extension .pi/extensions/ouro.ts or OpenCode's plugin .opencode/plugin/ouro.js), then check that the host will reach ouro and a bundle. With the
+    .codex/hooks.json, .gemini/settings.json, Pi's extension .pi/extensions/ouro.ts or OpenCode's plugin .opencode/plugin/ouro.js), then check that the host will reach ouro and a bundle. With the
     global --bundle, also write a .ouro pointer in the project naming that bundle by a
     relative path (the hook commands themselves never hold a path)."""
     import os
@@ -196,6 +212,13 @@ def _next_steps(
             "(re-do this after any re-install that changes them)",
             "hooks are on by default in current Codex; if you turned them off, set "
             "[features] hooks = true in ~/.codex/config.toml",
+        ]
+    elif host == "gemini":
+        steps += [
+            f"trust the folder: start 'gemini' in {project} and accept the trust prompt "
+            "(Gemini CLI runs no project hooks in an untrusted folder)",
+            "start a new 'gemini' session in the project (the first one lists the new "
+            "project hooks once; /hooks shows them)",
         ]
     elif host == "pi":
         steps.append(

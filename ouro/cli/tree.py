@@ -32,6 +32,7 @@ COMMANDS: dict[Path, str] = {
     ("migrate",): "ouro.cli.migrate:migrate",
     ("hook", "claude"): "ouro.cli.hook:claude",
     ("hook", "codex"): "ouro.cli.hook:codex",
+    ("hook", "gemini"): "ouro.cli.hook:gemini",
     ("hook", "pi"): "ouro.cli.hook:pi",
     ("hook", "opencode"): "ouro.cli.hook:opencode",
     ("hook", "install"): "ouro.cli.hook:install",

@@ -75,6 +75,7 @@ def _save(
     *,
     injected: bool,
     previous: dict[str, Any] | None,
+    guide: bool = False,
 ) -> None:
     from ouro.hooks import state
 
@@ -87,6 +88,7 @@ def _save(
             event=event,
             injected=injected,
             previous=previous,
+            guide=guide,
         )
     except OSError as exc:
         reply.warnings.append(f"injection fingerprint not saved: {exc}")
@@ -166,9 +168,17 @@ def _user_prompt_submit(bundle: Bundle, host: Host, inp: HookInput, options: Opt
         _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=False, previous=None)
         return reply
     if previous is None:
-        # No injection recorded for this session (SessionStart missed): orient now.
-        reply.context, hashes = packet_context(bundle, budget=budget)
-        _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=True, previous=None)
+        # No injection recorded for this session (SessionStart missed, or a host
+        # session without one: Gemini CLI's ACP): orient now, with the guide.
+        from ouro import guide
+
+        text = guide.render()
+        packet, hashes = packet_context(
+            bundle, budget=min(budget, host.context_limit - len(text) - 1)
+        )
+        reply.context = packet + "\n" + text
+        _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=True, previous=None,
+              guide=True)  # fmt: skip
         return reply
     context, hashes = changed_context(bundle, previous["items"], budget=budget)
     if context is None:

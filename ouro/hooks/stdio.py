@@ -4,8 +4,9 @@
 JSON from stdin (at most ``ouro.edge.HOOK_STDIN`` characters, bounded while it
 is read: ``ouro.store.bounded``), runs the hook (``ouro.hooks.common.run_hook``, which fails
 open), writes the one-line reasons to stderr and the host JSON, if any, to
-stdout. The CLI's ``ouro hook claude|codex|pi EVENT`` (``ouro.cli.hook``) calls it;
-for Pi it first translates the extension's stdin (``ouro.hooks.pi.translate``).
+stdout. The CLI's ``ouro hook <host> EVENT`` (``ouro.cli.hook``) calls it;
+for Pi and OpenCode it first translates the shim's stdin (``ouro.hooks.pi.translate``,
+``ouro.hooks.opencode.common_stdin``).
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ from ouro.store.bounded import read_stdin
 
 
 def host_named(name: str) -> Host:
-    """The contract of host ``name`` ("claude", "codex" or "pi")."""
+    """The contract of host ``name`` (one of ``ouro.cli.hook.HOSTS``)."""
     if name == "claude":
         from ouro.hooks.claude import HOST
     elif name == "codex":
         from ouro.hooks.codex import HOST
+    elif name == "gemini":
+        from ouro.hooks.gemini import HOST
     elif name == "pi":
         from ouro.hooks.pi import HOST
     elif name == "opencode":
