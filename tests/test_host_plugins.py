@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from tests import test_real_hosts as real
 from tests.fake_models import FakeModels
-from tests.test_real_hosts import (  # noqa: F401  (fixtures)
+from tests.test_real_hosts import (
     ASK,
     HANDOFF,
     NEXT,
@@ -26,10 +27,10 @@ from tests.test_real_hosts import (  # noqa: F401  (fixtures)
     _assert_no_codex_hook_warning,
     _assert_packet,
     _text,
-    hosts,
-    models,
-    world,
 )
+
+# the real-host module's fixtures, shared
+hosts, models, world = real.hosts, real.models, real.world
 
 pytestmark = pytest.mark.host
 
