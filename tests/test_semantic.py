@@ -26,7 +26,9 @@ from ouro.index.semantic import embed_bundle
 from ouro.index.sync import rebuild, sync
 
 REPO = Path(__file__).resolve().parents[1]
-needs_model = pytest.mark.skipif(not embedding.available(), reason="ouro-bundle[semantic] not installed")
+needs_model = pytest.mark.skipif(
+    not embedding.available(), reason="ouro-bundle[semantic] not installed"
+)
 
 
 def _write(bundle: Bundle) -> None:
