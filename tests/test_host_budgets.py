@@ -1,8 +1,8 @@
 """The caps in ``ouro.hooks.budget.BUDGETS``, held against the real hosts (marker ``host``).
 
 A scratch hook answers SessionStart with an ``additionalContext`` of a known
-size; the fake model logs what reached it. Just under the cap the text arrives
-whole; just over it the host replaces it (Claude Code: "Output too large" and
+size; the fake model logs what reached it. At the cap the text arrives whole;
+one character (byte) over it the host replaces it (Claude Code: "Output too large" and
 a preview; Codex: a head, a tail and the path of the spilled file). If a new
 host version moves its cap, these fail and the table must change.
 """
@@ -49,7 +49,7 @@ def _config(command: str) -> dict[str, object]:
     return {"hooks": {"SessionStart": [{"hooks": [handler]}]}}
 
 
-@pytest.mark.parametrize(("over", "whole"), [(-20, True), (20, False)])
+@pytest.mark.parametrize(("over", "whole"), [(0, True), (1, False)])
 def test_claude_takes_10000_characters(
     hosts: dict[str, Path], world: World, models: FakeModels, over: int, whole: bool
 ) -> None:
@@ -66,7 +66,7 @@ def test_claude_takes_10000_characters(
     assert ("Output too large" in text) is not whole
 
 
-@pytest.mark.parametrize(("over", "whole"), [(-20, True), (20, False)])
+@pytest.mark.parametrize(("over", "whole"), [(0, True), (1, False)])
 def test_codex_takes_2500_tokens_of_4_bytes(
     hosts: dict[str, Path], world: World, models: FakeModels, over: int, whole: bool
 ) -> None:

@@ -40,8 +40,8 @@ BUDGETS: dict[tuple[str, str], Budget] = {}
 
 # Claude Code 2.1.328: additionalContext over 10,000 characters is saved to a file
 # and the model gets "Output too large (…KB). Full output saved to: …" and a 2 KB
-# preview. Measured with the real binary (docs/hooks.md, "Budgets"): 9,987
-# characters arrive whole, 10,027 do not; 3,997 CJK characters (11,991 bytes)
+# preview. Measured with the real binary (tests/test_host_budgets.py): 10,000
+# characters arrive whole, 10,001 do not; 3,997 CJK characters (11,991 bytes)
 # arrive whole, so it counts characters, not bytes.
 _CLAUDE = "claude 2.1.328, measured: over 10,000 characters → a file and a 2 KB preview"
 BUDGETS[("claude", "SessionStart")] = Budget(10_000, "chars", _CLAUDE)
