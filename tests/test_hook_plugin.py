@@ -141,3 +141,17 @@ def test_unknown_host_and_blank_command_are_refused(tmp_path: Path) -> None:
     with pytest.raises(InvalidInput, match="--command"):
         plugin.write("claude", tmp_path / "q", command=" ")
     assert not (tmp_path / "q").exists()
+
+
+def test_a_host_without_a_plugin_form_names_the_install_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import types
+
+    bare = types.SimpleNamespace(PLUGIN_NONE="it loads hooks from its settings file only")
+    monkeypatch.setattr(plugin, "module_for", lambda host: bare)
+    with pytest.raises(InvalidInput) as caught:
+        plugin.write("codex", tmp_path / "p")
+    assert "it loads hooks from its settings file only" in caught.value.message
+    assert caught.value.hint == "run 'ouro hook install codex' instead"
+    assert not (tmp_path / "p").exists()
