@@ -237,13 +237,14 @@ def test_gemini_without_a_bundle_the_notice_reaches_the_model(
     assert "ouro: no ouro bundle found" in stderr  # and shown to the user
 
 
-def test_gemini_extension_written_by_write_plugin_delivers_the_packet(
+def test_gemini_extension_written_by_ouro_hook_plugin_delivers_the_packet(
     gemini: Path, world: World, models: FakeModels
 ) -> None:
     world.readme_layout()  # no 'ouro hook install': the extension brings the hooks
     folder = world.root / "ouro-extension"
-    written = gemini_host.write_plugin(folder, command="ouro")
-    assert {p.name for p in written} == {"gemini-extension.json", "hooks.json", "GEMINI.md"}
+    world.ouro("hook", "plugin", "gemini", str(folder))
+    written = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
+    assert written == {"gemini-extension.json", "hooks/hooks.json", "GEMINI.md", ".ouro-plugin.json"}
     host = Gemini(gemini, world, models)
     link = subprocess.run(
         [str(gemini), "extensions", "link", str(folder), "--consent"], cwd=world.project,

@@ -24,7 +24,6 @@ from typing import Any
 
 import pytest
 
-from ouro.hooks.opencode import write_plugin
 from tests.conftest import REPO
 from tests.fake_models import FakeModels
 
@@ -197,9 +196,9 @@ def test_opencode_no_bundle_gives_one_line_notice(world: World) -> None:
 def test_opencode_plugin_folder_delivers_the_packet(world: World, tmp_path: Path) -> None:
     _readme_layout(world)
     folder = tmp_path / "ouro-opencode"
-    files = write_plugin(folder, command="ouro")
-    assert {p.relative_to(folder).as_posix() for p in files} == {
-        "plugin/ouro.js", "opencode.json", "ouro-guide.md",
+    world.ouro("hook", "plugin", "opencode", str(folder))
+    assert {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()} == {
+        "plugin/ouro.js", "opencode.json", "ouro-guide.md", ".ouro-plugin.json",
     }  # fmt: skip
     [request] = world.run("MARKER-PROMPT-4 hi", env={"OPENCODE_CONFIG_DIR": str(folder)})
     [packet] = [t for t in _user_texts(request) if t.startswith("# orient")]

@@ -8,7 +8,7 @@ provider (``models.json`` in a scratch ``~/.pi/agent`` with ``api:
 prompt after another in one process; ``-c`` continues the last session in a
 new process). ouro comes in as Pi does it: ``ouro hook install pi`` writes the
 project extension ``.pi/extensions/ouro.ts``, or ``pi install`` loads the Pi
-package ``ouro.hooks.pi.write_plugin`` wrote. Assertions read the model
+package ``ouro hook plugin pi DIR`` wrote. Assertions read the model
 requests the fake server logged: that is where Pi puts the extension's
 messages.
 """
@@ -24,7 +24,6 @@ from typing import Any
 import pytest
 
 from ouro import guide
-from ouro.hooks.pi import write_plugin
 from tests.conftest import REPO
 from tests.fake_models import FakeModels
 from tests.test_real_hosts import (
@@ -227,14 +226,14 @@ def test_pi_a_check_it_ran_verifies_a_failing_one_fails_a_forged_one_counts_for_
     assert _statuses(world)[ids["forged"]] == "evidence_required"
 
 
-def test_pi_package_from_write_plugin_installed_in_real_pi_delivers_the_packet(
+def test_pi_package_from_ouro_hook_plugin_installed_in_real_pi_delivers_the_packet(
     pi_bin: Path, world: World, models: FakeModels, tmp_path: Path
 ) -> None:
     world.readme_layout()
     package = tmp_path / "ouro-pi"
-    written = write_plugin(package, command="ouro")
-    assert {p.relative_to(package).as_posix() for p in written} == {
-        "package.json", "extensions/ouro.ts", "README.md",
+    world.ouro("hook", "plugin", "pi", str(package))
+    assert {p.relative_to(package).as_posix() for p in package.rglob("*") if p.is_file()} == {
+        "package.json", "extensions/ouro.ts", "README.md", ".ouro-plugin.json",
     }  # fmt: skip
     manifest = json.loads((package / "package.json").read_text())
     assert manifest["pi"] == {"extensions": ["./extensions/ouro.ts"]}

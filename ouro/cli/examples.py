@@ -200,6 +200,10 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     ("hook", "doctor"): (
         ("hook doctor claude", "check the install end to end; exit 1 on a problem"),
     ),
+    ("hook", "plugin"): (
+        ("hook plugin claude ~/ouro-claude-plugin", "a Claude Code plugin: claude --plugin-dir"),
+        ("hook plugin codex ~/ouro-codex-plugin", "a Codex plugin in a local marketplace"),
+    ),
     ("guide",): (
         ("guide", "the operating guide agents get"),
         ("guide --file AGENTS.md", "put it into AGENTS.md between markers"),

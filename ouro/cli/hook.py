@@ -383,7 +383,7 @@ def plugin(
     ],
     *,
     command: Annotated[
-        str, P("How the host starts ouro (default: 'ouro', found on the host's PATH).")
+        str, P("How the host starts ouro, a shell command (default: 'ouro', on the host's PATH).")
     ] = "ouro",
 ) -> dict[str, Any]:
     """Write a ready plugin for HOST into FOLDER: the hooks for every event ouro handles,

@@ -38,9 +38,12 @@ BYTES_PER_TOKEN = 3
 
 BUDGETS: dict[tuple[str, str], Budget] = {}
 
-# Claude Code 2.1.328: hook output over 10,000 characters is saved to a file and
-# replaced by a preview (https://code.claude.com/docs/en/hooks, "Hook output").
-_CLAUDE = "Claude Code hooks reference, hook output: 10,000 characters, then a preview"
+# Claude Code 2.1.328: additionalContext over 10,000 characters is saved to a file
+# and the model gets "Output too large (…KB). Full output saved to: …" and a 2 KB
+# preview. Measured with the real binary (tests/test_host_budgets.py): 10,000
+# characters arrive whole, 10,001 do not; 3,997 CJK characters (11,991 bytes)
+# arrive whole, so it counts characters, not bytes.
+_CLAUDE = "claude 2.1.328, measured: over 10,000 characters → a file and a 2 KB preview"
 BUDGETS[("claude", "SessionStart")] = Budget(10_000, "chars", _CLAUDE)
 BUDGETS[("claude", "UserPromptSubmit")] = Budget(10_000, "chars", _CLAUDE)
 
@@ -50,7 +53,18 @@ _CODEX = "codex-rs/hooks/src/output_spill.rs: HOOK_OUTPUT_TOKEN_LIMIT = 2_500 (b
 BUDGETS[("codex", "SessionStart")] = Budget(2_500, "tokens", _CODEX)
 BUDGETS[("codex", "UserPromptSubmit")] = Budget(2_500, "tokens", _CODEX)
 
-# gemini, pi, opencode: their rows go here.
+# Gemini CLI 0.61.0, Pi 0.73.1 and OpenCode 1.18.33 set no cap on what a hook or an
+# extension injects (their sections in docs/hooks.md cite the code), so their rows
+# are ouro's own limit: the 2,500-character packet plus the guide.
+_GEMINI = "no host cap: packages/core/src/hooks/hookRunner.ts keeps stdout whole; ouro's own limit"
+BUDGETS[("gemini", "SessionStart")] = Budget(4_000, "chars", _GEMINI)
+BUDGETS[("gemini", "UserPromptSubmit")] = Budget(4_000, "chars", _GEMINI)
+_PI = "no host cap: dist/core/extensions/runner.js emitBeforeAgentStart passes it whole; ouro's own limit"
+BUDGETS[("pi", "SessionStart")] = Budget(4_000, "chars", _PI)
+BUDGETS[("pi", "UserPromptSubmit")] = Budget(4_000, "chars", _PI)
+_OPENCODE = "no host cap: packages/opencode/src/session/prompt.ts saves a pushed part whole; ouro's own limit"
+BUDGETS[("opencode", "SessionStart")] = Budget(4_000, "chars", _OPENCODE)
+BUDGETS[("opencode", "UserPromptSubmit")] = Budget(4_000, "chars", _OPENCODE)
 
 
 def cap(host: str, event: str) -> Budget | None:
@@ -75,26 +89,37 @@ def describe(budget: Budget) -> str:
 
 
 def drop_line(dropped: list[str], host_title: str, budget: Budget) -> str:
-    """The one line an injection ends with when the cap made it drop parts."""
+    """The one line an injection ends with when the cap made it leave parts out."""
+    guide = "the operating guide" in dropped
     return (
-        f"[ouro: to fit {host_title}'s {describe(budget)} per hook this left out "
-        f"{', '.join(dropped)}; 'ouro orient' (MCP tool 'orient') shows the whole packet"
-        + (", 'ouro guide' (MCP 'guide') the guide" if "the operating guide" in dropped else "")
+        f"[ouro: to fit {host_title}'s {describe(budget)} per hook, left out "
+        f"{' and '.join(dropped)}; 'ouro orient' (MCP tool 'orient') shows the whole packet"
+        + ("; 'ouro guide' shows the guide" if guide else "")
         + "]"
     )
 
 
+def for_host(name: str, event: str, context_limit: int) -> Budget:
+    """The row for ``(name, event)``, or ouro's own limit for a host without one."""
+    return BUDGETS.get((name, event)) or Budget(context_limit, "chars", "ouro's own limit")
+
+
+CUT_NOTE = "[ouro: cut to fit the host's cap; 'ouro orient' (MCP tool 'orient') shows the rest]\n"
+
+
 def cut(text: str, budget: Budget) -> str:
-    """``text`` cut at a line break to fit ``budget`` (the last resort: parts are
-    dropped first); the longest prefix that fits, found by halving."""
+    """``text`` cut at a line break to fit ``budget``, ending with ``CUT_NOTE`` (the
+    last resort: the packet builder drops whole parts first)."""
     if fits(text, budget):
         return text
     lo, hi = 0, len(text)
-    while lo < hi:  # the longest prefix that fits
+    while lo < hi:  # the longest prefix that fits with the note
         mid = (lo + hi + 1) // 2
-        if fits(text[:mid], budget):
+        if fits(text[:mid] + "\n" + CUT_NOTE, budget):
             lo = mid
         else:
             hi = mid - 1
     head = text[:lo]
-    return head[: head.rindex("\n") + 1] if "\n" in head else head
+    head = head[: head.rindex("\n") + 1] if "\n" in head else head
+    out = (head if head.endswith("\n") or not head else head + "\n") + CUT_NOTE
+    return out if fits(out, budget) else ""

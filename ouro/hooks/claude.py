@@ -15,8 +15,12 @@
   anyone, so ouro prints nothing there; all SessionEnd hooks share a 1.5 s
   budget, so ouro installs SessionEnd with a 1 s timeout. Exit 2 is a blocking error; ouro never
   uses it.
-  ouro keeps an injection under 4,000 characters (the guide plus a
-  2,500-character packet).
+  Over 10,000 characters of ``additionalContext`` Claude Code saves the text to
+  a file and shows the model a 2 KB preview; ouro fits each injection to that
+  (``ouro.hooks.budget``; the packet itself is packed to 2,500 characters).
+- Plugin (``write_plugin``, ``ouro hook plugin claude DIR``): ``.claude-plugin/
+  plugin.json``, ``hooks/hooks.json``, ``.mcp.json`` and a skill, loaded with
+  ``claude --plugin-dir DIR`` or from a marketplace.
 """
 
 from __future__ import annotations

@@ -20,8 +20,12 @@ published schemas under ``codex-rs/hooks/schema/generated/`` in openai/codex).
   ``Stop`` must print JSON if it prints anything: ``systemMessage``, or
   ``decision: "block"`` with a non-empty ``reason`` (which Codex feeds back as
   a continuation prompt). Model-visible hook text is budgeted at 2,500 *tokens*
-  (Codex spills the rest to a file), so ouro keeps an injection under 4,000
-  characters (the guide plus a 2,500-character packet).
+  of 4 bytes (Codex spills the rest to a file); ouro fits each injection to
+  that (``ouro.hooks.budget``, which counts 3 bytes a token).
+- Plugin (``write_plugin``, ``ouro hook plugin codex DIR``): a one-plugin local
+  marketplace, installed with ``codex plugin marketplace add DIR`` and ``codex
+  plugin add ouro@ouro-local``; its hooks need trust in ``/hooks`` like a
+  project's (no project trust needed).
 """
 
 from __future__ import annotations

@@ -54,7 +54,8 @@ class Host(NamedTuple):
     context_events: frozenset[str]
     #: events whose output the host ignores entirely (ouro prints nothing there)
     silent_events: frozenset[str]
-    #: the most characters ouro injects at once (the host may allow more)
+    #: the most characters ouro injects at once on an event without a row in
+    #: ``ouro.hooks.budget.BUDGETS`` (the host's own caps are there)
     context_limit: int
     #: project-relative settings file that ``ouro hook install`` edits
     settings_file: str
@@ -250,9 +251,12 @@ def shape(host: Host, event: str, reply: Reply) -> dict[str, Any] | None:
     if reply.system_message:
         out["systemMessage"] = reply.system_message
     if reply.context and event in host.context_events:
+        from ouro.hooks.budget import cut, for_host
+
         out["hookSpecificOutput"] = {
             "hookEventName": host.host_event(event),
-            "additionalContext": clip(reply.context, host.context_limit),
+            # a guard: the packet builder already fitted it (ouro.hooks.packet)
+            "additionalContext": cut(reply.context, for_host(host.name, event, host.context_limit)),
         }
     return out or ({} if host.always_json else None)
 

@@ -200,7 +200,7 @@ def _resolvable(host: Host, command: str, env: Mapping[str, str]) -> Check:
         f"{program!r} is not on the PATH the host gives its hooks (the PATH the host was "
         f"started with: {path or '(empty)'}); the hooks cannot start ouro",
         f"start the host from a shell where '{program}' runs (activate the venv, or 'pipx "
-        f"install' ouro), or reinstall the hooks with ouro's full path: 'ouro hook install "
+        f"install ouro-bundle'), or reinstall the hooks with ouro's full path: 'ouro hook install "
         f"{host.name} --command {this_ouro()}'",
     )
 

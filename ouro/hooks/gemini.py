@@ -79,6 +79,8 @@ HOST = Host(
 #: the extension's name (its folder under ``~/.gemini/extensions/``)
 EXTENSION = "ouro"
 _FILES = ("gemini-extension.json", "hooks/hooks.json", "GEMINI.md")
+#: How Gemini CLI loads the folder (``link`` keeps it where it is; ``install`` copies it).
+PLUGIN_INSTALL = ("gemini extensions link {dir}", "or a copy: gemini extensions install {dir}")
 
 
 def write_plugin(folder: Path, *, command: str) -> list[Path]:

@@ -212,6 +212,10 @@ def parse(path: Path, text: str) -> dict[str, Any]:
     return {"hooks": config.get("hooks", {})}
 
 
+#: How Pi loads the package (it lists it in its settings' ``packages``).
+PLUGIN_INSTALL = ("pi install {dir}",)
+
+
 def write_plugin(folder: Path, *, command: str) -> list[Path]:
     """A Pi package in ``folder``: ``package.json`` (name, ``keywords: ["pi-package"]``,
     ``pi.extensions``), the extension ``extensions/ouro.ts`` with ouro's hooks, and

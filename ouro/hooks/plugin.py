@@ -82,7 +82,8 @@ def write(host: str, folder: Path, *, command: str = "ouro") -> Plugin:
             {"host": host, "files": sorted(str(p.relative_to(folder)) for p in files)},
         )
     )
-    install = [line.format(dir=shlex.quote(str(folder))) for line in module.PLUGIN_INSTALL]
+    lines = getattr(module, "PLUGIN_INSTALL", ())
+    install = [line.format(dir=shlex.quote(str(folder))) for line in lines]
     return Plugin(host, folder, files, install)
 
 
