@@ -296,3 +296,14 @@ def test_opencode_compaction_checkpoint_then_the_packet(
     ]
     assert ("post_turn_persisted", None) in kinds
     assert kinds.index(("post_turn_persisted", None)) < kinds.index(("session_started", "compact"))
+
+
+def test_opencode_plugin_says_when_it_cannot_start_ouro(world: World) -> None:
+    """ouro not where the plugin looks: OpenCode goes on, and the session is told once."""
+    _readme_layout(world)
+    world.ouro("hook", "install", "opencode", "--command", "/nonexistent/ouro")
+    [request] = world.run("MARKER-PROMPT-8 hello")
+    [notice] = [t for t in _user_texts(request) if t.startswith("ouro:")]
+    assert "/nonexistent/ouro hook opencode" in notice and "ouro hook doctor opencode" in notice
+    assert "\n" not in notice
+    assert json.dumps(request).count("ouro hook doctor opencode") == 1

@@ -14,6 +14,10 @@ from the host) names it:
   <project folder>/<session_id>.jsonl``;
 - Codex: ``$CODEX_HOME`` (default ``~/.codex``) ``/sessions/YYYY/MM/DD/
   rollout-<YYYY-MM-DDTHH-MM-SS>-<session_id>.jsonl``.
+- OpenCode: no transcript file; its SQLite database ``$XDG_DATA_HOME``
+  (default ``~/.local/share``) ``/opencode/opencode.db``, opened read-only;
+  the payload's ``transcript_path`` is set to it by ``ouro.hooks.opencode``
+  from the hook's environment, never taken from the plugin's JSON.
 
 The path must be exactly that shape, absolute and normalised, with no symbolic
 link anywhere below the host's folder (its real path must be the same
@@ -43,6 +47,13 @@ Codex 0.169.0; see ``tests/fixtures/transcripts/``), one JSON object a line:
   "exit_code": N, "cwd": "file:///…"}}`` (written before the hook runs) and a
   ``function_call_output`` line (``Process exited with code N``). Codex's own
   payload carries only the output text, so the exit status comes from here.
+
+- OpenCode 1.18.33: a ``part`` row (``session_id``, ``data``) whose JSON is
+  ``{"type": "tool", "tool": "bash", "callID": <tool_use_id>, "state":
+  {"status": "completed", "input": {"command": …, "workdir"?: …},
+  "metadata": {"exit": N}, "time": {"end": <ms>}}}``, completed *after*
+  ``tool.execute.after`` (so a receipt is pending at first); the folder is the
+  ``session`` row's ``directory`` (or the call's ``workdir``).
 
 A call through another tool (Codex ``shell``, a Claude background command) is
 not something ouro can confirm: it reads as not found.
