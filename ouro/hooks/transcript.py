@@ -74,8 +74,6 @@ from ouro.store import jsonio
 TAIL_LIMIT = 8 << 20
 _SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 _TOOL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$")
-#: OpenCode's own database, in its data folder (``host_folder``)
-OPENCODE_DB = "opencode.db"
 _CODEX_FILE = re.compile(r"^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-(?P<sid>.+)\.jsonl$")
 _CLAUDE_EXIT = re.compile(r"^\s*Exit code (-?\d+)")
 _CODEX_EXIT = re.compile(r"^Process exited with code (-?\d+)\s*$", re.MULTILINE)
@@ -114,8 +112,9 @@ def host_folder(host: str, env: Mapping[str, str]) -> str:
             env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude"), "projects"
         )
     if host == "opencode":
-        data = env.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share")
-        return os.path.join(data, "opencode")
+        from ouro.hooks.opencode import data_folder
+
+        return data_folder(env)
     return os.path.join(env.get("CODEX_HOME") or os.path.join(home, ".codex"), "sessions")
 
 
@@ -136,6 +135,8 @@ def trusted_path(
     rel = os.path.relpath(path, root)
     parts = rel.split(os.sep)
     if host == "opencode":
+        from ouro.hooks.opencode import OPENCODE_DB
+
         shaped = parts == [OPENCODE_DB]
     elif host == "claude":
         shaped = (
