@@ -97,7 +97,9 @@ export const OuroPlugin = async ({ client, directory }) => {
   }
   const start = (sessionID, source, extra) => {
     const job = run("SessionStart", { hook: "session", sessionID, source, directory, ...extra }, directory).then(async (reply) => {
-      keep(sessionID, await said(reply, sessionID))
+      const text = await said(reply, sessionID)
+      if (source === "compact") pending.delete(sessionID) // the newest packet replaces a waiting one
+      keep(sessionID, text)
     })
     starting.set(sessionID, job)
     return job
