@@ -1,7 +1,10 @@
-"""Host lifecycle hooks: ``ouro hook claude EVENT`` and ``ouro hook codex EVENT``.
+"""Host lifecycle hooks: ``ouro hook claude EVENT``, ``ouro hook codex EVENT`` and
+``ouro hook opencode EVENT``.
 
 A host (Claude Code, Codex) runs the hook command at a lifecycle point, writes
-one JSON object to its stdin and reads the hook's stdout. This package turns
+one JSON object to its stdin and reads the hook's stdout. OpenCode runs no hook
+commands: ouro's plugin for it (``ouro.hooks.opencode``, a thin JavaScript
+shim) runs ``ouro hook opencode EVENT`` the same way and hands the reply back. This package turns
 those moments into Arc writes and orientation:
 
 - ``SessionStart`` records ``session_started``, refreshes the sentinel
