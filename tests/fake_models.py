@@ -31,7 +31,9 @@ command through its own tool, fire its tool hooks and write its transcript.
 ``tool(name, arguments)`` queues a call of any other tool the host offers (an
 MCP tool: the offered name that ends with ``name``, ``mcp__ouro__diary_write``
 for ``diary_write``), answered the same way. ``delay`` holds every model reply
-back that many seconds (a host that outlives a habit's timeout).
+back that many seconds (a host that outlives a habit's timeout). ``usage`` lists
+the input-token counts the next Responses replies report (near the model's
+context limit, the host compacts).
 """
 
 from __future__ import annotations
@@ -97,6 +99,9 @@ class FakeModels:
         self.calls: list[dict[str, Any]] = []
         self.tools: list[tuple[str, dict[str, Any]]] = []
         self.delay = 0.0
+        #: input-token counts the next Responses replies to a request offering tools
+        #: report, one each (then 10): near the model's context limit, a host compacts
+        self.usage: list[int] = []
         self._lock = threading.Lock()
         owner = self
 
@@ -354,6 +359,7 @@ class FakeModels:
                         "content": [{"type": "output_text", "text": REPLY, "annotations": []}],
                     }
                     added = item | {"status": "in_progress", "content": []}
+                tokens = owner._input_tokens(body)
                 response = {
                     "id": f"resp_fake{len(owner.requests)}",
                     "object": "response",
@@ -361,11 +367,11 @@ class FakeModels:
                     "model": body.get("model", "gpt-fake"),
                     "output": [item],
                     "usage": {
-                        "input_tokens": 10,
+                        "input_tokens": tokens,
                         "input_tokens_details": {"cached_tokens": 0},
                         "output_tokens": 5,
                         "output_tokens_details": {"reasoning_tokens": 0},
-                        "total_tokens": 15,
+                        "total_tokens": tokens + 5,
                     },
                 }
                 middle: list[tuple[str | None, dict[str, Any]]]
@@ -503,6 +509,10 @@ class FakeModels:
         if "shell_command" in names:
             return "shell_command", {"command": command}
         return "shell", {"command": ["bash", "-lc", command]}
+
+    def _input_tokens(self, body: dict[str, Any]) -> int:
+        with self._lock:
+            return self.usage.pop(0) if self.usage and body.get("tools") else 10
 
     def clear(self) -> None:
         with self._lock:

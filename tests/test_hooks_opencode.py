@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from ouro.arc.claims import add_claim
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.hooks import doctor, install
@@ -157,3 +159,35 @@ def test_shim_is_valid_javascript(tmp_path: Path) -> None:
 def test_the_shim_is_package_data() -> None:
     assert (REPO / "ouro/hooks/opencode_plugin.js").is_file()
     assert "spawn" in shim_source() and "hook opencode" in shim_source()
+
+
+def test_hot_events_import_no_heavy_module(bundle: Bundle) -> None:
+    """As tests/test_hooks_cold.py for Claude: the OpenCode edge adds no heavy import to
+    the prompt and unrelated-command hooks (module names checked, never times)."""
+    from tests.test_hooks_cold import WITHOUT
+
+    add_claim(bundle, "the suite passes", check="pytest -q")
+    env = {k: v for k, v in os.environ.items() if k not in ("OURO_BUNDLE", "OURO_DEBUG")}
+
+    def hook(event: str, **raw: object) -> tuple[str, set[str]]:
+        payload = {"hook": "x", "sessionID": "ses_cold", "directory": str(bundle.root.parent)}
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "ouro.cli", "hook", "opencode", event],
+            input=json.dumps(payload | raw), capture_output=True, text=True, env=env,
+            timeout=120, cwd=bundle.root.parent,
+        )  # fmt: skip
+        assert proc.returncode == 0 and "nothing injected" not in proc.stderr, proc.stderr[-2000:]
+        names = set()
+        for line in proc.stderr.splitlines():
+            match = re.match(r"import time:\s+\d+ \|\s+\d+ \|\s+(\S.*)$", line)
+            if match:
+                names.add(match.group(1).strip().split(".")[0])
+        return proc.stdout, names
+
+    out, _ = hook("SessionStart", source="startup")
+    assert "# orient" in out
+    out, names = hook("UserPromptSubmit", agent="build")
+    assert out == "" and names & WITHOUT == set()
+    out, names = hook("PostToolUse", tool="bash", callID="call_1",
+                      args={"command": "ls -la"}, output="x", exit=0)  # fmt: skip
+    assert out == "" and "ouro" in names and names & WITHOUT == set()

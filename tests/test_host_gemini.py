@@ -244,7 +244,12 @@ def test_gemini_extension_written_by_ouro_hook_plugin_delivers_the_packet(
     folder = world.root / "ouro-extension"
     world.ouro("hook", "plugin", "gemini", str(folder))
     written = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()}
-    assert written == {"gemini-extension.json", "hooks/hooks.json", "GEMINI.md", ".ouro-plugin.json"}
+    assert written == {
+        "gemini-extension.json",
+        "hooks/hooks.json",
+        "GEMINI.md",
+        ".ouro-plugin.json",
+    }
     host = Gemini(gemini, world, models)
     link = subprocess.run(
         [str(gemini), "extensions", "link", str(folder), "--consent"], cwd=world.project,

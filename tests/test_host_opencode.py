@@ -68,7 +68,7 @@ class World:
     """Scratch HOME and XDG folders, a PATH whose ``ouro`` runs this checkout, a project
     whose ``opencode.json`` names the fake model."""
 
-    def __init__(self, root: Path, exe: Path, models: FakeModels) -> None:
+    def __init__(self, root: Path, exe: Path, models: FakeModels, *, context: int = 0) -> None:
         self.root = root
         self.exe = exe
         self.models = models
@@ -86,7 +86,7 @@ class World:
                     "npm": "@ai-sdk/openai",
                     "name": "Fake",
                     "options": {"baseURL": f"{models.url}/v1", "apiKey": "sk-fake"},
-                    "models": {"m1": {"name": "m1"}},
+                    "models": {"m1": {"name": "m1"} | self._limit(context)},
                 }
             },
             "model": "fake/m1",
@@ -109,6 +109,10 @@ class World:
             "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
         }
 
+    @staticmethod
+    def _limit(context: int) -> dict[str, Any]:
+        return {"limit": {"context": context, "output": 1000}} if context else {}
+
     def ouro(self, *args: str) -> subprocess.CompletedProcess[str]:
         proc = subprocess.run(
             ["ouro", *args], cwd=self.project, env=self.env, capture_output=True, text=True,
@@ -126,13 +130,17 @@ class World:
         )  # fmt: skip
         assert proc.returncode == 0, f"opencode run: {proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
         self.stderr = proc.stderr
-        requests = self.models.model_requests("/v1/responses")[before:]
-        return [r for r in requests if r.get("tools")]  # the title request offers no tools
+        self.all = self.models.model_requests("/v1/responses")[before:]
+        return [r for r in self.all if r.get("tools")]  # title, compaction: no tools
 
 
 @pytest.fixture
 def world(tmp_path: Path, opencode: Path, models: FakeModels) -> World:
     return World(tmp_path, opencode, models)
+
+
+def _system(request: dict[str, Any]) -> str:
+    return json.dumps([i for i in request.get("input", []) if i.get("role") == "system"])
 
 
 def _user_texts(request: dict[str, Any]) -> list[str]:
@@ -257,3 +265,44 @@ def test_opencode_check_receipts_observed_in_its_database(world: World) -> None:
     assert (failed["provenance"], failed["exitCode"]) == ("observed-by-host", 2)
     assert statuses[ids["forged"]] != "verified", files[ids["forged"]]
     assert all(e["provenance"] != "observed-by-host" for e in files[ids["forged"]]["evidence"])
+
+
+def test_opencode_compaction_checkpoint_then_the_packet(
+    tmp_path: Path, opencode: Path, models: FakeModels
+) -> None:
+    """Auto-compaction (the first reply says the context is nearly full): the
+    checkpoint before it, and the packet in the system prompt of the turn OpenCode
+    continues with after it."""
+    world = World(tmp_path, opencode, models, context=10000)
+    _readme_layout(world)
+    world.ouro("hook", "install", "opencode")
+    models.usage = [9500]
+    requests = world.run("MARKER-PROMPT-7 long one")
+    compactions = [r for r in world.all if "Here is the conversation so far" in json.dumps(r)]
+    assert compactions, [list(r) for r in world.all]
+    after = requests[-1]
+    assert "# orient" in _system(after) and ASK in _system(after)
+    assert "# orient" not in _system(requests[0])  # before compaction: in the message
+    events = [
+        json.loads(line)
+        for f in sorted((world.project / "agent.ouro/arc/flight-recorder/events").glob("*.jsonl"))
+        for line in f.read_text().splitlines()
+    ]
+    kinds = [
+        (e["kind"], (e.get("meta") or {}).get("source"))
+        for e in events
+        if (e.get("sessionRef") or "").startswith("opencode:")
+    ]
+    assert ("post_turn_persisted", None) in kinds
+    assert kinds.index(("post_turn_persisted", None)) < kinds.index(("session_started", "compact"))
+
+
+def test_opencode_plugin_says_when_it_cannot_start_ouro(world: World) -> None:
+    """ouro not where the plugin looks: OpenCode goes on, and the session is told once."""
+    _readme_layout(world)
+    world.ouro("hook", "install", "opencode", "--command", "/nonexistent/ouro")
+    [request] = world.run("MARKER-PROMPT-8 hello")
+    [notice] = [t for t in _user_texts(request) if t.startswith("ouro:")]
+    assert "/nonexistent/ouro hook opencode" in notice and "ouro hook doctor opencode" in notice
+    assert "\n" not in notice
+    assert json.dumps(request).count("ouro hook doctor opencode") == 1

@@ -262,6 +262,9 @@ def render_install(r: dict[str, Any]) -> str:
             "Codex skips the hook until you trust it again in /hooks"
         )
     reach = r["reach"]
+    project = Path(r["path"])
+    for _part in Path(host_named(r["host"]).settings_file).parts:
+        project = project.parent
     if str(reach["command"]).startswith("/"):
         lines.append(
             "note: 'ouro' is not on PATH, so the hooks start it by its full path, which is "
@@ -269,13 +272,13 @@ def render_install(r: dict[str, Any]) -> str:
         )
     if reach["ok"]:
         lines.append(
-            f"checked as the host will run it (from {r['project']}, without "
+            f"checked as the host will run it (from {project}, without "
             f"OURO_* variables): bundle {reach['bundle']} (found by {reach['how']}); "
             f"{reach['detail']}"
         )
     else:
         lines.append(
-            f"warning: as the host will run it (from {Path(r['path']).parent.parent}, without "
+            f"warning: as the host will run it (from {project}, without "
             f"OURO_* variables) the hook does not work: {reach['detail']}"
         )
     lines.append("next:")

@@ -36,9 +36,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import shlex
 from collections.abc import Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -82,8 +80,25 @@ _COMMAND_LINE = re.compile(r'^const COMMAND = (".*")$', re.MULTILINE)
 _TAIL = 16384
 
 
+#: OpenCode's own database, in its data folder (``data_folder``): where receipts are checked
+OPENCODE_DB = "opencode.db"
+
+# Every event starts ``ouro hook opencode``: this module imports neither
+# ``importlib.resources`` nor ``ouro.hooks.transcript`` (``dataclasses``) at the top.
+
+
+def data_folder(env: Mapping[str, str]) -> str:
+    """OpenCode's data folder as the environment names it (``$XDG_DATA_HOME/opencode``)."""
+    home = env.get("HOME") or os.path.expanduser("~")
+    return os.path.join(
+        env.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share"), "opencode"
+    )
+
+
 def shim_source() -> str:
     """The plugin as shipped (``ouro/hooks/opencode_plugin.js``)."""
+    from importlib import resources
+
     return resources.files("ouro.hooks").joinpath("opencode_plugin.js").read_text("utf-8")
 
 
@@ -205,9 +220,7 @@ def common_stdin(event: str, text: str, env: Mapping[str, str] | None = None) ->
             out["tool_use_id"] = raw["callID"]
         # OpenCode's record of the call is its own database, where the hook's
         # environment (OpenCode's) says it is: never a path from the payload
-        from ouro.hooks.transcript import OPENCODE_DB, host_folder
-
-        folder = host_folder("opencode", os.environ if env is None else env)
+        folder = data_folder(os.environ if env is None else env)
         out["transcript_path"] = os.path.join(folder, OPENCODE_DB)
     return json.dumps(out, ensure_ascii=False)
 
@@ -217,6 +230,8 @@ def common_stdin(event: str, text: str, env: Mapping[str, str] | None = None) ->
 
 def opencode_config(command: str, *, guide_file: str = "ouro-guide.md") -> dict[str, Any]:
     """The ``opencode.json`` fragment: the ``ouro mcp`` server and the guide."""
+    import shlex
+
     argv = [*shlex.split(command), "mcp"]
     return {
         "$schema": "https://opencode.ai/config.json",

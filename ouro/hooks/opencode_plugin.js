@@ -97,7 +97,9 @@ export const OuroPlugin = async ({ client, directory }) => {
   }
   const start = (sessionID, source, extra) => {
     const job = run("SessionStart", { hook: "session", sessionID, source, directory, ...extra }, directory).then(async (reply) => {
-      keep(sessionID, await said(reply, sessionID))
+      const text = await said(reply, sessionID)
+      if (source === "compact") pending.delete(sessionID) // the newest packet replaces a waiting one
+      keep(sessionID, text)
     })
     starting.set(sessionID, job)
     return job
@@ -134,7 +136,9 @@ export const OuroPlugin = async ({ client, directory }) => {
       output.parts.push({ id: partID(), sessionID, messageID: output.message.id, type: "text", synthetic: true, text: texts.join("\n\n") })
     },
     "experimental.chat.system.transform": async (input, output) => {
-      const texts = input.sessionID ? pending.get(input.sessionID) : undefined
+      if (!input.sessionID) return
+      await starting.get(input.sessionID) // a SessionStart (after compaction) still running
+      const texts = pending.get(input.sessionID)
       if (texts && output?.system) output.system.push(...texts)
     },
     "experimental.session.compacting": async (input) => {

@@ -17,7 +17,11 @@ from the host) names it:
 - Pi: ``$PI_CODING_AGENT_DIR`` (default ``~/.pi/agent``) ``/sessions/--<cwd
   with / as ->--/<ISO time>_<session_id>.jsonl`` (``getDefaultSessionDir`` in
   Pi's ``dist/core/session-manager.js``; a ``sessionDir`` setting moves it, and
-  then ouro trusts no file: receipts stay ``asserted``).
+  then ouro trusts no file: receipts stay ``asserted``);
+- OpenCode: no transcript file; its SQLite database ``$XDG_DATA_HOME``
+  (default ``~/.local/share``) ``/opencode/opencode.db``, opened read-only;
+  the payload's ``transcript_path`` is set to it by ``ouro.hooks.opencode``
+  from the hook's environment, never taken from the plugin's JSON.
 
 The path must be exactly that shape, absolute and normalised, with no symbolic
 link anywhere below the host's folder (its real path must be the same
@@ -56,6 +60,12 @@ Codex 0.169.0; see ``tests/fixtures/transcripts/``), one JSON object a line:
   N``; an abort or a timeout says so instead and has no exit status). Pi
   appends both when each message ends, after ``tool_result`` ran the hook: the
   result appears by a later event.
+- OpenCode 1.18.33: a ``part`` row (``session_id``, ``data``) whose JSON is
+  ``{"type": "tool", "tool": "bash", "callID": <tool_use_id>, "state":
+  {"status": "completed", "input": {"command": …, "workdir"?: …},
+  "metadata": {"exit": N}, "time": {"end": <ms>}}}``, completed *after*
+  ``tool.execute.after`` (so a receipt is pending at first); the folder is the
+  ``session`` row's ``directory`` (or the call's ``workdir``).
 
 A call through another tool (Codex ``shell``, a Claude background command) is
 not something ouro can confirm: it reads as not found.
@@ -77,8 +87,6 @@ TAIL_LIMIT = 8 << 20
 _SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 _TOOL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$")
 _PI_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}T[\d-]+Z_(?P<sid>.+)\.jsonl$")
-#: OpenCode's own database, in its data folder (``host_folder``)
-OPENCODE_DB = "opencode.db"
 _CODEX_FILE = re.compile(r"^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-(?P<sid>.+)\.jsonl$")
 _CLAUDE_EXIT = re.compile(r"^\s*Exit code (-?\d+)")
 _CODEX_EXIT = re.compile(r"^Process exited with code (-?\d+)\s*$", re.MULTILINE)
@@ -120,8 +128,9 @@ def host_folder(host: str, env: Mapping[str, str]) -> str:
         agent = env.get("PI_CODING_AGENT_DIR") or os.path.join(home, ".pi", "agent")
         return os.path.join(os.path.expanduser(agent), "sessions")
     if host == "opencode":
-        data = env.get("XDG_DATA_HOME") or os.path.join(home, ".local", "share")
-        return os.path.join(data, "opencode")
+        from ouro.hooks.opencode import data_folder
+
+        return data_folder(env)
     return os.path.join(env.get("CODEX_HOME") or os.path.join(home, ".codex"), "sessions")
 
 
@@ -142,6 +151,8 @@ def trusted_path(
     rel = os.path.relpath(path, root)
     parts = rel.split(os.sep)
     if host == "opencode":
+        from ouro.hooks.opencode import OPENCODE_DB
+
         shaped = parts == [OPENCODE_DB]
     elif host == "claude":
         shaped = (
