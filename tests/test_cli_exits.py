@@ -32,6 +32,7 @@ NO_BUNDLE = {
     ("config", "unset"): "as config set",
     ("hook", "claude"): "a host hook fails open: exit 0, one line for the user",
     ("hook", "codex"): "a host hook fails open: exit 0, one line for the user",
+    ("hook", "opencode"): "a host hook fails open: exit 0, one line for the user",
     ("hook", "install"): "edits the project's host config",
     ("habits", "install"): "prints a scheduler entry",
     ("guide",): "prints the operating guide",
