@@ -63,7 +63,8 @@ MAX_CHARS = 4000
 #: (a read heals the vectors, a machine-local cache: a copied or cloned bundle
 #: pays once, on its first search by meaning, ~25 ms per 1,000 docs)
 SEARCH_BUDGET: int | None = None
-BATCH = 2000
+#: docs embedded per write transaction (a killed build loses at most one batch)
+BATCH = 256
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS vectors (doc_id INTEGER PRIMARY KEY, vec BLOB NOT NULL)",
@@ -683,7 +684,7 @@ def ranked(
 
 
 #: docs embedded between two progress reports of ``embed_bundle``
-PROGRESS_STEP = 5 * BATCH
+PROGRESS_STEP = 4 * BATCH
 
 
 def embed_bundle(
