@@ -2,8 +2,9 @@
 
     python bench/semantic.py [--quality-only] [--scale 1.0] [--bundle PATH] [--queries 40]
 
-1. Quality, on the labelled set ``bench/data/retrieval.json`` (211 record items,
-   220 queries: 110 paraphrases, 110 keyword queries). The items are written
+1. Quality, on the labelled set ``bench/data/retrieval.json`` (256 record items,
+   316 queries: 161 paraphrases, 158 of them sharing no content word with their
+   answer, 155 keyword queries; ``check_set`` says what the set must hold). The items are written
    through the tool registry (``diary_write``, ``notes_write``,
    ``desk_task_add``, ``desk_friction_add``, ``desk_tip_add``) into a scratch
    bundle; each query runs through ``desk_search`` in lexical, semantic and
@@ -174,6 +175,36 @@ def load() -> dict[str, Any]:
     for q in data["queries"]:
         q["disjoint"] = not (content(q["query"]) & content(texts[q["answer"]]))
     return data
+
+
+#: what the labelled set must hold (``check_set``; tests/test_semantic.py runs it)
+MIN_QUERIES = 300
+
+
+def check_set(data: dict[str, Any]) -> list[str]:
+    """Problems of the labelled set: fewer than ``MIN_QUERIES`` queries, fewer
+    than half of them sharing no content word with their answer, a kind other
+    than what agents write, an answer that is no item, a paraphrase that is not
+    disjoint from its answer, a keyword query sharing no word with it."""
+    kinds = {"fact", "note", "task", "friction", "tip"}
+    texts = {item["id"]: item["text"] for item in data["items"]}
+    problems = [f"item {i['id']}: kind {i['kind']!r}" for i in data["items"] if i["kind"] not in kinds]
+    queries = data["queries"]
+    if len(queries) < MIN_QUERIES:
+        problems.append(f"{len(queries)} queries, fewer than {MIN_QUERIES}")
+    disjoint = 0
+    for q in queries:
+        answer = texts.get(q["answer"])
+        if answer is None:
+            problems.append(f"query {q['query']!r}: answer {q['answer']!r} is no item")
+            continue
+        shared = content(q["query"]) & content(answer)
+        disjoint += not shared
+        if q["type"] == "keyword" and not shared:
+            problems.append(f"keyword query {q['query']!r} shares no word with its answer")
+    if 2 * disjoint < len(queries):
+        problems.append(f"{disjoint} of {len(queries)} queries share no content word: under half")
+    return problems
 
 
 def write_items(bundle: Bundle, items: list[dict[str, Any]]) -> dict[str, str]:

