@@ -454,8 +454,14 @@ def vector_file(path: str) -> str:
 
 def _header(epoch: str, logpos: int, count: int) -> bytes:
     meta = json.dumps(
-        {"model": MODEL, "dim": DIM, "coarse": COARSE, "epoch": epoch, "log": logpos,
-         "count": count},
+        {
+            "model": MODEL,
+            "dim": DIM,
+            "coarse": COARSE,
+            "epoch": epoch,
+            "log": logpos,
+            "count": count,
+        },
         sort_keys=True,
     ).encode()
     size = -(-(len(_MAGIC) + 8 + len(meta)) // 64) * 64  # ids and rows start aligned
