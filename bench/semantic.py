@@ -267,6 +267,7 @@ def quality(work: Path) -> dict[str, Any]:
             mrr = sum(1 / r for r in rs if r is not None) / len(rs)
             table[f"{name}/{mode}"] = {"recall@5": recall, "mrr@10": mrr}
             print(f"{name:<22} {mode:<9} {recall:>9.3f} {mrr:>8.3f}")
+    cold_cli(bundle, [q["query"] for q in data["queries"][::7]], 10, "(the labelled bundle)")
     return table
 
 
