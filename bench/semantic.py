@@ -440,7 +440,7 @@ def scale(
 
 def reused(bundle: Bundle, work: Path, nqueries: int) -> None:
     """The scale rows on a bundle whose vectors are built (``ouro index sync``
-    ran; its time and peak memory are measured outside, see docs/index.md):
+    ran; its time and peak RSS are measured outside, see docs/index.md):
     sizes, the build rate against the model's own inference on a sample,
     the two-stage scan against the exact one, in-process p50, cold CLI."""
     from ouro.index import db, semantic
@@ -553,7 +553,7 @@ def two_stage(bundle: Bundle, queries: list[str]) -> None:
         f"two-stage scan of {len(held.base_ids)} vectors ({semantic.COARSE} coarse dimensions, "
         f"{semantic.CANDIDATES} re-ranked): {found / (10 * len(queries)):.3f} of the exact top 10 "
         f"found; p50 {p50_ms(fast):.2f} ms against {p50_ms(full):.2f} ms for the exact "
-        f"float32 scan held in memory ({exact_rows.nbytes / 1e6:.0f} MB) (interleaved)"
+        f"float32 scan of a resident copy ({exact_rows.nbytes / 1e6:.0f} MB) (interleaved)"
     )
 
 
