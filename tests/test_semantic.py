@@ -429,7 +429,10 @@ def test_searches_never_rewrite_this_index_s_vector_file_sync_does_and_trims_the
     epoch, since, position = _log_state(bundle)
     assert since == position  # the file holds every change: the log is empty
     found = semantic._from_file(path, epoch, since)
-    assert found is not None and (found[0].tolist(), found[1].astype("float32").tobytes()) == _table(bundle)
+    assert found is not None and (
+        found[0].tolist(),
+        found[1].astype("float32").tobytes(),
+    ) == _table(bundle)
     conn = sqlite3.connect(path)
     try:
         assert conn.execute("SELECT count(*) FROM vectors_log").fetchone()[0] == 0
