@@ -14,15 +14,17 @@ Contract:
   skips the catch-up (and its write transaction) when it is empty.
   ``catch_up`` embeds queued docs (and with ``prune`` drops vectors whose doc
   is gone); ``ouro index sync`` / ``rebuild`` run it to the end, a search runs
-  it for every queued doc (``SEARCH_BUDGET``; a smaller budget leaves the
-  rest, and the answer says ``catching up``). A diary write (write-through)
-  never embeds.
+  it for at most ``SEARCH_BUDGET`` queued docs (the rest are left, and the
+  answer says ``catching up``). A diary write (write-through) never embeds.
 - Every change to ``vectors`` is logged by triggers in ``vectors_log``
   (position, doc id); ``vectors_logged.since`` says up to where the log was
   dropped. ``vectors_gen`` holds the index's random epoch (and a change
   counter). ``state/index/vectors.f32`` holds the vectors at one log position:
-  header (model, dim, epoch, log position, count), int64 doc ids (ascending),
-  float32 rows, written atomically under ``vectors.f32.lock``. A process maps
+  header (model, dim, coarse, epoch, log position, count), int64 doc ids
+  (ascending), float16 rows, the coarse stage (``COARSE`` directions, float32,
+  a scale per direction, int8 codes per row), written atomically under
+  ``vectors.f32.lock``. A scan of more than ``2 * CANDIDATES`` file rows scores
+  every row on its code, then the ``CANDIDATES`` best exactly. A process maps
   it only for this epoch and model, whole, and when the log covers it
   (position >= since), and adds the logged changes since (``Vectors``): exact
   at every log position, O(changes) per write. Else it reads the table.
@@ -59,10 +61,11 @@ if TYPE_CHECKING:
 KINDS = ("fact", "note", "task", "friction", "tip")
 _KIND_SQL = ",".join(f"'{k}'" for k in KINDS)
 MAX_CHARS = 4000
-#: docs a search embeds itself before answering; None: every doc without one
-#: (a read heals the vectors, a machine-local cache: a copied or cloned bundle
-#: pays once, on its first search by meaning, ~25 ms per 1,000 docs)
-SEARCH_BUDGET: int | None = None
+#: docs a search embeds itself before answering (a read heals the vectors, a
+#: machine-local cache); None: every doc without one. The model costs ~20-60
+#: ms a doc on 2 cores, so a search embeds what an agent's writes since the
+#: last search add and leaves a bulk import to ``ouro index sync``
+SEARCH_BUDGET: int | None = 128
 #: docs embedded per write transaction (a killed build loses at most one batch)
 BATCH = 256
 
