@@ -597,6 +597,7 @@ def test_the_two_stage_scan_finds_the_exact_nearest() -> None:
         np.frombuffer(basis_b, dtype="<f4").reshape(embedding.DIM, semantic.COARSE),
         np.frombuffer(scale_b, dtype="<f4"),
         np.frombuffer(codes_b, dtype="i1").reshape(count, semantic.COARSE),
+        [],
     )
     held = semantic.Vectors("e", 0, np.arange(1, count + 1), rows, coarse=coarse)
     exact_rows = rows.astype(np.float32)

@@ -357,17 +357,17 @@ class Vectors:
     mapped) less those the log names (``dead``), plus the named ones that
     exist now (``side``). Never changed once made (threads may share one)."""
 
-    __slots__ = ("_codes", "base_ids", "base_rows", "coarse", "conn", "dead", "epoch", "logpos",
+    __slots__ = ("base_ids", "base_rows", "coarse", "conn", "dead", "epoch", "logpos",
                  "side", "side_ids", "side_rows", "version")  # fmt: skip
 
     def __init__(self, epoch: str | None, logpos: int, base_ids: Any, base_rows: Any,
                  side: dict[int, bytes | None] | None = None,
-                 coarse: tuple[Any, Any, Any] | None = None) -> None:  # fmt: skip
+                 coarse: tuple[Any, Any, Any, list[Any]] | None = None) -> None:  # fmt: skip
         import numpy as np
 
-        #: (basis DIM x COARSE, scale per direction, int8 codes) from the file
+        #: (basis DIM x COARSE, scale per direction, int8 codes, [their float32
+        #: copy once made]) from the file, shared by the Vectors that follow
         self.coarse = coarse
-        self._codes: Any = None
         self.epoch = epoch
         self.logpos = logpos
         self.base_ids = base_ids
@@ -430,10 +430,22 @@ class Vectors:
         cosine, -3 - 1 at worst), then the ``CANDIDATES`` best exactly."""
         import numpy as np
 
-        basis, scale, codes = self.coarse  # type: ignore[misc]
-        if self._codes is None:  # made once per process (float32: one BLAS call per query)
-            self._codes = codes.astype(np.float32)
-        approx = self._codes @ ((q @ basis) * scale)
+        assert self.coarse is not None
+        basis, scale, codes, kept = self.coarse
+        projected = (q @ basis) * scale
+        if kept and kept[0] is not None:  # float32 codes (one BLAS call a query)
+            approx = kept[0] @ projected
+        else:
+            # A process's first scan converts the codes in pieces and keeps
+            # nothing (a CLI search scans once); its second makes the float32
+            # copy, shared by the Vectors that follow these after writes.
+            approx = np.empty(len(codes), dtype=np.float32)
+            for at in range(0, len(codes), 16384):
+                approx[at : at + 16384] = codes[at : at + 16384].astype(np.float32) @ projected
+            if kept:
+                kept[0] = codes.astype(np.float32)
+            else:
+                kept.append(None)
         best = np.argpartition(-approx, CANDIDATES - 1)[:CANDIDATES]
         best.sort()  # the exact rows read in file order
         base = approx - np.float32(4.0)
@@ -541,7 +553,8 @@ def _from_file(path: str, epoch: str, since: int) -> tuple[Any, Any, int, Any] |
     scale = np.frombuffer(mapped, dtype="<f4", count=COARSE, offset=at)
     at += COARSE * 4
     codes = np.frombuffer(mapped, dtype="i1", count=count * COARSE, offset=at)
-    coarse = (basis.reshape(DIM, COARSE), scale, codes.reshape(count, COARSE))
+    kept: list[Any] = []
+    coarse = (basis.reshape(DIM, COARSE), scale, codes.reshape(count, COARSE), kept)
     return ids, rows.reshape(count, DIM), log, coarse
 
 
