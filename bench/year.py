@@ -21,7 +21,7 @@ issue 15):
 - full rebuild as processes, in its two phases: the word index (``ouro index
   rebuild --no-vectors``) vs a raw FTS5 build of the same text (bench/search.py
   ``bare_build``), and with ``ouro-bundle[semantic]`` the vectors (``ouro index sync``
-  right after, embedding every doc) vs wordllama's own inference over the same
+  right after, embedding every doc) vs the model's own inference (tokenizers + onnxruntime) over the same
   texts (``bare_embed``); time and peak RSS, best of 2 alternating runs each;
 - cold ``ouro --version`` / ``ouro index status`` / a tool command
   (``ouro info``) vs ``python -c pass``;
@@ -341,7 +341,7 @@ def rebuild_row(bundle: Bundle, repeat: int = 2) -> None:
        ``bare_build``, a raw FTS5 build of the same text; time and peak RSS.
     2. with ``ouro-bundle[semantic]``: ``ouro index sync`` right after it, which embeds
        every doc (and writes the vectors and the vector file) vs ``bare_embed``,
-       wordllama's own inference over the same texts (writing nothing).
+       the model's own inference (tokenizers + onnxruntime) over the same texts (writing nothing).
     A plain ``ouro index rebuild`` runs both phases in one process."""
     from ouro import embedding
 
@@ -378,7 +378,7 @@ def rebuild_row(bundle: Bundle, repeat: int = 2) -> None:
         min(r for _, r in words_base) / 1024, "MiB", "<= 1.5x")  # fmt: skip
     if with_model:
         row("rebuild's vectors (index sync after it)", min(t for t, _ in vectors),
-            min(t for t, _ in vectors_base), "s", "<= 1.5x (baseline: raw wordllama embed)")  # fmt: skip
+            min(t for t, _ in vectors_base), "s", "<= 1.5x (baseline: the model's own onnxruntime embed)")  # fmt: skip
         row("vectors peak RSS", min(r for _, r in vectors) / 1024,
             min(r for _, r in vectors_base) / 1024, "MiB", "<= 1.5x")  # fmt: skip
 

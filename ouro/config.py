@@ -91,7 +91,7 @@ SETTINGS: dict[str, Setting] = {
         Setting(
             "diary.near",
             "How diary_write finds near-duplicates among active facts sharing an entity: "
-            "words (token overlap > 0.6) or meaning (also by embeddings, cosine >= 0.8; "
+            "words (token overlap > 0.6) or meaning (also by embeddings, cosine >= 0.75; "
             "needs ouro-bundle[semantic]).",
             "words",
             ("words", "meaning"),

@@ -14,7 +14,7 @@ Contract (``docs/record.md`` has the line format):
   fact with ``duplicate: true``. A near-duplicate (token overlap > 0.6 with an
   active fact sharing an ``about`` entity) raises ``Conflict`` with the
   existing fact's locator, unless ``force``; with the setting ``diary.near =
-  meaning`` also one whose embedding has cosine >= 0.8 with such a fact
+  meaning`` also one whose embedding has cosine >= 0.75 with such a fact
   (``ouro.embedding.near_fact``). ``supersedes`` retires an active
   fact by writing a new line; the old line is never rewritten.
 - ``entities.json`` is derived from the log and rewritten whole (atomic
