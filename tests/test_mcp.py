@@ -12,7 +12,6 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from mcp.client.client import Client
 from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 
@@ -261,7 +260,8 @@ def test_unknown_tool_is_a_protocol_error(bundle: Bundle, tmp_path: Path) -> Non
 def test_unexpected_exception_is_a_tool_error_and_serving_goes_on(
     bundle: Bundle, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """In-process (the SDK's in-memory transport) so a tool can be made to crash."""
+    """In-process (``Server.handle``, what the stdio loop runs per line) so a tool can
+    be made to crash."""
     import ouro.mcp
 
     real_call = ouro.mcp.call
@@ -273,20 +273,29 @@ def test_unexpected_exception_is_a_tool_error_and_serving_goes_on(
         return real_call(name, b, arguments)
 
     monkeypatch.setattr(ouro.mcp, "call", flaky_call)
+    server = build_server(bundle)
+    init = {"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"}}  # fmt: skip
+    assert server.handle({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
 
-    async def main() -> None:
-        with anyio.fail_after(TIMEOUT):
-            async with Client(build_server(bundle)) as client:
-                crashed = await client.call_tool("info", {})
-                assert crashed.is_error
-                assert text_of(crashed).startswith(
-                    "info failed: ZeroDivisionError: division by zero\nhint: this is a bug"
-                )
-                assert crashed.structured_content["error"]["type"] == "internal"
-                again = await client.call_tool("info", {})
-                assert json_of(again)["bundle"] == str(bundle.root)
+    def info(mid: int) -> dict[str, Any]:
+        params = {"name": "info", "arguments": {}}
+        reply = server.handle(
+            {"jsonrpc": "2.0", "id": mid, "method": "tools/call", "params": params}
+        )
+        assert reply is not None and reply["id"] == mid
+        result: dict[str, Any] = reply["result"]
+        return result
 
-    anyio.run(main)
+    crashed = info(2)
+    assert crashed["isError"] is True
+    assert crashed["content"][0]["text"].startswith(
+        "info failed: ZeroDivisionError: division by zero\nhint: this is a bug"
+    )
+    assert crashed["structuredContent"]["error"]["type"] == "internal"
+    again = info(3)
+    assert "isError" not in again
+    assert again["structuredContent"]["bundle"] == str(bundle.root)
 
 
 def test_legacy_bundle_is_refused_at_start(bundle: Bundle) -> None:
