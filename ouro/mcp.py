@@ -346,21 +346,29 @@ class Server:
         """Answer every message on ``lines`` (tool calls on one worker thread) until end of input."""
         lock = threading.Lock()
         calls: queue.SimpleQueue[Message | None] = queue.SimpleQueue()
-        cancelled: set[Any] = set()
+        pending: set[Any] = set()  # ids of the calls queued and not started
+        cancelled: set[Any] = set()  # ... of which the client cancelled these
 
         def send(reply: Message | None) -> None:
             if reply is None:
                 return
-            data = orjson.dumps(reply, option=orjson.OPT_NON_STR_KEYS) + b"\n"
+            try:
+                data = orjson.dumps(reply, option=orjson.OPT_NON_STR_KEYS)
+            except TypeError as exc:  # a result JSON cannot carry: say so, keep serving
+                log.exception("the reply to %r cannot be sent", reply.get("id"))
+                failed = ProtocolError(INTERNAL_ERROR, f"the result is not JSON: {exc}")
+                data = orjson.dumps(_reply(reply.get("id"), error=failed))
             with lock, contextlib.suppress(BrokenPipeError, ValueError):
-                out.write(data)
+                out.write(data + b"\n")
                 out.flush()
 
         def work() -> None:
             while (message := calls.get()) is not None:
-                if message.get("id") in cancelled:
-                    cancelled.discard(message.get("id"))
-                    continue  # cancelled before it started: no reply (the MCP spec)
+                with lock:
+                    pending.discard(message["id"])
+                    if message["id"] in cancelled:
+                        cancelled.discard(message["id"])
+                        continue  # cancelled before it started: no reply (the MCP spec)
                 send(self.handle(message))
 
         worker = threading.Thread(target=work, name="ouro-mcp-calls", daemon=True)
@@ -370,19 +378,27 @@ class Server:
                 if not line.strip():
                     continue
                 message = parse(line)
+                if isinstance(message, _Refusal):
+                    send(message.reply)
+                    continue
+                method = message.get("method") if isinstance(message, dict) else None
                 if (
-                    isinstance(message, dict)
-                    and message.get("method") == "tools/call"
-                    and (self.protocol_version is not None and "id" in message)
+                    method == "tools/call"
+                    and self.protocol_version is not None
+                    and isinstance(message.get("id"), int | str)
+                    and not isinstance(message.get("id"), bool)
                 ):
+                    with lock:
+                        pending.add(message["id"])
                     calls.put(message)
                     continue
-                if isinstance(message, dict) and message.get("method") == "notifications/cancelled":
+                if method == "notifications/cancelled":
                     params = message.get("params")
-                    if isinstance(params, dict) and "requestId" in params:
-                        with contextlib.suppress(TypeError):
-                            cancelled.add(params["requestId"])
-                send(self.handle(message) if not isinstance(message, _Refusal) else message.reply)
+                    target = params.get("requestId") if isinstance(params, dict) else None
+                    with lock:
+                        if isinstance(target, int | str) and target in pending:
+                            cancelled.add(target)
+                send(self.handle(message))
         finally:
             calls.put(None)
             worker.join()
@@ -414,7 +430,7 @@ def parse(line: str) -> Any:
         pass
     try:
         request = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past any parser's depth
         return _Refusal(_reply(None, error=ProtocolError(PARSE_ERROR, "Parse error: not JSON")))
     mid = request.get("id") if isinstance(request, dict) else None
     if isinstance(mid, bool) or not isinstance(mid, int | str):

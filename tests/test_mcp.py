@@ -394,3 +394,54 @@ def test_the_default_server_serves_the_seeds_five_record_tools(
     for name in ("consult_diary", "search_facts", "desk_search"):
         assert [r["locator"] for r in answers[name]["results"]] == [fact], name
     assert answers["consult_notes"]["total"] == 0
+
+
+def test_the_protocol_negotiates_versions_and_answers_with_json_rpc_error_codes(
+    bundle: Bundle,
+) -> None:
+    """In-process through ``Server.serve`` (what ``ouro mcp`` runs on its stdio)."""
+    import io
+
+    from ouro.mcp import PROTOCOL_VERSIONS, REQUEST_LINE_LIMIT, _oversized
+    from ouro.store.bounded import BoundedLines
+
+    def init(mid: int, version: str) -> dict[str, Any]:
+        params = {"protocolVersion": version, "capabilities": {},
+                  "clientInfo": {"name": "t", "version": "0"}}  # fmt: skip
+        return {"jsonrpc": "2.0", "id": mid, "method": "initialize", "params": params}
+
+    def req(mid: Any, method: str, params: Any = None) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": mid, "method": method, "params": params}
+
+    info = {"name": "info", "arguments": {}}
+    messages: list[Any] = [
+        req(1, "tools/list"),  # before initialize
+        init(2, "1999-01-01"),  # unknown version: the newest is offered
+        init(3, "2025-06-18"),  # a known one is echoed
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        req(4, "ping"),
+        req(5, "resources/list"),
+        req(6, "tools/call", {"name": 7}),
+        req(7, "tools/call", info),
+        req(8, "tools/call", info),
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 8}},
+        [req(9, "ping")],  # a batch: not a request
+    ]
+    lines = [json.dumps(m) for m in messages] + ["{not json", "[" * 5000 + "]" * 5000]
+    out = io.BytesIO()
+    raw = io.BytesIO(("\n".join(lines) + "\n").encode())
+    build_server(bundle).serve(BoundedLines(raw, REQUEST_LINE_LIMIT, _oversized), out)
+    replies = [json.loads(line) for line in out.getvalue().splitlines()]
+    by_id = {r["id"]: r for r in replies if r["id"] is not None}
+    assert by_id[1]["error"]["code"] == types.INVALID_PARAMS
+    assert by_id[2]["result"]["protocolVersion"] == PROTOCOL_VERSIONS[-1]
+    assert by_id[3]["result"]["protocolVersion"] == "2025-06-18"
+    assert by_id[3]["result"]["serverInfo"]["name"] == "ouro"
+    assert by_id[3]["result"]["capabilities"] == {"tools": {"listChanged": False}}
+    assert by_id[4]["result"] == {}
+    assert by_id[5]["error"]["code"] == types.METHOD_NOT_FOUND
+    assert by_id[6]["error"]["code"] == types.INVALID_PARAMS
+    assert by_id[7]["result"]["structuredContent"]["bundle"] == str(bundle.root)
+    # 8 was cancelled while 7 ran (it may have started already: then it is answered)
+    unnumbered = [r["error"]["code"] for r in replies if r["id"] is None]
+    assert unnumbered == [types.INVALID_REQUEST, types.PARSE_ERROR, types.PARSE_ERROR]
