@@ -39,6 +39,7 @@ Contract:
 from __future__ import annotations
 
 import errno
+import functools
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -73,6 +74,11 @@ _NOT_FOUND_HINT = (
     "run 'ouro init agent.ouro --link' at the project root, or point at a bundle with "
     f"a .ouro pointer file, '--bundle PATH' or ${ENV_VAR}"
 )
+
+
+@functools.lru_cache(maxsize=256)
+def _lock_path(root: Path, name: str) -> Path:
+    return root / "state" / "locks" / f"{name}.lock"
 
 
 class Bundle:
@@ -139,7 +145,7 @@ class Bundle:
 
     def lock_path(self, name: str) -> Path:
         """Where a named domain lock lives (``state/locks/<name>.lock``)."""
-        return self.root / "state" / "locks" / f"{name}.lock"
+        return _lock_path(self.root, name)
 
     def path(self, locator: str | Locator) -> Path:
         """Resolve a locator to a path inside this bundle (refusing escapes)."""

@@ -36,14 +36,24 @@ Contract:
   (``ouro.store.bounded.BoundedLines``): a longer one is refused unread, with
   an error reply when its id shows in its first bytes, and the server keeps
   serving.
-- Calls are served one at a time per server process, off the event loop, so a
-  tool waiting on a file lock never stalls the protocol; several server
-  processes on one bundle are kept safe by the domains' file locks.
+- Calls are served one at a time per server process, on one worker thread, so
+  a tool waiting on a file lock never stalls the protocol (``ping`` is answered
+  meanwhile, a queued call cancelled by ``notifications/cancelled`` is not run);
+  several server processes on one bundle are kept safe by the domains' file
+  locks. At end of input the calls already read are finished, then it exits.
 
-We use the SDK's low-level ``Server`` rather than ``MCPServer``: the high-level
-server derives each schema from a Python signature its own way, while ours
-come from ``ouro.spec`` (the same validator the library runs), and it would
-replace the text of unexpected errors. This module imports the ``mcp`` SDK (heavy); only ``ouro mcp`` loads it.
+The protocol is served here, directly: MCP over stdio is JSON-RPC 2.0, one
+message per line, and ``ouro mcp`` serves only the handshake (``initialize``
+with protocol-version negotiation: a version it knows is echoed, any other
+gets the newest, ``PROTOCOL_VERSIONS``), ``notifications/initialized``,
+``ping``, ``tools/list`` and ``tools/call``; any other method is
+``METHOD_NOT_FOUND`` (-32601), a request before ``initialize`` or with bad
+params ``INVALID_PARAMS`` (-32602), a line that is not JSON ``PARSE_ERROR``
+(-32700), a message that is not a request ``INVALID_REQUEST`` (-32600). The
+input schemas and the validation come from ``ouro.spec``, the one spec the
+library runs; no MCP SDK is imported (the tests drive the server with the
+official SDK's client). Standard library plus orjson: fast to start, and
+~0.1 ms of protocol per call.
 """
 
 from __future__ import annotations
@@ -52,20 +62,14 @@ import contextlib
 import json
 import logging
 import os
+import queue
 import re
 import sys
+import threading
 from collections.abc import Iterable, Iterator
-from typing import IO, Any, cast
+from typing import IO, Any
 
-import anyio
-import mcp_types as types
 import orjson
-from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import Server
-from mcp.server.stdio import stdio_server
-from mcp.shared.exceptions import MCPError
-from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
 
 from ouro import registry
 from ouro.api import call
@@ -77,6 +81,32 @@ from ouro.store.bounded import BoundedLines
 
 SERVER_NAME = "ouro"
 TOOL_SETS = ("lean", "all")
+#: protocol revisions of the ``initialize`` handshake, oldest to newest
+PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+# JSON-RPC 2.0 error codes
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+Message = dict[str, Any]
+
+
+class ProtocolError(Exception):
+    """A JSON-RPC error reply: ``code``, ``message`` and optional ``data``."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def error(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            out["data"] = self.data
+        return out
 
 
 def instructions() -> str:
@@ -98,25 +128,28 @@ def served(tool_set: str = "lean") -> tuple[registry.Tool, ...]:
 log = logging.getLogger(__name__)
 
 
-def tool_definition(tool: registry.Tool) -> types.Tool:
-    """The MCP description of one registry tool: its name, its method's docstring
-    and the schema of its method's signature (``ouro.spec.json_schema``)."""
+def tool_definition(tool: registry.Tool) -> dict[str, Any]:
+    """The MCP description of one registry tool (``tools/list``): its name, its
+    method's docstring and the schema of its method's signature (``ouro.spec.json_schema``)."""
     # Hints equal to the MCP defaults (readOnly false, idempotent false) are left out,
     # and destructiveHint is given only where it means something (a tool that writes).
-    return types.Tool(
-        name=tool.name,
-        description=tool.description(),
-        input_schema=json_schema(tool.method()),
-        annotations=types.ToolAnnotations(
-            read_only_hint=True if tool.read_only else None,
-            destructive_hint=None if tool.read_only else tool.destructive,
-            idempotent_hint=True if tool.idempotent else None,
-            open_world_hint=tool.open_world,
-        ),
-    )
+    hints: dict[str, Any] = {}
+    if tool.read_only:
+        hints["readOnlyHint"] = True
+    else:
+        hints["destructiveHint"] = tool.destructive
+    if tool.idempotent:
+        hints["idempotentHint"] = True
+    hints["openWorldHint"] = tool.open_world
+    return {
+        "name": tool.name,
+        "description": tool.description(),
+        "inputSchema": json_schema(tool.method()),
+        "annotations": hints,
+    }
 
 
-def tool_definitions(tools: Iterable[registry.Tool] | None = None) -> list[types.Tool]:
+def tool_definitions(tools: Iterable[registry.Tool] | None = None) -> list[dict[str, Any]]:
     return [tool_definition(tool) for tool in (served("all") if tools is None else tools)]
 
 
@@ -124,17 +157,17 @@ def _json_text(obj: Any) -> str:
     return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
-def _error_result(payload: dict[str, Any]) -> types.CallToolResult:
+def _error_result(payload: dict[str, Any]) -> dict[str, Any]:
     text = (
         payload["message"]
         if not payload.get("hint")
         else f"{payload['message']}\nhint: {payload['hint']}"
     )
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=text)],
-        structured_content={"error": payload},
-        is_error=True,
-    )
+    return {
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": {"error": payload},
+        "isError": True,
+    }
 
 
 def call_tool(
@@ -142,19 +175,19 @@ def call_tool(
     name: str,
     arguments: dict[str, Any] | None,
     names: frozenset[str] | None = None,
-) -> types.CallToolResult:
+) -> dict[str, Any]:
     """Run one registry tool and turn its outcome into an MCP tool result.
 
-    Raises ``MCPError`` only for an unknown tool name (a protocol error): one
-    not in the registry, or not in ``names`` (the served set) when given.
+    Raises ``ProtocolError`` only for an unknown tool name (a protocol error):
+    one not in the registry, or not in ``names`` (the served set) when given.
     """
     try:
         registry.find(name)
     except OuroError as exc:
-        raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+        raise ProtocolError(INVALID_PARAMS, str(exc)) from None
     if names is not None and name not in names:
-        raise MCPError(
-            types.INVALID_PARAMS,
+        raise ProtocolError(
+            INVALID_PARAMS,
             f"tool {name!r} is not served by this server; start it with 'ouro mcp --tools all'",
         )
     try:
@@ -176,13 +209,12 @@ def call_tool(
     # MCP results are a render surface: the record keeps what the user wrote,
     # the agent never sees a secret from it (ouro.proof.redact, the one redactor).
     result = redact_obj(result, bundle_literals(bundle))
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=_json_text(result))],
-        structured_content=result,
-    )
+    return {"content": [{"type": "text", "text": _json_text(result)}], "structuredContent": result}
 
 
-def session_definitions(bundle: Bundle, session: str) -> tuple[list[types.Tool], frozenset[str]]:
+def session_definitions(
+    bundle: Bundle, session: str
+) -> tuple[list[dict[str, Any]], frozenset[str]]:
     """The tools served to habit session ``session``, and their names; this process
     then writes for the session and gates calls by its policy (``os.environ``)."""
     from ouro.habits.policy import session_policy
@@ -196,49 +228,12 @@ def session_definitions(bundle: Bundle, session: str) -> tuple[list[types.Tool],
         definition = tool_definition(tool)
         if tool.name not in policy.granted:
             reason = policy.reasons.get(tool.name, "not granted")
-            text = (
+            definition["description"] = (
                 f"DENIED in this habit session ({reason}): a call is refused and recorded "
-                f"in the run's receipt. {definition.description}"
+                f"in the run's receipt. {definition['description']}"
             )
-            definition = definition.model_copy(update={"description": text})
         definitions.append(definition)
     return definitions, frozenset(t.name for t in tools)
-
-
-def build_server(bundle: Bundle, tool_set: str = "lean", session: str | None = None) -> Server[Any]:
-    """A low-level MCP server exposing the ``tool_set`` registry tools on ``bundle``,
-    or (``session``) the tools of that habit session."""
-    if session is not None:
-        listed, names = session_definitions(bundle, session)
-    else:
-        tools = served(tool_set)
-        names = frozenset(t.name for t in tools)
-        listed = tool_definitions(tools)
-    definitions = types.ListToolsResult(tools=listed)
-    # One call at a time per process: tool functions are synchronous and may
-    # share per-process state; other processes are fenced by file locks.
-    serial = anyio.Lock()
-
-    async def on_list_tools(
-        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
-    ) -> types.ListToolsResult:
-        return definitions
-
-    async def on_call_tool(
-        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        async with serial:
-            return await anyio.to_thread.run_sync(
-                call_tool, bundle, params.name, params.arguments, names
-            )
-
-    return Server(
-        SERVER_NAME,
-        version=_ouro_version(),
-        instructions=instructions(),
-        on_list_tools=on_list_tools,
-        on_call_tool=on_call_tool,
-    )
 
 
 def _ouro_version() -> str:
@@ -249,42 +244,213 @@ def _ouro_version() -> str:
     return __version__
 
 
-def refusal_for(problem: Exception) -> SessionMessage | None:
-    """The error reply to a request line the SDK could not parse, if it has an id.
+def _object(params: Any, what: str) -> dict[str, Any]:
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise ProtocolError(INVALID_PARAMS, f"{what}: params must be an object")
+    return params
+
+
+class Server:
+    """The MCP server of one bundle: ``handle`` answers one parsed message;
+    ``serve`` reads them from a line stream (``serve_stdio``: the process's stdio)."""
+
+    def __init__(self, bundle: Bundle, tool_set: str = "lean", session: str | None = None) -> None:
+        self.bundle = bundle
+        if session is not None:
+            self.tools, self.names = session_definitions(bundle, session)
+        else:
+            tools = served(tool_set)
+            self.names = frozenset(t.name for t in tools)
+            self.tools = tool_definitions(tools)
+        self.instructions = instructions()
+        self.version = _ouro_version()
+        self.protocol_version: str | None = None  # set by ``initialize``
+
+    def initialize(self, params: Any) -> dict[str, Any]:
+        params = _object(params, "initialize")
+        requested = params.get("protocolVersion")
+        info = params.get("clientInfo")
+        if (
+            not isinstance(requested, str)
+            or not isinstance(params.get("capabilities"), dict)
+            or not isinstance(info, dict)
+            or not isinstance(info.get("name"), str)
+        ):
+            raise ProtocolError(
+                INVALID_PARAMS,
+                "initialize: params need protocolVersion (a string), capabilities (an "
+                "object) and clientInfo (an object with a name)",
+            )
+        agreed = requested if requested in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[-1]
+        self.protocol_version = agreed
+        return {
+            "protocolVersion": agreed,
+            "capabilities": {"tools": {"listChanged": False}},
+            "serverInfo": {"name": SERVER_NAME, "version": self.version},
+            "instructions": self.instructions,
+        }
+
+    def call(self, params: Any) -> dict[str, Any]:
+        """``tools/call``."""
+        params = _object(params, "tools/call")
+        name, arguments = params.get("name"), params.get("arguments")
+        if not isinstance(name, str):
+            raise ProtocolError(INVALID_PARAMS, "tools/call: params.name must be a string")
+        if arguments is not None and not isinstance(arguments, dict):
+            raise ProtocolError(INVALID_PARAMS, "tools/call: params.arguments must be an object")
+        return call_tool(self.bundle, name, arguments, self.names)
+
+    def answer(self, method: str, params: Any) -> dict[str, Any]:
+        """The result of one request, or ``ProtocolError``."""
+        if method == "ping":
+            return {}
+        if method == "initialize":
+            return self.initialize(params)
+        if method not in ("tools/list", "tools/call"):
+            raise ProtocolError(METHOD_NOT_FOUND, "Method not found", method)
+        if self.protocol_version is None:
+            raise ProtocolError(INVALID_PARAMS, f"{method}: the client has not sent initialize")
+        if method == "tools/list":
+            _object(params, method)
+            return {"tools": self.tools}
+        return self.call(params)
+
+    def handle(self, message: Any) -> Message | None:
+        """The reply to one parsed message; None for a notification or a response."""
+        if not isinstance(message, dict):
+            return _reply(None, error=ProtocolError(INVALID_REQUEST, "not a JSON-RPC message"))
+        if _OVERSIZED in message:
+            return _refuse_oversized(message)
+        method, mid = message.get("method"), message.get("id")
+        if "id" not in message:
+            return None  # a notification (``notifications/initialized``, …): nothing to answer
+        if not isinstance(method, str):
+            if "result" in message or "error" in message:
+                return None  # a response: this server sends no requests
+            return _reply(None, error=ProtocolError(INVALID_REQUEST, "a request needs a method"))
+        if isinstance(mid, bool) or not isinstance(mid, int | str):
+            return _reply(
+                None, error=ProtocolError(INVALID_REQUEST, "id must be a string or integer")
+            )
+        try:
+            return _reply(mid, result=self.answer(method, message.get("params")))
+        except ProtocolError as exc:
+            return _reply(mid, error=exc)
+        except Exception as exc:  # a bug in the protocol layer: answer, keep serving
+            log.exception("%s failed", method)
+            return _reply(mid, error=ProtocolError(INTERNAL_ERROR, f"{method} failed: {exc}"))
+
+    def serve(self, lines: BoundedLines, out: IO[bytes]) -> None:
+        """Answer every message on ``lines`` (tool calls on one worker thread) until end of input."""
+        lock = threading.Lock()
+        calls: queue.SimpleQueue[Message | None] = queue.SimpleQueue()
+        pending: set[Any] = set()  # ids of the calls queued and not started
+        cancelled: set[Any] = set()  # ... of which the client cancelled these
+
+        def send(reply: Message | None) -> None:
+            if reply is None:
+                return
+            try:
+                data = orjson.dumps(reply, option=orjson.OPT_NON_STR_KEYS)
+            except TypeError as exc:  # a result JSON cannot carry: say so, keep serving
+                log.exception("the reply to %r cannot be sent", reply.get("id"))
+                failed = ProtocolError(INTERNAL_ERROR, f"the result is not JSON: {exc}")
+                data = orjson.dumps(_reply(reply.get("id"), error=failed))
+            with lock, contextlib.suppress(BrokenPipeError, ValueError):
+                out.write(data + b"\n")
+                out.flush()
+
+        def work() -> None:
+            while (message := calls.get()) is not None:
+                with lock:
+                    pending.discard(message["id"])
+                    if message["id"] in cancelled:
+                        cancelled.discard(message["id"])
+                        continue  # cancelled before it started: no reply (the MCP spec)
+                send(self.handle(message))
+
+        worker = threading.Thread(target=work, name="ouro-mcp-calls", daemon=True)
+        worker.start()
+        try:
+            while line := lines.readline():
+                if not line.strip():
+                    continue
+                message = parse(line)
+                if isinstance(message, _Refusal):
+                    send(message.reply)
+                    continue
+                method = message.get("method") if isinstance(message, dict) else None
+                if (
+                    method == "tools/call"
+                    and self.protocol_version is not None
+                    and isinstance(message.get("id"), int | str)
+                    and not isinstance(message.get("id"), bool)
+                ):
+                    with lock:
+                        pending.add(message["id"])
+                    calls.put(message)
+                    continue
+                if method == "notifications/cancelled":
+                    params = message.get("params")
+                    target = params.get("requestId") if isinstance(params, dict) else None
+                    with lock:
+                        if isinstance(target, int | str) and target in pending:
+                            cancelled.add(target)
+                send(self.handle(message))
+        finally:
+            calls.put(None)
+            worker.join()
+
+
+class _Refusal:
+    """A line that could not be parsed, and the reply it gets (None: no id to reply to)."""
+
+    def __init__(self, reply: Message | None) -> None:
+        self.reply = reply
+
+
+def _reply(mid: Any, *, result: Any = None, error: ProtocolError | None = None) -> Message:
+    if error is not None:
+        return {"jsonrpc": "2.0", "id": mid, "error": error.error()}
+    return {"jsonrpc": "2.0", "id": mid, "result": result}
+
+
+def parse(line: str) -> Any:
+    """One request line as JSON, or a ``_Refusal`` carrying the error reply.
 
     A lone surrogate escape (``"\\ud800"``) is valid JSON but not UTF-8 text:
-    the SDK's parser rejects the line and, having no id, answers nothing -- the
-    client would wait forever. Python's own parser reads such a line, so the
-    request's id is known and it gets an ``INVALID_PARAMS`` reply instead.
+    orjson refuses it; Python's own parser reads such a line, so the request's id
+    is known and it gets an ``INVALID_PARAMS`` reply instead of a parse error.
     """
-    errors = problem.errors() if isinstance(problem, ValidationError) else []
-    raw = errors[0].get("input") if errors else None
-    if isinstance(raw, dict) and _OVERSIZED in raw:  # a line past the limit (``_oversized``)
-        request = raw
-        code, message = (
-            types.INVALID_REQUEST,
-            f"the request line is longer than {REQUEST_LINE_LIMIT:,} bytes; it was refused "
-            "unread and nothing was run -- send smaller arguments (a long text belongs in "
-            "a note: notes_write)",
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        request = json.loads(line)
+    except (ValueError, RecursionError):  # not JSON, or nested past any parser's depth
+        return _Refusal(_reply(None, error=ProtocolError(PARSE_ERROR, "Parse error: not JSON")))
+    mid = request.get("id") if isinstance(request, dict) else None
+    if isinstance(mid, bool) or not isinstance(mid, int | str):
+        return _Refusal(None)
+    return _Refusal(
+        _reply(
+            mid,
+            error=ProtocolError(
+                INVALID_PARAMS,
+                "the request is not valid UTF-8 text (a lone surrogate escape such as "
+                "\\ud800 in a name or argument); nothing was run -- send UTF-8 text",
+            ),
         )
-    else:
-        if not isinstance(raw, str | bytes):
-            return None
-        try:
-            request = json.loads(raw)
-        except ValueError:
-            return None
-        code, message = (
-            types.INVALID_PARAMS,
-            "the request is not valid UTF-8 text (a lone surrogate escape such as "
-            "\\ud800 in a name or argument); nothing was run -- send UTF-8 text",
-        )
-    if not isinstance(request, dict) or not isinstance(request.get("id"), int | str):
-        return None
-    error = types.JSONRPCError(
-        jsonrpc="2.0", id=request["id"], error=types.ErrorData(code=code, message=message)
     )
-    return SessionMessage(error)
+
+
+def build_server(bundle: Bundle, tool_set: str = "lean", session: str | None = None) -> Server:
+    """The MCP server exposing the ``tool_set`` registry tools on ``bundle``,
+    or (``session``) the tools of that habit session."""
+    return Server(bundle, tool_set, session)
 
 
 #: one request line (JSON-RPC over stdio) is read up to this many bytes: a note's
@@ -295,10 +461,10 @@ _ID = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
 
 
 def _oversized(head: bytes) -> str:
-    """What the SDK reads in place of a request line past the limit: a marker
-    carrying the request's id, when its first bytes show one before its params
-    (``refusal_for`` answers it), so the client is told instead of left waiting."""
-    logging.getLogger(__name__).warning(
+    """What is read in place of a request line past the limit: a marker carrying
+    the request's id, when its first bytes show one before its params
+    (``_refuse_oversized`` answers it), so the client is told instead of left waiting."""
+    log.warning(
         "ouro mcp: a request line longer than %s bytes was refused unread", REQUEST_LINE_LIMIT
     )
     found = _ID.search(head.split(b'"params"', 1)[0])
@@ -309,59 +475,58 @@ def _oversized(head: bytes) -> str:
     return json.dumps(marker) + "\n"
 
 
+def _refuse_oversized(marker: Message) -> Message | None:
+    if not isinstance(marker.get("id"), int | str):
+        return None
+    message = (
+        f"the request line is longer than {REQUEST_LINE_LIMIT:,} bytes; it was refused "
+        "unread and nothing was run -- send smaller arguments (a long text belongs in "
+        "a note: notes_write)"
+    )
+    return _reply(marker["id"], error=ProtocolError(INVALID_REQUEST, message))
+
+
+def _claim(fd: int, diversion: int) -> int | None:
+    """Point ``fd`` at ``diversion`` and return a private duplicate of the wire
+    (None when there is no ``fd`` to claim: an embedding)."""
+    try:
+        import fcntl
+
+        private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    except OSError:
+        os.close(diversion)
+        return None
+    os.dup2(diversion, fd)
+    os.close(diversion)
+    return private
+
+
 @contextlib.contextmanager
-def _bounded_stdin() -> Iterator[anyio.AsyncFile[str]]:
-    """The wire's stdin as bounded lines (``ouro.store.bounded.BoundedLines``).
+def _wire() -> Iterator[tuple[BoundedLines, IO[bytes]]]:
+    """The wire: stdin as bounded lines (``ouro.store.bounded.BoundedLines``), and stdout.
 
-    As the SDK does when it owns stdin, fd 0 points at the null device while
-    serving (tools and their children read EOF) and the wire is read from a
-    private duplicate; fd 0 is restored on exit.
+    While serving, fd 0 points at the null device (tools and their children read
+    EOF) and fd 1 at stderr (a stray print cannot corrupt the protocol); the
+    wire is read and written through private duplicates, restored on exit.
     """
+    stdin = _claim(0, os.open(os.devnull, os.O_RDONLY))
+    stdout = _claim(1, os.dup(2))
+    # closefd=False: the duplicates are put back on fds 0 and 1 on exit
+    raw_in = sys.stdin.buffer if stdin is None else os.fdopen(stdin, "rb", closefd=False)
+    raw_out = sys.stdout.buffer if stdout is None else os.fdopen(stdout, "wb", closefd=False)
     try:
-        private: int | None = os.dup(0)
-    except OSError:  # no descriptor 0 to claim (an embedding): read sys.stdin in place
-        private = None
-    if private is None:
-        raw: IO[bytes] = sys.stdin.buffer
-    else:
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
-        # closefd=False: a worker thread may still block on it after the server exits
-        raw = os.fdopen(private, "rb", closefd=False)
-    try:
-        lines = BoundedLines(raw, REQUEST_LINE_LIMIT, _oversized)
-        yield anyio.wrap_file(cast("IO[str]", lines))  # it reads lines: all the SDK asks
+        yield BoundedLines(raw_in, REQUEST_LINE_LIMIT, _oversized), raw_out
     finally:
-        if private is not None:
-            os.dup2(private, 0)
-
-
-async def serve_stdio(bundle: Bundle, tool_set: str = "lean", session: str | None = None) -> None:
-    server = build_server(bundle, tool_set, session)
-    with _bounded_stdin() as stdin:
-        await _serve(server, stdin)
-
-
-async def _serve(server: Server[Any], stdin: anyio.AsyncFile[str]) -> None:
-    async with stdio_server(stdin=stdin) as (sdk_read, write_stream):
-        send, receive = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-
-        async def relay() -> None:
-            async with send:
-                async for item in sdk_read:
-                    reply = refusal_for(item) if isinstance(item, Exception) else None
-                    if reply is not None:
-                        await write_stream.send(reply)
-                        continue
-                    await send.send(item)
-
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(relay)
-            await server.run(receive, write_stream, server.create_initialization_options())
-            tasks.cancel_scope.cancel()
+        with contextlib.suppress(OSError, ValueError):
+            raw_out.flush()
+        for fd, private in ((0, stdin), (1, stdout)):
+            if private is not None:
+                os.dup2(private, fd)
+                os.close(private)
 
 
 def serve(bundle: Bundle, tool_set: str = "lean", session: str | None = None) -> None:
     """Serve MCP over stdin/stdout until the client closes the connection."""
-    anyio.run(serve_stdio, bundle, tool_set, session)
+    server = build_server(bundle, tool_set, session)
+    with _wire() as (lines, out):
+        server.serve(lines, out)

@@ -258,7 +258,7 @@ def test_the_session_mcp_server_lists_granted_and_asked_for_denied_tools(bundle:
         "import json, os, pathlib; from ouro.bundle import Bundle as F;"
         "from ouro.mcp import session_definitions as s;"
         "d, n = s(F(pathlib.Path(os.environ['OURO_BUNDLE'])), os.environ['OURO_SESSION_ID']);"
-        "json.dump({t.name: t.description for t in d}, open(os.environ['OURO_SESSION_DIR'] + "
+        "json.dump({t['name']: t['description'] for t in d}, open(os.environ['OURO_SESSION_DIR'] + "
         "'/../../../listed.json', 'w'))"
     )
     define(bundle, "p", run=[sys.executable, "-c", body], tools=["diary_write", "arc_note"])

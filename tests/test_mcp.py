@@ -12,7 +12,6 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from mcp.client.client import Client
 from mcp.client.session import ClientSession
 from mcp.shared.exceptions import MCPError
 
@@ -261,7 +260,8 @@ def test_unknown_tool_is_a_protocol_error(bundle: Bundle, tmp_path: Path) -> Non
 def test_unexpected_exception_is_a_tool_error_and_serving_goes_on(
     bundle: Bundle, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """In-process (the SDK's in-memory transport) so a tool can be made to crash."""
+    """In-process (``Server.handle``, what the stdio loop runs per line) so a tool can
+    be made to crash."""
     import ouro.mcp
 
     real_call = ouro.mcp.call
@@ -273,20 +273,29 @@ def test_unexpected_exception_is_a_tool_error_and_serving_goes_on(
         return real_call(name, b, arguments)
 
     monkeypatch.setattr(ouro.mcp, "call", flaky_call)
+    server = build_server(bundle)
+    init = {"protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "0"}}  # fmt: skip
+    assert server.handle({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
 
-    async def main() -> None:
-        with anyio.fail_after(TIMEOUT):
-            async with Client(build_server(bundle)) as client:
-                crashed = await client.call_tool("info", {})
-                assert crashed.is_error
-                assert text_of(crashed).startswith(
-                    "info failed: ZeroDivisionError: division by zero\nhint: this is a bug"
-                )
-                assert crashed.structured_content["error"]["type"] == "internal"
-                again = await client.call_tool("info", {})
-                assert json_of(again)["bundle"] == str(bundle.root)
+    def info(mid: int) -> dict[str, Any]:
+        params = {"name": "info", "arguments": {}}
+        reply = server.handle(
+            {"jsonrpc": "2.0", "id": mid, "method": "tools/call", "params": params}
+        )
+        assert reply is not None and reply["id"] == mid
+        result: dict[str, Any] = reply["result"]
+        return result
 
-    anyio.run(main)
+    crashed = info(2)
+    assert crashed["isError"] is True
+    assert crashed["content"][0]["text"].startswith(
+        "info failed: ZeroDivisionError: division by zero\nhint: this is a bug"
+    )
+    assert crashed["structuredContent"]["error"]["type"] == "internal"
+    again = info(3)
+    assert "isError" not in again
+    assert again["structuredContent"]["bundle"] == str(bundle.root)
 
 
 def test_legacy_bundle_is_refused_at_start(bundle: Bundle) -> None:
@@ -385,3 +394,54 @@ def test_the_default_server_serves_the_seeds_five_record_tools(
     for name in ("consult_diary", "search_facts", "desk_search"):
         assert [r["locator"] for r in answers[name]["results"]] == [fact], name
     assert answers["consult_notes"]["total"] == 0
+
+
+def test_the_protocol_negotiates_versions_and_answers_with_json_rpc_error_codes(
+    bundle: Bundle,
+) -> None:
+    """In-process through ``Server.serve`` (what ``ouro mcp`` runs on its stdio)."""
+    import io
+
+    from ouro.mcp import PROTOCOL_VERSIONS, REQUEST_LINE_LIMIT, _oversized
+    from ouro.store.bounded import BoundedLines
+
+    def init(mid: int, version: str) -> dict[str, Any]:
+        params = {"protocolVersion": version, "capabilities": {},
+                  "clientInfo": {"name": "t", "version": "0"}}  # fmt: skip
+        return {"jsonrpc": "2.0", "id": mid, "method": "initialize", "params": params}
+
+    def req(mid: Any, method: str, params: Any = None) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": mid, "method": method, "params": params}
+
+    info = {"name": "info", "arguments": {}}
+    messages: list[Any] = [
+        req(1, "tools/list"),  # before initialize
+        init(2, "1999-01-01"),  # unknown version: the newest is offered
+        init(3, "2025-06-18"),  # a known one is echoed
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        req(4, "ping"),
+        req(5, "resources/list"),
+        req(6, "tools/call", {"name": 7}),
+        req(7, "tools/call", info),
+        req(8, "tools/call", info),
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 8}},
+        [req(9, "ping")],  # a batch: not a request
+    ]
+    lines = [json.dumps(m) for m in messages] + ["{not json", "[" * 5000 + "]" * 5000]
+    out = io.BytesIO()
+    raw = io.BytesIO(("\n".join(lines) + "\n").encode())
+    build_server(bundle).serve(BoundedLines(raw, REQUEST_LINE_LIMIT, _oversized), out)
+    replies = [json.loads(line) for line in out.getvalue().splitlines()]
+    by_id = {r["id"]: r for r in replies if r["id"] is not None}
+    assert by_id[1]["error"]["code"] == types.INVALID_PARAMS
+    assert by_id[2]["result"]["protocolVersion"] == PROTOCOL_VERSIONS[-1]
+    assert by_id[3]["result"]["protocolVersion"] == "2025-06-18"
+    assert by_id[3]["result"]["serverInfo"]["name"] == "ouro"
+    assert by_id[3]["result"]["capabilities"] == {"tools": {"listChanged": False}}
+    assert by_id[4]["result"] == {}
+    assert by_id[5]["error"]["code"] == types.METHOD_NOT_FOUND
+    assert by_id[6]["error"]["code"] == types.INVALID_PARAMS
+    assert by_id[7]["result"]["structuredContent"]["bundle"] == str(bundle.root)
+    # 8 was cancelled while 7 ran (it may have started already: then it is answered)
+    unnumbered = [r["error"]["code"] for r in replies if r["id"] is None]
+    assert unnumbered == [types.INVALID_REQUEST, types.PARSE_ERROR, types.PARSE_ERROR]

@@ -31,7 +31,7 @@ def test_cli_and_mcp_expose_the_same_tool_set() -> None:
     by_path = {tool.path: tool.name for tool in registry.TOOLS}
     leaves = entries()
     cli_tools = {by_path[path] for path in leaves if path in by_path}
-    mcp_tools = {t.name for t in tool_definitions()}  # every tool: 'ouro mcp --tools all'
+    mcp_tools = {t["name"] for t in tool_definitions()}  # every tool: 'ouro mcp --tools all'
     assert cli_tools == {tool.name for tool in registry.TOOLS}
     assert mcp_tools == {tool.name for tool in registry.TOOLS if tool.agent}
     # a tool command runs its library method

@@ -1,9 +1,8 @@
 """``ouro mcp``: serve the tool registry over MCP on stdio, bound to one bundle.
 
-The bundle is located before the SDK is imported, so a missing or legacy
-bundle is refused at once (message and hint on stderr, exit 3) and no other
-command ever pays for importing ``mcp``. Stdout belongs to the protocol:
-nothing else is written there.
+The bundle is located before the server (``ouro.mcp``) is imported, so a
+missing or legacy bundle is refused at once (message and hint on stderr, exit
+3). Stdout belongs to the protocol: nothing else is written there.
 """
 
 from __future__ import annotations

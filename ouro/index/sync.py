@@ -268,12 +268,13 @@ def _rebuild(bundle: Bundle, progress: Progress | None) -> SyncReport:
 
 
 def _locator_of(root: Path, path: Path) -> str | None:
-    full = path if path.is_absolute() else root / path
-    try:
-        rel = Path(os.path.abspath(full)).relative_to(os.path.abspath(root))
-    except ValueError:
+    base = os.path.abspath(root)
+    full = os.path.abspath(os.path.join(base, path))
+    if full == base:
+        return "."
+    if not full.startswith(base.rstrip("/") + "/"):
         return None
-    return rel.as_posix()
+    return full[len(base.rstrip("/")) + 1 :]
 
 
 def touch_paths(bundle: Bundle, paths: Iterable[Path]) -> None:

@@ -268,6 +268,8 @@ _CREDENTIAL_WORDS = ("pass", "pwd", "secret", "token", "key", "credential", "coo
 _NEEDLES: tuple[str, ...] = tuple(
     sorted({n.lower() for pat in _PATTERNS for n in pat.needs} | set(_CREDENTIAL_WORDS))
 )
+#: any needle at all (one scan in C; most strings have none)
+_ANY_NEEDLE = re.compile("|".join(re.escape(n) for n in _NEEDLES))
 _NEEDS: tuple[frozenset[str], ...] = tuple(
     frozenset(n.lower() for n in pat.needs) for pat in _PATTERNS
 )
@@ -402,9 +404,12 @@ def redact(text: str, literals: Sequence[str] = ()) -> str:
     """``text`` with every credential-looking value replaced by a marker."""
     if not text:
         return text
-    for literal in sorted({lit for lit in literals if lit}, key=len, reverse=True):
-        text = text.replace(literal, _marker("literal"))
+    for literal in _ordered(literals):
+        if literal in text:
+            text = text.replace(literal, _marker("literal"))
     hay = " " + text.lower()
+    if _ANY_NEEDLE.search(hay) is None:
+        return text
     found = {need for need in _NEEDLES if need in hay}
     if not found:
         return text
@@ -416,12 +421,25 @@ def redact(text: str, literals: Sequence[str] = ()) -> str:
     return text
 
 
+def _ordered(literals: Sequence[str]) -> Sequence[str]:
+    """The literals to replace, longest first (each once)."""
+    if isinstance(literals, _Ordered):
+        return literals
+    return sorted({lit for lit in literals if lit}, key=len, reverse=True)
+
+
+class _Ordered(tuple[str, ...]):
+    """Literals already put in ``_ordered``'s order (``redact_obj`` does it once)."""
+
+
 def redact_obj(obj: Any, literals: Sequence[str] = ()) -> Any:
     """Redact every string (keys included) inside a JSON-like value.
 
     A string value under a credential-named key (``{"password": "x y"}``) is
     replaced whole, as its ``password: "x y"`` text form would be.
     """
+    if not isinstance(literals, _Ordered):
+        literals = _Ordered(_ordered(literals))
     if isinstance(obj, str):
         return redact(obj, literals)
     if isinstance(obj, dict):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import stat
 from pathlib import Path
 
 from ouro.errors import OutsideBundle, StorageError
@@ -37,6 +38,7 @@ MARKER = "bundle.json"
 TEMP_NAME = re.compile(r"^\.(?P<target>.+)\.(?P<pid>\d+)(?:-\d+|\.link)?\.tmp$")
 
 _roots: dict[str, str] = {}  # folder -> its bundle root (positive answers only)
+_real_roots: dict[str, str] = {}  # bundle root -> its resolved name, as last seen
 
 
 def bundle_root_of(path: str | Path) -> str | None:
@@ -62,9 +64,13 @@ def confine(path: Path, root: Path | str | None = None) -> Path:
     base = os.fspath(root) if root is not None else bundle_root_of(text)
     if base is None:
         return Path(text)
-    real_base = os.path.realpath(base)
-    real = os.path.realpath(text)
-    if real != real_base and not real.startswith(real_base.rstrip(os.sep) + os.sep):
+    real = realpath(text)
+    # The root's resolved name is kept from the last look; a path outside it is
+    # looked at again with the root resolved afresh before it is refused.
+    real_base = _real_roots.get(base)
+    if real_base is None or not _inside(real, real_base):
+        real_base = _real_roots[base] = realpath(os.path.abspath(base))
+    if not _inside(real, real_base):
         link = _first_symlink(os.path.abspath(base), text)
         via = f" through the symlink {link}" if link else ""
         raise OutsideBundle(
@@ -74,6 +80,53 @@ def confine(path: Path, root: Path | str | None = None) -> Path:
             "(ouro writes only inside its bundle)",
         )
     return Path(real)
+
+
+#: Linux names an open descriptor's resolved path in /proc/self/fd
+_PROC = hasattr(os, "O_PATH") and os.path.isdir("/proc/self/fd")
+
+
+def realpath(text: str) -> str:
+    """``os.path.realpath`` of an absolute, normalised path, asked of the kernel.
+
+    On Linux the folder is opened ``O_PATH`` (the kernel follows every symlink
+    in it at once) and its resolved name read back from ``/proc/self/fd``; the
+    last component is looked at with one ``lstat``. Anything else -- a final
+    symlink, a missing or deleted folder, no ``/proc`` -- takes
+    ``os.path.realpath``'s own walk (an ``lstat`` per component, in Python):
+    the same answer, the kernel's way being ~10x cheaper on a write's path.
+    """
+    if not _PROC:
+        return os.path.realpath(text)
+    folder, name = os.path.split(text)
+    try:
+        fd = os.open(folder, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return os.path.realpath(text)
+    try:
+        real = os.readlink(f"/proc/self/fd/{fd}")
+        if not real.startswith("/") or real.endswith(" (deleted)"):
+            return os.path.realpath(text)
+        if not name:
+            return real
+        try:
+            st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            pass  # not there yet: the write creates it, as realpath would name it
+        except OSError:
+            return os.path.realpath(text)
+        else:
+            if stat.S_ISLNK(st.st_mode):
+                return os.path.realpath(text)
+        return os.path.join(real, name)
+    except OSError:
+        return os.path.realpath(text)
+    finally:
+        os.close(fd)
+
+
+def _inside(real: str, real_base: str) -> bool:
+    return real == real_base or real.startswith(real_base.rstrip(os.sep) + os.sep)
 
 
 def _first_symlink(base: str, text: str) -> str | None:
