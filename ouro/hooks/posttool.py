@@ -267,6 +267,10 @@ def observe(bundle: Bundle, host: Host, inp: HookInput, options: Options | None 
     seen = observation(inp.event or "PostToolUse", inp.tool, host.name)
     if seen is None:
         return reply
+    from ouro.derived.checks import declared
+
+    if seen.command not in declared(bundle):
+        return reply  # no claim or task declares it: nothing to look for
     claims = _matching_claims(bundle, seen.command)
     task_ids = _matching_tasks(bundle, seen.command)
     if not claims and not task_ids:
