@@ -75,6 +75,7 @@ def _save(
     *,
     injected: bool,
     previous: dict[str, Any] | None,
+    basis: dict[str, Any] | None = None,
 ) -> None:
     from ouro.hooks import state
 
@@ -87,6 +88,7 @@ def _save(
             event=event,
             injected=injected,
             previous=previous,
+            basis=basis,
         )
     except OSError as exc:
         reply.warnings.append(f"injection fingerprint not saved: {exc}")
@@ -113,11 +115,26 @@ def session_start(bundle: Bundle, host: Host, inp: HookInput, options: Options) 
         _refresh_sentinel(reply, bundle, "session_start")
     guide = guide_for(path, inp.source)
     budget = min(options.budget, host.context_limit - len(guide) - 1)
+    basis = None if options.dry_run else _basis(reply, bundle)
     text, hashes = packet_context(bundle, budget=budget)
     reply.context = text + ("\n" + guide if guide else "")
     if not options.dry_run:
-        _save(reply, bundle, host, inp, hashes, "SessionStart", injected=True, previous=None)
+        _save(reply, bundle, host, inp, hashes, "SessionStart", injected=True, previous=None,
+              basis=basis)  # fmt: skip
     return reply
+
+
+def _basis(reply: Reply, bundle: Bundle) -> dict[str, Any] | None:
+    """What the packet about to be computed is computed from (``ouro.hooks.basis``);
+    None (the next prompt computes the packet) when it cannot be taken."""
+    from ouro.hooks import basis
+
+    try:
+        return basis.take(bundle)
+    except (OuroError, OSError) as exc:
+        text = describe(exc) if isinstance(exc, OuroError) else str(exc)
+        reply.warnings.append(f"packet basis not taken: {text}")
+        return None
 
 
 def guide_for(path: Path, source: str | None) -> str:
@@ -150,7 +167,6 @@ def user_prompt_submit(bundle: Bundle, host: Host, inp: HookInput, options: Opti
 
 def _user_prompt_submit(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
     from ouro.hooks import state
-    from ouro.hooks.packet import changed_context, packet_context
 
     reply = Reply()
     # The prompt text is never read (parse_input drops it): only the fact of a turn.
@@ -160,21 +176,38 @@ def _user_prompt_submit(bundle: Bundle, host: Host, inp: HookInput, options: Opt
     try:
         previous = state.load(path)
     except CorruptFile as exc:
+        from ouro.hooks.packet import packet_context
+
         kept = state.set_aside(path)
         reply.warnings.append(f"{exc.message}; kept as {kept.name}, starting a fresh fingerprint")
         _, hashes = packet_context(bundle, budget=budget)
         _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=False, previous=None)
         return reply
+    from ouro.hooks import basis as bases
+
+    now = _basis(reply, bundle)
+    if previous is not None and now is not None and bases.same(previous.get("basis"), now):
+        return reply  # computed from the same files as the packet last shown: silent, no write
+    # The packet's modules (redaction among them) only when it is computed.
+    from ouro.hooks.packet import changed_context, packet_context
+
     if previous is None:
         # No injection recorded for this session (SessionStart missed): orient now.
         reply.context, hashes = packet_context(bundle, budget=budget)
-        _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=True, previous=None)
+        _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=True, previous=None,
+              basis=now)  # fmt: skip
         return reply
     context, hashes = changed_context(bundle, previous["items"], budget=budget)
     if context is None:
-        return reply  # nothing changed: silent, and no write
+        if now is not None and now != previous.get("basis") and bases.trusted(now):
+            # the same packet from files that moved: keep their basis, so the
+            # next prompt is decided by it again (an untrusted one never decides)
+            _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=False,
+                  previous=previous, basis=now)  # fmt: skip
+        return reply  # nothing changed: silent
     reply.context = context
-    _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=True, previous=previous)
+    _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=True, previous=previous,
+          basis=now)  # fmt: skip
     return reply
 
 

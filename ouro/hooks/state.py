@@ -5,10 +5,13 @@ One small JSON file per host session records what the model was last shown::
     {"schemaVersion": 1, "host": "claude", "sessionId": "…",
      "fingerprint": "sha256:…", "items": {"<item key>": "sha256:…"},
      "injectedAt": "…Z", "updatedAt": "…Z", "lastEvent": "UserPromptSubmit",
-     "guideVersion": 1}
+     "guideVersion": 1, "basis": {…}}
 
 ``guideVersion`` is the operating guide version this session was given
 (``ouro.guide``); SessionStart gives it once per session.
+
+``basis`` is what that packet was computed from (``ouro.hooks.basis``): a
+prompt whose basis is unchanged is silent without computing the packet.
 
 ``items`` maps each orientation-packet item key to the hash of its text; the
 ``fingerprint`` hashes that map. ``UserPromptSubmit`` compares the packet as
@@ -29,7 +32,7 @@ from ouro.bundle import Bundle
 from ouro.errors import CorruptFile
 from ouro.models.hashing import content_hash
 from ouro.store import jsonio
-from ouro.store.atomic import atomic_write_json
+from ouro.store.atomic import atomic_write_bytes
 
 STATE_DIR = "state/hooks"
 SCHEMA_VERSION = 1
@@ -94,25 +97,27 @@ def save(
     event: str,
     injected: bool,
     previous: dict[str, Any] | None,
+    basis: dict[str, Any] | None = None,
 ) -> None:
     from ouro.models.clock import utc_now_iso  # a write: datetime only then
 
     now = utc_now_iso()
     injected_at = now if injected else (previous or {}).get("injectedAt")
-    atomic_write_json(
-        path,
-        {
-            "schemaVersion": SCHEMA_VERSION,
-            "host": host,
-            "sessionId": session_id,
-            "fingerprint": fingerprint(hashes),
-            "items": hashes,
-            "injectedAt": injected_at,
-            "updatedAt": now,
-            "lastEvent": event,
-            "guideVersion": guide_version(event, previous),
-        },
-    )
+    # compact, keys sorted: orjson's bytes without its import (a prompt that
+    # saves a new basis is a hot hook too)
+    record = {
+        "schemaVersion": SCHEMA_VERSION,
+        "host": host,
+        "sessionId": session_id,
+        "fingerprint": fingerprint(hashes),
+        "items": hashes,
+        "injectedAt": injected_at,
+        "updatedAt": now,
+        "lastEvent": event,
+        "guideVersion": guide_version(event, previous),
+        "basis": basis,
+    }
+    atomic_write_bytes(path, jsonio.dumps(record, sort_keys=True) + b"\n")
 
 
 def guide_version(event: str, previous: dict[str, Any] | None) -> int | None:
