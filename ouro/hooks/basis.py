@@ -117,12 +117,16 @@ def _tracks(root: str) -> list[str]:
 
 
 def _arc_digest(resume: dict[str, Any]) -> str:
-    from ouro.models.hashing import content_hash
+    try:  # hashlib's own blake2b without hashlib's OpenSSL start-up (as ``ouro.arc.fold``)
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - a Python built without it
+        from hashlib import blake2b
 
     # repr of plain JSON values (str, int, bool, None, list, dict in a fixed
     # order) is a faithful text of them: a different view gives a different text
     view = {k: v for k, v in sorted(resume.items()) if k not in VOLATILE}
-    return content_hash(repr(view).encode("utf-8", "surrogatepass"))
+    text = repr(view).encode("utf-8", "surrogatepass")
+    return "blake2b:" + blake2b(text, digest_size=16).hexdigest()
 
 
 def _refs(resume: dict[str, Any]) -> bool:

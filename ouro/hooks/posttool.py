@@ -44,7 +44,9 @@ without an exit status (none in the payload and none in the transcript), an
 interrupted or background command, or a command that is not a declared check
 records nothing (unknown stays unknown); a matching command whose ``cwd`` is
 not the check's folder is named on stderr and not recorded. Reads are cheap
-for unrelated commands: each claim file is read with raw ``os`` calls and
+for unrelated commands: a command that is not in the declared-checks list
+(``ouro.derived.checks``: a few ``stat`` calls while it is fresh) is done
+there. For one that is, each claim file is read with raw ``os`` calls and
 parsed only when its bytes contain the command (or, for a command with quotes,
 each word); tasks are looked up in the desk heads (``ouro.desk.heads``: one
 ``stat`` per task while the cache holds; a read that finds it stale saves
@@ -61,11 +63,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ouro.arc import paths
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput, OuroError
 from ouro.hooks.common import HookInput, Host, Options, Reply, describe
-from ouro.proof.refs import repo_root
 from ouro.store import jsonio
 
 # The receipt's modules (``ouro.hooks.receipts``, ``ouro.hooks.witness``, the
@@ -206,6 +206,9 @@ class ClaimMatch(NamedTuple):
 
 def _matching_claims(bundle: Bundle, command: str) -> list[ClaimMatch]:
     """The open claims whose check is ``command``."""
+    from ouro.arc import paths
+    from ouro.proof.refs import repo_root
+
     folder = str(paths.claims_dir(bundle))
     try:
         names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
@@ -277,6 +280,7 @@ def observe(bundle: Bundle, host: Host, inp: HookInput, options: Options | None 
         return reply
     from ouro.hooks import receipts
     from ouro.hooks.witness import same_dir
+    from ouro.proof.refs import repo_root
 
     cwd = inp.cwd or ""
     default = repo_root(bundle)

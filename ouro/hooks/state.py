@@ -30,9 +30,7 @@ from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile
-from ouro.models.hashing import content_hash
 from ouro.store import jsonio
-from ouro.store.atomic import atomic_write_bytes
 
 STATE_DIR = "state/hooks"
 SCHEMA_VERSION = 1
@@ -55,12 +53,16 @@ def state_path(bundle: Bundle, host: str, session_id: str | None) -> Path:
 
 
 def item_hashes(items: list[tuple[str, str]]) -> dict[str, str]:
+    from ouro.models.hashing import content_hash
+
     return {key: content_hash(text) for key, text in items}
 
 
 def fingerprint(hashes: dict[str, str]) -> str:
     # the bytes of orjson.dumps(hashes, option=OPT_SORT_KEYS), without its import
     text = json.dumps(hashes, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    from ouro.models.hashing import content_hash
+
     return content_hash(text.encode("utf-8"))
 
 
@@ -117,6 +119,8 @@ def save(
         "guideVersion": guide_version(event, previous),
         "basis": basis,
     }
+    from ouro.store.atomic import atomic_write_bytes
+
     atomic_write_bytes(path, jsonio.dumps(record, sort_keys=True) + b"\n")
 
 
