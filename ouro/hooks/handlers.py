@@ -323,7 +323,15 @@ def debt_message(full: dict[str, Any], *, now: str) -> str | None:
 
 
 def post_tool_use(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
-    """A command the host ran: a receipt when it is a declared check (lazy import)."""
+    """A command the host ran: a receipt when it is a declared check. A command no
+    claim or task declares (``ouro.derived.checks``) is done here, a few ``stat``
+    calls in, before the receipt machinery is imported."""
+    from ouro.derived.checks import declared
+    from ouro.hooks.common import shell_command
+
+    command = shell_command(inp.tool)
+    if command is None or command.strip() not in declared(bundle):
+        return Reply()
     from ouro.hooks.posttool import observe
 
     return observe(bundle, host, inp, options)

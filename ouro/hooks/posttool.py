@@ -65,14 +65,13 @@ from typing import Any, NamedTuple
 
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput, OuroError
-from ouro.hooks.common import HookInput, Host, Options, Reply, describe
+from ouro.hooks.common import HookInput, Host, Options, Reply, describe, shell_command
 from ouro.store import jsonio
 
 # The receipt's modules (``ouro.hooks.receipts``, ``ouro.hooks.witness``, the
 # transcript readers) are imported only for a command that is a declared check:
 # an unrelated command (most of them) pays for the lookup alone.
 
-SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell"})
 _EXIT_PATTERNS = (
     re.compile(r"^\s*Exit code:?\s*(-?\d+)", re.MULTILINE),
     re.compile(r"Process exited with code (-?\d+)"),
@@ -93,14 +92,10 @@ def observation(
 ) -> Observed | None:
     """What the host reported, or None when it is not a finished shell command
     (for Claude Code also: one without a readable exit status)."""
-    if not tool or tool.get("tool_name") not in SHELL_TOOLS:
+    command = shell_command(tool)
+    if tool is None or command is None:
         return None
     tool_input = tool.get("tool_input")
-    command = tool_input.get("command") if isinstance(tool_input, dict) else None
-    if isinstance(command, list):  # an argv
-        command = " ".join(str(part) for part in command)
-    if not isinstance(command, str) or not command.strip():
-        return None
     if isinstance(tool_input, dict) and tool_input.get("run_in_background"):
         return None  # still running: its PostToolUse is no outcome
     response = tool.get("tool_response")
