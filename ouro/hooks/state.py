@@ -101,7 +101,7 @@ def save(
     previous: dict[str, Any] | None,
     basis: dict[str, Any] | None = None,
 ) -> None:
-    from ouro.models.clock import utc_now_iso  # a write: datetime only then
+    from ouro.models.clock import utc_now_iso
 
     now = utc_now_iso()
     injected_at = now if injected else (previous or {}).get("injectedAt")
