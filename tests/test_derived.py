@@ -86,6 +86,7 @@ def test_the_registry_names_every_derived_file_once(bundle: Bundle) -> None:
         "index",
         "vectors",
         "hook-state",
+        "declared-checks",
     } <= set(names)
     assert all(a.local == a.path.startswith("state/") for a in derived.registry())
     for entry in derived.status(bundle):

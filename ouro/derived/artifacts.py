@@ -29,6 +29,7 @@ HEADS = "state/cache/desk-heads.bin"
 DIARY_STATE = "state/cache/diary-state.marshal"
 INDEX = "state/index/ouro.sqlite3"
 HOOK_STATE = "state/hooks"
+DECLARED = "state/cache/declared-checks.json"
 
 
 # --- arc: the resume checkpoint (the recorder's writes keep it current) --------
@@ -316,6 +317,21 @@ def _embed(bundle: Bundle) -> Any:
     return embed_bundle(bundle.root)
 
 
+# --- the declared checks (what the PostToolUse hook looks up) ----------------------
+
+
+def _check_declared(bundle: Bundle) -> Check:
+    from ouro.derived import checks
+
+    return checks.check(bundle)
+
+
+def _rebuild_declared(bundle: Bundle) -> None:
+    from ouro.derived import checks
+
+    checks.rebuild(bundle)
+
+
 # --- hook state (per session; a new session starts without one) ---------------------
 
 
@@ -343,5 +359,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
     Artifact("vectors", INDEX, ("desk",), True, _check_vectors, None, _embed),
     Artifact("desk-heads", HEADS, ("desk",), True, _check_heads, _refresh_heads, _rebuild_heads),
     Artifact("diary-state", DIARY_STATE, (FACTS,), True, _check_diary_state, None, _save_diary_state),
+    Artifact("declared-checks", DECLARED, ("arc/claims", "desk"), True, _check_declared, None,
+             _rebuild_declared),
     Artifact("hook-state", HOOK_STATE, (), True, _check_hook_state, None, None),
 )  # fmt: skip

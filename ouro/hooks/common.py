@@ -36,6 +36,10 @@ from ouro.store import jsonio
 # parsed by ``ouro.store.jsonio`` (orjson's rules) and the reply encoded by
 # ``dumps``, which writes the bytes ``orjson.dumps`` writes for these objects.
 
+#: The host tools that run a shell command (Claude Code's ``Bash``, Codex's shell tools).
+SHELL_TOOLS = frozenset(
+    {"Bash", "bash", "shell", "exec_command", "local_shell", "run_shell_command"}
+)
 #: The events ouro handles, by their host names (both hosts use the same ones).
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact", "Stop", "SessionEnd")
 #: Events a dry run answers (their handlers write nothing when ``Options.dry_run``).
@@ -221,6 +225,20 @@ def parse_input(text: str) -> HookInput:
         else None
     )
     return HookInput(**values, stop_hook_active=active, tool=tool, transcript_path=transcript)
+
+
+def shell_command(tool: Mapping[str, Any] | None) -> str | None:
+    """The shell command a tool event reports, as the host sent it (an argv
+    joined by spaces), or None when it is no shell tool or names no command."""
+    if not tool or tool.get("tool_name") not in SHELL_TOOLS:
+        return None
+    tool_input = tool.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    if isinstance(command, list):  # an argv
+        command = " ".join(str(part) for part in command)
+    if not isinstance(command, str) or not command.strip():
+        return None
+    return command
 
 
 def normalize_event(word: str) -> str | None:

@@ -79,6 +79,7 @@ def _save(
     injected: bool,
     previous: dict[str, Any] | None,
     guide: bool = False,
+    basis: dict[str, Any] | None = None,
 ) -> None:
     from ouro.hooks import state
 
@@ -92,6 +93,7 @@ def _save(
             injected=injected,
             previous=previous,
             guide=guide,
+            basis=basis,
         )
     except OSError as exc:
         reply.warnings.append(f"injection fingerprint not saved: {exc}")
@@ -117,11 +119,13 @@ def session_start(bundle: Bundle, host: Host, inp: HookInput, options: Options) 
         )
         _refresh_sentinel(reply, bundle, "session_start")
     guide = guide_for(path, inp.source)
+    basis = None if options.dry_run else _basis(reply, bundle)
     reply.context, hashes = packet_context(
         bundle, budget=options.budget, guide=guide, cap=_cap(host, "SessionStart"), title=host.title
     )
     if not options.dry_run:
-        _save(reply, bundle, host, inp, hashes, "SessionStart", injected=True, previous=None)
+        _save(reply, bundle, host, inp, hashes, "SessionStart", injected=True, previous=None,
+              basis=basis)  # fmt: skip
     return reply
 
 
@@ -130,6 +134,19 @@ def _cap(host: Host, event: str) -> Budget:
     from ouro.hooks.budget import for_host
 
     return for_host(host.name, event, host.context_limit)
+
+
+def _basis(reply: Reply, bundle: Bundle) -> dict[str, Any] | None:
+    """What the packet about to be computed is computed from (``ouro.hooks.basis``);
+    None (the next prompt computes the packet) when it cannot be taken."""
+    from ouro.hooks import basis
+
+    try:
+        return basis.take(bundle)
+    except (OuroError, OSError) as exc:
+        text = describe(exc) if isinstance(exc, OuroError) else str(exc)
+        reply.warnings.append(f"packet basis not taken: {text}")
+        return None
 
 
 def guide_for(path: Path, source: str | None) -> str:
@@ -162,7 +179,6 @@ def user_prompt_submit(bundle: Bundle, host: Host, inp: HookInput, options: Opti
 
 def _user_prompt_submit(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
     from ouro.hooks import state
-    from ouro.hooks.packet import changed_context, packet_context
 
     reply = Reply()
     # The prompt text is never read (parse_input drops it): only the fact of a turn.
@@ -172,11 +188,21 @@ def _user_prompt_submit(bundle: Bundle, host: Host, inp: HookInput, options: Opt
     try:
         previous = state.load(path)
     except CorruptFile as exc:
+        from ouro.hooks.packet import packet_context
+
         kept = state.set_aside(path)
         reply.warnings.append(f"{exc.message}; kept as {kept.name}, starting a fresh fingerprint")
         _, hashes = packet_context(bundle, budget=budget, cap=cap, title=host.title)
         _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=False, previous=None)
         return reply
+    from ouro.hooks import basis as bases
+
+    now = _basis(reply, bundle)
+    if previous is not None and now is not None and bases.same(previous.get("basis"), now):
+        return reply  # computed from the same files as the packet last shown: silent, no write
+    # The packet's modules (redaction among them) only when it is computed.
+    from ouro.hooks.packet import changed_context, packet_context
+
     if previous is None:
         # No injection recorded for this session (SessionStart missed, or a host
         # session without one: Gemini CLI's ACP): orient now, with the guide.
@@ -186,15 +212,21 @@ def _user_prompt_submit(bundle: Bundle, host: Host, inp: HookInput, options: Opt
             bundle, budget=budget, guide=guide.render(), cap=cap, title=host.title
         )
         _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=True, previous=None,
-              guide=True)  # fmt: skip
+              guide=True, basis=now)  # fmt: skip
         return reply
     context, hashes = changed_context(
         bundle, previous["items"], budget=budget, cap=cap, title=host.title
     )
     if context is None:
-        return reply  # nothing changed: silent, and no write
+        if now is not None and now != previous.get("basis") and bases.trusted(now):
+            # the same packet from files that moved: keep their basis, so the
+            # next prompt is decided by it again (an untrusted one never decides)
+            _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=False,
+                  previous=previous, basis=now)  # fmt: skip
+        return reply  # nothing changed: silent
     reply.context = context
-    _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=True, previous=previous)
+    _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=True, previous=previous,
+          basis=now)  # fmt: skip
     return reply
 
 
@@ -310,7 +342,15 @@ def debt_message(full: dict[str, Any], *, now: str) -> str | None:
 
 
 def post_tool_use(bundle: Bundle, host: Host, inp: HookInput, options: Options) -> Reply:
-    """A command the host ran: a receipt when it is a declared check (lazy import)."""
+    """A command the host ran: a receipt when it is a declared check. A command no
+    claim or task declares (``ouro.derived.checks``) is done here, a few ``stat``
+    calls in, before the receipt machinery is imported."""
+    from ouro.derived.checks import declared
+    from ouro.hooks.common import shell_command
+
+    command = shell_command(inp.tool)
+    if command is None or command.strip() not in declared(bundle):
+        return Reply()
     from ouro.hooks.posttool import observe
 
     return observe(bundle, host, inp, options)

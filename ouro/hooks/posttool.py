@@ -48,7 +48,9 @@ without an exit status (none in the payload and none in the transcript), an
 interrupted or background command, or a command that is not a declared check
 records nothing (unknown stays unknown); a matching command whose ``cwd`` is
 not the check's folder is named on stderr and not recorded. Reads are cheap
-for unrelated commands: each claim file is read with raw ``os`` calls and
+for unrelated commands: a command that is not in the declared-checks list
+(``ouro.derived.checks``: a few ``stat`` calls while it is fresh) is done
+there. For one that is, each claim file is read with raw ``os`` calls and
 parsed only when its bytes contain the command (or, for a command with quotes,
 each word); tasks are looked up in the desk heads (``ouro.desk.heads``: one
 ``stat`` per task while the cache holds; a read that finds it stale saves
@@ -65,20 +67,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ouro.arc import paths
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput, OuroError
-from ouro.hooks.common import HookInput, Host, Options, Reply, describe
-from ouro.proof.refs import repo_root
+from ouro.hooks.common import HookInput, Host, Options, Reply, describe, shell_command
 from ouro.store import jsonio
 
 # The receipt's modules (``ouro.hooks.receipts``, ``ouro.hooks.witness``, the
 # transcript readers) are imported only for a command that is a declared check:
 # an unrelated command (most of them) pays for the lookup alone.
 
-SHELL_TOOLS = frozenset(
-    {"Bash", "bash", "shell", "exec_command", "local_shell", "run_shell_command"}
-)
 _EXIT_PATTERNS = (
     re.compile(r"^\s*Exit code:?\s*(-?\d+)", re.MULTILINE),
     re.compile(r"Process exited with code (-?\d+)"),
@@ -99,14 +96,10 @@ def observation(
 ) -> Observed | None:
     """What the host reported, or None when it is not a finished shell command
     (for Claude Code also: one without a readable exit status)."""
-    if not tool or tool.get("tool_name") not in SHELL_TOOLS:
+    command = shell_command(tool)
+    if tool is None or command is None:
         return None
     tool_input = tool.get("tool_input")
-    command = tool_input.get("command") if isinstance(tool_input, dict) else None
-    if isinstance(command, list):  # an argv
-        command = " ".join(str(part) for part in command)
-    if not isinstance(command, str) or not command.strip():
-        return None
     if isinstance(tool_input, dict) and tool_input.get("run_in_background"):
         return None  # still running: its PostToolUse is no outcome
     response = tool.get("tool_response")
@@ -237,6 +230,9 @@ class ClaimMatch(NamedTuple):
 
 def _matching_claims(bundle: Bundle, command: str) -> list[ClaimMatch]:
     """The open claims whose check is ``command``."""
+    from ouro.arc import paths
+    from ouro.proof.refs import repo_root
+
     folder = str(paths.claims_dir(bundle))
     try:
         names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
@@ -298,12 +294,17 @@ def observe(bundle: Bundle, host: Host, inp: HookInput, options: Options | None 
     seen = observation(inp.event or "PostToolUse", inp.tool, host.name)
     if seen is None:
         return reply
+    from ouro.derived.checks import declared
+
+    if seen.command not in declared(bundle):
+        return reply  # no claim or task declares it: nothing to look for
     claims = _matching_claims(bundle, seen.command)
     task_ids = _matching_tasks(bundle, seen.command)
     if not claims and not task_ids:
         return reply
     from ouro.hooks import receipts
     from ouro.hooks.witness import same_dir
+    from ouro.proof.refs import repo_root
 
     cwd = inp.cwd or ""
     default = repo_root(bundle)

@@ -45,11 +45,10 @@ from ouro.errors import OuroError
 from ouro.hooks.common import HookInput, Host, Reply, describe
 from ouro.hooks.state import STATE_DIR, session_slug
 from ouro.store import jsonio
-from ouro.store.atomic import atomic_write_json
-from ouro.store.lock import FileLock
 
 if TYPE_CHECKING:  # every hook event asks ``has_pending``: the rest loads on a receipt
     from ouro.hooks.witness import Verdict
+    from ouro.store.lock import FileLock
 
 SCHEMA_VERSION = 1
 SEEN_LIMIT = 500
@@ -65,6 +64,8 @@ def ledger_path(bundle: Bundle, host: str, session_id: str | None) -> Path:
 
 
 def session_lock(bundle: Bundle, host: str, session_id: str | None) -> FileLock:
+    from ouro.store.lock import FileLock  # a receipt only: never for an unrelated command
+
     name = f"hook-receipts-{host}-{session_slug(session_id)}"
     return FileLock(bundle.lock_path(name), timeout=5.0, purpose="host receipts")
 
@@ -112,6 +113,8 @@ def save(path: Path, data: dict[str, Any], *, host: str, session_id: str | None)
     data["host"] = host
     data["sessionId"] = session_id
     data["seen"] = [s for s in data["seen"] if isinstance(s, str)][-SEEN_LIMIT:]
+    from ouro.store.atomic import atomic_write_json
+
     atomic_write_json(path, data)
 
 

@@ -5,11 +5,14 @@ One small JSON file per host session records what the model was last shown::
     {"schemaVersion": 1, "host": "claude", "sessionId": "…",
      "fingerprint": "sha256:…", "items": {"<item key>": "sha256:…"},
      "injectedAt": "…Z", "updatedAt": "…Z", "lastEvent": "UserPromptSubmit",
-     "guideVersion": 1}
+     "guideVersion": 1, "basis": {…}}
 
 ``guideVersion`` is the operating guide version this session was given
 (``ouro.guide``); SessionStart gives it once per session (or the first
 UserPromptSubmit of a session that had no SessionStart).
+
+``basis`` is what that packet was computed from (``ouro.hooks.basis``): a
+prompt whose basis is unchanged is silent without computing the packet.
 
 ``items`` maps each orientation-packet item key to the hash of its text; the
 ``fingerprint`` hashes that map. ``UserPromptSubmit`` compares the packet as
@@ -28,9 +31,7 @@ from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile
-from ouro.models.hashing import content_hash
 from ouro.store import jsonio
-from ouro.store.atomic import atomic_write_json
 
 STATE_DIR = "state/hooks"
 SCHEMA_VERSION = 1
@@ -53,12 +54,16 @@ def state_path(bundle: Bundle, host: str, session_id: str | None) -> Path:
 
 
 def item_hashes(items: list[tuple[str, str]]) -> dict[str, str]:
+    from ouro.models.hashing import content_hash
+
     return {key: content_hash(text) for key, text in items}
 
 
 def fingerprint(hashes: dict[str, str]) -> str:
     # the bytes of orjson.dumps(hashes, option=OPT_SORT_KEYS), without its import
     text = json.dumps(hashes, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    from ouro.models.hashing import content_hash
+
     return content_hash(text.encode("utf-8"))
 
 
@@ -96,26 +101,30 @@ def save(
     injected: bool,
     previous: dict[str, Any] | None,
     guide: bool = False,
+    basis: dict[str, Any] | None = None,
 ) -> None:
     """``guide``: this event gave the session the operating guide (as SessionStart does)."""
-    from ouro.models.clock import utc_now_iso  # a write: datetime only then
+    from ouro.models.clock import utc_now_iso
 
     now = utc_now_iso()
     injected_at = now if injected else (previous or {}).get("injectedAt")
-    atomic_write_json(
-        path,
-        {
-            "schemaVersion": SCHEMA_VERSION,
-            "host": host,
-            "sessionId": session_id,
-            "fingerprint": fingerprint(hashes),
-            "items": hashes,
-            "injectedAt": injected_at,
-            "updatedAt": now,
-            "lastEvent": event,
-            "guideVersion": guide_version("SessionStart" if guide else event, previous),
-        },
-    )
+    # compact, keys sorted: orjson's bytes without its import (a prompt that
+    # saves a new basis is a hot hook too)
+    record = {
+        "schemaVersion": SCHEMA_VERSION,
+        "host": host,
+        "sessionId": session_id,
+        "fingerprint": fingerprint(hashes),
+        "items": hashes,
+        "injectedAt": injected_at,
+        "updatedAt": now,
+        "lastEvent": event,
+        "guideVersion": guide_version("SessionStart" if guide else event, previous),
+        "basis": basis,
+    }
+    from ouro.store.atomic import atomic_write_bytes
+
+    atomic_write_bytes(path, jsonio.dumps(record, sort_keys=True) + b"\n")
 
 
 def guide_version(event: str, previous: dict[str, Any] | None) -> int | None:
