@@ -75,14 +75,16 @@ import sys
 import threading
 import time
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, OuroError
 from ouro.store import stamp as stamps
 from ouro.store.stamp import Stamp as Fp
+
+T = TypeVar("T")
 
 SCHEMA = 7  # 3: marshal rows, per-folder listings, ctime in the fingerprint; 4: rest blob;
 # 5: fingerprints packed as int64; 6: fingerprints as four columns; 7: the check in each row
@@ -241,6 +243,9 @@ class _Cache(NamedTuple):
     counts: dict[tuple[str, str], int]
     rest: _Packed
     closed: _Packed
+    #: what readers derived from these rows while every task file still had its
+    #: cached stamp (``DeskHeads.derived``); lives and dies with this decoding
+    memo: dict[object, Any]
 
 
 class _Packed(NamedTuple):
@@ -300,7 +305,7 @@ def _parse_cache(data: bytes) -> _Cache | None:
         closed = _Packed(view[start + length + rest_length :], closed_crc)
         desk_fp, tracks, rels, packed, shown, counts = value
         fps = _unpack_cols(packed, len(rels))
-        cache = _Cache(recorded, desk_fp, tracks, rels, fps, shown, counts, rest, closed)
+        cache = _Cache(recorded, desk_fp, tracks, rels, fps, shown, counts, rest, closed, {})
     except (ValueError, TypeError, EOFError):
         return None
     if (
@@ -387,6 +392,8 @@ class _Scan(NamedTuple):
     problems: dict[str, str]  # rel -> reason
     #: True when nothing differs from the cache (a writer need not rewrite it)
     same: bool
+    #: the cache's ``memo`` when ``same``, else None (nothing may be reused)
+    memo: dict[object, Any] | None = None
 
 
 def _listing(
@@ -533,6 +540,7 @@ def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
                 cache.counts,
                 {},
                 True,
+                cache.memo,
             )
     old_fps = _fp_list(old)
     now = [_FP(s) if s else None for s in stats]
@@ -595,6 +603,22 @@ class DeskHeads:
 
     def head(self, row: Row) -> Head:
         return head_of(self.desk, row)
+
+    def derived(self, key: object, make: Callable[[DeskHeads], T]) -> T:
+        """``make(self)``, a pure function of the rows, kept with the decoded cache
+        while this read found every task file with its cached stamp (``same``): a
+        process that reads the unchanged desk again (an MCP server's next packet)
+        gets it back instead of walking every row again. Any changed, added or
+        removed task file makes the read not ``same``, and a rewritten cache file
+        is decoded afresh, so nothing outlives its rows. Treat the value as
+        read-only."""
+        memo = self._scan.memo
+        if memo is None:
+            return make(self)
+        if key not in memo:
+            memo[key] = make(self)
+        value: T = memo[key]
+        return value
 
     def _rest(self) -> list[Row]:
         rest = self._scan.rest
@@ -818,7 +842,9 @@ def _save(
         shown, rest_rows, counts = _split(rows)
         rest = marshal.dumps(rest_rows, 4)
     empty = _Packed(b"", 0)
-    fresh = _Cache(now, desk_fp, tracks, scan.rels, _to_cols(fps), shown, counts, empty, empty)
+    fresh = _Cache(
+        now, desk_fp, tracks, scan.rels, _to_cols(fps), shown, counts, empty, empty, {}
+    )
     target = heads_path(bundle)
     target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(target, _dump(fresh, rest, closed))

@@ -19,7 +19,7 @@ from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.desk.deps import not_done
-from ouro.desk.heads import Head, desk_heads
+from ouro.desk.heads import DeskHeads, Head, Row, desk_heads
 from ouro.models.clock import parse_time
 from ouro.orient_types import OrientItem
 
@@ -58,13 +58,29 @@ def ready_tasks(
 
         require_track(bundle, track)
     found = desk_heads(bundle)
+    if now is None:  # no clock: a function of the rows alone, kept while they hold
+        picked, waiting = found.derived(
+            ("ready", track, limit), lambda heads: _pick(heads, track, None, limit)
+        )
+    else:
+        picked, waiting = _pick(found, track, now, limit)
+    out = Ready(problems=found.problems)
+    out.waiting = {k: list(v) for k, v in waiting.items()}
+    out.tasks = [found.head(r) for r in picked]
+    return out
+
+
+def _pick(
+    found: DeskHeads, track: str | None, now: datetime | None, limit: int | None
+) -> tuple[list[Row], dict[str, list[str]]]:
+    """(the ready rows in order, open task id -> its blockers not done)."""
     rows = found.rows(ordered=False)  # every task: a blocker may be any of them
     status_of = {r[2]: r[5] for r in rows}
     if len(status_of) != len(rows):
         # two folders share an id: the last by locator speaks for it, as everywhere
         rows = found.rows()
         status_of = {r[2]: r[5] for r in rows}
-    out = Ready(problems=found.problems)
+    waiting: dict[str, list[str]] = {}
     ready = []
     # Rows, not heads: the packet asks on every prompt, and a year's desk holds
     # thousands of open tasks; a Head is made only for the ready ones it returns.
@@ -73,7 +89,7 @@ def ready_tasks(
             continue
         blockers = not_done(row[11], status_of)
         if blockers:
-            out.waiting[row[2]] = blockers
+            waiting[row[2]] = blockers
         elif not _held(row[8], row[9], now):
             ready.append(row)
     key = lambda r: (r[0], r[1], r[2])  # noqa: E731 -- priority, created, id (unique here)
@@ -81,8 +97,7 @@ def ready_tasks(
         ready.sort(key=key)
     else:
         ready = heapq.nsmallest(limit, ready, key=key)
-    out.tasks = [found.head(r) for r in ready]
-    return out
+    return ready, waiting
 
 
 def head_summary(head: Head) -> dict[str, Any]:
