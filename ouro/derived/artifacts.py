@@ -29,6 +29,7 @@ HEADS = "state/cache/desk-heads.bin"
 DIARY_STATE = "state/cache/diary-state.marshal"
 INDEX = "state/index/ouro.sqlite3"
 HOOK_STATE = "state/hooks"
+ARC_DIGESTS = "state/cache/arc-digests.marshal"  # ouro.arc.fold.DIGESTS_CACHE
 
 
 # --- arc: the resume checkpoint (the recorder's writes keep it current) --------
@@ -349,6 +350,17 @@ def _embed(bundle: Bundle) -> Any:
     return embed_bundle(bundle.root)
 
 
+# --- the arc digests (which day-file prefixes a read has verified) ---------------------
+
+
+def _check_arc_digests(bundle: Bundle) -> Check:
+    from ouro.arc.fold import DIGESTS_CACHE
+
+    if not (bundle.root / DIGESTS_CACHE).is_file():
+        return Check("fresh", "none saved: a read that digests a copied or cloned log saves one")
+    return Check("fresh", "each entry holds only while its day file keeps its stamp")
+
+
 # --- hook state (per session; a new session starts without one) ---------------------
 
 
@@ -377,4 +389,5 @@ ARTIFACTS: tuple[Artifact, ...] = (
     Artifact("desk-heads", HEADS, ("desk",), True, _check_heads, _refresh_heads, _rebuild_heads),
     Artifact("diary-state", DIARY_STATE, (FACTS,), True, _check_diary_state, None, _save_diary_state),
     Artifact("hook-state", HOOK_STATE, (), True, _check_hook_state, None, None),
+    Artifact("arc-digests", ARC_DIGESTS, (EVENTS,), True, _check_arc_digests, None, None),
 )  # fmt: skip
