@@ -10,7 +10,7 @@ alternating rounds so both see the same bundle. Every timed search follows a
 (untimed) ``diary_write`` on the same path, as an agent's write -> search ->
 write loop does: the search must find the new fact (index write-through, and
 in hybrid mode its vector). ``desk_search`` runs in the tools' default mode
-(hybrid when ``ouro[semantic]`` is installed) and in lexical mode. The query
+(hybrid when ``ouro-bundle[semantic]`` is installed) and in lexical mode. The query
 is a word of the corpus found in more than 20 documents (``bench/search.py``
 ``pick_queries``, as ``bench/year.py``), unless ``--query`` names one (the
 corpus's "deploy" is in ~17k documents: BM25 ranks every match). A ``ping``

@@ -15,7 +15,7 @@ Without it a corpus is built (at smoke scale with ``--smoke``). Rows:
 - the second ``ouro orient`` on a fresh ``cp -a`` of the corpus (the first may
   rebuild machine-local caches; its time is printed) vs a warm ``ouro orient``
   on the original (goal <= 1.5x), one new copy per round;
-- with ``ouro[semantic]`` installed: ``desk_search`` in hybrid mode through a
+- with ``ouro-bundle[semantic]`` installed: ``desk_search`` in hybrid mode through a
   warm ``ouro mcp`` server on a copy whose index has no vectors (``ouro index
   rebuild --no-vectors``), every search after the first, vs the same search
   through a server on the copy whose vectors are built (goal <= 2x);
@@ -226,7 +226,7 @@ def semantic_row(original: Path, tmp: Path, query: str, repeat: int) -> None:
     from ouro.index import semantic
 
     if not semantic.available():
-        print("semantic row skipped: ouro[semantic] is not installed")
+        print("semantic row skipped: ouro-bundle[semantic] is not installed")
         return
     bare = tmp / "novectors.ouro"
     copy(original, bare)

@@ -1,4 +1,4 @@
-"""Bench: search by meaning (``ouro[semantic]``) against lexical search, same run.
+"""Bench: search by meaning (``ouro-bundle[semantic]``) against lexical search, same run.
 
     python bench/semantic.py [--quality-only] [--scale 1.0] [--bundle PATH] [--queries 40]
 
@@ -417,7 +417,7 @@ def main() -> None:
     from ouro.embedding import available
 
     if not available():
-        sys.exit("bench/semantic.py needs the extra: pip install 'ouro[semantic]'")
+        sys.exit("bench/semantic.py needs the extra: pip install 'ouro-bundle[semantic]'")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         quality(work)

@@ -20,13 +20,13 @@ issue 15):
 - cold ``ouro orient`` vs ``python`` reading latest.json;
 - full rebuild as processes, in its two phases: the word index (``ouro index
   rebuild --no-vectors``) vs a raw FTS5 build of the same text (bench/search.py
-  ``bare_build``), and with ``ouro[semantic]`` the vectors (``ouro index sync``
+  ``bare_build``), and with ``ouro-bundle[semantic]`` the vectors (``ouro index sync``
   right after, embedding every doc) vs wordllama's own inference over the same
   texts (``bare_embed``); time and peak RSS, best of 2 alternating runs each;
 - cold ``ouro --version`` / ``ouro index status`` / a tool command
   (``ouro info``) vs ``python -c pass``;
 - growth: p50 of write, search (``desk_search`` in its default mode: hybrid
-  when ``ouro[semantic]`` is installed, on an index whose vectors are computed
+  when ``ouro-bundle[semantic]`` is installed, on an index whose vectors are computed
   as ``ouro index sync`` leaves it), orient and a no-change ``index sync`` at
   each size of ``--growth``.
 
@@ -337,7 +337,7 @@ def rebuild_row(bundle: Bundle, repeat: int = 2) -> None:
 
     1. ``ouro index rebuild --no-vectors`` (the word index: FTS5 and tables) vs
        ``bare_build``, a raw FTS5 build of the same text; time and peak RSS.
-    2. with ``ouro[semantic]``: ``ouro index sync`` right after it, which embeds
+    2. with ``ouro-bundle[semantic]``: ``ouro index sync`` right after it, which embeds
        every doc (and writes the vectors and the vector file) vs ``bare_embed``,
        wordllama's own inference over the same texts (writing nothing).
     A plain ``ouro index rebuild`` runs both phases in one process."""

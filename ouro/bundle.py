@@ -342,7 +342,7 @@ def _refuse_newer(path: Path, data: Any) -> None:
         raise NewerLayout(
             f"{path}: made by a newer ouro (layout {layout}): upgrade ouro",
             hint=f"this ouro reads layouts up to {LAYOUT_VERSION}; upgrade it "
-            "(pip install -U ouro); ouro left the bundle untouched",
+            "(pip install -U ouro-bundle); ouro left the bundle untouched",
         )
 
 

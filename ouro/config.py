@@ -92,7 +92,7 @@ SETTINGS: dict[str, Setting] = {
             "diary.near",
             "How diary_write finds near-duplicates among active facts sharing an entity: "
             "words (token overlap > 0.6) or meaning (also by embeddings, cosine >= 0.8; "
-            "needs ouro[semantic]).",
+            "needs ouro-bundle[semantic]).",
             "words",
             ("words", "meaning"),
         ),

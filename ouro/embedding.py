@@ -1,4 +1,4 @@
-"""The embedding model behind search by meaning (``ouro[semantic]``).
+"""The embedding model behind search by meaning (``ouro-bundle[semantic]``).
 
 Contract:
 
@@ -36,7 +36,7 @@ MODEL = "wordllama-0.4.0.post1/l2_supercat_256"
 #: 256 (51 vs 46 paraphrases in the top 5) and halves the scan per query
 MODEL_DIM = 256
 DIM = 128
-ENABLE_HINT = "install the optional embedding model: pip install 'ouro[semantic]'"
+ENABLE_HINT = "install the optional embedding model: pip install 'ouro-bundle[semantic]'"
 
 
 @functools.cache
@@ -97,7 +97,7 @@ class Model:
 
             raise OuroError(
                 f"{_weights_file(folder)} is not the expected model ({meta})",
-                hint="reinstall with pip install 'ouro[semantic]'",
+                hint="reinstall with pip install 'ouro-bundle[semantic]'",
             )
         # mapped, not read: a query touches only its tokens' rows
         self.raw = np.memmap(

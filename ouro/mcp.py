@@ -55,7 +55,6 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
-from importlib.metadata import PackageNotFoundError, version
 from typing import IO, Any, cast
 
 import anyio
@@ -243,10 +242,11 @@ def build_server(bundle: Bundle, tool_set: str = "lean", session: str | None = N
 
 
 def _ouro_version() -> str:
-    try:
-        return version("ouro")
-    except PackageNotFoundError:
-        return "0"
+    """The package's own version (the distribution is ``ouro-bundle``; a project
+    named ``ouro`` on the package index is somebody else's)."""
+    from ouro import __version__
+
+    return __version__
 
 
 def refusal_for(problem: Exception) -> SessionMessage | None:

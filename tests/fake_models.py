@@ -4,11 +4,16 @@ It speaks just enough of two wire protocols for a host CLI to run one turn:
 
 - Anthropic ``POST /v1/messages`` (``stream: true``): an SSE stream of
   ``message_start`` / ``content_block_*`` / ``message_delta`` /
-  ``message_stop`` with one text block (Claude Code);
+  ``message_stop`` with one text block (Claude Code; Pi through a custom
+  provider with ``api: "anthropic-messages"``);
 - OpenAI ``POST /v1/responses``: an SSE stream of ``response.created`` /
   ``response.output_item.added`` / ``response.output_text.delta`` /
   ``response.output_item.done`` / ``response.completed`` (Codex, through a
-  custom model provider).
+  custom model provider);
+- Gemini ``POST /v1beta/models/<model>:streamGenerateContent?alt=sse`` (one
+  SSE ``data:`` chunk of a ``GenerateContentResponse``), ``:generateContent``
+  (the same object as JSON) and ``:countTokens`` (Gemini CLI, through
+  ``GOOGLE_GEMINI_BASE_URL``).
 
 Every request (path and JSON body) is kept in ``requests`` so a test can
 assert on what the host sent to the model: that is where hook
@@ -17,7 +22,8 @@ host CLIs themselves are the real ones.
 
 ``shell(command)`` queues a shell command: the next model request that
 offers the host's shell tool and does not already carry a tool result is
-answered with one call of that tool (Claude Code's ``Bash`` tool_use;
+answered with one call of that tool (Claude Code's ``Bash`` tool_use, Pi's
+``bash``;
 Codex's ``shell`` / ``exec_command`` function_call), and the request after
 the result gets the plain text reply. That makes the real host run the
 command through its own tool, fire its tool hooks and write its transcript.
@@ -25,7 +31,9 @@ command through its own tool, fire its tool hooks and write its transcript.
 ``tool(name, arguments)`` queues a call of any other tool the host offers (an
 MCP tool: the offered name that ends with ``name``, ``mcp__ouro__diary_write``
 for ``diary_write``), answered the same way. ``delay`` holds every model reply
-back that many seconds (a host that outlives a habit's timeout).
+back that many seconds (a host that outlives a habit's timeout). ``usage`` lists
+the input-token counts the next Responses replies report (near the model's
+context limit, the host compacts).
 """
 
 from __future__ import annotations
@@ -38,7 +46,9 @@ from typing import Any
 
 REPLY = "OK from the fake model."
 #: tool names under which a host offers its shell (Claude Code, Codex)
-SHELL_TOOLS = frozenset({"Bash", "shell", "shell_command", "exec_command"})
+SHELL_TOOLS = frozenset(
+    {"Bash", "bash", "shell", "shell_command", "exec_command", "run_shell_command"}
+)
 
 
 def _tool_name(tool: Any) -> str | None:
@@ -58,6 +68,12 @@ def _ends_with_tool_result(body: dict[str, Any]) -> bool:
         return isinstance(content, list) and any(
             isinstance(b, dict) and b.get("type") == "tool_result" for b in content
         )
+    contents = body.get("contents")
+    if isinstance(contents, list) and contents:
+        parts = contents[-1].get("parts") if isinstance(contents[-1], dict) else None
+        return isinstance(parts, list) and any(
+            isinstance(p, dict) and "functionResponse" in p for p in parts
+        )
     items = body.get("input")
     if isinstance(items, list) and items:
         last = items[-1]
@@ -68,6 +84,14 @@ def _ends_with_tool_result(body: dict[str, Any]) -> bool:
     return False
 
 
+def _tools(body: dict[str, Any]) -> list[Any]:
+    """The tools a request offers: top level, or in Gemini's ``config``."""
+    tools = body.get("tools")
+    if tools is None and isinstance(body.get("config"), dict):
+        tools = body["config"].get("tools")
+    return tools if isinstance(tools, list) else []
+
+
 class FakeModels:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
@@ -75,6 +99,9 @@ class FakeModels:
         self.calls: list[dict[str, Any]] = []
         self.tools: list[tuple[str, dict[str, Any]]] = []
         self.delay = 0.0
+        #: input-token counts the next Responses replies to a request offering tools
+        #: report, one each (then 10): near the model's context limit, a host compacts
+        self.usage: list[int] = []
         self._lock = threading.Lock()
         owner = self
 
@@ -109,7 +136,13 @@ class FakeModels:
                     owner.requests.append({"path": path, "body": body})
                 if owner.delay and not path.endswith("/count_tokens"):
                     time.sleep(owner.delay)
-                if path.endswith("/messages/count_tokens"):
+                if path.endswith(":countTokens"):
+                    self._json({"totalTokens": 100})
+                elif path.endswith(":streamGenerateContent"):
+                    self._gemini(body, stream=True)
+                elif path.endswith(":generateContent"):
+                    self._gemini(body, stream=False)
+                elif path.endswith("/messages/count_tokens"):
                     self._json({"input_tokens": 100})
                 elif path.endswith("/messages"):
                     self._anthropic(body)
@@ -198,8 +231,12 @@ class FakeModels:
                 )
 
             def _anthropic_tool(self, body: dict[str, Any], command: str) -> None:
-                arguments = {"command": command, "description": "Run the check"}
-                self._anthropic_call(body, "Bash", arguments, command)
+                names = [_tool_name(t) for t in body.get("tools") or []]
+                if "Bash" in names:  # Claude Code
+                    arguments = {"command": command, "description": "Run the check"}
+                    self._anthropic_call(body, "Bash", arguments, command)
+                else:  # Pi's "bash" tool takes the command alone
+                    self._anthropic_call(body, "bash", {"command": command}, command)
 
             def _anthropic_call(
                 self,
@@ -250,6 +287,40 @@ class FakeModels:
                     ]
                 )
 
+            def _gemini(self, body: dict[str, Any], *, stream: bool) -> None:
+                queued = owner._tool_for(body)
+                command = None if queued is not None else owner._command_for(body)
+                part: dict[str, Any] = {"text": REPLY}
+                if command is not None:
+                    queued = ("run_shell_command", {"command": command})
+                if queued is not None:
+                    tool, arguments = queued
+                    n = len(owner.calls)
+                    call_id = f"call_FakeCall{n:04d}"
+                    owner.calls.append(
+                        {"id": call_id, "command": command, "tool": tool, "arguments": arguments}
+                    )
+                    part = {"functionCall": {"id": call_id, "name": tool, "args": arguments}}
+                response = {
+                    "candidates": [
+                        {
+                            "content": {"role": "model", "parts": [part]},
+                            "finishReason": "STOP",
+                            "index": 0,
+                        }
+                    ],
+                    "usageMetadata": {
+                        "promptTokenCount": 10,
+                        "candidatesTokenCount": 5,
+                        "totalTokenCount": 15,
+                    },
+                    "modelVersion": "gemini-fake",
+                }
+                if stream:
+                    self._sse([(None, response)])
+                else:
+                    self._json(response)
+
             def _openai(self, body: dict[str, Any]) -> None:
                 queued = owner._tool_for(body)
                 command = None if queued is not None else owner._command_for(body)
@@ -288,6 +359,7 @@ class FakeModels:
                         "content": [{"type": "output_text", "text": REPLY, "annotations": []}],
                     }
                     added = item | {"status": "in_progress", "content": []}
+                tokens = owner._input_tokens(body)
                 response = {
                     "id": f"resp_fake{len(owner.requests)}",
                     "object": "response",
@@ -295,11 +367,11 @@ class FakeModels:
                     "model": body.get("model", "gpt-fake"),
                     "output": [item],
                     "usage": {
-                        "input_tokens": 10,
+                        "input_tokens": tokens,
                         "input_tokens_details": {"cached_tokens": 0},
                         "output_tokens": 5,
                         "output_tokens_details": {"reasoning_tokens": 0},
-                        "total_tokens": 15,
+                        "total_tokens": tokens + 5,
                     },
                 }
                 middle: list[tuple[str | None, dict[str, Any]]]
@@ -388,7 +460,11 @@ class FakeModels:
         """The tool names a request offers (a Responses ``namespace`` tool's own
         tools as ``namespace.name``: Codex offers an MCP server's tools so)."""
         names: list[str] = []
-        for tool in body.get("tools") or []:
+        for tool in _tools(body):
+            declared = tool.get("functionDeclarations") if isinstance(tool, dict) else None
+            if isinstance(declared, list):  # Gemini: one tool holds the declarations
+                names += [n for n in map(_tool_name, declared) if n]
+                continue
             name = _tool_name(tool)
             inner = tool.get("tools") if isinstance(tool, dict) else None
             if isinstance(inner, list):
@@ -417,7 +493,7 @@ class FakeModels:
         Only a request that offers a shell tool and whose latest input is not
         a tool result (the host is waiting for the model's next step) takes one.
         """
-        if not any(_tool_name(t) in SHELL_TOOLS for t in body.get("tools") or []):
+        if not any(name in SHELL_TOOLS for name in self.offered(body)):
             return None
         if _ends_with_tool_result(body):
             return None
@@ -433,6 +509,10 @@ class FakeModels:
         if "shell_command" in names:
             return "shell_command", {"command": command}
         return "shell", {"command": ["bash", "-lc", command]}
+
+    def _input_tokens(self, body: dict[str, Any]) -> int:
+        with self._lock:
+            return self.usage.pop(0) if self.usage and body.get("tools") else 10
 
     def clear(self) -> None:
         with self._lock:

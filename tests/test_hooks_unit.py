@@ -11,7 +11,7 @@ import pytest
 
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
-from ouro.hooks import state
+from ouro.hooks import budget, state
 from ouro.hooks.claude import HOST as CLAUDE
 from ouro.hooks.codex import HOST as CODEX
 from ouro.hooks.common import (
@@ -98,8 +98,8 @@ def test_injected_context_is_clipped_to_the_host_limit() -> None:
     out = shape(CODEX, "SessionStart", Reply(context="line\n" * 2000))
     assert out is not None
     text = out["hookSpecificOutput"]["additionalContext"]
-    assert len(text) <= CODEX.context_limit
-    assert text.endswith("run 'ouro orient' for the whole packet]")
+    assert budget.fits(text, budget.BUDGETS[("codex", "SessionStart")])
+    assert text.endswith(budget.CUT_NOTE) and text.startswith("line\n")
     assert clip("short", 10) == "short"
 
 

@@ -16,7 +16,9 @@ from ouro.index.search import desk_search
 from tests.conftest import ouro_json
 from tests.index_support import dump_index
 
-needs_model = pytest.mark.skipif(not embedding.available(), reason="ouro[semantic] not installed")
+needs_model = pytest.mark.skipif(
+    not embedding.available(), reason="ouro-bundle[semantic] not installed"
+)
 
 
 def _write(bundle: Bundle) -> None:

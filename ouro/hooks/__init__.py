@@ -1,7 +1,11 @@
-"""Host lifecycle hooks: ``ouro hook claude EVENT`` and ``ouro hook codex EVENT``.
+"""Host lifecycle hooks: ``ouro hook claude|codex|gemini|pi|opencode EVENT``.
 
-A host (Claude Code, Codex) runs the hook command at a lifecycle point, writes
-one JSON object to its stdin and reads the hook's stdout. This package turns
+A host (Claude Code, Codex, Gemini CLI: ``ouro.hooks.gemini`` maps its event
+names onto these) runs the hook command at a lifecycle point, writes
+one JSON object to its stdin and reads the hook's stdout. Pi and OpenCode have
+no command hooks: ouro's TypeScript/JavaScript shims (``pi_extension.ts``,
+``ouro.hooks.opencode``) run the same command for their events, and
+``ouro.hooks.pi`` / ``ouro.hooks.opencode`` translate the event JSON at the edge. This package turns
 those moments into Arc writes and orientation:
 
 - ``SessionStart`` records ``session_started``, refreshes the sentinel
@@ -31,7 +35,7 @@ checkpoint (``ouro.arc.recorder``), sentinel receipts (``ouro.sentinel``),
 claim evidence (``ouro.arc.claims``) and task check events (``ouro.desk.tasks``).
 
 Contract with the host: exit 0 always (a deliberate block is a JSON decision,
-still exit 0); stdout is empty or exactly one JSON object of the shape the host
+still exit 0); stdout is empty (never for Gemini CLI, ``Host.always_json``) or exactly one JSON object of the shape the host
 accepts for that event; any failure (no bundle, legacy bundle, unreadable state,
 bad stdin) injects nothing and writes one line to stderr. Host contracts are
 cited in ``docs/hooks.md``.

@@ -15,11 +15,17 @@
   anyone, so ouro prints nothing there; all SessionEnd hooks share a 1.5 s
   budget, so ouro installs SessionEnd with a 1 s timeout. Exit 2 is a blocking error; ouro never
   uses it.
-  ouro keeps an injection under 4,000 characters (the guide plus a
-  2,500-character packet).
+  Over 10,000 characters of ``additionalContext`` Claude Code saves the text to
+  a file and shows the model a 2 KB preview; ouro fits each injection to that
+  (``ouro.hooks.budget``; the packet itself is packed to 2,500 characters).
+- Plugin (``write_plugin``, ``ouro hook plugin claude DIR``): ``.claude-plugin/
+  plugin.json``, ``hooks/hooks.json``, ``.mcp.json`` and a skill, loaded with
+  ``claude --plugin-dir DIR`` or from a marketplace.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from ouro.hooks.common import Host
 
@@ -51,3 +57,47 @@ HOST = Host(
     guide_file="CLAUDE.md",
     tool_events=("PostToolUse", "PostToolUseFailure", "PreToolUse"),
 )
+
+#: How Claude Code loads the folder (``--plugin-dir`` for one session; a
+#: marketplace for good: docs/hooks.md, "Claude Code plugin").
+PLUGIN_INSTALL = (
+    "claude --plugin-dir {dir}",
+    "or for good: /plugin marketplace add <a marketplace listing {dir}>, then /plugin install ouro",
+)
+
+
+def write_plugin(folder: Path, *, command: str) -> list[Path]:
+    """A Claude Code plugin (https://code.claude.com/docs/en/plugins-reference):
+    ``.claude-plugin/plugin.json`` (the manifest), ``hooks/hooks.json`` (every
+    event ``ouro hook install claude`` installs, same commands and timeouts),
+    ``.mcp.json`` (the ``ouro mcp`` server) and ``skills/ouro/SKILL.md`` (the
+    operating guide, as a skill the model reads when it works with ouro)."""
+    from ouro import __version__
+    from ouro.hooks import plugin
+
+    hooks = {"description": "ouro's lifecycle hooks", **plugin.hooks_config(HOST, command)}
+    skill = (
+        "---\n"
+        "name: ouro\n"
+        "description: How to keep ouro's Arc current while working: record the ask, the next "
+        "action, claims with checks, diary entries and the handoff (ouro MCP tools or the "
+        "ouro CLI).\n"
+        "---\n\n" + plugin.guide_text()
+    )
+    return [
+        plugin.put_json(
+            folder,
+            ".claude-plugin/plugin.json",
+            {
+                "name": plugin.NAME,
+                "version": __version__,
+                "description": plugin.DESCRIPTION,
+                "author": {"name": "ouro"},
+                "homepage": plugin.HOMEPAGE,
+                "license": "MIT",
+            },
+        ),
+        plugin.put_json(folder, "hooks/hooks.json", hooks),
+        plugin.put_json(folder, ".mcp.json", {"mcpServers": {"ouro": plugin.mcp_server(command)}}),
+        plugin.put(folder, "skills/ouro/SKILL.md", skill),
+    ]

@@ -54,7 +54,8 @@ class Host(NamedTuple):
     context_events: frozenset[str]
     #: events whose output the host ignores entirely (ouro prints nothing there)
     silent_events: frozenset[str]
-    #: the most characters ouro injects at once (the host may allow more)
+    #: the most characters ouro injects at once on an event without a row in
+    #: ``ouro.hooks.budget.BUDGETS`` (the host's own caps are there)
     context_limit: int
     #: project-relative settings file that ``ouro hook install`` edits
     settings_file: str
@@ -66,10 +67,31 @@ class Host(NamedTuple):
     guide_file: str
     #: tool events this host has (installed after ``EVENTS``)
     tool_events: tuple[str, ...] = ()
+    #: the host's own name for an ouro event it calls otherwise (Gemini CLI's
+    #: ``BeforeAgent`` for ``UserPromptSubmit``): the config key, the command word
+    #: and the stdin ``hook_event_name``; the reply's ``hookEventName`` too
+    names: Mapping[str, str] = {}
+    #: the config's timeout unit per second: 1 (seconds) or 1000 (milliseconds)
+    timeout_scale: int = 1
+    #: print a JSON object for every event, ``{}`` when there is nothing to say
+    #: (a host that reads stderr as the reply when stdout is empty)
+    always_json: bool = False
 
     @property
     def events(self) -> tuple[str, ...]:
         return EVENTS + self.tool_events
+
+    def host_event(self, event: str) -> str:
+        """The host's name for ouro event ``event``."""
+        return self.names.get(event, event)
+
+    def ouro_event(self, word: str) -> str | None:
+        """The ouro event for a host's event word (its own name or ouro's), or None."""
+        flat = word.replace("-", "").replace("_", "").lower()
+        for event, name in self.names.items():
+            if name.lower() == flat:
+                return event
+        return normalize_event(word)
 
 
 class HookInput(NamedTuple):
@@ -221,7 +243,7 @@ def locate_bundle(explicit: str | None, env: Mapping[str, str], inp: HookInput) 
 def shape(host: Host, event: str, reply: Reply) -> dict[str, Any] | None:
     """The JSON object to print for this host and event, or ``None`` for silence."""
     if event in host.silent_events:
-        return None
+        return {} if host.always_json else None
     out: dict[str, Any] = {}
     if event == "Stop" and reply.block_reason:
         out["decision"] = "block"
@@ -229,11 +251,14 @@ def shape(host: Host, event: str, reply: Reply) -> dict[str, Any] | None:
     if reply.system_message:
         out["systemMessage"] = reply.system_message
     if reply.context and event in host.context_events:
+        from ouro.hooks.budget import cut, for_host
+
         out["hookSpecificOutput"] = {
-            "hookEventName": event,
-            "additionalContext": clip(reply.context, host.context_limit),
+            "hookEventName": host.host_event(event),
+            # a guard: the packet builder already fitted it (ouro.hooks.packet)
+            "additionalContext": cut(reply.context, for_host(host.name, event, host.context_limit)),
         }
-    return out or None
+    return out or ({} if host.always_json else None)
 
 
 def clip(text: str, limit: int) -> str:
@@ -284,18 +309,22 @@ def run_hook(
     options = options or Options()
     prefix = f"ouro hook {host.name} {event_word}"
     outcome = Outcome()
-    event = normalize_event(event_word)
+    event = host.ouro_event(event_word)
     if event is None:
-        outcome.stderr.append(f"{prefix}: unknown event; ouro handles {', '.join(EVENTS)}")
+        known = ", ".join(host.host_event(e) for e in host.events)
+        outcome.stderr.append(f"{prefix}: unknown event; ouro handles {known}")
         return outcome
     inp: HookInput | None = None
     try:
         inp = parse_input(stdin_text)
-        if inp.event is not None and inp.event != event:
+        if inp.event is not None and host.ouro_event(inp.event) != event:
             raise InvalidInput(
-                f"stdin says hook_event_name={inp.event!r} but the command is for {event}",
+                f"stdin says hook_event_name={inp.event!r} but the command is for "
+                f"{host.host_event(event)}",
                 hint=f"run 'ouro hook install {host.name}' to rewrite the hook config",
             )
+        if inp.event is not None:
+            inp = inp._replace(event=event)  # handlers read ouro's event names
         found = locate_bundle(bundle_path, env, inp)
         if options.dry_run:
             outcome.stderr.append(f"{prefix}: bundle {found.bundle.root} (found by {found.how})")
@@ -371,9 +400,13 @@ def _failed(
 
     outcome.stderr.append(f"{prefix}: nothing injected: {reason}")
     if event in host.silent_events:
+        if host.always_json:
+            outcome.stdout = "{}\n"
         return outcome  # the host shows nothing from this event
     session = inp.session_id if inp else None
     if not options.dry_run and not notices.first_time(host.name, session, env):
+        if host.always_json:
+            outcome.stdout = "{}\n"
         return outcome
     text = notice_text(host, reason)
     payload = shape(host, event, Reply(context=text, system_message=text))

@@ -36,6 +36,7 @@ from typing import Any
 from ouro.errors import CorruptFile
 from ouro.hooks import install
 from ouro.hooks.common import Host
+from ouro.store import jsonio
 
 CAPS = {"codex": {"SessionEnd": 3}, "claude": {"SessionEnd": 1}}
 
@@ -56,7 +57,7 @@ def diagnose(host: Host, project: Path, env: Mapping[str, str]) -> list[Check]:
     path = project / host.settings_file
     reinstall = f"ouro hook install {host.name}"
     try:
-        before, doc = install._load(path)
+        before, doc = install._load(path, host)
     except CorruptFile as exc:
         return [Check("config", "problem", exc.message, exc.hint)]
     if before is None:
@@ -112,6 +113,8 @@ def diagnose(host: Host, project: Path, env: Mapping[str, str]) -> list[Check]:
         )
     if host.name == "codex":
         checks.extend(codex_checks(host, path, project, doc, env))
+    if host.name == "gemini":
+        checks.append(gemini_trust(project, env))
     return checks
 
 
@@ -197,7 +200,7 @@ def _resolvable(host: Host, command: str, env: Mapping[str, str]) -> Check:
         f"{program!r} is not on the PATH the host gives its hooks (the PATH the host was "
         f"started with: {path or '(empty)'}); the hooks cannot start ouro",
         f"start the host from a shell where '{program}' runs (activate the venv, or 'pipx "
-        f"install' ouro), or reinstall the hooks with ouro's full path: 'ouro hook install "
+        f"install ouro-bundle'), or reinstall the hooks with ouro's full path: 'ouro hook install "
         f"{host.name} --command {this_ouro()}'",
     )
 
@@ -251,6 +254,52 @@ def codex_checks(
     else:
         out.append(Check("codex hook trust", "ok", "every ouro hook entry is trusted as it is now"))
     return out
+
+
+def gemini_trust(project: Path, env: Mapping[str, str]) -> Check:
+    """Gemini CLI runs project hooks only in a trusted folder: its
+    ``trustedFolders.json`` (``$GEMINI_CLI_TRUSTED_FOLDERS_PATH``, default
+    ``~/.gemini/trustedFolders.json``), the longest rule that holds the project
+    deciding (``TRUST_PARENT`` trusts the rule's parent), or
+    ``GEMINI_CLI_TRUST_WORKSPACE=true``."""
+    import os
+
+    name = "gemini folder trust"
+    if env.get("GEMINI_CLI_TRUST_WORKSPACE") == "true":
+        return Check(name, "ok", "GEMINI_CLI_TRUST_WORKSPACE=true trusts every folder")
+    home = env.get("HOME") or os.path.expanduser("~")
+    file = Path(
+        env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH") or Path(home, ".gemini", "trustedFolders.json")
+    )
+    fix = f"start gemini in {project} and trust the folder (or set GEMINI_CLI_TRUST_WORKSPACE=true)"
+    try:
+        rules = jsonio.loads(file.read_bytes()[: 1 << 20])
+    except FileNotFoundError:
+        rules = {}
+    except (OSError, jsonio.JSONDecodeError) as exc:
+        return Check(name, "problem", f"{file} is unreadable ({exc}); trust unknown", fix)
+    if not isinstance(rules, dict):
+        return Check(name, "problem", f"{file} is not a JSON object; trust unknown", fix)
+    here = os.path.realpath(project)
+    best: tuple[int, str] | None = None
+    for rule, level in rules.items():
+        if not isinstance(rule, str) or not isinstance(level, str):
+            continue
+        base = os.path.dirname(rule) if level == "TRUST_PARENT" else rule
+        real = os.path.realpath(base)
+        if (here == real or here.startswith(real.rstrip(os.sep) + os.sep)) and (
+            best is None or len(rule) > best[0]
+        ):
+            best = (len(rule), level)
+    if best is not None and best[1] in ("TRUST_FOLDER", "TRUST_PARENT"):
+        return Check(name, "ok", f"{project} is trusted in {file}")
+    why = "is not trusted" if best is None else "is marked DO_NOT_TRUST"
+    return Check(
+        name,
+        "problem",
+        f"{project} {why} in {file}; Gemini CLI runs no project hooks there",
+        fix,
+    )
 
 
 def render(host: Host, checks: list[Check]) -> str:

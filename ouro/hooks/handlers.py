@@ -15,11 +15,14 @@ Heavy modules are imported inside the handler that needs them, so
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, OuroError
 from ouro.hooks.common import HookInput, Host, Options, Reply, describe
+
+if TYPE_CHECKING:
+    from ouro.hooks.budget import Budget
 
 #: Arc has no dedicated compaction kind; the pre-compaction write is "the
 #: turn's state was persisted", tagged with the host event in ``meta``.
@@ -75,6 +78,7 @@ def _save(
     *,
     injected: bool,
     previous: dict[str, Any] | None,
+    guide: bool = False,
 ) -> None:
     from ouro.hooks import state
 
@@ -87,6 +91,7 @@ def _save(
             event=event,
             injected=injected,
             previous=previous,
+            guide=guide,
         )
     except OSError as exc:
         reply.warnings.append(f"injection fingerprint not saved: {exc}")
@@ -112,12 +117,19 @@ def session_start(bundle: Bundle, host: Host, inp: HookInput, options: Options) 
         )
         _refresh_sentinel(reply, bundle, "session_start")
     guide = guide_for(path, inp.source)
-    budget = min(options.budget, host.context_limit - len(guide) - 1)
-    text, hashes = packet_context(bundle, budget=budget)
-    reply.context = text + ("\n" + guide if guide else "")
+    reply.context, hashes = packet_context(
+        bundle, budget=options.budget, guide=guide, cap=_cap(host, "SessionStart"), title=host.title
+    )
     if not options.dry_run:
         _save(reply, bundle, host, inp, hashes, "SessionStart", injected=True, previous=None)
     return reply
+
+
+def _cap(host: Host, event: str) -> Budget:
+    """What ``host`` takes from one ``event`` hook (``ouro.hooks.budget``)."""
+    from ouro.hooks.budget import for_host
+
+    return for_host(host.name, event, host.context_limit)
 
 
 def guide_for(path: Path, source: str | None) -> str:
@@ -156,21 +168,29 @@ def _user_prompt_submit(bundle: Bundle, host: Host, inp: HookInput, options: Opt
     # The prompt text is never read (parse_input drops it): only the fact of a turn.
     _record(reply, bundle, host, inp, "turn_accepted", f"{host.title} turn accepted")
     path = state.state_path(bundle, host.name, inp.session_id)
-    budget = min(options.budget, host.context_limit)
+    budget, cap = options.budget, _cap(host, "UserPromptSubmit")
     try:
         previous = state.load(path)
     except CorruptFile as exc:
         kept = state.set_aside(path)
         reply.warnings.append(f"{exc.message}; kept as {kept.name}, starting a fresh fingerprint")
-        _, hashes = packet_context(bundle, budget=budget)
+        _, hashes = packet_context(bundle, budget=budget, cap=cap, title=host.title)
         _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=False, previous=None)
         return reply
     if previous is None:
-        # No injection recorded for this session (SessionStart missed): orient now.
-        reply.context, hashes = packet_context(bundle, budget=budget)
-        _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=True, previous=None)
+        # No injection recorded for this session (SessionStart missed, or a host
+        # session without one: Gemini CLI's ACP): orient now, with the guide.
+        from ouro import guide
+
+        reply.context, hashes = packet_context(
+            bundle, budget=budget, guide=guide.render(), cap=cap, title=host.title
+        )
+        _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=True, previous=None,
+              guide=True)  # fmt: skip
         return reply
-    context, hashes = changed_context(bundle, previous["items"], budget=budget)
+    context, hashes = changed_context(
+        bundle, previous["items"], budget=budget, cap=cap, title=host.title
+    )
     if context is None:
         return reply  # nothing changed: silent, and no write
     reply.context = context

@@ -1,7 +1,9 @@
-"""``ouro hook install claude|codex``: merge ouro's hooks into a host config file.
+"""``ouro hook install claude|codex|gemini``: merge ouro's hooks into a host config file.
 
-Files: ``<project>/.claude/settings.json`` (Claude Code) or
-``<project>/.codex/hooks.json`` (Codex). Both hold
+Files: ``<project>/.claude/settings.json`` (Claude Code),
+``<project>/.codex/hooks.json`` (Codex) or ``<project>/.gemini/settings.json``
+(Gemini CLI: its own event names, ``Host.names``, and timeouts in
+milliseconds). All hold
 ``{"hooks": {"<Event>": [{"matcher"?: …, "hooks": [{"type": "command", …}]}]}}``.
 
 Rules:
@@ -78,7 +80,7 @@ def default_command() -> str:
 
 
 def handler_command(host: Host, event: str, *, base: str, block_on_debt: bool) -> str:
-    parts = [base, "hook", host.name, event]
+    parts = [base, "hook", host.name, host.host_event(event)]
     if event == "Stop" and block_on_debt:
         parts.append("--block-on-debt")
     return " ".join(parts)
@@ -88,12 +90,23 @@ def is_ours(handler: Any, host: Host, event: str) -> bool:
     if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
         return False
     command = handler["command"]
-    return (
-        "ouro" in command and re.search(rf"\bhook\s+{host.name}\s+{event}\b", command) is not None
-    )
+    word = host.host_event(event)
+    return "ouro" in command and re.search(rf"\bhook\s+{host.name}\s+{word}\b", command) is not None
 
 
-def _load(path: Path) -> tuple[str | None, dict[str, Any]]:
+def _load(path: Path, host: Host | None = None) -> tuple[str | None, dict[str, Any]]:
+    if host is not None and host.name == "opencode":  # a plugin file, read as a hook config
+        from ouro.hooks.opencode import read_plugin
+
+        return read_plugin(path)
+    if path.name == "ouro.ts":  # Pi: the hooks live in ouro's extension's CONFIG line
+        from ouro.hooks import pi
+
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None, {}
+        return text, pi.parse(path, text)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -123,11 +136,13 @@ def merge(doc: dict[str, Any], host: Host, commands: dict[str, str], path: Path)
             f"{path}: 'hooks' must be an object", hint="fix the file; it was left untouched"
         )
     for event in host.events:
-        wanted = {"type": "command", "command": commands[event], "timeout": host.timeouts[event]}
-        groups = hooks.setdefault(event, [])
+        timeout = host.timeouts[event] * host.timeout_scale
+        wanted = {"type": "command", "command": commands[event], "timeout": timeout}
+        key = host.host_event(event)
+        groups = hooks.setdefault(key, [])
         if not isinstance(groups, list):
             raise CorruptFile(
-                f"{path}: 'hooks.{event}' must be a list",
+                f"{path}: 'hooks.{key}' must be a list",
                 hint="fix the file; it was left untouched",
             )
         found = False
@@ -164,14 +179,22 @@ def plan(
     block_on_debt: bool = False,
 ) -> Plan:
     path = project / host.settings_file
-    before, doc = _load(path)
+    before, doc = _load(path, host)
     base = base or default_command()
-    commands = {
-        e: handler_command(host, e, base=base, block_on_debt=block_on_debt) for e in host.events
-    }
+    commands = commands_for(host, base=base, block_on_debt=block_on_debt)
     merged = merge(doc, host, commands, path)
     changed = merged != doc
     after = json.dumps(merged, indent=2, ensure_ascii=False) + "\n" if changed else before or ""
+    if host.name == "pi":  # the file is the shim with the hooks in its CONFIG line
+        from ouro.hooks import pi
+
+        after = pi.render(merged)
+        changed = after != before
+    elif host.name == "opencode":  # the plugin itself, starting ouro with ``base``
+        from ouro.hooks.opencode import render_plugin
+
+        after = render_plugin(base)
+        changed = after != before
     return Plan(
         host=host.name,
         path=path,
@@ -183,10 +206,17 @@ def plan(
     )
 
 
+def commands_for(host: Host, *, base: str, block_on_debt: bool = False) -> dict[str, str]:
+    """Each event's ouro command, started with ``base``."""
+    return {
+        e: handler_command(host, e, base=base, block_on_debt=block_on_debt) for e in host.events
+    }
+
+
 def installed_command(doc: dict[str, Any], host: Host, event: str) -> str | None:
     """The command of ouro's handler for ``event`` in a host config document."""
     for _e, _g, _h, _m, handler in _ours(doc, host):
-        if _e == event:
+        if _e == host.host_event(event):
             command = handler.get("command")
             return command if isinstance(command, str) else None
     return None
@@ -197,7 +227,9 @@ def _ours(
 ) -> list[tuple[str, int, int, str | None, dict[str, Any]]]:
     from ouro.hooks.codex_trust import ouro_entries
 
-    return ouro_entries(doc, lambda handler, event: is_ours(handler, host, event))
+    return ouro_entries(
+        doc, lambda handler, key: is_ours(handler, host, host.ouro_event(key) or key)
+    )
 
 
 def trust_changes(p: Plan, host: Host, env: Mapping[str, str]) -> list[str]:

@@ -26,6 +26,10 @@ transcript is what the host wrote. The outcome ouro records is the host's:
   without its exit status: ouro records nothing for it (never exit 0);
 - Codex sends ``tool_response`` as the output text only; the exit status is
   the one its transcript records (``CommandExecution.exit_code``);
+- Gemini CLI (``AfterTool`` for ``run_shell_command``) sends the tool's
+  ``llmContent``, which states ``Exit Code: N`` for a non-zero exit only; its
+  payload carries no tool call id, so its receipts stay ``asserted`` (ouro
+  cannot tie the report to an entry of the host's own transcript);
 - any host: an object ``tool_response`` with ``exit_code`` / ``exitCode`` is
   what the payload claims, and must match the transcript.
 
@@ -72,7 +76,9 @@ from ouro.store import jsonio
 # transcript readers) are imported only for a command that is a declared check:
 # an unrelated command (most of them) pays for the lookup alone.
 
-SHELL_TOOLS = frozenset({"Bash", "bash", "shell", "exec_command", "local_shell"})
+SHELL_TOOLS = frozenset(
+    {"Bash", "bash", "shell", "exec_command", "local_shell", "run_shell_command"}
+)
 _EXIT_PATTERNS = (
     re.compile(r"^\s*Exit code:?\s*(-?\d+)", re.MULTILINE),
     re.compile(r"Process exited with code (-?\d+)"),
@@ -115,7 +121,11 @@ def observation(
         # without the exit status: unknown, and never 0.
         why = str(response["returnCodeInterpretation"])[:80]
         return Observed(command.strip(), command, None, output, unknown=why)
-    code = _exit_code(event, response, tool.get("error"))
+    code = (
+        _gemini_exit(response)
+        if host == "gemini"
+        else _exit_code(event, response, tool.get("error"))
+    )
     if code is None and host == "claude":
         return None  # Claude states every outcome; without one there is nothing to confirm
     return Observed(command.strip(), command, code, output)
@@ -126,7 +136,7 @@ def _output(response: Any, error: Any) -> bytes:
     if isinstance(response, str):
         parts.append(response)
     elif isinstance(response, dict):
-        for key in ("stdout", "stderr", "output"):
+        for key in ("stdout", "stderr", "output", "llmContent"):
             value = response.get(key)
             if isinstance(value, str) and value:
                 parts.append(value)
@@ -150,6 +160,27 @@ def _exit_code(event: str, response: Any, error: Any) -> int | None:
     if event == "PostToolUse" and isinstance(response, dict):
         return 0  # Claude Code: PostToolUse only follows a command that succeeded
     return None
+
+
+#: Gemini CLI's shell tool result (``llmContent``): ``Output: …`` then, for a
+#: non-zero exit only, ``Exit Code: N``; a signal, an error, a cancelled or
+#: background command has no exit status (``packages/core/src/tools/shell.ts``)
+_GEMINI_EXIT = re.compile(r"^Exit Code: (-?\d+)$", re.MULTILINE)
+_GEMINI_UNKNOWN = re.compile(r"^(Signal|Error|Background PIDs): ", re.MULTILINE)
+
+
+def _gemini_exit(response: Any) -> int | None:
+    text = response.get("llmContent") if isinstance(response, dict) else None
+    if not isinstance(text, str):
+        return None
+    if not text.removeprefix("<untrusted_context>\n").startswith("Output: "):
+        return None
+    if isinstance(response, dict) and response.get("error") and not _GEMINI_EXIT.search(text):
+        return None
+    found = _GEMINI_EXIT.search(text)
+    if found:
+        return int(found.group(1))
+    return None if _GEMINI_UNKNOWN.search(text) else 0
 
 
 def _head_bytes(path: str, limit: int = 1 << 16) -> bytes | None:

@@ -8,7 +8,8 @@ One small JSON file per host session records what the model was last shown::
      "guideVersion": 1}
 
 ``guideVersion`` is the operating guide version this session was given
-(``ouro.guide``); SessionStart gives it once per session.
+(``ouro.guide``); SessionStart gives it once per session (or the first
+UserPromptSubmit of a session that had no SessionStart).
 
 ``items`` maps each orientation-packet item key to the hash of its text; the
 ``fingerprint`` hashes that map. ``UserPromptSubmit`` compares the packet as
@@ -94,7 +95,9 @@ def save(
     event: str,
     injected: bool,
     previous: dict[str, Any] | None,
+    guide: bool = False,
 ) -> None:
+    """``guide``: this event gave the session the operating guide (as SessionStart does)."""
     from ouro.models.clock import utc_now_iso  # a write: datetime only then
 
     now = utc_now_iso()
@@ -110,7 +113,7 @@ def save(
             "injectedAt": injected_at,
             "updatedAt": now,
             "lastEvent": event,
-            "guideVersion": guide_version(event, previous),
+            "guideVersion": guide_version("SessionStart" if guide else event, previous),
         },
     )
 

@@ -4,7 +4,9 @@
 JSON from stdin (at most ``ouro.edge.HOOK_STDIN`` characters, bounded while it
 is read: ``ouro.store.bounded``), runs the hook (``ouro.hooks.common.run_hook``, which fails
 open), writes the one-line reasons to stderr and the host JSON, if any, to
-stdout. The CLI's ``ouro hook claude|codex EVENT`` (``ouro.cli.hook``) calls it.
+stdout. The CLI's ``ouro hook <host> EVENT`` (``ouro.cli.hook``) calls it;
+for Pi and OpenCode it first translates the shim's stdin (``ouro.hooks.pi.translate``,
+``ouro.hooks.opencode.common_stdin``).
 """
 
 from __future__ import annotations
@@ -19,11 +21,17 @@ from ouro.store.bounded import read_stdin
 
 
 def host_named(name: str) -> Host:
-    """The contract of host ``name`` ("claude" or "codex")."""
+    """The contract of host ``name`` (one of ``ouro.cli.hook.HOSTS``)."""
     if name == "claude":
         from ouro.hooks.claude import HOST
     elif name == "codex":
         from ouro.hooks.codex import HOST
+    elif name == "gemini":
+        from ouro.hooks.gemini import HOST
+    elif name == "pi":
+        from ouro.hooks.pi import HOST
+    elif name == "opencode":
+        from ouro.hooks.opencode import HOST
     else:
         raise ValueError(f"unknown hook host {name!r}")
     return HOST
@@ -38,6 +46,18 @@ def run_stdio(
     except OuroError as exc:  # fail open: one line, then the hook runs without input
         stdin_text = ""
         sys.stderr.write(f"ouro hook {host_name} {event}: {exc.message}\n")
+    if host.name == "pi":  # the Pi shim pipes Pi's own event JSON: translate at the edge
+        from ouro.hooks.pi import translate
+
+        try:
+            event, stdin_text = translate(event, stdin_text)
+        except OuroError as exc:  # run_hook then names it, failing open
+            sys.stderr.write(f"ouro hook pi {event}: {exc.message}\n")
+            stdin_text = ""
+    elif host_name == "opencode":  # the plugin pipes OpenCode's JSON: translate at the edge
+        from ouro.hooks.opencode import common_stdin
+
+        stdin_text = common_stdin(event, stdin_text)
     outcome = run_hook(
         host,
         event,

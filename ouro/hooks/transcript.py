@@ -13,7 +13,15 @@ from the host) names it:
 - Claude Code: ``$CLAUDE_CONFIG_DIR`` (default ``~/.claude``) ``/projects/
   <project folder>/<session_id>.jsonl``;
 - Codex: ``$CODEX_HOME`` (default ``~/.codex``) ``/sessions/YYYY/MM/DD/
-  rollout-<YYYY-MM-DDTHH-MM-SS>-<session_id>.jsonl``.
+  rollout-<YYYY-MM-DDTHH-MM-SS>-<session_id>.jsonl``;
+- Pi: ``$PI_CODING_AGENT_DIR`` (default ``~/.pi/agent``) ``/sessions/--<cwd
+  with / as ->--/<ISO time>_<session_id>.jsonl`` (``getDefaultSessionDir`` in
+  Pi's ``dist/core/session-manager.js``; a ``sessionDir`` setting moves it, and
+  then ouro trusts no file: receipts stay ``asserted``);
+- OpenCode: no transcript file; its SQLite database ``$XDG_DATA_HOME``
+  (default ``~/.local/share``) ``/opencode/opencode.db``, opened read-only;
+  the payload's ``transcript_path`` is set to it by ``ouro.hooks.opencode``
+  from the hook's environment, never taken from the plugin's JSON.
 
 The path must be exactly that shape, absolute and normalised, with no symbolic
 link anywhere below the host's folder (its real path must be the same
@@ -44,6 +52,21 @@ Codex 0.169.0; see ``tests/fixtures/transcripts/``), one JSON object a line:
   ``function_call_output`` line (``Process exited with code N``). Codex's own
   payload carries only the output text, so the exit status comes from here.
 
+- Pi: a ``message`` line whose ``message`` is ``{"role": "assistant",
+  "content": [{"type": "toolCall", "id": <toolCallId>, "name": "bash",
+  "arguments": {"command": …}}]}``, then a ``message`` line ``{"role":
+  "toolResult", "toolCallId": …, "toolName": "bash", "isError": …, "content":
+  [{"type": "text", …}]}`` (an error's text ends ``Command exited with code
+  N``; an abort or a timeout says so instead and has no exit status). Pi
+  appends both when each message ends, after ``tool_result`` ran the hook: the
+  result appears by a later event.
+- OpenCode 1.18.33: a ``part`` row (``session_id``, ``data``) whose JSON is
+  ``{"type": "tool", "tool": "bash", "callID": <tool_use_id>, "state":
+  {"status": "completed", "input": {"command": …, "workdir"?: …},
+  "metadata": {"exit": N}, "time": {"end": <ms>}}}``, completed *after*
+  ``tool.execute.after`` (so a receipt is pending at first); the folder is the
+  ``session`` row's ``directory`` (or the call's ``workdir``).
+
 A call through another tool (Codex ``shell``, a Claude background command) is
 not something ouro can confirm: it reads as not found.
 """
@@ -63,6 +86,7 @@ from ouro.store import jsonio
 TAIL_LIMIT = 8 << 20
 _SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$")
 _TOOL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}$")
+_PI_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}T[\d-]+Z_(?P<sid>.+)\.jsonl$")
 _CODEX_FILE = re.compile(r"^rollout-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-(?P<sid>.+)\.jsonl$")
 _CLAUDE_EXIT = re.compile(r"^\s*Exit code (-?\d+)")
 _CODEX_EXIT = re.compile(r"^Process exited with code (-?\d+)\s*$", re.MULTILINE)
@@ -100,6 +124,13 @@ def host_folder(host: str, env: Mapping[str, str]) -> str:
         return os.path.join(
             env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude"), "projects"
         )
+    if host == "pi":
+        agent = env.get("PI_CODING_AGENT_DIR") or os.path.join(home, ".pi", "agent")
+        return os.path.join(os.path.expanduser(agent), "sessions")
+    if host == "opencode":
+        from ouro.hooks.opencode import data_folder
+
+        return data_folder(env)
     return os.path.join(env.get("CODEX_HOME") or os.path.join(home, ".codex"), "sessions")
 
 
@@ -119,11 +150,24 @@ def trusted_path(
         return None, f"transcript_path {path!r:.120} is not a plain absolute path"
     rel = os.path.relpath(path, root)
     parts = rel.split(os.sep)
-    if host == "claude":
+    if host == "opencode":
+        from ouro.hooks.opencode import OPENCODE_DB
+
+        shaped = parts == [OPENCODE_DB]
+    elif host == "claude":
         shaped = (
             len(parts) == 2
             and parts[0] not in ("", ".", "..")
             and parts[1] == f"{session_id}.jsonl"
+        )
+    elif host == "pi":
+        match = _PI_FILE.match(parts[-1])
+        shaped = (
+            len(parts) == 2
+            and parts[0].startswith("--")
+            and parts[0].endswith("--")
+            and match is not None
+            and match.group("sid") == session_id
         )
     else:
         match = _CODEX_FILE.match(parts[-1])
@@ -175,12 +219,16 @@ def read_tail(path: str, limit: int | None = None) -> bytes | None:
 
 def lookup(host: str, path: str, session_id: str, tool_use_id: str) -> Lookup:
     """What the transcript at ``path`` (already ``trusted_path``) says about the call."""
+    if host == "opencode":
+        return _opencode(path, session_id, tool_use_id)
     data = read_tail(path)
     if data is None:
         return Lookup(None, f"the host's transcript {path} cannot be read (yet)", retry=True)
     lines = _lines_with(data, tool_use_id.encode("ascii"))
     if host == "claude":
         return _claude(lines, session_id, tool_use_id)
+    if host == "pi":
+        return _pi(lines, tool_use_id)
     return _codex(lines, session_id, tool_use_id)
 
 
@@ -262,6 +310,39 @@ def _claude(lines: list[dict[str, Any]], session_id: str, tool_id: str) -> Looku
     return Lookup(HostRun(command, code, at, None, interrupted))
 
 
+def _pi(lines: list[dict[str, Any]], tool_id: str) -> Lookup:
+    from ouro.hooks.pi import exit_code
+
+    command: str | None = None
+    result: tuple[dict[str, Any], dict[str, Any]] | None = None
+    for obj in lines:
+        message = obj.get("message")
+        if obj.get("type") != "message" or not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        if role == "assistant":
+            for block in _blocks(obj):
+                if block.get("type") == "toolCall" and block.get("id") == tool_id:
+                    args = block.get("arguments")
+                    value = args.get("command") if isinstance(args, dict) else None
+                    if block.get("name") == "bash" and isinstance(value, str):
+                        command = value
+        elif (role, message.get("toolCallId"), message.get("toolName")) == (
+            "toolResult",
+            tool_id,
+            "bash",
+        ):
+            result = (obj, message)
+    if command is None:
+        return Lookup(None, f"the host's transcript shows no bash call {tool_id} (yet)", retry=True)
+    if result is None:
+        return Lookup(None, f"the host's transcript shows no result of {tool_id} yet", retry=True)
+    obj, message = result
+    at = obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None
+    code = exit_code(message.get("isError"), _text(message.get("content")))
+    return Lookup(HostRun(command, code, at, None, interrupted=code is None))
+
+
 def _codex(lines: list[dict[str, Any]], session_id: str, tool_id: str) -> Lookup:
     command: str | None = None
     code: int | None = None
@@ -308,6 +389,69 @@ def _codex(lines: list[dict[str, Any]], session_id: str, tool_id: str) -> Lookup
             None, f"the host's transcript shows no exit status of {tool_id} yet", retry=True
         )
     return Lookup(HostRun(command, exit_code, at, cwd))
+
+
+def _opencode(path: str, session_id: str, tool_id: str) -> Lookup:
+    """The ``bash`` tool part of call ``tool_id`` in OpenCode's database (read only)."""
+    import sqlite3  # only for an OpenCode run that matched a check
+    from datetime import UTC, datetime
+    from urllib.parse import quote
+
+    from ouro.models.clock import format_time
+
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return Lookup(None, f"the host's database {path} is not a regular file")
+    except OSError:
+        return Lookup(None, f"the host's database {path} cannot be read (yet)", retry=True)
+    try:
+        db = sqlite3.connect(f"file:{quote(path)}?mode=ro", uri=True, timeout=2)
+        try:
+            row = db.execute(
+                "SELECT data FROM part WHERE session_id = ? AND json_extract(data, '$.callID') = ?"
+                " ORDER BY id DESC LIMIT 1",
+                (session_id, tool_id),
+            ).fetchone()
+            where = db.execute(
+                "SELECT directory FROM session WHERE id = ?", (session_id,)
+            ).fetchone()
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        return Lookup(None, f"the host's database {path} cannot be read ({exc})", retry=True)
+    if row is None or not isinstance(row[0], str):
+        return Lookup(None, f"the host's database shows no bash call {tool_id} (yet)", retry=True)
+    try:
+        part = jsonio.loads(row[0])
+    except jsonio.JSONDecodeError:
+        return Lookup(None, f"the host's database holds a damaged record of {tool_id}")
+    if not isinstance(part, dict) or (part.get("type"), part.get("tool")) != ("tool", "bash"):
+        return Lookup(None, f"the host's database shows no bash call {tool_id}")
+    state = _dict(part.get("state"))
+    status = state.get("status")
+    if status not in ("completed", "error"):
+        return Lookup(None, f"the host's database shows no result of {tool_id} yet", retry=True)
+    args = _dict(state.get("input"))
+    command = args.get("command")
+    if not isinstance(command, str):
+        return Lookup(None, f"the host's database shows no command for {tool_id}")
+    meta = _dict(state.get("metadata"))
+    code = meta.get("exit")
+    exit_code = code if status == "completed" and type(code) is int else None
+    times = _dict(state.get("time"))
+    end = times.get("end")
+    at = None
+    if isinstance(end, int | float) and not isinstance(end, bool):
+        at = format_time(datetime.fromtimestamp(end / 1000, UTC))
+    folder = where[0] if where and isinstance(where[0], str) else None
+    workdir = args.get("workdir")
+    if isinstance(workdir, str) and workdir:
+        folder = workdir if os.path.isabs(workdir) else os.path.join(folder or "", workdir)
+    return Lookup(HostRun(command, exit_code, at, folder, meta.get("interrupted") is True))
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def _file_url(value: Any) -> str | None:

@@ -16,7 +16,7 @@ incrementally maintained index and a rebuilt one answer identically. That is
 ``mode = "lexical"``, the default of these functions; ``"semantic"`` and
 ``"hybrid"`` (``ouro.index.fusion``, imported only then) rank by meaning and
 add ``index.mode`` and ``index.semantic`` to the answer; ``mode = None`` is
-hybrid when ``ouro[semantic]`` is installed, else lexical (the tools' default).
+hybrid when ``ouro-bundle[semantic]`` is installed, else lexical (the tools' default).
 ``explain`` adds ``ranks: {"lexical", "semantic"}`` to each result. Facts
 that a later fact supersedes are hidden unless ``history`` is set.
 
@@ -81,7 +81,7 @@ MODES = ("lexical", "semantic", "hybrid")
 
 
 def resolve_mode(mode: str | None) -> str:
-    """The mode to use: None is hybrid when ``ouro[semantic]`` is installed, else lexical.
+    """The mode to use: None is hybrid when ``ouro-bundle[semantic]`` is installed, else lexical.
     An explicit semantic or hybrid without the extra is refused in one line."""
     if mode is None:
         from ouro.embedding import available

@@ -1,4 +1,4 @@
-"""Search by meaning: the optional vectors of the index (``ouro[semantic]``).
+"""Search by meaning: the optional vectors of the index (``ouro-bundle[semantic]``).
 
 Contract:
 

@@ -96,6 +96,7 @@ RENDERERS: dict[Path, str] = {
     # --- the other commands
     ("hook", "install"): "ouro.cli.hook:render_install",
     ("hook", "doctor"): "ouro.cli.hook:render_doctor",
+    ("hook", "plugin"): "ouro.cli.hook:render_plugin",
     ("guide",): "ouro.cli.hook:render_guide",
     ("index", "sync"): "ouro.cli.index:render_report",
     ("index", "rebuild"): "ouro.cli.index:render_report",
