@@ -1,9 +1,10 @@
 """Day-file marks (ouro.arc.fold): an unchanged day file costs one stat per read.
 
 After a copy or restore every inode and ctime differs, so each folded day file
-is re-digested once; the digest is remembered per process keyed on the file's
-fingerprint, and a writer persists the refreshed fingerprints. An edit in
-place is still seen on the next read.
+is re-digested once; the digest is remembered keyed on the file's fingerprint,
+per process and in the machine-local cache ``state/cache/arc-digests.marshal``
+(a read may heal a cache under state/), and a writer persists the refreshed
+fingerprints in the checkpoint. An edit in place is still seen on the next read.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ouro.arc.recorder import record_event, write_checkpoint
 from ouro.arc.resume import read_resume
 from ouro.bundle import Bundle
 from ouro.store import stamp as stamps
-from tests.conftest import snapshot
+from tests.conftest import record_snapshot
 
 
 def _events(bundle: Bundle) -> None:
@@ -59,14 +60,14 @@ def test_a_copied_bundle_is_digested_once_per_process_and_refreshed_by_a_writer(
         return real(raw)
 
     monkeypatch.setattr(fold, "_line_digest", spy)
-    before = snapshot(copy.root)
+    before = record_snapshot(copy.root)
     assert read_resume(copy)["currentAsk"]["value"] == "ship the parser"
     first = len(digested)
     assert first >= 1  # the prefix of the day file, re-digested: its inode moved
     assert "checkpoint_inconsistent" not in _codes(copy)
     second = len(digested) - first
     assert second < first  # the prefix digest is remembered (only the last line is re-hashed)
-    assert snapshot(copy.root) == before  # reads wrote nothing
+    assert record_snapshot(copy.root) == before  # reads changed nothing of the record
     # a writer persists the day files' current fingerprints
     fold._DIGESTS.clear()
     with paths.arc_lock(copy, "test"):
@@ -92,3 +93,39 @@ def test_an_edit_in_place_after_a_remembered_digest_is_seen(bundle: Bundle, tmp_
         handle.write(data.replace(b"ship the parser", b"ship the parsed", 1))
     assert "checkpoint_inconsistent" in _codes(copy)
     assert read_resume(copy)["currentAsk"]["value"] == "ship the parsed"
+
+
+def test_a_copied_bundle_is_digested_once_across_processes(bundle: Bundle, tmp_path: Path) -> None:
+    """The second process reading a copy finds the first one's digests in the
+    state/ cache (each valid only under the file's trusted stamp): no prefix is
+    digested again, nothing of the record changes, and an edit in place after
+    the cache was saved is still seen."""
+    import subprocess
+    import sys
+
+    _events(bundle)
+    copy = _copy(bundle, tmp_path)
+    before = record_snapshot(copy.root)
+    probe = (
+        "import sys; from pathlib import Path; from ouro.arc import fold;"
+        "from ouro.arc.resume import read_resume; from ouro.bundle import Bundle;"
+        "n = []; real = fold._line_digest;"
+        "fold._line_digest = lambda raw: (n.append(1), real(raw))[1];"
+        "read_resume(Bundle.open(Path(sys.argv[1]))); print(len(n))"
+    )
+
+    def digests() -> int:
+        out = subprocess.run(
+            [sys.executable, "-c", probe, str(copy.root)], capture_output=True, check=True
+        )
+        return int(out.stdout.strip())
+
+    first = digests()
+    assert (copy.root / fold.DIGESTS_CACHE).is_file()
+    assert digests() == 1 < first  # only the line before the cursor
+    assert record_snapshot(copy.root) == before
+    day = paths.events_dir(copy) / fold.day_files(paths.events_dir(copy))[0]
+    data = day.read_bytes()
+    with open(day, "r+b") as handle:  # same size, in place: its stamp moves
+        handle.write(data.replace(b"ship the parser", b"ship the parsed", 1))
+    assert "checkpoint_inconsistent" in _codes(copy)

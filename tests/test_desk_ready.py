@@ -123,3 +123,33 @@ def test_lease_in_the_past_written_by_hand_is_not_live(bundle: Bundle) -> None:
     meta.update(heldBy="ghost", leaseUntil=format_time(utc_now() - timedelta(hours=1)))
     path.write_text(frontmatter.render(meta, body))
     assert [h.id for h in ready_tasks(bundle, now=utc_now()).tasks] == [task.id]
+
+
+def test_packet_ready_kept_in_process_only_while_every_task_file_holds(bundle: Bundle) -> None:
+    """The ready list a process derived from unchanged heads is reused by its next
+    packet; a task file edited in place (its stamp moves) is seen at once."""
+    import os
+    import time
+
+    from ouro.desk import heads
+    from ouro.store.stamp import RACY_NS
+
+    tracks.add_track(bundle, "web")
+    first = tasks.add_task(bundle, "web", "First", priority=1)
+    second = tasks.add_task(bundle, "web", "Second", priority=2)
+    time.sleep(RACY_NS / 1e9 * 2)  # past the racy window: the stamps are trusted
+    heads.refresh_heads(bundle)
+    time.sleep(RACY_NS / 1e9 * 2)
+    ids = lambda: [h.id for h in ready_tasks(bundle, now=None, limit=5).tasks]  # noqa: E731
+    assert ids() == [first.id, second.id]
+    assert ids() == [first.id, second.id]  # the second read: the kept list
+    kept = [c.memo for _fp, c in heads._LOADED.values()]
+    assert any(("ready", None, 5) in memo for memo in kept)
+    path = tasks.find_task(bundle, first.id).path
+    text = path.read_text(encoding="utf-8")
+    with open(path, "r+", encoding="utf-8") as handle:  # in place: same inode
+        handle.write(text.replace("status: open", "status: done"))
+        handle.truncate()
+    assert os.stat(path).st_ino == tasks.find_task(bundle, first.id).path.stat().st_ino
+    assert ids() == [second.id]
+    assert "First" not in build_packet(bundle).text.split("Desk: ready")[-1].split("\n\n")[0]

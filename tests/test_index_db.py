@@ -29,11 +29,12 @@ def test_migrations_are_recorded_with_identity(bundle: Bundle) -> None:
         (3, "0003_fact_columns_read.sql"),
         (4, "0004_docs_file_without_facts.sql"),
         (5, "0005_entities_derived_once.sql"),
+        (6, "0006_doc_counts.sql"),
     ]
     conn.close()
     sync(bundle)  # reopening does not re-apply
     conn = sqlite3.connect(db.db_path(bundle.root))
-    assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 5
+    assert conn.execute("SELECT count(*) FROM schema_migrations").fetchone()[0] == 6
 
 
 def _foreign(bundle: Bundle, app_id: int, version: int = 0) -> bytes:
@@ -153,6 +154,7 @@ def test_older_index_is_migrated_in_place_with_the_same_answers(bundle: Bundle, 
         "UPDATE facts SET id = "
         "(SELECT substr(locator, instr(locator, '#') + 1) FROM docs WHERE docs.id = doc_id)"
     )
+    conn.execute("DROP TABLE doc_counts")  # before 0006 docs were counted on each status
     # before 0005 the index derived entities a second time
     conn.execute("CREATE TABLE entities (name TEXT PRIMARY KEY, count INTEGER, last_seen_at TEXT)")
     if old == 1:
@@ -165,8 +167,15 @@ def test_older_index_is_migrated_in_place_with_the_same_answers(bundle: Bundle, 
     conn = sqlite3.connect(db.db_path(bundle.root))
     columns = [r[1] for r in conn.execute("PRAGMA table_info(facts)")]
     assert columns == ["doc_id", "line", "supersedes", "superseded"]
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == db.latest_version() == 5
-    assert [r[0] for r in conn.execute("SELECT version FROM schema_migrations")] == [1, 2, 3, 4, 5]
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == db.latest_version() == 6
+    assert [r[0] for r in conn.execute("SELECT version FROM schema_migrations")] == [
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+    ]
     assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'entities'").fetchone() is None
     (index_sql,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'docs_file'").fetchone()
     assert "WHERE kind <> 'fact'" in index_sql
@@ -194,3 +203,37 @@ def test_a_file_s_docs_are_found_through_the_partial_docs_file_index(bundle: Bun
     plan = conn.execute("EXPLAIN QUERY PLAN SELECT id FROM docs WHERE kind = 'fact'").fetchall()
     assert "docs_kind_updated" in str(plan)
     conn.close()
+
+
+def test_doc_counts_kept_with_the_docs_equal_a_count(bundle: Bundle) -> None:
+    """0006: the writer keeps docs per kind in the transaction that changes them;
+    ``ouro index status`` reads those rows, and they always equal a real count
+    (notes written, rewritten and removed, facts appended, a rebuild)."""
+    from ouro import api as tools
+    from ouro.index.state import index_status
+    from ouro.index.sync import rebuild
+
+    def kept() -> dict[str, int]:
+        conn = sqlite3.connect(db.db_path(bundle.root))
+        try:
+            rows = conn.execute("SELECT kind, n FROM doc_counts WHERE n <> 0").fetchall()
+            real = conn.execute("SELECT kind, count(*) FROM docs GROUP BY kind").fetchall()
+        finally:
+            conn.close()
+        assert dict(rows) == dict(real)
+        return dict(rows)
+
+    for n in range(3):
+        text = ("the deploy key rotates monthly", "lunch is at noon", "backups run nightly")[n]
+        tools.call("diary_write", bundle, {"text": text, "about": ["ops"]})
+    write_note(bundle, "keys", "Signing keys", "how we change signing keys", tags=["sec"])
+    write_note(bundle, "rota", "Rota", "who is on call", tags=[])
+    sync(bundle)
+    assert kept()["note"] == 2 and kept()["fact"] == 3
+    write_note(bundle, "keys", "Signing keys", "how we change them now", tags=["sec"])
+    (bundle.root / "desk/_record/notes/rota.md").unlink()
+    sync(bundle)
+    assert kept()["note"] == 1
+    assert index_status(bundle.root)["counts"]["note"] == 1
+    rebuild(bundle)
+    assert kept()["note"] == 1 and kept()["fact"] == 3

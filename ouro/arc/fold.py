@@ -43,6 +43,7 @@ Rules (documented in docs/arc.md):
 from __future__ import annotations
 
 import copy
+import marshal
 import os
 import time
 from collections.abc import Callable
@@ -132,6 +133,68 @@ def _digest_prefix(path: Path, length: int, fp: list[int] | None = None) -> str:
     return digest
 
 
+#: the machine-local cache of verified prefix digests (bundle-relative): what
+#: ``_DIGESTS`` holds, kept across processes, so a copied or cloned bundle, whose
+#: day files no mark's stamp matches until the next Arc write, digests each file
+#: once instead of on every read (a read may rebuild a cache under ``state/``;
+#: the checkpoint itself is the record's and only writers change it)
+DIGESTS_CACHE = "state/cache/arc-digests.marshal"
+_DIGESTS_MAGIC = "ouro-arc-digests-1"
+#: digest caches already read into ``_DIGESTS`` by this process
+_LOADED_CACHES: set[str] = set()
+
+
+def _digests_cache(folder: Path) -> str | None:
+    """The digest cache of the bundle whose event folder is ``folder`` (None when
+    ``folder`` is not a bundle's ``arc/flight-recorder/events``)."""
+    if folder.parts[-3:] != ("arc", "flight-recorder", "events"):
+        return None
+    return os.path.join(folder.parents[2], *DIGESTS_CACHE.split("/"))
+
+
+def _load_digests(cache: str) -> None:
+    """Take the saved entries into ``_DIGESTS`` (once per process; a missing or
+    damaged cache is no entry). Each entry holds only under its trusted stamp."""
+    if cache in _LOADED_CACHES:
+        return
+    _LOADED_CACHES.add(cache)
+    try:
+        with open(cache, "rb") as handle:
+            value = marshal.loads(handle.read(1 << 22))
+    except (OSError, ValueError, EOFError, TypeError):
+        return
+    if type(value) is not tuple or len(value) != 2 or value[0] != _DIGESTS_MAGIC:
+        return
+    entries = value[1]
+    if type(entries) is not list:
+        return
+    for entry in entries:
+        if (
+            type(entry) is tuple
+            and len(entry) == 4
+            and type(entry[0]) is str
+            and type(entry[1]) is int
+            and type(entry[2]) is list
+            and len(entry[2]) == 4
+            and type(entry[3]) is str
+        ):
+            _DIGESTS.setdefault((entry[0], entry[1]), (entry[2], entry[3]))
+
+
+def _save_digests(cache: str, folder: Path) -> None:
+    """Save this process's trusted digests of ``folder``'s day files (atomically;
+    a failure, e.g. a read-only disk, only means the next read digests again)."""
+    from ouro.store.atomic import atomic_write_bytes
+
+    prefix = f"{folder}{os.sep}"
+    entries = [(k[0], k[1], v[0], v[1]) for k, v in _DIGESTS.items() if k[0].startswith(prefix)]
+    try:
+        os.makedirs(os.path.dirname(cache), exist_ok=True)
+        atomic_write_bytes(Path(cache), marshal.dumps((_DIGESTS_MAGIC, entries), 4))
+    except OSError:
+        pass
+
+
 def mark_files(state: State, folder: Path) -> None:
     """Record what the folded bytes were: each done day file whole, the current one's prefix.
 
@@ -168,6 +231,8 @@ def _check_marks(cur: dict[str, Any], folder: Path) -> None:
         raise Inconsistent("the checkpoint has no day-file marks")
     now = time.time_ns()
     base = f"{folder}{os.sep}"  # string joins: a Path per day file costs more than its stat
+    cache: str | None = None
+    digested = False
     for name in [*cur["done"], cur["file"]]:
         mark = marks.get(name)
         if not isinstance(mark, dict):
@@ -180,10 +245,16 @@ def _check_marks(cur: dict[str, Any], folder: Path) -> None:
         if st.st_size < length:
             raise Inconsistent(f"{name} is shorter than when it was folded")
         trusted = _fp(st, now)
+        if cache is None and (cache := _digests_cache(folder) or ""):
+            _load_digests(cache)
+        known = _DIGESTS.get((base + name, length))
+        digested = digested or (trusted is not None and (known is None or known[0] != trusted))
         if _digest_prefix(folder / name, length, trusted) != mark.get("digest"):
             raise Inconsistent(f"{name} was edited in place after it was folded")
         if trusted is not None:
             mark["fp"] = trusted
+    if digested and cache:
+        _save_digests(cache, folder)
 
 
 def check_cursor(state: State, folder: Path, names: list[str]) -> None:

@@ -114,10 +114,14 @@ def after_write(bundle: Bundle, touched: Iterable[Path]) -> list[str]:
     return warnings
 
 
-def status(bundle: Bundle) -> list[dict[str, Any]]:
-    """One entry per artifact: name, path, state, reason, local. Writes nothing."""
+def status(bundle: Bundle, *, skip: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """One entry per artifact: name, path, state, reason, local. Writes nothing.
+    ``skip``: artifacts the caller reports itself (not checked)."""
+    skipped = set(skip)
     out = []
     for artifact in registry():
+        if artifact.name in skipped:
+            continue
         found = artifact.check(bundle)
         entry: dict[str, Any] = {
             "name": artifact.name,
@@ -207,7 +211,7 @@ def index_status(root: str | Path) -> dict[str, Any]:
     from ouro.index.state import index_status as of_index
 
     result = of_index(str(root))
-    result["derived"] = [d for d in status(Bundle(Path(root))) if d["name"] != "index"]
+    result["derived"] = status(Bundle(Path(root)), skip=("index",))  # checked once, above
     return result
 
 

@@ -30,6 +30,7 @@ DIARY_STATE = "state/cache/diary-state.marshal"
 INDEX = "state/index/ouro.sqlite3"
 HOOK_STATE = "state/hooks"
 DECLARED = "state/cache/declared-checks.json"
+ARC_DIGESTS = "state/cache/arc-digests.marshal"  # ouro.arc.fold.DIGESTS_CACHE
 
 
 # --- arc: the resume checkpoint (the recorder's writes keep it current) --------
@@ -177,6 +178,44 @@ def _save_diary_state(bundle: Bundle) -> None:
 # --- notes manifest ------------------------------------------------------------------
 
 
+class _Unreadable(Exception):
+    """A note file that cannot be ``stat``ed (its slug-relative name)."""
+
+
+def _note_mtimes(top: str) -> dict[str, int]:
+    """Every note under ``top`` (``slug -> mtime_ns``; folders and files whose name
+    starts with a dot left out, as ``os.walk`` without following links): one
+    listing per folder and one ``stat`` per note, relative to its folder."""
+    found: dict[str, int] = {}
+    stack = [("", top)]
+    while stack:
+        prefix, path = stack.pop()
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            raise _Unreadable(prefix or "the notes folder") from None
+        try:
+            names = []
+            with os.scandir(fd) as listing:
+                for entry in listing:
+                    name = entry.name
+                    if name.startswith("."):
+                        continue
+                    if entry.is_dir():
+                        if not entry.is_symlink():
+                            stack.append((f"{prefix}{name}/", f"{path}{os.sep}{name}"))
+                    elif name.endswith(".md"):
+                        names.append(name)
+            for name in names:
+                try:
+                    found[prefix + name[:-3]] = os.stat(name, dir_fd=fd).st_mtime_ns
+                except OSError:
+                    raise _Unreadable(prefix + name) from None
+        finally:
+            os.close(fd)
+    return found
+
+
 def _check_manifest(bundle: Bundle) -> Check:
     """The manifest lists exactly the note files, none changed since it was
     written: a note whose mtime is past the manifest's is stale; one in the same
@@ -198,25 +237,19 @@ def _check_manifest(bundle: Bundle) -> Check:
     if not isinstance(listed, list) or not all(isinstance(e, dict) for e in listed):
         return Check("stale", "not a notes manifest")
     entries = {e.get("slug"): e for e in listed}
-    found: dict[str, os.stat_result] = {}
-    top = os.fspath(folder)
-    for dirpath, dirnames, names in os.walk(top):
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        rel = os.path.relpath(dirpath, top).replace(os.sep, "/")
-        prefix = "" if rel == "." else rel + "/"
-        for name in names:
-            if not name.endswith(".md") or name.startswith("."):
-                continue
-            try:
-                found[prefix + name[:-3]] = os.stat(os.path.join(dirpath, name))
-            except OSError:
-                return Check("stale", f"{prefix}{name} cannot be read")
-    if set(found) != set(entries):
+    try:
+        found = _note_mtimes(os.fspath(folder))
+    except _Unreadable as exc:
+        return Check("stale", f"{exc} cannot be read")
+    if len(found) != len(entries) or not all(slug in entries for slug in found):
         return Check("stale", "the note files differ from what it lists")
-    for slug, note in found.items():
-        if note.st_mtime_ns > st.st_mtime_ns:
+    written = st.st_mtime_ns
+    if max(found.values(), default=0) < written:  # the usual case: one compare per note
+        return Check("fresh")
+    for slug, mtime in found.items():
+        if mtime > written:
             return Check("stale", f"{slug}.md changed after it was written")
-        if note.st_mtime_ns == st.st_mtime_ns:  # the same tick: the content decides
+        if mtime == written:  # the same tick: the content decides
             from ouro.models.hashing import hash_file
 
             if hash_file(folder / f"{slug}.md") != entries[slug].get("hash"):
@@ -283,13 +316,14 @@ def _check_vectors(bundle: Bundle) -> Check:
     import sqlite3
 
     from ouro import embedding
-    from ouro.errors import IndexUnavailable
-    from ouro.index import db, semantic
 
     if not embedding.available():
         return Check(
             "not installed", f"search by meaning is not installed; {embedding.ENABLE_HINT}"
         )
+    from ouro.errors import IndexUnavailable
+    from ouro.index import db, semantic
+
     if not db.db_path(bundle.root).is_file():
         return Check("missing", "no index yet")
     try:
@@ -332,6 +366,17 @@ def _rebuild_declared(bundle: Bundle) -> None:
     checks.rebuild(bundle)
 
 
+# --- the arc digests (which day-file prefixes a read has verified) ---------------------
+
+
+def _check_arc_digests(bundle: Bundle) -> Check:
+    from ouro.arc.fold import DIGESTS_CACHE
+
+    if not (bundle.root / DIGESTS_CACHE).is_file():
+        return Check("fresh", "none saved: a read that digests a copied or cloned log saves one")
+    return Check("fresh", "each entry holds only while its day file keeps its stamp")
+
+
 # --- hook state (per session; a new session starts without one) ---------------------
 
 
@@ -362,4 +407,5 @@ ARTIFACTS: tuple[Artifact, ...] = (
     Artifact("declared-checks", DECLARED, ("arc/claims", "desk"), True, _check_declared, None,
              _rebuild_declared),
     Artifact("hook-state", HOOK_STATE, (), True, _check_hook_state, None, None),
+    Artifact("arc-digests", ARC_DIGESTS, (EVENTS,), True, _check_arc_digests, None, None),
 )  # fmt: skip

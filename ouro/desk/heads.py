@@ -68,6 +68,7 @@ from __future__ import annotations
 
 import array
 import contextlib
+import heapq
 import marshal
 import operator
 import os
@@ -75,17 +76,23 @@ import sys
 import threading
 import time
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, OuroError
 from ouro.store import stamp as stamps
 from ouro.store.stamp import Stamp as Fp
 
-SCHEMA = 7  # 3: marshal rows, per-folder listings, ctime in the fingerprint; 4: rest blob;
-# 5: fingerprints packed as int64; 6: fingerprints as four columns; 7: the check in each row
+T = TypeVar("T")
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+SCHEMA = 8  # 3: marshal rows, per-folder listings, ctime in the fingerprint; 4: rest blob;
+# 5: fingerprints packed as int64; 6: fingerprints as four columns; 7: the check in each row;
+# 8: the packet's ready rows (``READY_KEPT``, no clock) saved with the rows they come from
 MAGIC = b"ouro-desk-heads"
 FIELDS = (
     "id",
@@ -105,6 +112,10 @@ FIELDS = (
 CLOSED = frozenset({"done", "dropped"})
 #: open tasks kept per track among the shown rows (orient shows at most this many)
 TOP_OPEN = 20
+#: ready tasks (no clock) the cache file keeps: the packet's ready section
+READY_KEPT = 5
+#: the ``DeskHeads.derived`` key of those ready rows (``ready_kept``)
+READY_KEY = "ready-kept"
 
 #: the fingerprints as columns: (sizes, mtimes_ns, ctimes_ns, inodes)
 Cols = tuple[list[int], list[int], list[int], list[int]]
@@ -241,6 +252,10 @@ class _Cache(NamedTuple):
     counts: dict[tuple[str, str], int]
     rest: _Packed
     closed: _Packed
+    #: what readers derived from these rows while every task file still had its
+    #: cached stamp (``DeskHeads.derived``; the saved ready rows under ``READY_KEY``);
+    #: lives and dies with this decoding
+    memo: dict[object, Any]
 
 
 class _Packed(NamedTuple):
@@ -298,9 +313,12 @@ def _parse_cache(data: bytes) -> _Cache | None:
         value = marshal.loads(main)
         rest = _Packed(view[start + length : start + length + rest_length], rest_crc)
         closed = _Packed(view[start + length + rest_length :], closed_crc)
-        desk_fp, tracks, rels, packed, shown, counts = value
+        desk_fp, tracks, rels, packed, shown, counts, ready = value
         fps = _unpack_cols(packed, len(rels))
-        cache = _Cache(recorded, desk_fp, tracks, rels, fps, shown, counts, rest, closed)
+        if type(ready) is not list:
+            return None
+        memo: dict[object, Any] = {READY_KEY: ready}
+        cache = _Cache(recorded, desk_fp, tracks, rels, fps, shown, counts, rest, closed, memo)
     except (ValueError, TypeError, EOFError):
         return None
     if (
@@ -350,6 +368,7 @@ def _dump(cache: _Cache, rest: bytes, closed: bytes) -> bytes:
             _pack_cols(cache.fps),
             cache.shown,
             cache.counts,
+            cache.memo[READY_KEY],
         ),
         4,
     )
@@ -387,6 +406,8 @@ class _Scan(NamedTuple):
     problems: dict[str, str]  # rel -> reason
     #: True when nothing differs from the cache (a writer need not rewrite it)
     same: bool
+    #: the cache's ``memo`` when ``same``, else None (nothing may be reused)
+    memo: dict[object, Any] | None = None
 
 
 def _listing(
@@ -533,6 +554,7 @@ def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
                 cache.counts,
                 {},
                 True,
+                cache.memo,
             )
     old_fps = _fp_list(old)
     now = [_FP(s) if s else None for s in stats]
@@ -578,6 +600,60 @@ def _by_locator(row: Row) -> tuple[str, str]:
     return (row[3], row[4])  # track, then folder (keys share the "track/" prefix)
 
 
+def _held(held_by: str | None, lease_until: str | None, now: datetime | None) -> bool:
+    if not held_by:
+        return False
+    if now is None:
+        return True
+    from ouro.models.clock import parse_time
+
+    try:
+        return lease_until is not None and parse_time(lease_until) > now
+    except ValueError:
+        return False  # an unreadable lease holds nobody (ouro.desk.tasks.lease_end)
+
+
+def ready_rows(
+    rows: list[Row], *, track: str | None, now: datetime | None, limit: int | None
+) -> tuple[list[Row], dict[str, list[str]]]:
+    """Ready work among every task's row (``ouro.desk.ready``'s contract): (the
+    ready rows, most urgent then oldest first, at most ``limit``; open task id ->
+    its blockers not done). ``now=None``: any holder counts. Pure."""
+    status_of = {r[2]: r[5] for r in rows}
+    if len(status_of) != len(rows):
+        # two folders share an id: the last by locator speaks for it, as everywhere
+        rows = sorted(rows, key=_by_locator)
+        status_of = {r[2]: r[5] for r in rows}
+    waiting: dict[str, list[str]] = {}
+    ready = []
+    # Rows, not heads: the packet asks on every prompt, and a year's desk holds
+    # thousands of open tasks; a Head is made only for the ready ones returned.
+    for row in rows:
+        if row[5] != "open" or (track is not None and row[3] != track):
+            continue
+        blockers = [b for b in row[11] if status_of.get(b) != "done"]  # unknown: not done
+        if blockers:
+            waiting[row[2]] = blockers
+        elif not _held(row[8], row[9], now):
+            ready.append(row)
+    key = lambda r: (r[0], r[1], r[2])  # noqa: E731 -- priority, created, id (unique here)
+    if limit is None:
+        ready.sort(key=key)
+    else:
+        ready = heapq.nsmallest(limit, ready, key=key)
+    return ready, waiting
+
+
+def ready_kept(heads: DeskHeads) -> list[Row]:
+    """The first ``READY_KEPT`` ready rows, no clock (the packet's ready section):
+    saved in the cache file with the rows they come from, so a read that finds
+    every task file unchanged takes them from there (``DeskHeads.derived``)."""
+    return heads.derived(
+        READY_KEY,
+        lambda h: ready_rows(h.rows(ordered=False), track=None, now=None, limit=READY_KEPT)[0],
+    )
+
+
 class DeskHeads:
     """One read of the heads, in orient's order (priority, created, id).
 
@@ -595,6 +671,22 @@ class DeskHeads:
 
     def head(self, row: Row) -> Head:
         return head_of(self.desk, row)
+
+    def derived(self, key: object, make: Callable[[DeskHeads], T]) -> T:
+        """``make(self)``, a pure function of the rows, kept with the decoded cache
+        while this read found every task file with its cached stamp (``same``): a
+        process that reads the unchanged desk again (an MCP server's next packet)
+        gets it back instead of walking every row again. Any changed, added or
+        removed task file makes the read not ``same``, and a rewritten cache file
+        is decoded afresh, so nothing outlives its rows. Treat the value as
+        read-only."""
+        memo = self._scan.memo
+        if memo is None:
+            return make(self)
+        if key not in memo:
+            memo[key] = make(self)
+        value: T = memo[key]
+        return value
 
     def _rest(self) -> list[Row]:
         rest = self._scan.rest
@@ -817,8 +909,18 @@ def _save(
         rows = sorted(_interned(r) for r in (*scan.shown, *more))
         shown, rest_rows, counts = _split(rows)
         rest = marshal.dumps(rest_rows, 4)
+    if scan.memo is not None and READY_KEY in scan.memo:  # the rows are the cached ones
+        ready = scan.memo[READY_KEY]
+    else:
+        more = scan.rest.rows() if isinstance(scan.rest, _Packed) else scan.rest
+        done = scan.closed.rows() if isinstance(scan.closed, _Packed) else scan.closed
+        everything = [*scan.shown, *more, *done]
+        ready = ready_rows(everything, track=None, now=None, limit=READY_KEPT)[0]
     empty = _Packed(b"", 0)
-    fresh = _Cache(now, desk_fp, tracks, scan.rels, _to_cols(fps), shown, counts, empty, empty)
+    fresh = _Cache(
+        now, desk_fp, tracks, scan.rels, _to_cols(fps), shown, counts, empty, empty,
+        {READY_KEY: ready},
+    )  # fmt: skip
     target = heads_path(bundle)
     target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(target, _dump(fresh, rest, closed))

@@ -13,18 +13,25 @@ Contract:
 
 from __future__ import annotations
 
-import heapq
-from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ouro.bundle import Bundle
-from ouro.desk.deps import not_done
-from ouro.desk.heads import Head, desk_heads
-from ouro.models.clock import parse_time
+from ouro.desk.heads import (
+    READY_KEPT,
+    DeskHeads,
+    Head,
+    Row,
+    desk_heads,
+    ready_kept,
+    ready_rows,
+)
 from ouro.orient_types import OrientItem
 
+if TYPE_CHECKING:
+    from datetime import datetime
+
 SECTION_READY = "Desk: ready"
-ORIENT_READY = 5
+ORIENT_READY = READY_KEPT  # the desk heads keep that many (no clock)
 
 
 class Ready:
@@ -37,17 +44,6 @@ class Ready:
         self.problems: list[str] = problems or []
 
 
-def _held(held_by: str | None, lease_until: str | None, now: datetime | None) -> bool:
-    if not held_by:
-        return False
-    if now is None:
-        return True
-    try:
-        return lease_until is not None and parse_time(lease_until) > now
-    except ValueError:
-        return False  # an unreadable lease holds nobody (ouro.desk.tasks.lease_end)
-
-
 def ready_tasks(
     bundle: Bundle, *, track: str | None = None, now: datetime | None, limit: int | None = None
 ) -> Ready:
@@ -58,31 +54,23 @@ def ready_tasks(
 
         require_track(bundle, track)
     found = desk_heads(bundle)
-    rows = found.rows(ordered=False)  # every task: a blocker may be any of them
-    status_of = {r[2]: r[5] for r in rows}
-    if len(status_of) != len(rows):
-        # two folders share an id: the last by locator speaks for it, as everywhere
-        rows = found.rows()
-        status_of = {r[2]: r[5] for r in rows}
-    out = Ready(problems=found.problems)
-    ready = []
-    # Rows, not heads: the packet asks on every prompt, and a year's desk holds
-    # thousands of open tasks; a Head is made only for the ready ones it returns.
-    for row in rows:
-        if row[5] != "open" or (track is not None and row[3] != track):
-            continue
-        blockers = not_done(row[11], status_of)
-        if blockers:
-            out.waiting[row[2]] = blockers
-        elif not _held(row[8], row[9], now):
-            ready.append(row)
-    key = lambda r: (r[0], r[1], r[2])  # noqa: E731 -- priority, created, id (unique here)
-    if limit is None:
-        ready.sort(key=key)
+    if now is None:  # no clock: a function of the rows alone, kept while they hold
+        picked, waiting = found.derived(
+            ("ready", track, limit), lambda heads: _pick(heads, track, None, limit)
+        )
     else:
-        ready = heapq.nsmallest(limit, ready, key=key)
-    out.tasks = [found.head(r) for r in ready]
+        picked, waiting = _pick(found, track, now, limit)
+    out = Ready(problems=found.problems)
+    out.waiting = {k: list(v) for k, v in waiting.items()}
+    out.tasks = [found.head(r) for r in picked]
     return out
+
+
+def _pick(
+    found: DeskHeads, track: str | None, now: datetime | None, limit: int | None
+) -> tuple[list[Row], dict[str, list[str]]]:
+    """(the ready rows in order, open task id -> its blockers not done)."""
+    return ready_rows(found.rows(ordered=False), track=track, now=now, limit=limit)
 
 
 def head_summary(head: Head) -> dict[str, Any]:
@@ -101,7 +89,8 @@ def head_summary(head: Head) -> dict[str, Any]:
 
 def ready_orient_items(bundle: Bundle, *, priority: int = 2) -> list[OrientItem]:
     """The top ready tasks for the packet (no clock); ``priority`` is lower while an ask exists."""
-    found = ready_tasks(bundle, now=None, limit=ORIENT_READY)
+    found = desk_heads(bundle)
+    heads = [found.head(r) for r in ready_kept(found)]
     return [
         OrientItem(
             SECTION_READY,
@@ -110,5 +99,5 @@ def ready_orient_items(bundle: Bundle, *, priority: int = 2) -> list[OrientItem]
             h.locator,
             more="ouro desk ready",
         )
-        for h in found.tasks[:ORIENT_READY]
+        for h in heads[:ORIENT_READY]
     ]

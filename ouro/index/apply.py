@@ -51,6 +51,7 @@ DATA_TABLES = (
     "dirs",
     "problems",
     "docs",
+    "doc_counts",  # emptied with the docs it counts
     *TABLES.values(),
     "note_tags",
     "fact_entities",
@@ -109,12 +110,29 @@ def flush_docs(conn: sqlite3.Connection, report: SyncReport) -> None:
         report.pending_files.clear()
 
 
+_COUNT = (
+    "INSERT INTO doc_counts(kind, n) VALUES (?, ?) "
+    "ON CONFLICT(kind) DO UPDATE SET n = n + excluded.n"
+)
+
+
+def count_docs(conn: sqlite3.Connection, delta: dict[str, int]) -> None:
+    """Move each kind's row of ``doc_counts`` by ``delta`` (schema 6), in the
+    transaction that inserts or deletes those docs: every write of docs goes
+    through ``_insert_docs``, ``_insert_facts`` and ``_remove_docs``."""
+    conn.executemany(_COUNT, [(kind, n) for kind, n in delta.items() if n])
+
+
 def _insert_docs(conn: sqlite3.Connection, docs: list[Doc]) -> int:
     """Insert docs with fresh ids; returns the first id used."""
     first = int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM docs").fetchone()[0])
     if not docs:
         return first
     ids = range(first, first + len(docs))
+    added: dict[str, int] = {}
+    for d in docs:
+        added[d.kind] = added.get(d.kind, 0) + 1
+    count_docs(conn, added)
     conn.executemany(
         "INSERT INTO docs(id, locator, file, kind, title, updated, track) VALUES (?,?,?,?,?,?,?)",
         [
@@ -152,9 +170,14 @@ def _remove_docs(conn: sqlite3.Connection, locator: str, kind: str) -> None:
     # file): they are found by kind instead, and every other file by its name.
     where: str = "kind = 'fact'" if doc_kind == "fact" else _OF_FILE
     args: tuple[str, ...] = () if doc_kind == "fact" else (locator,)
-    ids = [(r[0],) for r in conn.execute(f"SELECT id FROM docs WHERE {where}", args)]
-    if not ids:
+    rows = conn.execute(f"SELECT id, kind FROM docs WHERE {where}", args).fetchall()
+    if not rows:
         return
+    ids = [(r[0],) for r in rows]
+    removed: dict[str, int] = {}
+    for _id, of_kind in rows:
+        removed[of_kind] = removed.get(of_kind, 0) - 1
+    count_docs(conn, removed)
     conn.executemany(f"DELETE FROM {TABLES[doc_kind]} WHERE doc_id = ?", ids)
     if doc_kind == "fact":
         conn.executemany("DELETE FROM fact_entities WHERE fact_doc = ?", ids)
@@ -274,6 +297,7 @@ def _insert_facts(
     if not facts:
         return first
     numbered = list(enumerate(facts, first))
+    count_docs(conn, {"fact": len(numbered)})
     # Plain indexing (Fact's field order): 0 id, 1 line, 2 text, 3 about,
     # 4 friend_name, 5 created_at, 6 supersedes.
     conn.executemany(

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 APPLICATION_ID = 0x4F55524F  # "OURO"
 #: the number of the newest file in migrations/index/; ``migrations()`` checks it
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 DB_NAME = "ouro.sqlite3"
 STALE_MARKER = "STALE"
 BUSY_TIMEOUT_S = 30.0

@@ -61,6 +61,20 @@ def index_status(root: str | Path) -> dict[str, Any]:
     return result
 
 
+def _doc_counts(conn: sqlite3.Connection) -> list[tuple[str, int]]:
+    """Docs per kind: the rows the writer keeps (``doc_counts``, schema 6), or, on
+    an older index no write has migrated yet (a read never migrates), counted."""
+    try:
+        rows: list[tuple[str, int]] = conn.execute(
+            "SELECT kind, n FROM doc_counts WHERE n <> 0"
+        ).fetchall()
+    except sqlite3.OperationalError as exc:
+        if "no such table" not in str(exc):
+            raise
+        rows = conn.execute("SELECT kind, count(*) FROM docs GROUP BY kind").fetchall()
+    return rows
+
+
 def _status_of(base: Path, locator: str) -> dict[str, Any]:
     try:
         conn = open_readonly(base)
@@ -75,7 +89,7 @@ def _status_of(base: Path, locator: str) -> dict[str, Any]:
         }
     try:
         counts = dict.fromkeys(DOC_KINDS, 0)
-        counts.update(conn.execute("SELECT kind, count(*) FROM docs GROUP BY kind").fetchall())
+        counts.update(_doc_counts(conn))
         counts["supersededFacts"] = conn.execute(
             "SELECT count(*) FROM facts WHERE superseded = 1"
         ).fetchone()[0]

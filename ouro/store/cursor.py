@@ -29,13 +29,17 @@ the log's lock look again under it before they replay everything.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable
 from typing import Final, NamedTuple
 
 from ouro.store import stamp as stamps
 from ouro.store.stamp import Stamp
+
+try:  # hashlib's own blake2b, without hashlib's OpenSSL start-up (ouro.arc.fold does the same)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without _blake2
+    from hashlib import blake2b
 
 #: bytes before the offset whose digest the cursor keeps
 TAIL: Final = 64
@@ -63,7 +67,7 @@ START: Final = Cursor(0, 0, None, False, "")
 
 def digest(tail: bytes) -> str:
     """The digest of the bytes before an offset (``""`` for none)."""
-    return hashlib.blake2b(tail, digest_size=12).hexdigest() if tail else ""
+    return blake2b(tail, digest_size=12).hexdigest() if tail else ""
 
 
 def tail_digest(read: Reader, offset: int) -> str:
