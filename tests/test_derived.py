@@ -113,6 +113,34 @@ def test_status_sees_a_stale_notes_manifest_and_entities_edited_by_hand(bundle: 
     assert by_name["entities"]["state"] == "fresh"
 
 
+def test_the_saved_notes_listing_holds_only_while_the_manifest_keeps_its_stamp(
+    bundle: Bundle,
+) -> None:
+    _populate(bundle, tasks=1)
+    _aged(bundle.root)
+    cache = bundle.root / "state/cache/notes-listed.marshal"
+    by_name = {d["name"]: d for d in derived.status(bundle)}
+    assert by_name["notes-manifest"]["state"] == "fresh"
+    assert cache.is_file()  # the first check saved what the manifest lists
+    saved = cache.read_bytes()
+    assert {d["name"]: d for d in derived.status(bundle)}["notes-manifest"]["state"] == "fresh"
+    assert cache.read_bytes() == saved  # the second read it, saving nothing
+    # a new note file the manifest does not list: stale, from the saved listing too
+    extra = notes.notes_dir(bundle) / "unlisted.md"
+    extra.write_text("# unlisted\n")
+    assert {d["name"]: d for d in derived.status(bundle)}["notes-manifest"]["state"] == "stale"
+    extra.unlink()
+    # a manifest rewritten to list another set: the saved listing no longer holds
+    manifest = notes.manifest_path(bundle)
+    manifest.write_bytes(manifest.read_bytes().replace(b'"login"', b'"logout"'))
+    assert b'"logout"' in manifest.read_bytes()
+    assert {d["name"]: d for d in derived.status(bundle)}["notes-manifest"]["state"] == "stale"
+    cache.write_bytes(b"damaged")  # a damaged cache is no cache
+    assert {d["name"]: d for d in derived.status(bundle)}["notes-manifest"]["state"] == "stale"
+    run_ouro("index", "sync", bundle=bundle, check=True)
+    assert {d["name"]: d for d in derived.status(bundle)}["notes-manifest"]["state"] == "fresh"
+
+
 def test_after_write_refreshes_what_the_write_touched(bundle: Bundle) -> None:
     _populate(bundle, tasks=2)
     task = bundle.desk / "web" / "task-00-login" / "task.md"
