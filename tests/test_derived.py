@@ -17,9 +17,11 @@ import pytest
 from ouro import api as tools
 from ouro import derived
 from ouro.bundle import Bundle
+from ouro.derived import artifacts
 from ouro.desk import heads, notes
 from ouro.desk.record import entities_path
 from ouro.index.search import desk_search, search_facts
+from ouro.models.hashing import hash_file
 from ouro.orient import build_packet
 from ouro.store import stamp as stamps
 from tests.conftest import REPO, ouro_json, run_ouro
@@ -125,13 +127,18 @@ def test_the_saved_notes_listing_holds_only_while_the_manifest_keeps_its_stamp(
     saved = cache.read_bytes()
     assert {d["name"]: d for d in derived.status(bundle)}["notes-manifest"]["state"] == "fresh"
     assert cache.read_bytes() == saved  # the second read it, saving nothing
+    manifest = notes.manifest_path(bundle)
+    listed = artifacts._load_listed(bundle, os.stat(manifest))
+    assert listed is not None and listed.slugs == {
+        e["slug"] for e in notes.read_manifest(bundle) or []
+    }
+    assert listed.hash("login") == hash_file(notes.notes_dir(bundle) / "login.md")
     # a new note file the manifest does not list: stale, from the saved listing too
     extra = notes.notes_dir(bundle) / "unlisted.md"
     extra.write_text("# unlisted\n")
     assert {d["name"]: d for d in derived.status(bundle)}["notes-manifest"]["state"] == "stale"
     extra.unlink()
     # a manifest rewritten to list another set: the saved listing no longer holds
-    manifest = notes.manifest_path(bundle)
     manifest.write_bytes(manifest.read_bytes().replace(b'"login"', b'"logout"'))
     assert b'"logout"' in manifest.read_bytes()
     assert {d["name"]: d for d in derived.status(bundle)}["notes-manifest"]["state"] == "stale"
@@ -228,6 +235,7 @@ _HEAL = """
 import sys
 from ouro.bundle import Bundle
 from ouro.desk import heads
+from ouro.models.hashing import hash_file
 from ouro.index.search import desk_search
 from pathlib import Path
 b = Bundle(Path(sys.argv[1]))

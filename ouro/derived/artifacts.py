@@ -219,12 +219,35 @@ def _note_mtimes(top: str) -> dict[str, int]:
     return found
 
 
-_LISTED_MAGIC = "ouro-notes-listed-1"
+_LISTED_MAGIC = "ouro-notes-listed-2"
 
 
-def _load_listed(bundle: Bundle, st: os.stat_result) -> dict[str, str | None] | None:
-    """What the manifest lists (``slug -> hash``) from the machine-local cache,
-    or None when there is none saved for the manifest as it is now (its stamp)."""
+class _Listed:
+    """What the manifest lists: its slugs, and each slug's hash (decoded only
+    when a note changed in the manifest's own tick asks for one)."""
+
+    def __init__(self, slugs: frozenset[str], hashes: bytes | dict[str, str | None]) -> None:
+        self.slugs = slugs
+        self._hashes = hashes
+
+    def hash(self, slug: str) -> str | None:
+        if isinstance(self._hashes, bytes):
+            import marshal
+
+            try:
+                value = marshal.loads(self._hashes)
+            except (ValueError, EOFError, TypeError):
+                value = None
+            self._hashes = value if type(value) is dict else {}
+        found = self._hashes.get(slug)
+        return found if isinstance(found, str) else None
+
+
+def _load_listed(bundle: Bundle, st: os.stat_result) -> _Listed | None:
+    """What the manifest lists, from the machine-local cache, or None when there
+    is none saved for the manifest as it is now (its stamp). The cache is one
+    marshal tuple: the slugs joined by newlines (one string, read at the cost of
+    a copy) and the marshalled ``slug -> hash`` (bytes, decoded on use)."""
     import marshal
 
     try:
@@ -234,18 +257,18 @@ def _load_listed(bundle: Bundle, st: os.stat_result) -> dict[str, str | None] | 
         return None
     if (
         type(value) is not tuple
-        or len(value) != 3
+        or len(value) != 4
         or value[0] != _LISTED_MAGIC
         or value[1] != stamps.of(st)
-        or type(value[2]) is not dict
+        or type(value[2]) is not str
+        or type(value[3]) is not bytes
     ):
         return None
-    listed: dict[str, str | None] = value[2]
-    return listed
+    return _Listed(frozenset(value[2].split("\n")) if value[2] else frozenset(), value[3])
 
 
-def _save_listed(bundle: Bundle, st: os.stat_result, listed: dict[str, str | None]) -> None:
-    """Save ``listed`` for the manifest stamped ``st`` when that stamp is trusted
+def _save_listed(bundle: Bundle, st: os.stat_result, hashes: dict[str, str | None]) -> None:
+    """Save what the manifest stamped ``st`` lists when that stamp is trusted
     (atomically, under its lock; skipped while another holds it; a failure only
     means the next read parses the manifest again)."""
     import marshal
@@ -255,8 +278,9 @@ def _save_listed(bundle: Bundle, st: os.stat_result, listed: dict[str, str | Non
     from ouro.store.lock import FileLock
 
     stamp = stamps.trusted(st)
-    if stamp is None:
+    if stamp is None or any("\n" in slug for slug in hashes):
         return
+    value = (_LISTED_MAGIC, stamp, "\n".join(hashes), marshal.dumps(hashes, 4))
     try:
         lock = FileLock(bundle.lock_path("notes-listed"), purpose="notes listed cache")
         if not lock.try_acquire():
@@ -264,17 +288,17 @@ def _save_listed(bundle: Bundle, st: os.stat_result, listed: dict[str, str | Non
         try:
             path = bundle.root / NOTES_LISTED
             path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(path, marshal.dumps((_LISTED_MAGIC, stamp, listed), 4))
+            atomic_write_bytes(path, marshal.dumps(value, 4))
         finally:
             lock.release()
     except (OSError, OuroError):
         pass
 
 
-def _read_listed(bundle: Bundle, st: os.stat_result) -> dict[str, str | None] | Check:
-    """What the manifest (stat ``st``) lists, ``slug -> hash``: from the cache
-    while the manifest keeps its stamp, else parsed and the cache saved again;
-    a Check when the manifest is not one."""
+def _read_listed(bundle: Bundle, st: os.stat_result) -> _Listed | Check:
+    """What the manifest (stat ``st``) lists: from the cache while the manifest
+    keeps its stamp, else parsed and the cache saved again; a Check when the
+    manifest is not one."""
     listed = _load_listed(bundle, st)
     if listed is not None:
         return listed
@@ -289,14 +313,14 @@ def _read_listed(bundle: Bundle, st: os.stat_result) -> dict[str, str | None] | 
     entries = data.get("notes") if isinstance(data, dict) else None
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         return Check("stale", "not a notes manifest")
-    listed = {}
+    hashes: dict[str, str | None] = {}
     for entry in entries:
         slug, digest = entry.get("slug"), entry.get("hash")
-        if not isinstance(slug, str) or slug in listed:
+        if not isinstance(slug, str) or slug in hashes:
             return Check("stale", "the note files differ from what it lists")
-        listed[slug] = digest if isinstance(digest, str) else None
-    _save_listed(bundle, st, listed)
-    return listed
+        hashes[slug] = digest if isinstance(digest, str) else None
+    _save_listed(bundle, st, hashes)
+    return _Listed(frozenset(hashes), hashes)
 
 
 def _check_manifest(bundle: Bundle) -> Check:
@@ -314,14 +338,14 @@ def _check_manifest(bundle: Bundle) -> Check:
         return Check("missing", "'ouro notes rebuild-manifest' writes it")
     except OSError as exc:
         return Check("stale", f"unreadable ({exc})")
-    entries = _read_listed(bundle, st)
-    if isinstance(entries, Check):
-        return entries
+    listed = _read_listed(bundle, st)
+    if isinstance(listed, Check):
+        return listed
     try:
         found = _note_mtimes(os.fspath(folder))
     except _Unreadable as exc:
         return Check("stale", f"{exc} cannot be read")
-    if len(found) != len(entries) or not all(slug in entries for slug in found):
+    if found.keys() != listed.slugs:
         return Check("stale", "the note files differ from what it lists")
     written = st.st_mtime_ns
     if max(found.values(), default=0) < written:  # the usual case: one compare per note
@@ -332,7 +356,7 @@ def _check_manifest(bundle: Bundle) -> Check:
         if mtime == written:  # the same tick: the content decides
             from ouro.models.hashing import hash_file
 
-            if hash_file(folder / f"{slug}.md") != entries[slug]:
+            if hash_file(folder / f"{slug}.md") != listed.hash(slug):
                 return Check("stale", f"{slug}.md changed after it was written")
     return Check("fresh")
 
