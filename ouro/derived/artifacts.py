@@ -198,7 +198,6 @@ def _note_mtimes(top: str) -> dict[str, int]:
         except OSError:
             raise _Unreadable(prefix or "the notes folder") from None
         try:
-            names = []
             with os.scandir(fd) as listing:
                 for entry in listing:
                     name = entry.name
@@ -208,12 +207,10 @@ def _note_mtimes(top: str) -> dict[str, int]:
                         if not entry.is_symlink():
                             stack.append((f"{prefix}{name}/", f"{path}{os.sep}{name}"))
                     elif name.endswith(".md"):
-                        names.append(name)
-            for name in names:
-                try:
-                    found[prefix + name[:-3]] = os.stat(name, dir_fd=fd).st_mtime_ns
-                except OSError:
-                    raise _Unreadable(prefix + name) from None
+                        try:  # the entry's stat: relative to the open folder, links followed
+                            found[prefix + name[:-3]] = entry.stat().st_mtime_ns
+                        except OSError:
+                            raise _Unreadable(prefix + name) from None
         finally:
             os.close(fd)
     return found
