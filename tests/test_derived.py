@@ -273,6 +273,48 @@ def test_processes_healing_the_same_cache_race_safely(bundle: Bundle) -> None:
     assert {d["name"]: d["state"] for d in derived.status(bundle)}["index"] == "fresh"
 
 
+_LIST_NOTES = """
+import sys
+from pathlib import Path
+from ouro import derived
+from ouro.bundle import Bundle
+from ouro.desk import notes
+b = Bundle(Path(sys.argv[1]))
+for n in range(int(sys.argv[2])):
+    if sys.argv[3] == "write":
+        notes.notes_dir(b).joinpath(f"race-{n}.md").write_text(f"# race {n}\\n")
+        notes.regenerate_manifest(b)
+    else:
+        (b.root / "state/cache/notes-listed.marshal").unlink(missing_ok=True)
+        state = {d["name"]: d["state"] for d in derived.status(b)}["notes-manifest"]
+        assert state in ("fresh", "stale"), state
+print("ok")
+"""
+
+
+def test_processes_saving_the_notes_listing_beside_a_manifest_writer(bundle: Bundle) -> None:
+    _populate(bundle, tasks=1)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _LIST_NOTES, str(bundle.root), "12", role],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for role in ("write", "read", "read")
+    ]
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0 and out.strip() == "ok", err[-2000:]
+    _aged(bundle.root)
+    for _ in range(2):  # the saved listing (whichever process saved it last) or a new one
+        assert {d["name"]: d for d in derived.status(bundle)}["notes-manifest"]["state"] == "fresh"
+    listed = artifacts._load_listed(bundle, os.stat(notes.manifest_path(bundle)))
+    assert listed is not None and len(listed.slugs) == 13
+
+
 @pytest.mark.parametrize("edit", ["same size, mtime put back", "replaced by a copy"])
 def test_a_healed_cache_still_sees_edits(bundle: Bundle, edit: str) -> None:
     _populate(bundle, tasks=3)
