@@ -17,9 +17,11 @@ import pytest
 from ouro import api as tools
 from ouro import derived
 from ouro.bundle import Bundle
+from ouro.derived import artifacts
 from ouro.desk import heads, notes
 from ouro.desk.record import entities_path
 from ouro.index.search import desk_search, search_facts
+from ouro.models.hashing import hash_file
 from ouro.orient import build_packet
 from ouro.store import stamp as stamps
 from tests.conftest import REPO, ouro_json, run_ouro
@@ -113,6 +115,39 @@ def test_status_sees_a_stale_notes_manifest_and_entities_edited_by_hand(bundle: 
     assert by_name["entities"]["state"] == "fresh"
 
 
+def test_the_saved_notes_listing_holds_only_while_the_manifest_keeps_its_stamp(
+    bundle: Bundle,
+) -> None:
+    _populate(bundle, tasks=1)
+    _aged(bundle.root)
+    cache = bundle.root / "state/cache/notes-listed.marshal"
+    by_name = {d["name"]: d for d in derived.status(bundle)}
+    assert by_name["notes-manifest"]["state"] == "fresh"
+    assert cache.is_file()  # the first check saved what the manifest lists
+    saved = cache.read_bytes()
+    assert {d["name"]: d for d in derived.status(bundle)}["notes-manifest"]["state"] == "fresh"
+    assert cache.read_bytes() == saved  # the second read it, saving nothing
+    manifest = notes.manifest_path(bundle)
+    listed = artifacts._load_listed(bundle, os.stat(manifest))
+    assert listed is not None and listed.slugs == {
+        e["slug"] for e in notes.read_manifest(bundle) or []
+    }
+    assert listed.hash("login") == hash_file(notes.notes_dir(bundle) / "login.md")
+    # a new note file the manifest does not list: stale, from the saved listing too
+    extra = notes.notes_dir(bundle) / "unlisted.md"
+    extra.write_text("# unlisted\n")
+    assert {d["name"]: d for d in derived.status(bundle)}["notes-manifest"]["state"] == "stale"
+    extra.unlink()
+    # a manifest rewritten to list another set: the saved listing no longer holds
+    manifest.write_bytes(manifest.read_bytes().replace(b'"login"', b'"logout"'))
+    assert b'"logout"' in manifest.read_bytes()
+    assert {d["name"]: d for d in derived.status(bundle)}["notes-manifest"]["state"] == "stale"
+    cache.write_bytes(b"damaged")  # a damaged cache is no cache
+    assert {d["name"]: d for d in derived.status(bundle)}["notes-manifest"]["state"] == "stale"
+    run_ouro("index", "sync", bundle=bundle, check=True)
+    assert {d["name"]: d for d in derived.status(bundle)}["notes-manifest"]["state"] == "fresh"
+
+
 def test_after_write_refreshes_what_the_write_touched(bundle: Bundle) -> None:
     _populate(bundle, tasks=2)
     task = bundle.desk / "web" / "task-00-login" / "task.md"
@@ -200,6 +235,7 @@ _HEAL = """
 import sys
 from ouro.bundle import Bundle
 from ouro.desk import heads
+from ouro.models.hashing import hash_file
 from ouro.index.search import desk_search
 from pathlib import Path
 b = Bundle(Path(sys.argv[1]))
@@ -235,6 +271,48 @@ def test_processes_healing_the_same_cache_race_safely(bundle: Bundle) -> None:
     assert len(found) == 30 and not problems
     assert heads.freshness(bundle)[0] in ("fresh", "missing")
     assert {d["name"]: d["state"] for d in derived.status(bundle)}["index"] == "fresh"
+
+
+_LIST_NOTES = """
+import sys
+from pathlib import Path
+from ouro import derived
+from ouro.bundle import Bundle
+from ouro.desk import notes
+b = Bundle(Path(sys.argv[1]))
+for n in range(int(sys.argv[2])):
+    if sys.argv[3] == "write":
+        notes.notes_dir(b).joinpath(f"race-{n}.md").write_text(f"# race {n}\\n")
+        notes.regenerate_manifest(b)
+    else:
+        (b.root / "state/cache/notes-listed.marshal").unlink(missing_ok=True)
+        state = {d["name"]: d["state"] for d in derived.status(b)}["notes-manifest"]
+        assert state in ("fresh", "stale"), state
+print("ok")
+"""
+
+
+def test_processes_saving_the_notes_listing_beside_a_manifest_writer(bundle: Bundle) -> None:
+    _populate(bundle, tasks=1)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _LIST_NOTES, str(bundle.root), "12", role],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for role in ("write", "read", "read")
+    ]
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0 and out.strip() == "ok", err[-2000:]
+    _aged(bundle.root)
+    for _ in range(2):  # the saved listing (whichever process saved it last) or a new one
+        assert {d["name"]: d for d in derived.status(bundle)}["notes-manifest"]["state"] == "fresh"
+    listed = artifacts._load_listed(bundle, os.stat(notes.manifest_path(bundle)))
+    assert listed is not None and len(listed.slugs) == 13
 
 
 @pytest.mark.parametrize("edit", ["same size, mtime put back", "replaced by a copy"])

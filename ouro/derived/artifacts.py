@@ -1,7 +1,9 @@
 """The derived artifacts of a bundle, each declared once (``ouro.derived``).
 
-Every check here is read-only (it opens nothing for writing, not even the
-index's ``-wal``). The modules that own each file are imported on use, so
+Every check here leaves the record and the index as they are (it opens
+nothing of theirs for writing, not even the index's ``-wal``); the
+notes-manifest check saves what the manifest lists in its machine-local cache
+(``notes-listed``). The modules that own each file are imported on use, so
 ``ouro index status`` pays only for what it looks at.
 """
 
@@ -31,6 +33,7 @@ INDEX = "state/index/ouro.sqlite3"
 HOOK_STATE = "state/hooks"
 DECLARED = "state/cache/declared-checks.json"
 ARC_DIGESTS = "state/cache/arc-digests.marshal"  # ouro.arc.fold.DIGESTS_CACHE
+NOTES_LISTED = "state/cache/notes-listed.marshal"
 
 
 # --- arc: the resume checkpoint (the recorder's writes keep it current) --------
@@ -195,7 +198,6 @@ def _note_mtimes(top: str) -> dict[str, int]:
         except OSError:
             raise _Unreadable(prefix or "the notes folder") from None
         try:
-            names = []
             with os.scandir(fd) as listing:
                 for entry in listing:
                     name = entry.name
@@ -205,43 +207,142 @@ def _note_mtimes(top: str) -> dict[str, int]:
                         if not entry.is_symlink():
                             stack.append((f"{prefix}{name}/", f"{path}{os.sep}{name}"))
                     elif name.endswith(".md"):
-                        names.append(name)
-            for name in names:
-                try:
-                    found[prefix + name[:-3]] = os.stat(name, dir_fd=fd).st_mtime_ns
-                except OSError:
-                    raise _Unreadable(prefix + name) from None
+                        try:  # the entry's stat: relative to the open folder, links followed
+                            found[prefix + name[:-3]] = entry.stat().st_mtime_ns
+                        except OSError:
+                            raise _Unreadable(prefix + name) from None
         finally:
             os.close(fd)
     return found
 
 
-def _check_manifest(bundle: Bundle) -> Check:
-    """The manifest lists exactly the note files, none changed since it was
-    written: a note whose mtime is past the manifest's is stale; one in the same
-    tick (the racy case) is hashed and compared with its entry."""
+_LISTED_MAGIC = "ouro-notes-listed-2"
+
+
+class _Listed:
+    """What the manifest lists: its slugs, and each slug's hash (decoded only
+    when a note changed in the manifest's own tick asks for one)."""
+
+    def __init__(self, slugs: frozenset[str], hashes: bytes | dict[str, str | None]) -> None:
+        self.slugs = slugs
+        self._hashes = hashes
+
+    def hash(self, slug: str) -> str | None:
+        if isinstance(self._hashes, bytes):
+            import marshal
+
+            try:
+                value = marshal.loads(self._hashes)
+            except (ValueError, EOFError, TypeError):
+                value = None
+            self._hashes = value if type(value) is dict else {}
+        found = self._hashes.get(slug)
+        return found if isinstance(found, str) else None
+
+
+def _load_listed(bundle: Bundle, st: os.stat_result) -> _Listed | None:
+    """What the manifest lists, from the machine-local cache, or None when there
+    is none saved for the manifest as it is now (its stamp). The cache is one
+    marshal tuple: the slugs joined by newlines (one string, read at the cost of
+    a copy) and the marshalled ``slug -> hash`` (bytes, decoded on use)."""
+    import marshal
+
+    try:
+        with open(bundle.root / NOTES_LISTED, "rb") as handle:
+            value = marshal.loads(handle.read(1 << 24))
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    if (
+        type(value) is not tuple
+        or len(value) != 4
+        or value[0] != _LISTED_MAGIC
+        or value[1] != stamps.of(st)
+        or type(value[2]) is not str
+        or type(value[3]) is not bytes
+    ):
+        return None
+    return _Listed(frozenset(value[2].split("\n")) if value[2] else frozenset(), value[3])
+
+
+def _save_listed(bundle: Bundle, st: os.stat_result, hashes: dict[str, str | None]) -> None:
+    """Save what the manifest stamped ``st`` lists when that stamp is trusted
+    (atomically, under its lock; skipped while another holds it; a failure only
+    means the next read parses the manifest again)."""
+    import marshal
+
+    from ouro.errors import OuroError
+    from ouro.store.atomic import atomic_write_bytes
+    from ouro.store.lock import FileLock
+
+    stamp = stamps.trusted(st)
+    if stamp is None or any("\n" in slug for slug in hashes):
+        return
+    value = (_LISTED_MAGIC, stamp, "\n".join(hashes), marshal.dumps(hashes, 4))
+    try:
+        lock = FileLock(bundle.lock_path("notes-listed"), purpose="notes listed cache")
+        if not lock.try_acquire():
+            return
+        try:
+            path = bundle.root / NOTES_LISTED
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(path, marshal.dumps(value, 4))
+        finally:
+            lock.release()
+    except (OSError, OuroError):
+        pass
+
+
+def _read_listed(bundle: Bundle, st: os.stat_result) -> _Listed | Check:
+    """What the manifest (stat ``st``) lists: from the cache while the manifest
+    keeps its stamp, else parsed and the cache saved again; a Check when the
+    manifest is not one."""
+    listed = _load_listed(bundle, st)
+    if listed is not None:
+        return listed
     from ouro.store import jsonio
 
-    folder = bundle.root / NOTES
-    if not folder.is_dir():
-        return Check("fresh")
-    manifest = bundle.root / MANIFEST
     try:
-        st = os.stat(manifest)
-        data = jsonio.loads(manifest.read_bytes())
+        data = jsonio.loads((bundle.root / MANIFEST).read_bytes())
     except FileNotFoundError:
         return Check("missing", "'ouro notes rebuild-manifest' writes it")
     except (OSError, jsonio.JSONDecodeError) as exc:
         return Check("stale", f"unreadable ({exc})")
-    listed = data.get("notes") if isinstance(data, dict) else None
-    if not isinstance(listed, list) or not all(isinstance(e, dict) for e in listed):
+    entries = data.get("notes") if isinstance(data, dict) else None
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         return Check("stale", "not a notes manifest")
-    entries = {e.get("slug"): e for e in listed}
+    hashes: dict[str, str | None] = {}
+    for entry in entries:
+        slug, digest = entry.get("slug"), entry.get("hash")
+        if not isinstance(slug, str) or slug in hashes:
+            return Check("stale", "the note files differ from what it lists")
+        hashes[slug] = digest if isinstance(digest, str) else None
+    _save_listed(bundle, st, hashes)
+    return _Listed(frozenset(hashes), hashes)
+
+
+def _check_manifest(bundle: Bundle) -> Check:
+    """The manifest lists exactly the note files, none changed since it was
+    written: a note whose mtime is past the manifest's is stale; one in the same
+    tick (the racy case) is hashed and compared with its entry. What it lists is
+    read from ``state/cache/notes-listed.marshal`` while the manifest keeps its
+    stamp (the ``notes-listed`` artifact), so the check parses it once per change."""
+    folder = bundle.root / NOTES
+    if not folder.is_dir():
+        return Check("fresh")
+    try:
+        st = os.stat(bundle.root / MANIFEST)
+    except FileNotFoundError:
+        return Check("missing", "'ouro notes rebuild-manifest' writes it")
+    except OSError as exc:
+        return Check("stale", f"unreadable ({exc})")
+    listed = _read_listed(bundle, st)
+    if isinstance(listed, Check):
+        return listed
     try:
         found = _note_mtimes(os.fspath(folder))
     except _Unreadable as exc:
         return Check("stale", f"{exc} cannot be read")
-    if len(found) != len(entries) or not all(slug in entries for slug in found):
+    if found.keys() != listed.slugs:
         return Check("stale", "the note files differ from what it lists")
     written = st.st_mtime_ns
     if max(found.values(), default=0) < written:  # the usual case: one compare per note
@@ -252,9 +353,15 @@ def _check_manifest(bundle: Bundle) -> Check:
         if mtime == written:  # the same tick: the content decides
             from ouro.models.hashing import hash_file
 
-            if hash_file(folder / f"{slug}.md") != entries[slug].get("hash"):
+            if hash_file(folder / f"{slug}.md") != listed.hash(slug):
                 return Check("stale", f"{slug}.md changed after it was written")
     return Check("fresh")
+
+
+def _check_notes_listed(bundle: Bundle) -> Check:
+    if not (bundle.root / NOTES_LISTED).is_file():
+        return Check("fresh", "none saved: the next notes-manifest check saves one")
+    return Check("fresh", "it holds only while the notes manifest keeps its stamp")
 
 
 def _rebuild_manifest(bundle: Bundle) -> None:
@@ -408,4 +515,5 @@ ARTIFACTS: tuple[Artifact, ...] = (
              _rebuild_declared),
     Artifact("hook-state", HOOK_STATE, (), True, _check_hook_state, None, None),
     Artifact("arc-digests", ARC_DIGESTS, (EVENTS,), True, _check_arc_digests, None, None),
+    Artifact("notes-listed", NOTES_LISTED, (MANIFEST,), True, _check_notes_listed, None, None),
 )  # fmt: skip
