@@ -56,7 +56,7 @@ def _stores_bytes(raw: bytes) -> bytes | None:
     """The encoded ``stores`` value inside a checkpoint's bytes, or None."""
     end = raw.rfind(_AFTER_STORES)
     start = raw.rfind(_STORES_KEY + b"{", 0, end) if end > 0 else -1
-    if start < 0:
+    if start < 0 or raw[end - 1 : end] != b"}":
         return None
     return raw[start + len(_STORES_KEY) : end]
 
