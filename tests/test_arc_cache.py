@@ -156,3 +156,37 @@ def test_an_event_line_edited_in_place_is_seen(bundle: Bundle) -> None:
     assert r["currentAsk"]["value"] == "ship the lexer!"
     codes = {i["code"] for i in r["recorder"]["issues"]}
     assert "checkpoint_inconsistent" in codes
+
+
+def test_a_rewrite_reuses_the_unchanged_store_bytes_and_writes_the_same_file(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write whose store summaries equal the persisted ones reuses their bytes from
+    latest.json (no re-encoding); the file is byte for byte what a full encoding
+    writes, and a changed summary is encoded again."""
+    from ouro.arc import checkpoint as ckpt
+    from ouro.store import jsonio
+
+    ready(bundle)
+    for n in range(3):
+        claims.add_claim(bundle, f'claim {n} with "quotes", "stores":{{}} and ünïcode')
+    record_event(bundle, "agent_note", "settle")
+    computed = ckpt.compute(bundle)
+    assert computed.previous is not None
+    fresh = ckpt.view(bundle, computed.checkpoint["fold"], computed.checkpoint["stores"], [])
+    full = jsonio.dumps(fresh, sort_keys=True) + b"\n"
+    encoded: list[object] = []
+    real = jsonio.dumps
+    monkeypatch.setattr(jsonio, "dumps", lambda v, **k: encoded.append(v) or real(v, **k))
+    assert ckpt.encode(fresh, computed.previous) == full
+    assert all(value.get("stores") == {} for value in encoded)  # type: ignore[attr-defined]
+    record_event(bundle, "agent_note", "after")
+    path = bundle.root / "arc" / "flight-recorder" / "latest.json"
+    monkeypatch.setattr(jsonio, "dumps", real)
+    written = json.loads(path.read_bytes())
+    assert path.read_bytes() == jsonio.dumps(written, sort_keys=True) + b"\n"
+    changed = (
+        {**computed.previous[0], "claims": {"files": {}, "items": {}, "errors": {}}},
+        computed.previous[1],
+    )
+    assert ckpt.encode(fresh, changed) == full  # not equal: encoded in full

@@ -82,7 +82,7 @@ def write_checkpoint(bundle: Bundle) -> dict[str, Any]:
     """Fold the log into the checkpoint and replace latest.json. Needs the Arc lock."""
     computed = ckpt.compute(bundle)
     fresh = ckpt.view(bundle, computed.checkpoint["fold"], computed.checkpoint["stores"], [])
-    ckpt.write(bundle, fresh)
+    ckpt.write(bundle, fresh, computed.previous)
     return fresh
 
 
