@@ -417,20 +417,20 @@ class Model:
             np.exp(att, out=att)
             att /= att.sum(axis=-1, keepdims=True)
             ctx = np.matmul(att, v).transpose(0, 2, 1, 3).reshape(n * width, DIM)
-            out = ctx @ wo
-            out *= so
-            out += bo
-            out += x
-            x = _layer_norm(out, *ln1)
+            y = ctx @ wo
+            y *= so
+            y += bo
+            y += x
+            x = _layer_norm(y, *ln1)
             inner = x @ wi
             inner *= si
             inner += bi
             inner *= 0.5 * (1.0 + _erf(inner * np.float32(0.7071067811865476)))
-            out = inner @ wout
-            out *= sout
-            out += bout
-            out += x
-            x = _layer_norm(out, *ln2)
+            y = inner @ wy
+            y *= sy
+            y += by
+            y += x
+            x = _layer_norm(y, *ln2)
         x = x.reshape(n, width, DIM)
         pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0)[:, None]
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
