@@ -362,7 +362,9 @@ class Model:
             ]
             for m, c, b in zip(w, s, bias, strict=True):
                 if m.shape[1] != b.shape[0] or c.size != b.shape[0]:
-                    raise ValueError(f"layer {n}: {m.shape}, scale {c.shape} against bias {b.shape}")
+                    raise ValueError(
+                        f"layer {n}: {m.shape}, scale {c.shape} against bias {b.shape}"
+                    )
             s = [c.reshape(-1) for c in s]
             self.layers.append(
                 (
@@ -426,9 +428,9 @@ class Model:
             inner *= si
             inner += bi
             inner *= 0.5 * (1.0 + _erf(inner * np.float32(0.7071067811865476)))
-            y = inner @ wy
-            y *= sy
-            y += by
+            y = inner @ wout
+            y *= sout
+            y += bout
             y += x
             x = _layer_norm(y, *ln2)
         x = x.reshape(n, width, DIM)
