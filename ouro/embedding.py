@@ -297,7 +297,8 @@ def _erf(x: Any) -> Any:
 
 
 class Model:
-    """The encoder's weights (float32, dequantized once) and the tokenizer,
+    """The encoder's weights (int8 cast to float32 once, column scales kept
+    apart) and the tokenizer,
     loaded once per process."""
 
     def __init__(self, onnx: str, vocab: str) -> None:
@@ -345,7 +346,10 @@ class Model:
         self.layers = []
         for n in range(LAYERS):
             p = f"inner.encoder.layer.{n}."
-            w = [_dequantized(t[m + "_q"], t[m + "_scale"], np) for m in mats[6 * n : 6 * n + 6]]
+            # int8 cast to float32 once (one pass over each matrix); the column
+            # scales multiply each product's output instead (a few rows)
+            w = [t[m + "_q"] for m in mats[6 * n : 6 * n + 6]]
+            s = [t[m + "_scale"] for m in mats[6 * n : 6 * n + 6]]
             bias = [
                 t[p + "attention.self.query.bias"],
                 t[p + "attention.self.key.bias"],
@@ -354,23 +358,29 @@ class Model:
                 t[p + "intermediate.dense.bias"],
                 t[p + "output.dense.bias"],
             ]
-            for m, b in zip(w, bias, strict=True):
-                if m.shape[1] != b.shape[0]:
-                    raise ValueError(f"layer {n}: {m.shape} against bias {b.shape}")
-            qkv = np.ascontiguousarray(np.concatenate(w[:3], axis=1))
+            for m, c, b in zip(w, s, bias, strict=True):
+                if m.shape[1] != b.shape[0] or c.size != b.shape[0]:
+                    raise ValueError(
+                        f"layer {n}: {m.shape}, scale {c.shape} against bias {b.shape}"
+                    )
+            s = [c.reshape(-1) for c in s]
             self.layers.append(
                 (
-                    qkv,
+                    _cast(np.concatenate(w[:3], axis=1), np),
+                    np.concatenate(s[:3]),
                     np.concatenate(bias[:3]),
-                    w[3],
+                    _cast(w[3], np),
+                    s[3],
                     bias[3],
                     (
                         t[p + "attention.output.LayerNorm.weight"],
                         t[p + "attention.output.LayerNorm.bias"],
                     ),
-                    w[4],
+                    _cast(w[4], np),
+                    s[4],
                     bias[4],
-                    w[5],
+                    _cast(w[5], np),
+                    s[5],
                     bias[5],
                     (t[p + "output.LayerNorm.weight"], t[p + "output.LayerNorm.bias"]),
                 )
@@ -394,8 +404,9 @@ class Model:
         head = DIM // HEADS
         scale = np.float32(1.0 / np.sqrt(head))
         x = x.reshape(n * width, DIM)  # 2-D: every linear layer is one BLAS call
-        for qkv, qkv_b, wo, bo, ln1, wi, bi, wout, bout, ln2 in self.layers:
+        for qkv, qkv_s, qkv_b, wo, so, bo, ln1, wi, si, bi, wout, sout, bout, ln2 in self.layers:
             h = x @ qkv
+            h *= qkv_s
             h += qkv_b
             h = np.ascontiguousarray(h.reshape(n, width, 3, HEADS, head).transpose(2, 0, 3, 1, 4))
             q, k, v = h[0], h[1], h[2]
@@ -406,11 +417,20 @@ class Model:
             np.exp(att, out=att)
             att /= att.sum(axis=-1, keepdims=True)
             ctx = np.matmul(att, v).transpose(0, 2, 1, 3).reshape(n * width, DIM)
-            x = _layer_norm(ctx @ wo + bo + x, *ln1)
+            y = ctx @ wo
+            y *= so
+            y += bo
+            y += x
+            x = _layer_norm(y, *ln1)
             inner = x @ wi
+            inner *= si
             inner += bi
             inner *= 0.5 * (1.0 + _erf(inner * np.float32(0.7071067811865476)))
-            x = _layer_norm(inner @ wout + bout + x, *ln2)
+            y = inner @ wout
+            y *= sout
+            y += bout
+            y += x
+            x = _layer_norm(y, *ln2)
         x = x.reshape(n, width, DIM)
         pooled = (x * mask[:, :, None]).sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0)[:, None]
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
@@ -483,10 +503,9 @@ class Model:
         return out
 
 
-def _dequantized(weights: Any, scale: Any, np: Any) -> Any:
-    out = weights.astype(np.float32)
-    out *= scale
-    return out
+def _cast(weights: Any, np: Any) -> Any:
+    """int8 weights as float32 (their column scales are applied to the product)."""
+    return weights.astype(np.float32)
 
 
 def _layer_norm(x: Any, weight: Any, bias: Any) -> Any:
