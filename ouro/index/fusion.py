@@ -14,10 +14,12 @@ never load numpy or the model).
   ``LEXICAL_WEIGHT`` / 1; ties broken by locator. ``total`` counts the fused
   candidates. With ``explain`` each result carries
   ``ranks: {"lexical": n|None, "semantic": n|None}``.
-- Before ranking, docs still without a vector are embedded (all of them, or
-  at most ``semantic.SEARCH_BUDGET``) and a missing vector file is written
-  (``semantic.heal_file``); if some remain, or the index cannot be written,
-  the answer's ``index.semantic`` says ``catching up`` with how many.
+- Before ranking, docs still without a vector are embedded when they are at
+  most ``semantic.SEARCH_BUDGET`` (a longer queue is left to ``ouro index
+  sync``), and a missing vector file is written (``semantic.heal_file``); if
+  some remain, or the index cannot be written, the answer's ``index.semantic``
+  says ``catching up`` with how many (the semantic side ranks the docs that
+  have a vector; with none, a hybrid search is the lexical one).
 
 The constants were chosen on ``bench/data/retrieval.json`` (``bench/semantic.py``).
 """

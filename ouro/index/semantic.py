@@ -14,8 +14,10 @@ Contract:
   skips the catch-up (and its write transaction) when it is empty.
   ``catch_up`` embeds queued docs (and with ``prune`` drops vectors whose doc
   is gone); ``ouro index sync`` / ``rebuild`` run it to the end, a search runs
-  it for at most ``SEARCH_BUDGET`` queued docs (the rest are left, and the
-  answer says ``catching up``). A diary write (write-through) never embeds.
+  the queue itself only when it holds at most ``SEARCH_BUDGET`` docs (what an
+  agent's writes since its last search add); a longer queue (a bundle whose
+  vectors were never built, a bulk import) is left whole to ``ouro index
+  sync`` and the answer says ``catching up`` with how many. A diary write (write-through) never embeds.
 - Every change to ``vectors`` is logged by triggers in ``vectors_log``
   (position, doc id); ``vectors_logged.since`` says up to where the log was
   dropped. ``vectors_gen`` holds the index's random epoch (and a change
@@ -61,10 +63,11 @@ if TYPE_CHECKING:
 KINDS = ("fact", "note", "task", "friction", "tip")
 _KIND_SQL = ",".join(f"'{k}'" for k in KINDS)
 MAX_CHARS = 4000
-#: docs a search embeds itself before answering (a read heals the vectors, a
-#: machine-local cache); None: every doc without one. The model costs ~20-60
-#: ms a doc on 2 cores, so a search embeds what an agent's writes since the
-#: last search add and leaves a bulk import to ``ouro index sync``
+#: the longest queue a search embeds itself before answering (a read heals the
+#: vectors, a machine-local cache); a longer one is not touched by a search (None:
+#: every doc without one, whatever the queue). The model costs ~10-30 ms a doc on
+#: 2 cores, so a search embeds what an agent's writes since the last search add
+#: and leaves a bulk import, or a corpus never embedded, to ``ouro index sync``
 SEARCH_BUDGET: int | None = 128
 #: docs embedded per write transaction (a killed build loses at most one batch)
 BATCH = 256
@@ -711,6 +714,10 @@ def catch_up_once(conn: sqlite3.Connection, path: str, budget: int | None) -> in
     if none_missing(conn):  # no write transaction, no scan for docs without a vector
         _CAUGHT_UP[path] = (conn, _version(conn))
         return 0
+    if budget is not None and _has_trigger(conn, _TODO_TRIGGER):
+        over = conn.execute("SELECT 1 FROM vectors_todo LIMIT 1 OFFSET ?", (budget,)).fetchone()
+        if over is not None:  # more than a search embeds: left to 'ouro index sync'
+            return missing(conn)
     remaining = catch_up(conn, budget, prune=False)
     if not remaining:
         _CAUGHT_UP[path] = (conn, _version(conn))
