@@ -112,11 +112,17 @@ def run(argv: list[str], cwd: Path, stdin: bytes = b"") -> float:
 
 
 def interleave(a: Callable[[], float], b: Callable[[], float], repeat: int) -> tuple[float, float]:
-    """Median ms of ``a`` and ``b`` (each returns its own seconds), alternating."""
+    """Median ms of ``a`` and ``b`` (each returns its own seconds), alternating,
+    and which one goes first alternating too (the second of a pair finds what the
+    first left in the caches)."""
     xs, ys = [], []
-    for _ in range(repeat):
-        xs.append(a())
-        ys.append(b())
+    for n in range(repeat):
+        if n % 2:
+            ys.append(b())
+            xs.append(a())
+        else:
+            xs.append(a())
+            ys.append(b())
     return statistics.median(xs) * 1000, statistics.median(ys) * 1000
 
 
