@@ -13,7 +13,7 @@ else is here, in Python:
 - ``EVENT_MAP``: which Pi event runs which ouro event (``session_start`` and
   ``session_compact`` → ``SessionStart``, ``before_agent_start`` →
   ``UserPromptSubmit``, ``session_before_compact`` → ``PreCompact``,
-  ``agent_end`` → ``Stop``, ``session_shutdown`` → ``SessionEnd``,
+  ``turn_end`` of a turn that ends the work → ``Stop``, ``session_shutdown`` → ``SessionEnd``,
   ``tool_result`` of ``bash`` → ``PostToolUse`` (``PostToolUseFailure`` when
   Pi marks it an error), ``tool_call`` of ``edit``/``write`` → ``PreToolUse``);
 - ``translate``: the shim's stdin (``{"pi": <Pi event name>, "event": …,

@@ -109,15 +109,46 @@ async function call(piEvent: string, event: any, ctx: any): Promise<Reply> {
   return reply;
 }
 
+// Pi runs an extension's handlers from a queue it does not wait on (agent-session.js
+// _handleAgentEvent), so a turn can end, and print mode ('pi -p') shut down, while a Stop
+// check is still running or before the run its follow-up starts. session_shutdown waits
+// for both: every handler still running ('inflight'), and every run a follow-up asked for
+// through to its agent_end ('owed'); it gives up on a run that has not started after
+// IDLE_WAIT of idleness with nothing running (the follow-up failed), and after SHUTDOWN_WAIT.
+const inflight = new Set<Promise<unknown>>();
+let owed = 0;
+const IDLE_WAIT = 5_000;
+const SHUTDOWN_WAIT = 120_000;
+
+async function settle(ctx: any): Promise<void> {
+  const deadline = Date.now() + SHUTDOWN_WAIT;
+  let idleSince = Date.now();
+  while (Date.now() < deadline) {
+    if (inflight.size) { await Promise.allSettled([...inflight]); idleSince = Date.now(); continue; }
+    const idle = ctx.isIdle?.() ?? true;
+    if (owed === 0 && idle) return;
+    if (!idle) idleSince = Date.now();
+    else if (Date.now() - idleSince > IDLE_WAIT) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  process.stderr.write("ouro: Pi shut down before a Stop follow-up ran\n");
+}
+
 export default function (pi: any) {
   const message = (content: string) => ({ customType: "ouro", content, display: false });
+  pi.on("agent_end", async () => { if (owed > 0) owed -= 1; return undefined; });
   for (const piEvent of Object.keys(config.events ?? {})) {
     pi.on(piEvent, async (event: any, ctx: any) => {
-      const reply = await call(piEvent, event, ctx);
+      if (piEvent === "session_shutdown") await settle(ctx);
+      const work = call(piEvent, event, ctx);
+      inflight.add(work);
+      let reply: Reply;
+      try { reply = await work; } finally { inflight.delete(work); }
       const context = reply.hookSpecificOutput?.additionalContext;
       if (piEvent === "before_agent_start") return context ? { message: message(context) } : undefined;
       if (context) pi.sendMessage(message(context), { deliverAs: "nextTurn" });
       if (reply.decision === "block" && reply.reason) {
+        owed += 1;
         pi.sendUserMessage(reply.reason, { deliverAs: "followUp" });
       }
       return undefined;
