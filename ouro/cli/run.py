@@ -56,6 +56,12 @@ _ONE_COMMAND = False
 def main(argv: list[str] | None = None) -> None:
     global _ONE_COMMAND
     _ONE_COMMAND = True
+    import gc
+
+    # Until the command runs (``execute`` freezes what is loaded by then), nothing
+    # is garbage: importing and building the parser make only objects that live
+    # until the process exits, so collections over them are wasted work.
+    gc.disable()
     sys.exit(run(sys.argv[1:] if argv is None else list(argv)))
 
 
@@ -238,6 +244,7 @@ def execute(entry: Entry, words: list[str]) -> int:
         import gc
 
         gc.freeze()
+        gc.enable()
     if entry.tool is not None:
         result: Any = call_tool(entry, arguments)
     elif entry.library:  # a library verb that is not an agent tool (its own checks)
