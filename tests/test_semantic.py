@@ -8,6 +8,7 @@ need it skip when the extra is not installed (the default test venv has it).
 from __future__ import annotations
 
 import ast
+import json
 import os
 import sqlite3
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import ouro
 from ouro import embedding
 from ouro.api import call as invoke
 from ouro.bundle import Bundle
@@ -130,7 +132,11 @@ def test_write_through_never_embeds_and_search_says_catching_up(
     # a queue longer than a search's budget is left whole to 'ouro index sync'
     assert out["index"]["semantic"]["state"] == "catching up"
     assert "5 item(s) have no vector yet" in out["index"]["semantic"]["reason"]
+    assert "'ouro index sync' computes them" in out["index"]["semantic"]["reason"]
     assert out["results"]  # the lexical side answers meanwhile
+    status = ouro.open(bundle.root).index.status()
+    text = json.dumps(status)  # 'ouro index status' says the same: a search will not do it
+    assert "5 item(s) have no vector yet; 'ouro index sync' computes them" in text
     assert _vectors(bundle) == before
     assert embed_bundle(bundle.root) == {
         "state": "fresh",

@@ -447,6 +447,14 @@ def _check_vectors(bundle: Bundle) -> Check:
         conn.close()
     if not left:
         return Check("fresh")
+    budget = semantic.SEARCH_BUDGET
+    if budget is not None and left > budget:
+        # more than a search embeds itself (ouro.index.semantic.catch_up_once)
+        return Check(
+            "stale",
+            f"{left} item(s) have no vector yet; 'ouro index sync' computes them (a search "
+            f"by meaning computes at most {budget} itself, and meanwhile answers by words)",
+        )
     return Check(
         "stale", f"{left} item(s) have no vector yet; the next search by meaning computes them"
     )

@@ -62,11 +62,8 @@ import sys
 import threading
 from array import array
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
-
-import orjson
 
 from ouro.desk import diary_snapshot
 from ouro.desk.diary_snapshot import _HEADER, SNAPSHOT_MAGIC, SNAPSHOT_VERSION
@@ -358,12 +355,10 @@ class Postings:
         return cls(words, covered)
 
 
-@dataclass
 class DiaryState:
-    path: Path
-    mutex: threading.RLock = field(default_factory=threading.RLock)
-
-    def __post_init__(self) -> None:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.mutex = threading.RLock()
         #: where this state is saved between processes (see "Snapshot" below)
         self.snapshot: Path | None = None
         self.snapshot_tried = False
@@ -923,15 +918,15 @@ class DiaryState:
         if done < len(ids):
             if done:
                 ids_json += b","
-            ids_json += orjson.dumps(ids[done:])[1:-1]
+            ids_json += jsonio.dumps(ids[done:])[1:-1]
             self.encoded[entity] = (len(ids), ids_json)
         return b"".join(
             (
-                orjson.dumps(entity),
+                jsonio.dumps(entity),
                 b': {"count":%d,"factIds":[' % len(ids),
                 ids_json,
                 b'],"lastSeenAt":',
-                orjson.dumps(self.last_seen.get(entity)),
+                jsonio.dumps(self.last_seen.get(entity)),
                 b"}",
             )
         )

@@ -41,11 +41,8 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import orjson
 
 from ouro.bundle import Bundle
 from ouro.desk.entities import ensure_entities, read_current, rewrite_entities
@@ -62,6 +59,7 @@ from ouro.desk.factstate import DiaryState, state_for
 from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound, OuroError
 from ouro.models.clock import parse_time, utc_now_iso
 from ouro.models.ids import is_id, new_id
+from ouro.models.plain import Frozen, Plain
 from ouro.store import jsonio
 from ouro.store.jsonl import BadLine, append_jsonl, fsync_path, read_jsonl
 from ouro.store.lock import FileLock
@@ -83,30 +81,68 @@ def fact_locator(fact_id: str) -> str:
     return f"{FACTS_LOCATOR}#{fact_id}"
 
 
-@dataclass(frozen=True)
-class FactDraft:
-    """What a caller wants filed. ``fact_id``/``created_at`` are for importers."""
+class FactDraft(Frozen):
+    """What a caller wants filed. ``fact_id``/``created_at`` are for importers.
+    Immutable, compared and hashed by value (``ouro.models.plain``: no ``dataclasses``)."""
 
+    __slots__ = (
+        "about",
+        "channel",
+        "created_at",
+        "fact_id",
+        "friend_id",
+        "friend_name",
+        "origin",
+        "session_ref",
+        "source",
+        "supersedes",
+        "text",
+        "tool",
+        "trust",
+    )  # fmt: skip
     text: str
-    about: Sequence[str] = ()
-    source: str | None = None
-    channel: str | None = None
-    friend_id: str | None = None
-    friend_name: str | None = None
-    trust: str | None = None
-    supersedes: str | None = None
-    tool: str = "diary_write"
+    about: Sequence[str]
+    source: str | None
+    channel: str | None
+    friend_id: str | None
+    friend_name: str | None
+    trust: str | None
+    supersedes: str | None
+    tool: str
     #: where it was written from: ``habit:<name>`` inside a habit session (``ouro.lane``)
-    origin: str | None = None
-    session_ref: str | None = None
-    fact_id: str | None = None
-    created_at: str | None = None
+    origin: str | None
+    session_ref: str | None
+    fact_id: str | None
+    created_at: str | None
+
+    def __init__(
+        self,
+        text: str,
+        about: Sequence[str] = (),
+        source: str | None = None,
+        channel: str | None = None,
+        friend_id: str | None = None,
+        friend_name: str | None = None,
+        trust: str | None = None,
+        supersedes: str | None = None,
+        tool: str = "diary_write",
+        origin: str | None = None,
+        session_ref: str | None = None,
+        fact_id: str | None = None,
+        created_at: str | None = None,
+    ) -> None:
+        self._set(text=text, about=about, source=source, channel=channel,
+                  friend_id=friend_id, friend_name=friend_name, trust=trust,
+                  supersedes=supersedes, tool=tool, origin=origin, session_ref=session_ref,
+                  fact_id=fact_id, created_at=created_at)  # fmt: skip
 
 
-@dataclass
-class FactWrite:
-    fact: dict[str, Any]
-    duplicate: bool
+class FactWrite(Plain):
+    __slots__ = ("duplicate", "fact")
+
+    def __init__(self, fact: dict[str, Any], duplicate: bool) -> None:
+        self.fact = fact
+        self.duplicate = duplicate
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -116,12 +152,14 @@ class FactWrite:
         }
 
 
-@dataclass
-class BatchResult:
-    results: list[FactWrite] = field(default_factory=list)
-    written: int = 0
-    warnings: list[str] = field(default_factory=list)
-    paths: list[Path] = field(default_factory=list)
+class BatchResult(Plain):
+    __slots__ = ("paths", "results", "warnings", "written")
+
+    def __init__(self) -> None:
+        self.results: list[FactWrite] = []
+        self.written = 0
+        self.warnings: list[str] = []
+        self.paths: list[Path] = []
 
 
 # --- building lines ----------------------------------------------------------
@@ -197,15 +235,15 @@ def build_fact(draft: FactDraft) -> dict[str, Any]:
 
 
 # --- writing -----------------------------------------------------------------
-@dataclass
 class _Pending:
     """Facts accepted earlier in the same batch, checked like the log."""
 
-    facts: dict[str, dict[str, Any]] = field(default_factory=dict)
-    by_hash: dict[str, str] = field(default_factory=dict)
-    by_entity: dict[str, list[str]] = field(default_factory=dict)
-    toks: dict[str, frozenset[str]] = field(default_factory=dict)
-    superseded: set[str] = field(default_factory=set)
+    def __init__(self) -> None:
+        self.facts: dict[str, dict[str, Any]] = {}
+        self.by_hash: dict[str, str] = {}
+        self.by_entity: dict[str, list[str]] = {}
+        self.toks: dict[str, frozenset[str]] = {}
+        self.superseded: set[str] = set()
 
     def add(self, fact: dict[str, Any], toks: frozenset[str]) -> None:
         fid = fact["id"]
@@ -478,7 +516,7 @@ def iter_facts(bundle: Bundle) -> tuple[list[dict[str, Any]], list[BadLine]]:
     seen: dict[str, dict[str, Any]] = {}
     for record, line_no in zip(read.records, read.line_numbers, strict=True):
         fid, text = record.get("id"), record.get("text")
-        raw = orjson.dumps(record)
+        raw = jsonio.dumps(record)
         if not isinstance(fid, str) or not isinstance(text, str):
             bad.append(BadLine(path, line_no, "a fact needs a string id and text", raw))
             continue

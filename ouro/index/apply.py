@@ -17,7 +17,6 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from stat import S_ISREG
 from typing import Any
 
@@ -30,6 +29,7 @@ from ouro.index.extract import (
     shorten,
 )
 from ouro.index.fresh import FACTS, Seen, file_hash
+from ouro.models.plain import Plain
 from ouro.store import cursor as cursors
 from ouro.store.stamp import RACY_NS
 
@@ -58,27 +58,42 @@ DATA_TABLES = (
 )
 
 
-@dataclass
-class SyncReport:
-    scanned: int = 0
-    indexed: int = 0
-    removed: int = 0
-    unchanged: int = 0
-    facts_added: int = 0
-    problems: list[Problem] = field(default_factory=list)
-    seconds: float = 0.0
-    #: where ``rebuild`` moved a damaged index (bundle-relative), if it had to
-    moved_aside: str | None = None
-    #: while ``sync`` writes a batch of files: their docs, inserted together by
-    #: ``flush_docs`` at the end of the batch (None: insert each file's at once)
-    pending: list[Doc] | None = field(default=None, repr=False, compare=False)
-    #: with ``pending``: the ``files`` rows of the batch's Markdown files, saved together
-    pending_files: list[tuple[Any, ...]] = field(default_factory=list, repr=False, compare=False)
-    #: set by ``rebuild`` while it loads an emptied index: no file has a row yet
-    emptied: bool = field(default=False, repr=False, compare=False)
-    #: set by ``rebuild`` while it loads: the scan's stat of every file (taken
-    #: before any is read), so a file is not stat-ed twice
-    seen_files: dict[str, Seen] | None = field(default=None, repr=False, compare=False)
+class SyncReport(Plain):
+    __slots__ = (
+        "emptied",
+        "facts_added",
+        "indexed",
+        "moved_aside",
+        "pending",
+        "pending_files",
+        "problems",
+        "removed",
+        "scanned",
+        "seconds",
+        "seen_files",
+        "unchanged",
+    )  # fmt: skip
+
+    def __init__(self) -> None:
+        self.scanned = 0
+        self.indexed = 0
+        self.removed = 0
+        self.unchanged = 0
+        self.facts_added = 0
+        self.problems: list[Problem] = []
+        self.seconds = 0.0
+        #: where ``rebuild`` moved a damaged index (bundle-relative), if it had to
+        self.moved_aside: str | None = None
+        #: while ``sync`` writes a batch of files: their docs, inserted together by
+        #: ``flush_docs`` at the end of the batch (None: insert each file's at once)
+        self.pending: list[Doc] | None = None
+        #: with ``pending``: the ``files`` rows of the batch's Markdown files, saved together
+        self.pending_files: list[tuple[Any, ...]] = []
+        #: set by ``rebuild`` while it loads an emptied index: no file has a row yet
+        self.emptied = False
+        #: set by ``rebuild`` while it loads: the scan's stat of every file (taken
+        #: before any is read), so a file is not stat-ed twice
+        self.seen_files: dict[str, Seen] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {

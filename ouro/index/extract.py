@@ -24,11 +24,11 @@ locator and line and yields no rows; it never stops the sync.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ouro.errors import CorruptFile
 from ouro.index.fresh import ENTITIES, FACTS
+from ouro.models.plain import Frozen, Plain
 from ouro.store import jsonio
 from ouro.store.frontmatter import parse as parse_frontmatter
 
@@ -39,28 +39,44 @@ _LINE_IN_MESSAGE = re.compile(r":(\d+): ")
 TITLE_CHARS = 80
 
 
-@dataclass
-class Doc:
+class Doc(Plain):
     """One searchable item plus the structured row of its kind."""
 
-    locator: str
-    kind: str
-    title: str
-    body: str
-    keys: str = ""
-    updated: str | None = None
-    track: str | None = None
-    #: structured table -> row (without doc_id)
-    row: dict[str, Any] = field(default_factory=dict)
-    #: fact entities or note tags
-    labels: list[str] = field(default_factory=list)
+    __slots__ = ("body", "keys", "kind", "labels", "locator", "row", "title", "track", "updated")
+
+    def __init__(
+        self,
+        locator: str,
+        kind: str,
+        title: str,
+        body: str,
+        keys: str = "",
+        updated: str | None = None,
+        track: str | None = None,
+        row: dict[str, Any] | None = None,
+        labels: list[str] | None = None,
+    ) -> None:
+        self.locator = locator
+        self.kind = kind
+        self.title = title
+        self.body = body
+        self.keys = keys
+        self.updated = updated
+        self.track = track
+        #: structured table -> row (without doc_id)
+        self.row: dict[str, Any] = {} if row is None else row
+        #: fact entities or note tags
+        self.labels: list[str] = [] if labels is None else labels
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(Frozen):
+    __slots__ = ("file", "line", "reason")
     file: str
     line: int
     reason: str
+
+    def __init__(self, file: str, line: int, reason: str) -> None:
+        self._set(file=file, line=line, reason=reason)
 
     def describe(self) -> str:
         return f"{self.file}:{self.line}: {self.reason}"
