@@ -452,8 +452,8 @@ def _check_vectors(bundle: Bundle) -> Check:
         # more than a search embeds itself (ouro.index.semantic.catch_up_once)
         return Check(
             "stale",
-            f"{left} item(s) have no vector yet; 'ouro index sync' computes them (a search "
-            f"by meaning computes at most {budget} itself, and meanwhile answers by words)",
+            f"{left} item(s) have no vector yet; 'ouro index sync' computes them; a search "
+            f"by meaning computes at most {budget} itself and answers by words meanwhile",
         )
     return Check(
         "stale", f"{left} item(s) have no vector yet; the next search by meaning computes them"
