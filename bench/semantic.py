@@ -232,13 +232,14 @@ def write_items(bundle: Bundle, items: list[dict[str, Any]]) -> dict[str, str]:
 
 
 def quality(work: Path) -> dict[str, Any]:
-    from ouro.index.semantic import embed_bundle
+    import ouro
 
     data = load()
     bundle = Bundle.init(work / "labelled.ouro", agent="bench")
     invoke("desk_track_add", bundle, {"name": "work"})
     by_locator = write_items(bundle, data["items"])
-    embed_bundle(bundle.root)
+    # index the items (a write updates only an index that exists) and compute their vectors
+    ouro.open(bundle.root).index.sync()
     groups = {
         "paraphrase": [q for q in data["queries"] if q["type"] == "paraphrase"],
         "paraphrase, disjoint": [q for q in data["queries"] if q["disjoint"]],

@@ -103,8 +103,9 @@ def test_vectors_rebuild_equals_incremental(bundle: Bundle) -> None:
     rebuild(bundle)
     assert _vectors(bundle) == {}  # every doc id was given again: no stale vector survives
     embed_bundle(bundle.root)
-    # the same vectors, up to float rounding: one text embedded alone (numpy,
-    # in the search's catch-up) or in a batch (onnxruntime) differs in the last bits
+    # the same vectors, up to rounding: one text embedded alone (numpy, in the
+    # search's catch-up) or in a batch (onnxruntime) differs in the third decimal
+    # (int8 activations: see test_the_model_file_is_the_one_checked_...)
     import numpy as np
 
     rebuilt = _vectors(bundle)
@@ -112,7 +113,7 @@ def test_vectors_rebuild_equals_incremental(bundle: Bundle) -> None:
     for locator, vec in rebuilt.items():
         a = np.frombuffer(vec, dtype="<f2").astype(np.float32)
         b = np.frombuffer(incremental[locator], dtype="<f2").astype(np.float32)
-        assert float(a @ b) > 0.9999, locator
+        assert float(a @ b) > 0.99, locator
     assert len(incremental) == 6  # 4 facts, a note, a tip
 
 
@@ -558,7 +559,10 @@ def test_the_labelled_set_has_300_queries_half_sharing_no_word_with_their_answer
 def test_the_model_file_is_the_one_checked_and_numpy_agrees_with_onnxruntime() -> None:
     """ouro's own forward pass (numpy) and tokenizer against the model file run
     by onnxruntime with the Rust tokenizer (both come with the extra): the same
-    token ids, the same vectors (to float rounding)."""
+    token ids; vectors within what int8 activations cost (ouro quantizes each
+    token before each weight product, the file's graph multiplies in float32);
+    ouro's rewritten graph (onnxruntime) agrees with its numpy pass, and gives a
+    text the same vector whatever it is batched with."""
     import hashlib
 
     import numpy as np
@@ -590,9 +594,35 @@ def test_the_model_file_is_the_one_checked_and_numpy_agrees_with_onnxruntime() -
         feed = {"input_ids": ids, "attention_mask": np.ones_like(ids),
                 "token_type_ids": np.zeros_like(ids)}  # fmt: skip
         pooled = session.run(None, feed)[0][0].mean(axis=0)
-        assert float(vec @ (pooled / np.linalg.norm(pooled))) > 0.9999, text
-    batch = model.embed(texts * 3)  # 15 texts: onnxruntime
-    assert float((batch[:4] * np.array(ours)).sum(axis=1).min()) > 0.9999
+        assert float(vec @ (pooled / np.linalg.norm(pooled))) > 0.99, text  # measured >= 0.996
+    graph = embedding.int8_graph(model._map)
+    assert graph is not None and graph.count(b"MatMulInteger") == 6 * embedding.LAYERS
+    batch = model.embed(texts * 3)  # 15 texts: onnxruntime, the int8 graph
+    # int8 rounding makes the two passes part in the third decimal (a change
+    # of 1e-6 in an input moves a vector as much), not more
+    assert float((batch[:4] * np.array(ours)).sum(axis=1).min()) > 0.99
+    # per token, so a text's vector does not depend on its batch
+    assert (batch[:5] == batch[5:10]).all() and (batch[:5] == batch[10:]).all()
+    alone = model.embed([texts[2]])
+    assert (alone[0] == batch[2]).all()
+
+
+def test_a_graph_without_int8_weight_products_is_not_rewritten() -> None:
+    """``int8_graph`` rewrites only ``MatMul(x, Mul(Cast(int8 initializer), scale))``;
+    a graph without one is refused (None), and the session says which file."""
+    plain = embedding._bytes_field(1, embedding._node("MatMul", ["a", "b"], ["c"]))
+    assert embedding.int8_graph(embedding._bytes_field(7, plain)) is None
+    # the pattern over a float initializer is not an int8 product either
+    cast = embedding._node("Cast", ["w_q"], ["w_f"], to=1)
+    mul = embedding._node("Mul", ["w_f", "w_scale"], ["w"])
+    matmul = embedding._node("MatMul", ["x", "w"], ["y"])
+    floats = embedding._tensor("w_q", 1, b"\0" * 4, dims=[1, 1])
+    graph = b"".join(embedding._bytes_field(1, n) for n in (cast, mul, matmul)) + floats
+    assert embedding.int8_graph(embedding._bytes_field(7, graph)) is None
+    int8 = embedding._tensor("w_q", 3, b"\1", dims=[1, 1])
+    graph = b"".join(embedding._bytes_field(1, n) for n in (cast, mul, matmul)) + int8
+    rewritten = embedding.int8_graph(embedding._bytes_field(7, graph))
+    assert rewritten is not None and rewritten.count(b"MatMulInteger") == 1
 
 
 def test_the_two_stage_scan_finds_the_exact_nearest() -> None:
