@@ -43,7 +43,6 @@ import functools
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ouro.errors import (
     BundleExists,
@@ -56,6 +55,12 @@ from ouro.errors import (
 from ouro.models import meta as meta_shape
 from ouro.store.bounded import read_bytes, read_text
 from ouro.store.jsonio import JSONDecodeError, loads
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+else:
+    from ouro.tuples import NamedTuple
 
 if TYPE_CHECKING:
     from ouro.store.locator import Locator

@@ -19,10 +19,15 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
 
 from ouro.models.ids import is_id
 from ouro.store import jsonio
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from ouro.tuples import NamedTuple
 
 ENV_SESSION = "OURO_SESSION_ID"
 SESSIONS = "state/sessions"

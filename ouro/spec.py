@@ -47,8 +47,13 @@ error is ``BadInput`` (an ``ouro.errors.InvalidInput``) naming the field;
 CLI and MCP) and returns the result with the warnings the call collected
 (``ouro.notices``) under ``"warnings"``.
 
-This module imports cheaply: no pydantic, and a signature is read
-(``typing.get_type_hints``) only when first needed, then cached.
+This module imports cheaply: no pydantic, no ``typing`` (a cold CLI start would pay
+~15M instructions for it). A signature is read only when first needed, then cached:
+its hints are the strings ``from __future__ import annotations`` leaves, evaluated
+in the function's module with ``Annotated`` and ``Any`` standing for light
+stand-ins (``_Annotated``, ``_ANY``), so reading them needs no ``typing``; a hint
+that is not a string (a module without that import) is read with
+``typing.get_type_hints``.
 """
 
 from __future__ import annotations
@@ -56,12 +61,17 @@ from __future__ import annotations
 import functools
 import math
 import re
+import sys
+import types
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar, cast
 
 from ouro.errors import InvalidInput
 
-_F = TypeVar("_F", bound=Callable[..., Any])
+TYPE_CHECKING = False  # no typing at run time (see the module docstring)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class _Missing:
@@ -201,30 +211,115 @@ def _unwrap(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
+class _Hint:
+    """``Annotated[base, *extras]`` as evaluated by ``_hints``."""
+
+    __slots__ = ("base", "extras")
+
+    def __init__(self, base: Any, extras: tuple[Any, ...]) -> None:
+        self.base = base
+        self.extras = extras
+
+
+class _Annotated:
+    """Stands for ``typing.Annotated`` while a verb's hints are evaluated."""
+
+    def __class_getitem__(cls, params: Any) -> _Hint:
+        base, *extras = params if isinstance(params, tuple) else (params,)
+        return _Hint(base, tuple(extras))
+
+
+class _AnyType:
+    """Stands for ``typing.Any`` while a verb's hints are evaluated."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "Any"
+
+    def __or__(self, other: Any) -> _Union:
+        return _Union((self, other))
+
+    def __ror__(self, other: Any) -> _Union:
+        return _Union((other, self))
+
+
+_ANY = _AnyType()
+
+
+class _Union:
+    """``Any | X`` (``types.UnionType`` refuses a non-type): its members."""
+
+    __slots__ = ("__args__",)
+
+    def __init__(self, args: tuple[Any, ...]) -> None:
+        self.__args__ = args
+
+
+def _typing_loaded() -> Any:
+    """``typing`` when something already imported it (then a hint may hold its
+    constructs), else None: no hint can, and it is not imported for them."""
+    return sys.modules.get("typing")
+
+
+def _members(base: Any) -> tuple[Any, ...] | None:
+    """The members of a union (``X | Y``, ``Optional[X]``), or None."""
+    if isinstance(base, types.UnionType | _Union):
+        return tuple(base.__args__)
+    typing = _typing_loaded()
+    if typing is not None and typing.get_origin(base) is typing.Union:
+        return tuple(typing.get_args(base))
+    return None
+
+
+def _is_any(base: Any) -> bool:
+    typing = _typing_loaded()
+    return base is _ANY or (typing is not None and base is typing.Any)
+
+
 def _classify(name: str, annotation: Any) -> tuple[Any, str, str | None, bool]:
     """(type, kind, item_kind, optional) of one annotation without ``Annotated``."""
-    import types
-    import typing
-
     optional = False
     base = annotation
-    origin = typing.get_origin(base)
-    if origin in (typing.Union, types.UnionType):
-        args = typing.get_args(base)
+    args = _members(base)
+    if args is not None:
         rest = [a for a in args if a is not type(None)]
         if len(rest) == 1 and len(args) == 2:
             optional, base = True, rest[0]
-            origin = typing.get_origin(base)
     if base in _KINDS:
         return annotation, _KINDS[base], None, optional
+    origin = getattr(base, "__origin__", None)
     if origin is list:
-        (item,) = typing.get_args(base) or (str,)
+        (item,) = getattr(base, "__args__", None) or (str,)
         if item is str:
             return annotation, "list", "str", optional
         return annotation, "list", "json", optional
-    if base is Any or origin is dict or base is dict:
+    if _is_any(base) or origin is dict or base is dict:
         return annotation, "json", None, optional
     raise TypeError(f"{name}: unsupported parameter type {annotation!r}")
+
+
+def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
+    """``fn``'s hints by parameter, each ``Annotated[...]`` one as a ``_Hint``."""
+    raw = getattr(fn, "__annotations__", None) or {}
+    if all(isinstance(text, str) for text in raw.values()):
+        light = {"Annotated": _Annotated, "Any": _ANY}
+        hints = {name: eval(text, fn.__globals__, light) for name, text in raw.items()}
+    else:
+        import typing
+
+        hints = typing.get_type_hints(fn, include_extras=True)
+    return {name: _hint(value) for name, value in hints.items()}
+
+
+def _hint(value: Any) -> Any:
+    """A real ``typing.Annotated[...]`` (an alias a module built with ``typing``,
+    ``Text = Annotated[str, P(...)]``) as a ``_Hint``; anything else as it is."""
+    typing = _typing_loaded()
+    if typing is not None and typing.get_origin(value) is typing.Annotated:
+        base, *extras = typing.get_args(value)
+        return _Hint(base, tuple(extras))
+    return value
 
 
 _SPECS: dict[Callable[..., Any], tuple[Param, ...]] = {}
@@ -237,9 +332,7 @@ def spec_of(fn: Callable[..., Any]) -> tuple[Param, ...]:
     found = _SPECS.get(fn)
     if found is not None:
         return found
-    import typing
-
-    hints = typing.get_type_hints(fn, include_extras=True)
+    hints = _hints(fn)
     out: list[Param] = []
     # the signature read from the code object (``inspect.signature`` is costly to import)
     code = fn.__code__
@@ -254,9 +347,9 @@ def spec_of(fn: Callable[..., Any]) -> tuple[Param, ...]:
         if name == "self":
             continue
         annotation = hints.get(name)
-        if typing.get_origin(annotation) is not typing.Annotated:
+        if not isinstance(annotation, _Hint):
             raise TypeError(f"{fn.__qualname__}: {name} is not Annotated[..., P(...)]")
-        base, *extras = typing.get_args(annotation)
+        base, extras = annotation.base, annotation.extras
         ps = [e for e in extras if isinstance(e, P)]
         if len(ps) != 1:
             raise TypeError(f"{fn.__qualname__}: {name} needs exactly one P(...)")
@@ -549,7 +642,7 @@ def verb(fn: _F) -> _F:
         return result
 
     call.__ouro_verb__ = True  # type: ignore[attr-defined]
-    return cast(_F, call)
+    return call  # type: ignore[return-value]
 
 
 def is_verb(fn: object) -> bool:

@@ -25,7 +25,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "ouro"
 
 #: bottom-up; a unit may import units of its own layer (acyclically) or below
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "notices", "resources", "edge"),
+    ("errors", "notices", "resources", "edge", "tuples"),
     ("store",),
     ("models", "spec", "registry", "guide", "orient_types", "embedding"),
     ("bundle", "config", "progress", "lane"),

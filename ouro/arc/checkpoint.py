@@ -22,7 +22,6 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, NamedTuple
 
 from ouro.arc import fold as folding
 from ouro.arc import paths, stores
@@ -30,6 +29,12 @@ from ouro.bundle import Bundle
 from ouro.edge import is_blank
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_bytes
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+else:
+    from ouro.tuples import NamedTuple
 
 SCHEMA_VERSION = 2
 CONFIRM_COMMAND = "ouro arc confirm"

@@ -18,11 +18,15 @@ hold. No schema library: hooks record an event at every host moment.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, get_args
 
 from ouro.errors import InvalidInput
 
-EventKind = Literal[
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Any
+
+#: every event kind (a tuple, not a ``Literal``: reading one needs ``typing``)
+EVENT_KINDS: tuple[str, ...] = (
     "turn_accepted",
     "context_built",
     "model_started",
@@ -44,8 +48,7 @@ EventKind = Literal[
     "agent_note",
     "ask_confirmed",
     "record_redacted",
-]
-EVENT_KINDS: tuple[str, ...] = get_args(EventKind)
+)
 
 #: Kinds that mark a context boundary: an ask recorded before one of these is
 #: no longer known to be what the (new) session is working on.

@@ -47,7 +47,6 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from ouro.arc.events import is_boundary
 from ouro.arc.paths import DAY_FILE
@@ -55,12 +54,17 @@ from ouro.lane import is_habit_session
 from ouro.store import jsonio
 from ouro.store import stamp as stamps
 
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Any
+
+    State = dict[str, Any]
+
 try:  # hashlib's own blake2b, without hashlib's OpenSSL start-up (~2 ms on orient's path)
     from _blake2 import blake2b
 except ImportError:  # pragma: no cover - a Python built without _blake2
     from hashlib import blake2b
 
-State = dict[str, Any]
 #: How far back to look for the line that ends at the cursor.
 _LOOKBACK = 1 << 16
 

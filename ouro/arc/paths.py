@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ouro.bundle import Bundle
 from ouro.store.lock import FileLock
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    pass
 
 if TYPE_CHECKING:  # readers (orient, the hooks) never need datetime: writers import it
     from datetime import datetime

@@ -11,8 +11,6 @@ lines in process and the next writer persists them.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ouro.arc import checkpoint as ckpt
 from ouro.arc import paths
 from ouro.arc.events import event_line
@@ -24,6 +22,10 @@ from ouro.models.clock import utc_now_iso
 from ouro.models.ids import new_id
 from ouro.proof.redact import bundle_literals, redact_obj
 from ouro.store.jsonl import append_jsonl
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def build_event(

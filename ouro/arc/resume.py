@@ -9,10 +9,12 @@ incomplete, blocked, the ask is not current, or the recorder is degraded.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ouro.arc import checkpoint as ckpt
 from ouro.bundle import Bundle
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Keys that are caches for the next fold, not part of the resume answer.
 INTERNAL = ("fold", "stores")

@@ -45,7 +45,6 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from ouro.arc.paths import claims_dir, inner_dir, obligations_dir
 from ouro.bundle import Bundle
@@ -53,6 +52,14 @@ from ouro.errors import InvalidInput
 from ouro.proof.refs import BUNDLE_AREAS, repo_root
 from ouro.store import jsonio
 from ouro.store import stamp as stamps
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Any
+
+    Summary = dict[str, Any]
+    #: What parsing one file gives: (id, item or None, error or None).
+    Parsed = tuple[str, Any, str | None]
 
 try:  # hashlib's own blake2b, without hashlib's OpenSSL start-up (~2 ms on orient's path)
     from _blake2 import blake2b
@@ -62,9 +69,6 @@ except ImportError:  # pragma: no cover - a Python built without _blake2
 if TYPE_CHECKING:
     from ouro.arc.claim_status import Claim
 
-Summary = dict[str, Any]
-#: What parsing one file gives: (id, item or None, error or None).
-Parsed = tuple[str, Any, str | None]
 TEXT_LIMIT = 200
 UNTRUSTED = stamps.UNTRUSTED
 

@@ -15,9 +15,12 @@ hook config into a project and checks it as the host will run it (see
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
 
 from ouro.spec import P
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Annotated, Any
 
 if TYPE_CHECKING:
     from ouro.hooks.common import Host

@@ -22,9 +22,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any, NoReturn
 
 from ouro.errors import OuroError
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -15,7 +15,10 @@ Both kinds are parsed by the one builder (``ouro.cli.parse``) from
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Any
 
 if TYPE_CHECKING:
     from collections.abc import Callable

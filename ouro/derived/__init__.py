@@ -27,7 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+else:
+    from ouro.tuples import NamedTuple
 
 if TYPE_CHECKING:
     from ouro.bundle import Bundle

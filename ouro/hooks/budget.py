@@ -24,7 +24,11 @@ the table in docs/hooks.md is checked against this one (tests/test_budget.py).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from ouro.tuples import NamedTuple
 
 
 class Budget(NamedTuple):

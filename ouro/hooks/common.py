@@ -24,12 +24,17 @@ import json
 import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from ouro.bundle import Bundle, Found
 from ouro.edge import SHORT, check_text
 from ouro.errors import InvalidInput, OuroError
 from ouro.store import jsonio
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+else:
+    from ouro.tuples import NamedTuple
 
 # Every host event starts a process: this module imports neither ``dataclasses``
 # nor orjson (together ~20 ms of start-up, ``bench/onepath.py``). The input is

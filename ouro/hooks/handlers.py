@@ -15,11 +15,14 @@ Heavy modules are imported inside the handler that needs them, so
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, OuroError
 from ouro.hooks.common import HookInput, Host, Options, Reply, describe
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Any
 
 if TYPE_CHECKING:
     from ouro.hooks.budget import Budget

@@ -38,13 +38,16 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
 from ouro.hooks.common import HookInput, Host, Reply, describe
 from ouro.hooks.state import STATE_DIR, session_slug
 from ouro.store import jsonio
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Any
 
 if TYPE_CHECKING:  # every hook event asks ``has_pending``: the rest loads on a receipt
     from ouro.hooks.witness import Verdict

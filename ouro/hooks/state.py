@@ -27,11 +27,14 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile
 from ouro.store import jsonio
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Any
 
 STATE_DIR = "state/hooks"
 SCHEMA_VERSION = 1

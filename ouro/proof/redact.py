@@ -56,13 +56,18 @@ import base64
 import binascii
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
 
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
 from ouro.models.meta import META_LIMIT
 from ouro.store import jsonio
 from ouro.store.bounded import read_bytes
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+else:
+    from ouro.tuples import NamedTuple
 
 MARKER_PREFIX = "[redacted:"
 

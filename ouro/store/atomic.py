@@ -20,7 +20,6 @@ import itertools
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from ouro.store.guard import (
     confine,
@@ -31,6 +30,10 @@ from ouro.store.guard import (
     storage_error,
     sweep_temps,
 )
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "atomic_write_bytes",

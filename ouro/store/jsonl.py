@@ -19,10 +19,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, NamedTuple
 
 from ouro.store import jsonio
 from ouro.store.append import append_bytes, fsync_path
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+else:
+    from ouro.tuples import NamedTuple
 
 __all__ = ["BadLine", "JsonlRead", "append_jsonl", "fsync_path", "parse_lines", "read_jsonl"]
 

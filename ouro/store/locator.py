@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NamedTuple
 
 from ouro.errors import InvalidLocator
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import NamedTuple
+else:
+    from ouro.tuples import NamedTuple
 
 _HINT = "use a bundle-relative path such as 'desk/<track>/<task>/task.md' or 'desk/_record/diary/facts.jsonl#f-…'"
 

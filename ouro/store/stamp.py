@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Final
 
 Stamp = tuple[int, int, int, int]
 #: a file changed this recently (ns) when stamped gets no trusted stamp
-RACY_NS: Final = 100_000_000
+RACY_NS = 100_000_000
 #: the text of "no trusted stamp"
-UNTRUSTED: Final = "-"
+UNTRUSTED = "-"
 
 
 def of(st: os.stat_result) -> Stamp:
