@@ -101,6 +101,72 @@ def require() -> None:
 # --- the tokenizer: BERT's normalizer and WordPiece, as the model was trained -----
 
 
+class Vocabulary:
+    """token -> id of ``tokenizer.json``'s WordPiece vocabulary, parsed only when
+    many tokens are looked up. The file (466 KB) is compact JSON whose last
+    value is the vocabulary (``..."vocab":{"[PAD]":0,...,"##～":30521}}}``):
+    the first ``LAZY`` lookups find their key in the file's bytes (a query
+    needs a few dozen, ~1 ms, against 13 ms to parse the whole file); the
+    next parses it all once. A file of another shape is parsed whole at once.
+    ``config`` is the file's JSON with the vocabulary left out until parsed."""
+
+    LAZY = 256
+
+    def __init__(self, raw: bytes) -> None:
+        from ouro.store import jsonio
+
+        self._raw = raw
+        self._map: dict[str, int] | None = None
+        self._lookups = 0
+        key = b'"vocab":{'
+        at = raw.find(key)
+        self._start = at + len(key) - 1  # the "{" of the vocabulary
+        tail = raw.rstrip()
+        if at < 0 or raw.find(key, at + 1) >= 0 or not tail.endswith(b"}}}"):
+            self.config = jsonio.loads(raw)
+            self._map = self.config["model"]["vocab"]
+            return
+        self._end = len(tail) - 3  # the vocabulary's closing "}" (then the model's, the file's)
+        self.config = jsonio.loads(raw[: self._start] + b"{}}}")
+
+    def get(self, token: str) -> int | None:
+        if self._map is None:
+            self._lookups += 1
+            if self._lookups <= self.LAZY and '"' not in token and "\\" not in token:
+                return self._find(token)
+            self._parse()
+        assert self._map is not None
+        return self._map.get(token)
+
+    def _find(self, token: str) -> int | None:
+        raw, key = self._raw, b'"' + token.encode() + b'":'
+        # a key opens the object or follows a comma (a "," inside a key is
+        # never followed by an unescaped quote)
+        at = self._start + 1 if raw.startswith(key, self._start + 1) else -1
+        if at < 0:
+            at = raw.find(b"," + key, self._start, self._end)
+            if at < 0:
+                return None
+            at += 1
+        digits = stop = at + len(key)
+        while stop < self._end and 48 <= raw[stop] <= 57:
+            stop += 1
+        if stop > digits and raw[stop] in b",}":
+            return int(raw[digits:stop])
+        self._parse()  # not a key and an int: read the file properly
+        assert self._map is not None
+        return self._map.get(token)
+
+    def _parse(self) -> None:
+        from ouro.store import jsonio
+
+        vocab = jsonio.loads(self._raw[self._start : self._end + 1])
+        if not isinstance(vocab, dict):
+            raise ValueError("the vocabulary is not an object")
+        self._map = vocab
+        self.config["model"]["vocab"] = vocab
+
+
 class WordPiece:
     """``tokenizer.json``'s BertNormalizer (clean text, CJK spacing, lowercase,
     strip accents), BertPreTokenizer (whitespace and punctuation) and WordPiece
@@ -108,19 +174,21 @@ class WordPiece:
     more than 100 characters or with no match)."""
 
     def __init__(self, path: str) -> None:
-        import orjson  # a base dependency; 466 KB of JSON: ~8x faster than the stdlib
+        from ouro.errors import OuroError
 
         with open(path, "rb") as handle:
-            config = orjson.loads(handle.read())
-        model = config["model"]
-        if model.get("type") != "WordPiece" or model.get("continuing_subword_prefix") != "##":
-            from ouro.errors import OuroError
-
+            self.vocab = Vocabulary(handle.read())
+        model = self.vocab.config.get("model")
+        if (
+            not isinstance(model, dict)
+            or model.get("type") != "WordPiece"
+            or model.get("continuing_subword_prefix") != "##"
+        ):
             raise OuroError(f"{path} is not a WordPiece tokenizer", hint="reinstall the extra")
-        self.vocab: dict[str, int] = model["vocab"]
-        self.unk = self.vocab["[UNK]"]
-        self.cls = self.vocab["[CLS]"]
-        self.sep = self.vocab["[SEP]"]
+        unk, cls, sep = (self.vocab.get(name) for name in ("[UNK]", "[CLS]", "[SEP]"))
+        if unk is None or cls is None or sep is None:
+            raise OuroError(f"{path} lacks [UNK], [CLS] or [SEP]", hint="reinstall the extra")
+        self.unk, self.cls, self.sep = unk, cls, sep
         self._words: dict[str, list[int]] = {}
 
     @staticmethod
@@ -465,9 +533,8 @@ def _erf(x: Any) -> Any:
 
 
 class Model:
-    """The encoder's weights (int8 cast to float32 once, column scales kept
-    apart) and the tokenizer,
-    loaded once per process."""
+    """The encoder's weights (int8, mapped from the file; column scales kept
+    apart) and the tokenizer, loaded once per process."""
 
     def __init__(self, onnx: str, vocab: str) -> None:
         import mmap
@@ -514,8 +581,8 @@ class Model:
         self.layers = []
         for n in range(LAYERS):
             p = f"inner.encoder.layer.{n}."
-            # int8 cast to float32 once (one pass over each matrix); the column
-            # scales multiply each product's output instead (a few rows)
+            # int8 as in the file; the column scales multiply each product's
+            # output (a few rows)
             w = [t[m + "_q"] for m in mats[6 * n : 6 * n + 6]]
             s = [t[m + "_scale"] for m in mats[6 * n : 6 * n + 6]]
             bias = [
@@ -534,20 +601,20 @@ class Model:
             s = [c.reshape(-1) for c in s]
             self.layers.append(
                 (
-                    _cast(np.concatenate(w[:3], axis=1), np),
+                    np.concatenate(w[:3], axis=1),
                     np.concatenate(s[:3]),
                     np.concatenate(bias[:3]),
-                    _cast(w[3], np),
+                    w[3],
                     s[3],
                     bias[3],
                     (
                         t[p + "attention.output.LayerNorm.weight"],
                         t[p + "attention.output.LayerNorm.bias"],
                     ),
-                    _cast(w[4], np),
+                    w[4],
                     s[4],
                     bias[4],
-                    _cast(w[5], np),
+                    w[5],
                     s[5],
                     bias[5],
                     (t[p + "output.LayerNorm.weight"], t[p + "output.LayerNorm.bias"]),
@@ -682,20 +749,19 @@ def _product(x: Any, weights: Any) -> Any:
     """``x @ weights`` as the rewritten graph computes it (``int8_graph``): each
     row of ``x`` (a token) rounded to integers with its largest magnitude at 127,
     multiplied by the int8 weights, scaled back (the column scales are the
-    caller's)."""
+    caller's). The weights are cast to float32 here, one matrix at a time (a
+    few MB, still in cache for the product), not once for the process: the
+    numpy pass runs once or twice in a process (then onnxruntime), and
+    keeping a float32 copy of every matrix costs a one-query process ~15 ms
+    more than casting each where it is used."""
     import numpy as np
 
     top = np.maximum(np.abs(x).max(axis=-1, keepdims=True), np.float32(1e-12))
     q = np.rint(x * (np.float32(127.0) / top) + np.float32(128.0))
     q -= np.float32(128.0)
-    out = q @ weights
+    out = q @ weights.astype(np.float32)
     out *= top / np.float32(127.0)
     return out
-
-
-def _cast(weights: Any, np: Any) -> Any:
-    """int8 weights as float32 (their column scales are applied to the product)."""
-    return weights.astype(np.float32)
 
 
 def _layer_norm(x: Any, weight: Any, bias: Any) -> Any:

@@ -607,6 +607,35 @@ def test_the_model_file_is_the_one_checked_and_numpy_agrees_with_onnxruntime() -
     assert (alone[0] == batch[2]).all()
 
 
+@needs_model
+def test_the_vocabulary_read_lazily_is_the_file_s() -> None:
+    """A lookup before the vocabulary is parsed (found in the file's bytes) gives
+    what the parsed file gives, for every token of the file and for tokens it
+    lacks; past ``LAZY`` lookups, or for a file of another shape, it is parsed."""
+    found = embedding.files()
+    assert found is not None
+    raw = Path(found[1]).read_bytes()
+    vocab = json.loads(raw)["model"]["vocab"]
+    lazy = embedding.Vocabulary(raw)
+    # every fifth token (all of them: 4 s), and every one JSON escapes or that is not ASCII
+    sample = [(t, i) for n, (t, i) in enumerate(vocab.items()) if n % 5 == 0 or not t.isalnum()]
+    for n, (token, id_) in enumerate(sample):
+        if n % embedding.Vocabulary.LAZY == 0 or lazy._map is not None:
+            lazy = embedding.Vocabulary(raw)
+        assert lazy.get(token) == id_, token
+        # still the file's bytes, but for a key JSON escapes (parsed instead)
+        assert (lazy._map is None) == ('"' not in token and "\\" not in token), token
+    for absent in ("notatoken", "##zzzzqq", "zz\u00e9"):
+        assert embedding.Vocabulary(raw).get(absent) is None
+    many = embedding.Vocabulary(raw)
+    for token in list(vocab)[: embedding.Vocabulary.LAZY + 1]:
+        many.get(token)
+    assert many._map == vocab and many.config["model"]["vocab"] == vocab
+    pretty = json.dumps(json.loads(raw), indent=1, ensure_ascii=False).encode()
+    other = embedding.Vocabulary(pretty)
+    assert other._map == vocab and other.get("[CLS]") == vocab["[CLS]"]
+
+
 def test_a_graph_without_int8_weight_products_is_not_rewritten() -> None:
     """``int8_graph`` rewrites only ``MatMul(x, Mul(Cast(int8 initializer), scale))``;
     a graph without one is refused (None), and the session says which file."""

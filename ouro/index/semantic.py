@@ -105,6 +105,8 @@ _MAGIC = b"OUROVEC2"
 #: 96 x 1000 0.94, 128 x 1000 0.97, 128 x 3000 1.0 (at twice the time)
 COARSE = 128
 CANDIDATES = 1000
+#: rows of codes converted to float32 at a time by a first scan (512 kB)
+PIECE = 1024
 SAMPLE = 20_000
 #: a doc's vector goes with it, so every vector belongs to a doc: equal counts
 #: of vectors and of docs of ``KINDS`` then mean no doc lacks one (the cheap
@@ -442,9 +444,14 @@ class Vectors:
             # A process's first scan converts the codes in pieces and keeps
             # nothing (a CLI search scans once); its second makes the float32
             # copy, shared by the Vectors that follow these after writes.
+            # Pieces of ``PIECE`` rows through one buffer that stays in cache:
+            # 2.6 ms for 115k codes, against 8.8 ms in pieces of 16,384 rows
             approx = np.empty(len(codes), dtype=np.float32)
-            for at in range(0, len(codes), 16384):
-                approx[at : at + 16384] = codes[at : at + 16384].astype(np.float32) @ projected
+            buffer = np.empty((min(PIECE, len(codes)), codes.shape[1]), dtype=np.float32)
+            for at in range(0, len(codes), PIECE):
+                piece = buffer[: len(codes[at : at + PIECE])]
+                np.copyto(piece, codes[at : at + PIECE], casting="unsafe")
+                np.matmul(piece, projected, out=approx[at : at + len(piece)])
             if kept:
                 kept[0] = codes.astype(np.float32)
             else:
