@@ -412,11 +412,13 @@ def _strings(buf: Any, span: tuple[int, int], number: int) -> list[str]:
 
 
 def _raw_fields(buf: Any, start: int, end: int) -> Any:
-    """(field number, wire type, value as ``_fields`` gives it, the field's bytes)."""
+    """(field number, wire type, value as ``_fields`` gives it, the field's bytes
+    as a view of ``buf``, not a copy)."""
+    view = memoryview(buf)
     pos = start
     for number, wire, value in _fields(buf, start, end):
         stop = value[1] if wire == 2 else _field_end(buf, pos, wire)
-        yield number, wire, value, bytes(buf[pos:stop])
+        yield number, wire, value, view[pos:stop]
         pos = stop
 
 
@@ -428,23 +430,51 @@ def _field_end(buf: Any, pos: int, wire: int) -> int:
 
 
 def _int8_products(
-    buf: Any, nodes: list[tuple[int, int]], int8: set[str], axes_input: bool
+    buf: Any, nodes: list[tuple[int, int]], int8: set[str], kept: set[str], axes_input: bool
 ) -> tuple[bytes, int]:
-    """The graph's node fields, each float product of int8 weights replaced."""
+    """The graph's node fields, each float product of int8 weights replaced, and
+    the ``Cast``/``Mul`` that made its float weights dropped once nothing else
+    reads them (``kept``: the graph's outputs, never dropped). Left in, they
+    would make onnxruntime dequantize every matrix at session start (constant
+    folding, ~100 ms) only to throw the result away."""
     ops = [
         ("".join(_strings(buf, span, 4)), _strings(buf, span, 1), _strings(buf, span, 2))
         for span in nodes
     ]  # (op_type, inputs, outputs)
     made = {out: i for i, (_op, _ins, outs) in enumerate(ops) for out in outs}
+    plan: dict[int, tuple[int, int]] = {}  # MatMul -> (its Mul, that Mul's Cast)
+    for i, (op, ins, _outs) in enumerate(ops):
+        mul = made.get(ins[1]) if op == "MatMul" and len(ins) == 2 else None
+        if mul is None or ops[mul][0] != "Mul" or len(ops[mul][1]) != 2:
+            continue
+        cast = made.get(ops[mul][1][0])
+        if cast is not None and ops[cast][0] == "Cast" and ops[cast][1][0] in int8:
+            plan[i] = (mul, cast)
+    readers: dict[str, int] = {}
+    for i, (_op, ins, _outs) in enumerate(ops):
+        for name in ins[:1] if i in plan else ins:  # a rewritten MatMul reads only x
+            readers[name] = readers.get(name, 0) + 1
+    for mul, cast in plan.values():  # the new nodes read the int8 weights and the scale
+        for name in (ops[cast][1][0], ops[mul][1][1]):
+            readers[name] = readers.get(name, 0) + 1
+    dead: set[int] = set()
+    for mul, cast in plan.values():
+        for node in (mul, cast):  # the Mul first: it is the Cast's reader
+            outs = ops[node][2]
+            if node not in dead and not any(readers.get(o) or o in kept for o in outs):
+                dead.add(node)
+                for name in ops[node][1]:
+                    readers[name] -= 1
     out: list[bytes] = []
-    rewritten = 0
-    for span, (op, ins, outs) in zip(nodes, ops, strict=True):
-        mul = ops[made[ins[1]]] if op == "MatMul" and len(ins) == 2 and ins[1] in made else None
-        cast = ops[made[mul[1][0]]] if mul and mul[0] == "Mul" and mul[1][0] in made else None
-        if not (mul and cast and cast[0] == "Cast" and len(mul[1]) == 2 and cast[1][0] in int8):
+    for i, (span, (_op, ins, outs)) in enumerate(zip(nodes, ops, strict=True)):
+        if i in dead:
+            continue
+        if i not in plan:
             out.append(_bytes_field(1, bytes(buf[span[0] : span[1]])))
             continue
-        x, weight, scale, p = ins[0], cast[1][0], mul[1][1], f"ouro_q8_{rewritten}_"
+        mul, cast = plan[i]
+        x, weight, scale = ins[0], ops[cast][1][0], ops[mul][1][1]
+        p = f"ouro_q8_{i}_"
         reduce: tuple[list[str], dict[str, list[int]]] = (
             ([p + "abs", "ouro_q8_axes"], {}) if axes_input else ([p + "abs"], {"axes": [-1]})
         )
@@ -464,8 +494,7 @@ def _int8_products(
             _node("Mul", [p + "unscaled", scale], outs),
         ]
         out += [_bytes_field(1, node) for node in nodes_q8]
-        rewritten += 1
-    return b"".join(out), rewritten
+    return b"".join(out), len(plan)
 
 
 def _constants() -> bytes:
@@ -497,7 +526,7 @@ def int8_graph(buf: Any) -> bytes | None:
             fields = {n: v for n, _w, v in _fields(buf, *span)}
             if 1 not in fields or fields[1][0] == fields[1][1]:
                 opset = fields.get(2, 0)
-    out: list[bytes] = []
+    out: list[Any] = []  # bytes, and views of ``buf`` (the weights: copied once, by the join)
     rewritten = 0
     for number, wire, span, raw in _raw_fields(buf, 0, len(buf)):
         if number != 7 or wire != 2:
@@ -511,9 +540,12 @@ def int8_graph(buf: Any) -> bytes | None:
                 fields = {tn: tv for tn, _tw, tv in _fields(buf, *v)}
                 if fields.get(2) == 3 and 8 in fields:
                     int8.add(bytes(buf[fields[8][0] : fields[8][1]]).decode())
-        body, rewritten = _int8_products(buf, nodes, int8, axes_input=opset >= 18)
-        rest = b"".join(r for n, _w, _v, r in graph if n != 1)
-        out.append(_bytes_field(7, body + rest + _constants()))
+        outputs = {  # the graph's outputs (field 12): ValueInfoProto, name = 1
+            name for n, w, v, _raw in graph if n == 12 and w == 2 for name in _strings(buf, v, 1)
+        }
+        body, rewritten = _int8_products(buf, nodes, int8, outputs, axes_input=opset >= 18)
+        parts = [body, *(r for n, _w, _v, r in graph if n != 1), _constants()]
+        out += [_key(7, 2), _uvarint(sum(len(part) for part in parts)), *parts]
     return b"".join(out) if rewritten else None
 
 
@@ -718,11 +750,15 @@ class Model:
         out: NDArray[np.float32] = (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
         return out
 
-    def embed(self, texts: list[str]) -> NDArray[np.float32]:
+    def embed(self, texts: list[str], *, kept: bool = False) -> NDArray[np.float32]:
         """Unit vectors, one row per text (a text without words: all zeros).
         The first call with a few texts (a query, a new fact): numpy; a batch,
-        and every call after the first: onnxruntime when it is installed (it
-        comes with the extra), else numpy."""
+        every call after the first, and every ``kept`` vector (the index's:
+        ``catch_up``): onnxruntime when it is installed (it comes with the
+        extra), else numpy. A kept vector so never depends on which process
+        computed it, or with what: onnxruntime's pass is the same for a text
+        whatever its batch, while numpy's parts from it in the third decimal
+        (int8 rounding), which would let a rebuilt index answer otherwise."""
         import numpy as np
 
         out = np.zeros((len(texts), DIM), dtype=np.float32)
@@ -734,7 +770,7 @@ class Model:
         # embedded twice (a server: the session's start-up is paid once, and
         # a query then costs ~9.5 ms against ~16 ms in numpy); a one-query
         # process (the CLI) never starts it
-        wide = len(order) > SMALL or self._calls > 1
+        wide = kept or len(order) > SMALL or self._calls > 1
         session = self._session() if wide else None
         for start in range(0, len(order), BATCH):
             rows = order[start : start + BATCH]

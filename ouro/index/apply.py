@@ -362,7 +362,12 @@ def _apply_facts(
         fd = handle.fileno()
         st = os.fstat(fd)
         start, first_line, st = _append_start(fd, st, row)
+        kept = False
         if start == 0:
+            if row is not None:
+                from ouro.index import semantic
+
+                kept = semantic.keep_fact_vectors(conn)
             _remove_docs(conn, FACTS, "facts")
             conn.execute("DELETE FROM problems WHERE file = ?", (FACTS,))
         seen: set[str] = set()
@@ -392,6 +397,8 @@ def _apply_facts(
                 f"UPDATE facts SET superseded = 1 WHERE doc_id IN ({_SUPERSEDED_BY} "
                 "WHERE s.supersedes IS NOT NULL)"
             )
+        if kept:
+            semantic.restore_fact_vectors(conn)
         cur = cursors.at(cursors.pread_of(fd), end, st) if end else cursors.START
     _save_file(
         conn, FACTS, "facts", st.st_mtime_ns, st.st_size, racy, cursors.text(cur), end, line - 1

@@ -201,6 +201,37 @@ def doc_text(title: str | None, body: str | None, keys: str | None) -> str:
     return " ".join(part for part in (title, (body or "")[:MAX_CHARS], keys) if part)
 
 
+def keep_fact_vectors(conn: sqlite3.Connection) -> bool:
+    """Before facts.jsonl is indexed again whole (another inode: a copy, a
+    clone; or a rewrite): set the facts' vectors aside with the text each was
+    computed from, so ``restore_fact_vectors`` gives them back to the same facts
+    under their new doc ids, instead of every fact queueing to be embedded
+    again (115k docs: minutes). Inside the caller's transaction; False when
+    there are no vectors."""
+    if not has_table(conn):
+        return False
+    conn.execute("DROP TABLE IF EXISTS temp.kept_vectors")
+    conn.execute(
+        "CREATE TEMP TABLE kept_vectors AS SELECT d.locator AS locator, f.title AS title, "
+        "f.body AS body, f.keys AS keys, v.vec AS vec FROM docs d "
+        "JOIN vectors v ON v.doc_id = d.id JOIN docs_fts f ON f.rowid = d.id "
+        "WHERE d.kind = 'fact'"
+    )
+    return True
+
+
+def restore_fact_vectors(conn: sqlite3.Connection) -> None:
+    """The vectors ``keep_fact_vectors`` set aside, each to the fact of the same
+    locator whose text is unchanged (any other is embedded again, as usual)."""
+    conn.execute("CREATE INDEX temp.kept_vectors_locator ON kept_vectors(locator)")
+    conn.execute(
+        "INSERT OR REPLACE INTO vectors(doc_id, vec) SELECT d.id, k.vec FROM docs d "
+        "JOIN kept_vectors k ON k.locator = d.locator JOIN docs_fts f ON f.rowid = d.id "
+        "WHERE d.kind = 'fact' AND f.title IS k.title AND f.body IS k.body AND f.keys IS k.keys"
+    )
+    conn.execute("DROP TABLE temp.kept_vectors")
+
+
 def missing(conn: sqlite3.Connection) -> int:
     """How many docs of ``KINDS`` have no vector yet."""
     if _has_trigger(conn, _TODO_TRIGGER):
@@ -267,7 +298,7 @@ def catch_up(conn: sqlite3.Connection, budget: int | None = None, *, prune: bool
                 ).fetchone() or (None, None, None))
                 for i in ids
             ]  # fmt: skip
-            vecs = model().embed(texts)
+            vecs = model().embed(texts, kept=True)
             conn.executemany(
                 "INSERT OR REPLACE INTO vectors(doc_id, vec) VALUES (?, ?)",
                 [(i, vec.astype("<f2").tobytes()) for i, vec in zip(ids, vecs, strict=True)],
