@@ -543,7 +543,7 @@ def two_stage(bundle: Bundle, queries: list[str]) -> None:
     for q in queries:
         vec = model().embed([q])[0]
         started = time.perf_counter()
-        approx = held._two_stage(vec)
+        approx, _exact = held._two_stage(vec)
         top_fast = np.sort(approx)[::-1][:10]
         fast.append(time.perf_counter() - started)
         started = time.perf_counter()

@@ -91,6 +91,29 @@ def available() -> bool:
     return files() is not None and importlib.util.find_spec("numpy") is not None
 
 
+def load_numpy() -> Any:
+    """numpy, imported the first time with the cyclic collector paused: the
+    import makes ~100k objects that live as long as the process, and the
+    collections they would trigger while it runs are ~14M instructions (~4 ms)
+    of a cold search's ~590M. The first use of numpy on each path (a search,
+    a new model) comes through here; later ``import numpy`` lines find it loaded."""
+    import sys
+
+    loaded = sys.modules.get("numpy")
+    if loaded is not None:
+        return loaded
+    import gc
+
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        import numpy
+    finally:
+        if paused:
+            gc.enable()
+    return numpy
+
+
 def require() -> None:
     from ouro.errors import InvalidInput
 
@@ -607,10 +630,9 @@ class Model:
     def __init__(self, onnx: str, vocab: str) -> None:
         import mmap
 
-        import numpy as np
-
         from ouro.errors import OuroError
 
+        np = load_numpy()
         with open(onnx, "rb") as handle:
             self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         try:
@@ -647,6 +669,8 @@ class Model:
         if len(mats) != 6 * LAYERS:
             raise ValueError(f"{len(mats)} weight matrices")
         self.layers = []
+        #: the most weights one product casts (``_forward``'s scratch buffer)
+        self.widest = 0
         for n in range(LAYERS):
             p = f"inner.encoder.layer.{n}."
             # int8 as in the file; the column scales multiply each product's
@@ -667,6 +691,7 @@ class Model:
                         f"layer {n}: {m.shape}, scale {c.shape} against bias {b.shape}"
                     )
             s = [c.reshape(-1) for c in s]
+            self.widest = max(self.widest, sum(m.size for m in w[:3]), *(m.size for m in w[3:]))
             self.layers.append(
                 (
                     np.concatenate(w[:3], axis=1),
@@ -707,8 +732,11 @@ class Model:
         head = DIM // HEADS
         scale = np.float32(1.0 / np.sqrt(head))
         x = x.reshape(n * width, DIM)  # 2-D: every linear layer is one BLAS call
+        # each int8 matrix is cast into this one buffer (the largest's size):
+        # fresh float32 copies would fault in new pages for every product
+        scratch = np.empty(self.widest, dtype=np.float32)
         for qkv, qkv_s, qkv_b, wo, so, bo, ln1, wi, si, bi, wout, sout, bout, ln2 in self.layers:
-            h = _product(x, qkv)
+            h = _product(x, qkv, scratch)
             h *= qkv_s
             h += qkv_b
             h = np.ascontiguousarray(h.reshape(n, width, 3, HEADS, head).transpose(2, 0, 3, 1, 4))
@@ -720,16 +748,16 @@ class Model:
             np.exp(att, out=att)
             att /= att.sum(axis=-1, keepdims=True)
             ctx = np.matmul(att, v).transpose(0, 2, 1, 3).reshape(n * width, DIM)
-            y = _product(ctx, wo)
+            y = _product(ctx, wo, scratch)
             y *= so
             y += bo
             y += x
             x = _layer_norm(y, *ln1)
-            inner = _product(x, wi)
+            inner = _product(x, wi, scratch)
             inner *= si
             inner += bi
             inner *= 0.5 * (1.0 + _erf(inner * np.float32(0.7071067811865476)))
-            y = _product(inner, wout)
+            y = _product(inner, wout, scratch)
             y *= sout
             y += bout
             y += x
@@ -821,21 +849,23 @@ class Model:
         return out
 
 
-def _product(x: Any, weights: Any) -> Any:
+def _product(x: Any, weights: Any, scratch: Any) -> Any:
     """``x @ weights`` as the rewritten graph computes it (``int8_graph``): each
     row of ``x`` (a token) rounded to integers with its largest magnitude at 127,
     multiplied by the int8 weights, scaled back (the column scales are the
-    caller's). The weights are cast to float32 here, one matrix at a time (a
-    few MB, still in cache for the product), not once for the process: the
-    numpy pass runs once or twice in a process (then onnxruntime), and
-    keeping a float32 copy of every matrix costs a one-query process ~15 ms
-    more than casting each where it is used."""
+    caller's). The weights are cast to float32 here, one matrix at a time into
+    ``scratch`` (a few MB, still in cache for the product), not once for the
+    process: the numpy pass runs once or twice in a process (then
+    onnxruntime), and keeping a float32 copy of every matrix costs a
+    one-query process ~15 ms more than casting each where it is used."""
     import numpy as np
 
     top = np.maximum(np.abs(x).max(axis=-1, keepdims=True), np.float32(1e-12))
     q = np.rint(x * (np.float32(127.0) / top) + np.float32(128.0))
     q -= np.float32(128.0)
-    out = q @ weights.astype(np.float32)
+    wide = scratch[: weights.size].reshape(weights.shape)
+    np.copyto(wide, weights, casting="unsafe")
+    out = q @ wide
     out *= top / np.float32(127.0)
     return out
 

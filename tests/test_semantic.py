@@ -703,5 +703,59 @@ def test_the_two_stage_scan_finds_the_exact_nearest() -> None:
     for n in range(20):
         q = exact_rows[n * 7] + 0.3 * rng.standard_normal(embedding.DIM).astype(np.float32)
         q /= np.linalg.norm(q)
-        base, _side = held.scores(q)
+        base, _side, _exact = held.scores(q)
         assert np.argsort(-base)[:10].tolist() == np.argsort(-(exact_rows @ q))[:10].tolist()
+
+
+def test_widen_is_astype_for_every_finite_float16() -> None:
+    """The stored vectors' float16 rows widen bit for bit as numpy's astype does
+    (subnormals, zeros of both signs, the largest values); the table's float32
+    rows pass through."""
+    np = pytest.importorskip("numpy")
+    every = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    finite = every[np.isfinite(every)].reshape(-1, 16)
+    assert semantic.widen(finite).view(np.uint32).tolist() == (
+        finite.astype(np.float32).view(np.uint32).tolist()
+    )
+    table = np.ones((3, 4), dtype=np.float32)
+    assert semantic.widen(table) is table
+
+
+def test_the_top_scores_are_those_of_a_full_partial_sort() -> None:
+    """``_top`` (a partial sort of the scores above a sampled threshold) picks the
+    set a partial sort of every score picks, whatever the scores' order; and a
+    search's best rows taken among the exact ones are those taken among all."""
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(5)
+    for count, take in ((50, 10), (5_000, 1_000), (40_000, 1_000), (40_000, 31)):
+        for scores in (
+            rng.standard_normal(count).astype(np.float32),
+            np.sort(rng.standard_normal(count).astype(np.float32)),  # the best all at the end
+            np.repeat(rng.standard_normal(count // 10), 10).astype(np.float32),  # ties
+        ):
+            ours = semantic._top(scores, take)
+            assert len(ours) == take == len(set(ours.tolist()))
+            edge = np.sort(scores)[-take]
+            assert (scores[ours] >= edge).all()
+            assert (scores > edge).sum() <= take
+    count = 3 * semantic.CANDIDATES
+    latent = rng.standard_normal((count, 24)) @ rng.standard_normal((24, embedding.DIM))
+    rows = latent + 0.05 * rng.standard_normal((count, embedding.DIM))
+    rows = (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float16)
+    basis_b, scale_b, codes_b = semantic._coarse(rows)
+    coarse = (
+        np.frombuffer(basis_b, dtype="<f4").reshape(embedding.DIM, semantic.COARSE),
+        np.frombuffer(scale_b, dtype="<f4"),
+        np.frombuffer(codes_b, dtype="i1").reshape(count, semantic.COARSE),
+        [],
+    )
+    held = semantic.Vectors("e", 0, np.arange(1, count + 1), rows, coarse=coarse)
+    q = rows[17].astype(np.float32)
+    q /= np.linalg.norm(q)
+    base, side, exact = held.scores(q)
+    assert exact is not None and len(exact) == semantic.CANDIDATES
+    for take in (10, 400, semantic.CANDIDATES - 1):
+        pooled = semantic._best(held, base, side, take, exact)
+        full = semantic._best(held, base, side, take)
+        assert pooled[0].tolist() == full[0].tolist()
+        assert pooled[1].tolist() == full[1].tolist()
