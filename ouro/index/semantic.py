@@ -393,19 +393,21 @@ def widen(rows: Any) -> Any:
     arithmetic: numpy converts float16 one value at a time (~15 instructions
     each; 1,000 rows of a search's exact stage were 5.8M instructions). The
     magnitude's bits moved into float32's places and scaled by 2**112 give
-    the value, subnormals included; then the sign."""
+    the value, subnormals included; then the sign (one array more at most:
+    fresh pages cost a cold search more than the arithmetic)."""
     import numpy as np
 
     rows = np.asarray(rows)
     if rows.dtype != np.float16:  # the table's rows, already float32
         return rows.astype(np.float32, copy=False)
-    bits = rows.view(np.uint16).astype(np.uint32)
-    sign = (bits & 0x8000) << 16
+    half = rows.view(np.uint16)
+    negative = half >= 0x8000
+    bits = half.astype(np.uint32)
     bits &= 0x7FFF
     bits <<= 13
     value = bits.view(np.float32)
     value *= np.float32(2.0**112)
-    bits |= sign
+    np.negative(value, out=value, where=negative)
     return value
 
 
