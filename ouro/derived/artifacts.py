@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from ouro.derived import Artifact, Check
 from ouro.store import stamp as stamps
 
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:
+    from typing import Any
+
     from ouro.bundle import Bundle
 
 FACTS = "desk/_record/diary/facts.jsonl"
@@ -198,22 +200,49 @@ def _note_mtimes(top: str) -> dict[str, int]:
         except OSError:
             raise _Unreadable(prefix or "the notes folder") from None
         try:
+            folders: list[os.DirEntry[str]] = []
+            set_aside = folders.append  # returns None: a folder's test below is None
             with os.scandir(fd) as listing:
-                for entry in listing:
-                    name = entry.name
-                    if name.startswith("."):
-                        continue
-                    if entry.is_dir():
-                        if not entry.is_symlink():
-                            stack.append((f"{prefix}{name}/", f"{path}{os.sep}{name}"))
-                    elif name.endswith(".md"):
-                        try:  # the entry's stat: relative to the open folder, links followed
-                            found[prefix + name[:-3]] = entry.stat().st_mtime_ns
-                        except OSError:
-                            raise _Unreadable(prefix + name) from None
+                # One comprehension over the listing (a loop's bytecode costs ~400
+                # instructions more an entry): each folder set aside to walk next,
+                # each note's mtime from its entry's stat (relative to the open
+                # folder, links followed; each entry and its stat freed as it goes).
+                found.update(
+                    {
+                        prefix + name[:-3]: e.stat().st_mtime_ns
+                        for e in listing
+                        if (e.is_dir() and set_aside(e)) is False
+                        and (name := e.name).endswith(".md")
+                        and name[0] != "."
+                    }
+                )
+        except OSError:
+            raise _Unreadable(_unreadable_note(fd, prefix)) from None
         finally:
             os.close(fd)
+        stack += [
+            (f"{prefix}{e.name}/", f"{path}{os.sep}{e.name}")
+            for e in folders
+            if e.name[:1] != "." and not e.is_symlink()
+        ]
     return found
+
+
+def _unreadable_note(fd: int, prefix: str) -> str:
+    """Which note of the open folder ``fd`` cannot be ``stat``ed (its slug-relative
+    name), once the listing's stats failed; the folder when none fails now."""
+    try:
+        with os.scandir(fd) as listing:
+            for entry in listing:
+                name = entry.name
+                if name.endswith(".md") and name[0] != "." and not entry.is_dir():
+                    try:
+                        entry.stat()
+                    except OSError:
+                        return prefix + name
+    except OSError:
+        pass
+    return prefix or "the notes folder"
 
 
 _LISTED_MAGIC = "ouro-notes-listed-2"

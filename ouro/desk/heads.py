@@ -78,17 +78,20 @@ import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, OuroError
 from ouro.store import stamp as stamps
 from ouro.store.stamp import Stamp as Fp
 
-T = TypeVar("T")
-
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:
     from datetime import datetime
+    from typing import Any, NamedTuple, TypeVar
+
+    T = TypeVar("T")
+else:
+    from ouro.tuples import NamedTuple
 
 SCHEMA = 8  # 3: marshal rows, per-folder listings, ctime in the fingerprint; 4: rest blob;
 # 5: fingerprints packed as int64; 6: fingerprints as four columns; 7: the check in each row;
@@ -121,7 +124,10 @@ READY_KEY = "ready-kept"
 Cols = tuple[list[int], list[int], list[int], list[int]]
 #: (priority, created, id, track, key, status, title, updated, heldBy,
 #:  leaseUntil, unverified, blockedBy, parent, check)
-Row = tuple[Any, ...]
+if TYPE_CHECKING:
+    Row = tuple[Any, ...]
+else:
+    Row = tuple
 
 
 def heads_path(bundle: Bundle) -> Path:
