@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import functools
 import os
-import unicodedata
 
 # numpy's BLAS on one thread: a query's matrices are small, and on a busy
 # machine its worker threads cost more than the product (a query's forward
@@ -217,6 +216,8 @@ class WordPiece:
     @staticmethod
     def words(text: str) -> list[str]:
         """The normalized words and punctuation marks of ``text``."""
+        import unicodedata  # here: ``ouro index status`` imports this module for ``available``
+
         out: list[str] = []
         chars: list[str] = []
         for ch in unicodedata.normalize("NFD", text.lower()):

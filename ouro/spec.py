@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 import sys
 import types
 from collections.abc import Callable, Mapping
@@ -382,7 +381,6 @@ def description(fn: Callable[..., Any]) -> str:
 
 
 # --- validation ------------------------------------------------------------------
-_INT = re.compile(r"[+-]?[0-9]+")
 
 
 class BadInput(InvalidInput):
@@ -419,7 +417,7 @@ def _number(param: Param, field: str, value: Any, hint: str | None) -> int | flo
             out = value
         elif isinstance(value, float) and value.is_integer():
             out = int(value)
-        elif isinstance(value, str) and _INT.fullmatch(value.strip()):
+        elif isinstance(value, str) and _is_integer_text(value.strip()):
             out = int(value.strip())
         else:
             shown = repr(value) if isinstance(value, int | float) else _type_name(value)
@@ -442,6 +440,12 @@ def _number(param: Param, field: str, value: Any, hint: str | None) -> int | flo
     if high is not None and out > high:
         raise _bad(field, f"must be at most {_fmt(high)} (got {_fmt(out)})", hint)
     return out
+
+
+def _is_integer_text(text: str) -> bool:
+    """``[+-]?[0-9]+`` (ASCII digits only), without ``re`` on the CLI's path."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    return digits.isascii() and digits.isdigit()
 
 
 def _fmt(number: float) -> str:

@@ -129,8 +129,8 @@ def test_the_saved_notes_listing_holds_only_while_the_manifest_keeps_its_stamp(
     assert cache.read_bytes() == saved  # the second read it, saving nothing
     manifest = notes.manifest_path(bundle)
     listed = artifacts._load_listed(bundle, os.stat(manifest))
-    assert listed is not None and listed.slugs == {
-        e["slug"] for e in notes.read_manifest(bundle) or []
+    assert listed is not None and listed.names == {
+        e["slug"] + ".md" for e in notes.read_manifest(bundle) or []
     }
     assert listed.hash("login") == hash_file(notes.notes_dir(bundle) / "login.md")
     # a new note file the manifest does not list: stale, from the saved listing too
@@ -312,7 +312,7 @@ def test_processes_saving_the_notes_listing_beside_a_manifest_writer(bundle: Bun
     for _ in range(2):  # the saved listing (whichever process saved it last) or a new one
         assert {d["name"]: d for d in derived.status(bundle)}["notes-manifest"]["state"] == "fresh"
     listed = artifacts._load_listed(bundle, os.stat(notes.manifest_path(bundle)))
-    assert listed is not None and len(listed.slugs) == 13
+    assert listed is not None and len(listed.names) == 13
 
 
 @pytest.mark.parametrize("edit", ["same size, mtime put back", "replaced by a copy"])

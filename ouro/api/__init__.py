@@ -23,11 +23,13 @@ import functools
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
 
 from ouro.spec import P, verb
 
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:
+    from typing import Annotated, Any
+
     from ouro.api.arc import Arc, Claim, Obligation
     from ouro.api.config import Config
     from ouro.api.desk import Desk

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
-
 from ouro.api._base import Namespace
 from ouro.spec import P, verb
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Annotated, Any
 
 
 class Index(Namespace):

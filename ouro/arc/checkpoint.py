@@ -18,8 +18,8 @@ hold the cursor and caches that make the next fold cheap.
 
 from __future__ import annotations
 
+import _thread  # threading.local is _thread._local; threading itself costs ~4M instructions
 import os
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -101,7 +101,7 @@ def write(
 # --- one run reads the stores once ---------------------------------------------------
 #: per thread: inside ``one_run``, the checkpoint this thread last wrote, keyed
 #: on the stat of the file it wrote
-_RUN = threading.local()
+_RUN = _thread._local()
 
 
 def _key(path: Any) -> tuple[str, int, int, int, int] | None:

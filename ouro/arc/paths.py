@@ -29,7 +29,8 @@ INNER_DIR = "arc/obligations/inner"
 
 DAY_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}\.jsonl$")
 #: what ``ouro.models.clock.utc_now_iso`` writes: a day file is named without ``datetime``
-_UTC_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")
+#: compiled on first use (``re``'s own cache): a cold read that writes no event pays nothing
+_UTC_DAY = r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$"
 LOCK_TIMEOUT = 30.0
 
 
@@ -54,7 +55,11 @@ def inner_dir(bundle: Bundle) -> Path:
 
 
 def day_file_name(recorded_at: str | datetime) -> str:
-    if isinstance(recorded_at, str) and recorded_at.endswith("Z") and _UTC_DAY.match(recorded_at):
+    if (
+        isinstance(recorded_at, str)
+        and recorded_at.endswith("Z")
+        and re.match(_UTC_DAY, recorded_at)
+    ):
         return recorded_at[:10] + ".jsonl"  # a UTC time's day is its first ten characters
     from ouro.models.clock import parse_time
 

@@ -15,23 +15,27 @@ Only options given on the line are passed on, so every default is the
 signature's own. Values stay text except numbers (converted here, so a bad one
 is a usage error naming the option); the function's own validation
 (``ouro.spec.validate``) checks the rest. A parser is built only for the
-command being run.
+command being run, and only when there is something to parse (``needs_parser``):
+a command without required inputs run with an empty line gets every default,
+which is all argparse would return, so ``argparse`` (with ``gettext`` and
+``locale``: ~15M instructions of a cold start) is not imported for it. The
+parser's classes are in ``ouro.cli.argparser``.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from ouro.errors import OuroError
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:
-    from typing import Any, NoReturn
+    from typing import Any
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from ouro.cli.argparser import Parser
     from ouro.spec import Param
 
 #: the global options, read anywhere on the line (``ouro.cli.argv``); listed in
@@ -67,63 +71,6 @@ class Exit(Exception):
     def __init__(self, status: int) -> None:
         super().__init__(status)
         self.status = status
-
-
-class Formatter(argparse.RawDescriptionHelpFormatter):
-    """argparse's layout with a capitalised "Usage:" prefix; descriptions are wrapped
-    here (``describe``) so the examples block keeps its lines."""
-
-    def __init__(self, prog: str) -> None:
-        super().__init__(prog, max_help_position=30, width=100)
-
-    def _split_lines(self, text: str, width: int) -> list[str]:
-        import textwrap
-
-        # never break inside a hyphenated name (unknown-not-zero, --stop-before)
-        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
-
-    def add_usage(self, usage: Any, actions: Any, groups: Any, prefix: str | None = None) -> None:
-        super().add_usage(usage, actions, groups, prefix="Usage: " if prefix is None else prefix)
-
-
-class Parser(argparse.ArgumentParser):
-    """Errors are raised (``UsageError``), never printed and exited on. The
-    description and the examples are laid out only when help is printed."""
-
-    text = ""
-    path: tuple[str, ...] = ()
-
-    def format_help(self) -> str:
-        if self.description is None:
-            self.description = wrap(self.text)
-        if self.epilog is None:
-            self.epilog = epilog(self.path)
-        self._optionals.title = "Options"
-        self._positionals.title = "Arguments"
-        text = super().format_help()
-        from ouro.cli.tree import children
-
-        below = children(self.path)
-        if below:  # a command that is a group too (ouro sync, ouro workbench)
-            from ouro.cli.help import summary
-
-            width = max(len(n) for n in below)
-            text += "\nCommands:\n" + "".join(
-                f"  {n:<{width}}  {summary((*self.path, n))}\n" for n in below
-            )
-        return text
-
-    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
-        if message:
-            sys.stderr.write(message)
-        raise Exit(status)
-
-    def error(self, message: str) -> NoReturn:
-        raise UsageError(
-            message[:1].upper() + message[1:] + ("" if message.endswith(".") else "."),
-            usage=self.format_usage().strip(),
-            hint=f"see '{self.prog} --help'",
-        )
 
 
 def wrap(text: str, width: int = 96) -> str:
@@ -171,6 +118,8 @@ def _number(kind: str) -> Callable[[str], int | float]:
             return int(value) if kind == "int" else float(value)
         except ValueError:
             what = "a whole number" if kind == "int" else "a number"
+            import argparse
+
             raise argparse.ArgumentTypeError(f"{value!r} is not {what}") from None
 
     convert.__name__ = kind
@@ -206,6 +155,8 @@ def _metavar(param: Param) -> str:
 
 
 def _add(parser: Parser, param: Param) -> None:
+    import argparse
+
     convert: Any = _number(param.kind) if param.kind in ("int", "float") else None
     if param.positional:
         many = param.kind == "list"
@@ -252,6 +203,7 @@ def build(
     prog: str, fn: Callable[..., Any], *, description: str, path: tuple[str, ...]
 ) -> tuple[Parser, tuple[Param, ...]]:
     """The parser of one command, from ``fn``'s signature."""
+    from ouro.cli.argparser import Formatter, Parser
     from ouro.spec import spec_of
 
     spec = spec_of(fn)
@@ -260,6 +212,12 @@ def build(
     for param in spec:
         _add(parser, param)
     return parser, spec
+
+
+def needs_parser(spec: tuple[Param, ...], words: list[str]) -> bool:
+    """False when the line is empty and no input is required: then the arguments
+    are none (every default is the signature's own), with no parser built."""
+    return bool(words) or any(param.required for param in spec)
 
 
 def parse(parser: Parser, spec: tuple[Param, ...], words: list[str]) -> dict[str, Any]:

@@ -231,10 +231,15 @@ def parser_of(entry: Entry) -> tuple[Any, Any, Any]:
 
 def execute(entry: Entry, words: list[str]) -> int:
     """Parse ``words`` for ``entry``, run it, print its result; the exit code."""
-    from ouro.cli.parse import parse
+    from ouro.cli.parse import needs_parser, parse
+    from ouro.spec import spec_of
 
-    parser, spec, fn = parser_of(entry)
-    arguments = parse(parser, spec, words)
+    fn = entry.function()
+    prog = " ".join(("ouro", *entry.path))
+    arguments: dict[str, Any] = {}
+    if needs_parser(spec_of(fn), words):  # else nothing to parse: no parser is built
+        parser, spec, fn = parser_of(entry)
+        arguments = parse(parser, spec, words)
     if _ONE_COMMAND:
         # What is loaded now (the interpreter, the modules, the parser) lives until
         # the process exits: moved out of the collector's generations, it is not
@@ -255,7 +260,7 @@ def execute(entry: Entry, words: list[str]) -> int:
     else:  # a front-end command: the same validation as a library verb's
         from ouro.spec import validate
 
-        result = fn(**validate(fn, arguments, hint=f"see '{parser.prog} --help'"))
+        result = fn(**validate(fn, arguments, hint=f"see '{prog} --help'"))
     if isinstance(result, int):
         return result
     if result is None:

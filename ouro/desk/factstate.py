@@ -18,8 +18,9 @@ grows the file and keeps the bytes at the old end would pass as an append.)
 Only complete lines are consumed; a partial tail waits. Lines that are not
 facts are kept as bad lines (reported as warnings, never dropped).
 
-Snapshot (``state/cache/diary-state.marshal``): ``SNAPSHOT_MAGIC``, the length
-of a marshalled tuple (version, log path, inode, offset, mtime, tail, line
+Snapshot (``state/cache/diary-state.marshal``): a header (``SNAPSHOT_MAGIC``, the
+length of the marshalled tuple, the version, the log's inode and the offset:
+``ouro.desk.diary_snapshot``), a marshalled tuple (version, log path, inode, offset, mtime, tail, line
 count, superseded, where each entity's fact ids are, last_seen, entity names,
 where the entity lines are, table sizes, where each saved token index is),
 that tuple, then two tables of fixed-width records sorted by their bytes:
@@ -685,7 +686,7 @@ class DiaryState:
         except (OSError, ValueError):  # missing, or empty (nothing to map)
             return
         try:
-            magic, size = _HEADER.unpack(mapped[: _HEADER.size])
+            magic, size, _version, _ino, _offset = _HEADER.unpack(mapped[: _HEADER.size])
             if magic != SNAPSHOT_MAGIC:
                 return
             data = marshal.loads(mapped[_HEADER.size : _HEADER.size + size])
@@ -843,7 +844,7 @@ class DiaryState:
             )
         )
         snapshot.parent.mkdir(parents=True, exist_ok=True)
-        header = _HEADER.pack(SNAPSHOT_MAGIC, len(data))
+        header = _HEADER.pack(SNAPSHOT_MAGIC, len(data), SNAPSHOT_VERSION, self.ino, self.offset)
         atomic_write_bytes(snapshot, b"".join([header, data, *facts, *norms, *region, fragments]))
         self.snapshot_offset, self.tokenised = self.offset, 0
         self.snapshot_seen = _file_id(os.stat(snapshot))

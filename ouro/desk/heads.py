@@ -2,26 +2,27 @@
 
 File: ``state/cache/desk-heads.bin`` (machine-local, ignored by git; inode
 numbers mean nothing elsewhere): a header line
-``ouro-desk-heads <schema> <recordedAt ns> <main len> <rest len> <crc32 main>
-<crc32 rest> <crc32 closed>\\n`` (one line), then three ``marshal`` blobs (stdlib;
-loads ~10× faster than JSON). Main::
+``ouro-desk-heads <schema> <recordedAt ns> <main len> <shown len> <rest len>
+<crc32 main> <crc32 shown> <crc32 rest> <crc32 closed>\\n`` (one line), then four
+``marshal`` blobs (stdlib; loads ~10× faster than JSON). Main::
 
-    (desk_fp, tracks, rels, fps, shown, counts)
+    (desk_fp, tracks, rels, fps, counts, ready)
     tracks: [(name, fp, [folder, ...]), ...]   # every folder, sorted
     rels:   ["<track>/<folder>/task.md", ...]  # folders that held a task.md
     fps:    (sizes, mtimes_ns, ctimes_ns, inodes): four columns, one value per
             rel, each packed as native int64 (a list of ints if a value overflows
             int64); -1 in every column when not trusted. A read compares each
-            column whole (a list compare, in C), not a tuple per task
-    shown:  [row, ...]   # what orient can show: every hot task (not done/dropped,
-                         # or done unverified) except open ones past the first
-                         # TOP_OPEN of their track
+            column whole (an ``array`` compare, in C), not a tuple per task
     counts: {(track, status): n}   # hot tasks per track and status
+    ready:  [row, ...]   # the packet's ready rows (``READY_KEPT``, no clock)
 
-Rest: ``[row, ...]``, the other open tasks. Closed: ``[row, ...]``, every
-other task. Both are decoded (and their CRC checked) only when a read needs
-them: something changed, a caller wants every task (``read_heads``), a featured
-task is not among the shown rows.
+Shown: ``[row, ...]``, what orient can show: every hot task (not done/dropped,
+or done unverified) except open ones past the first TOP_OPEN of their track;
+decoded with main by every read except ``freshness`` (``ouro index status``
+compares the stamps only). Rest: ``[row, ...]``, the other open tasks. Closed:
+``[row, ...]``, every other task. Both are decoded (and their CRC checked) only
+when a read needs them: something changed, a caller wants every task
+(``read_heads``), a featured task is not among the shown rows.
 
 A row is ``(priority, created, id, track, key, status, title, updated,
 heldBy, leaseUntil, unverified, blockedBy, parent, check)``, so sorting rows sorts by
@@ -66,6 +67,7 @@ Contract:
 
 from __future__ import annotations
 
+import _thread  # threading.local is _thread._local; threading itself costs ~4M instructions
 import array
 import contextlib
 import heapq
@@ -73,26 +75,29 @@ import marshal
 import operator
 import os
 import sys
-import threading
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, OuroError
 from ouro.store import stamp as stamps
 from ouro.store.stamp import Stamp as Fp
 
-T = TypeVar("T")
-
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:
     from datetime import datetime
+    from typing import Any, NamedTuple, TypeVar
 
-SCHEMA = 8  # 3: marshal rows, per-folder listings, ctime in the fingerprint; 4: rest blob;
+    T = TypeVar("T")
+else:
+    from ouro.tuples import NamedTuple
+
+SCHEMA = 9  # 3: marshal rows, per-folder listings, ctime in the fingerprint; 4: rest blob;
 # 5: fingerprints packed as int64; 6: fingerprints as four columns; 7: the check in each row;
-# 8: the packet's ready rows (``READY_KEPT``, no clock) saved with the rows they come from
+# 8: the packet's ready rows (``READY_KEPT``, no clock) saved with the rows they come from;
+# 9: the shown rows in a blob of their own (``freshness`` leaves them undecoded)
 MAGIC = b"ouro-desk-heads"
 FIELDS = (
     "id",
@@ -117,11 +122,20 @@ READY_KEPT = 5
 #: the ``DeskHeads.derived`` key of those ready rows (``ready_kept``)
 READY_KEY = "ready-kept"
 
-#: the fingerprints as columns: (sizes, mtimes_ns, ctimes_ns, inodes)
-Cols = tuple[list[int], list[int], list[int], list[int]]
+#: the fingerprints as columns: (sizes, mtimes_ns, ctimes_ns, inodes); each an
+#: ``array("q")`` as read from the cache file (a list if a value overflows int64,
+#: or as a scan made them)
+if TYPE_CHECKING:
+    Column = array.array[int] | list[int]
+else:
+    Column = list
+Cols = tuple[Column, Column, Column, Column]
 #: (priority, created, id, track, key, status, title, updated, heldBy,
 #:  leaseUntil, unverified, blockedBy, parent, check)
-Row = tuple[Any, ...]
+if TYPE_CHECKING:
+    Row = tuple[Any, ...]
+else:
+    Row = tuple
 
 
 def heads_path(bundle: Bundle) -> Path:
@@ -248,7 +262,8 @@ class _Cache(NamedTuple):
     tracks: list[tuple[str, Fp | None, list[str]]]
     rels: list[str]
     fps: Cols
-    shown: list[Row]
+    #: decoded, or still packed in a cache read for ``freshness`` only
+    shown: list[Row] | _Packed
     counts: dict[tuple[str, str], int]
     rest: _Packed
     closed: _Packed
@@ -280,8 +295,10 @@ class _Packed(NamedTuple):
 _LOADED: dict[str, tuple[Fp, _Cache]] = {}
 
 
-def _load_cache(bundle: Bundle) -> _Cache | None:
-    """The cache file, or None when missing, not ours or damaged."""
+def _load_cache(bundle: Bundle, *, rows: bool = True) -> _Cache | None:
+    """The cache file, or None when missing, not ours or damaged. ``rows=False``:
+    the shown rows are left packed (``freshness``: only the stamps are compared),
+    and that decoding is not kept for the next read."""
     path = os.fspath(heads_path(bundle))
     try:
         with open(path, "rb") as handle:
@@ -292,28 +309,38 @@ def _load_cache(bundle: Bundle) -> _Cache | None:
             data = handle.read()
     except OSError:
         return None
-    cache = _parse_cache(data)
-    if cache is not None and _trusted(st, time.time_ns()) is not None:
+    cache = _parse_cache(data, rows=rows)
+    if rows and cache is not None and _trusted(st, time.time_ns()) is not None:
         _LOADED[path] = (_fp(st), cache)
     return cache
 
 
-def _parse_cache(data: bytes) -> _Cache | None:
+def _parse_cache(data: bytes, *, rows: bool = True) -> _Cache | None:
     end = data.find(b"\n", 0, 200)
     parts = data[:end].split(b" ")
-    if end < 0 or len(parts) != 8 or parts[0] != MAGIC or parts[1] != b"%d" % SCHEMA:
+    if end < 0 or len(parts) != 10 or parts[0] != MAGIC or parts[1] != b"%d" % SCHEMA:
         return None
     try:
-        recorded, length, rest_length, crc, rest_crc, closed_crc = (int(p) for p in parts[2:])
+        recorded, length, shown_length, rest_length = (int(p) for p in parts[2:6])
+        crc, shown_crc, rest_crc, closed_crc = (int(p) for p in parts[6:])
         view = memoryview(data)  # slices without copying the (large) payload
         start = end + 1
         main = view[start : start + length]
         if zlib.crc32(main) != crc:
             return None
-        value = marshal.loads(main)
-        rest = _Packed(view[start + length : start + length + rest_length], rest_crc)
-        closed = _Packed(view[start + length + rest_length :], closed_crc)
-        desk_fp, tracks, rels, packed, shown, counts, ready = value
+        desk_fp, tracks, rels, packed, counts, ready = marshal.loads(main)
+        start += length
+        packed_shown = _Packed(view[start : start + shown_length], shown_crc)
+        shown: list[Row] | _Packed = packed_shown
+        if rows:
+            if zlib.crc32(packed_shown.data) != shown_crc:
+                return None
+            shown = marshal.loads(packed_shown.data)
+            if type(shown) is not list:
+                return None
+        start += shown_length
+        rest = _Packed(view[start : start + rest_length], rest_crc)
+        closed = _Packed(view[start + rest_length :], closed_crc)
         fps = _unpack_cols(packed, len(rels))
         if type(ready) is not list:
             return None
@@ -324,7 +351,6 @@ def _parse_cache(data: bytes) -> _Cache | None:
     if (
         type(cache.tracks) is not list
         or type(cache.rels) is not list
-        or type(cache.shown) is not list
         or type(cache.counts) is not dict
     ):
         return None
@@ -332,15 +358,16 @@ def _parse_cache(data: bytes) -> _Cache | None:
 
 
 def _unpack_cols(packed: object, count: int) -> Cols:
-    """The stored columns as lists; raises ValueError when they do not fit."""
+    """The stored columns (arrays, or the lists stored); raises ValueError when
+    they do not fit."""
     if type(packed) is not tuple or len(packed) != 4:
         raise ValueError("not four fingerprint columns")
-    cols: list[list[int]] = []
+    cols: list[Column] = []
     for col in packed:
         if type(col) is bytes and len(col) == 8 * count:
             values = array.array("q")
-            values.frombytes(col)
-            cols.append(values.tolist())
+            values.frombytes(col)  # no int object per value until one is looked at
+            cols.append(values)
         elif type(col) is list and len(col) == count:
             cols.append(col)
         else:
@@ -355,7 +382,7 @@ def _pack_cols(cols: Cols) -> tuple[bytes | list[int], ...]:
         try:
             out.append(array.array("q", col).tobytes())
         except OverflowError:
-            out.append(col)
+            out.append(list(col))
     return tuple(out)
 
 
@@ -366,23 +393,29 @@ def _dump(cache: _Cache, rest: bytes, closed: bytes) -> bytes:
             cache.tracks,
             cache.rels,
             _pack_cols(cache.fps),
-            cache.shown,
             cache.counts,
             cache.memo[READY_KEY],
         ),
         4,
     )
-    head = b"%s %d %d %d %d %d %d %d\n" % (
+    shown = marshal.dumps(_unpacked(cache.shown), 4)
+    head = b"%s %d %d %d %d %d %d %d %d %d\n" % (
         MAGIC,
         SCHEMA,
         cache.recorded,
         len(main),
+        len(shown),
         len(rest),
         zlib.crc32(main),
+        zlib.crc32(shown),
         zlib.crc32(rest),
         zlib.crc32(closed),
     )
-    return head + main + rest + closed
+    return head + main + shown + rest + closed
+
+
+def _unpacked(rows: list[Row] | _Packed) -> list[Row]:
+    return rows.rows() if isinstance(rows, _Packed) else rows
 
 
 # --- reading ----------------------------------------------------------------------
@@ -463,6 +496,16 @@ _CHECKED = (
 )
 
 
+def _same_column(now: Iterable[int], old: Column) -> bool:
+    """The values ``now`` equal the cached column (compared whole, in C)."""
+    if type(old) is list:
+        return list(now) == old
+    try:
+        return array.array("q", now) == old
+    except OverflowError:  # a value past int64: not what the column holds
+        return False
+
+
 def _to_cols(fps: list[Fp | None]) -> Cols:
     untrusted = (_UNTRUSTED,) * 4
     if not fps:
@@ -513,7 +556,9 @@ def _same_listing(
     )
 
 
-def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
+def _scan(bundle: Bundle, cache: _Cache | None, *, rows: bool = True) -> _Scan:
+    """What a read finds. ``rows=False`` (``freshness``): when every task file has
+    its cached stamp the scan holds no rows (only ``same`` and the stamps are read)."""
     desk = str(bundle.desk)
     desk_st, tracks = _listing(desk, cache)
     old: Cols | list[Fp | None]
@@ -539,7 +584,7 @@ def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
         # the steady state: each fingerprint column compared whole, as one list
         # (an untrusted entry, -1 in every column, never matches)
         try:
-            same = all(list(map(get, stats)) == old[col] for col, get in _CHECKED)
+            same = all(_same_column(map(get, stats), old[col]) for col, get in _CHECKED)
         except AttributeError:  # a missing-file marker
             same = False
         if same:
@@ -548,7 +593,7 @@ def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
                 tracks,
                 rels,
                 stats,
-                cache.shown,
+                _unpacked(cache.shown) if rows else [],
                 cache.rest,
                 cache.closed,
                 cache.counts,
@@ -563,7 +608,7 @@ def _scan(bundle: Bundle, cache: _Cache | None) -> _Scan:
     closed: list[Row] = []
     if cache is not None:
         gone = {rels[i][:-8] for i in changed} | {r[:-8] for r in set(cache.rels) - set(rels)}
-        hot = [r for r in (*cache.shown, *cache.rest.rows()) if r[4] not in gone]
+        hot = [r for r in (*_unpacked(cache.shown), *cache.rest.rows()) if r[4] not in gone]
         closed = [r for r in cache.closed.rows() if r[4] not in gone]
     problems: dict[str, str] = {}
     for i in changed if cache is not None else range(len(rels)):
@@ -748,7 +793,7 @@ class DeskHeads:
 
 
 #: per thread, inside ``one_read``: the heads that read took, by desk folder
-_ONE = threading.local()
+_ONE = _thread._local()
 
 
 @contextlib.contextmanager
@@ -794,11 +839,11 @@ def _desk_heads(bundle: Bundle, *, heal: bool) -> DeskHeads:
 def freshness(bundle: Bundle) -> tuple[str, str | None]:
     """("fresh" | "stale" | "missing", why) of the cache file against the task
     files (pure: a read-only scan, no heal)."""
-    cache = _load_cache(bundle)
+    cache = _load_cache(bundle, rows=False)
     if cache is None:
         exists = heads_path(bundle).exists()
         return ("stale", "unreadable or of another ouro") if exists else ("missing", None)
-    scan = _scan(bundle, cache)
+    scan = _scan(bundle, cache, rows=False)
     if scan.same:
         return "fresh", None
     untrusted = sum(1 for fp in _fp_list(cache.fps) if fp is None)

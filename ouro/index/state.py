@@ -14,11 +14,14 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 from ouro.errors import IndexUnavailable
 from ouro.index import db
 from ouro.index.fresh import quick_check
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Any
 
 DOC_KINDS = ("task", "track", "iteration", "friction", "tip", "note", "daily", "fact")
 

@@ -31,10 +31,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Final, NamedTuple
 
 from ouro.store import stamp as stamps
 from ouro.store.stamp import Stamp
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Final, NamedTuple
+else:
+    from ouro.tuples import NamedTuple
 
 try:  # hashlib's own blake2b, without hashlib's OpenSSL start-up (ouro.arc.fold does the same)
     from _blake2 import blake2b

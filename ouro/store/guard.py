@@ -35,7 +35,8 @@ from ouro.errors import OutsideBundle, StorageError
 
 MARKER = "bundle.json"
 #: temp names written by ouro's atomic replaces: ``.<target>.<pid>[-<n>|.link].tmp``
-TEMP_NAME = re.compile(r"^\.(?P<target>.+)\.(?P<pid>\d+)(?:-\d+|\.link)?\.tmp$")
+#: compiled on first use (``re``'s own cache): a cold start that never sweeps pays nothing
+TEMP_NAME = r"^\.(?P<target>.+)\.(?P<pid>\d+)(?:-\d+|\.link)?\.tmp$"
 
 _roots: dict[str, str] = {}  # folder -> its bundle root (positive answers only)
 _real_roots: dict[str, str] = {}  # bundle root -> its resolved name, as last seen
@@ -293,7 +294,7 @@ def sweep_temps(folder: Path | str) -> list[str]:
         return removed
     _busy.discard(key)
     for name in [n for n in names if n[:1] == "." and n.endswith(".tmp")]:
-        match = TEMP_NAME.match(name)
+        match = re.match(TEMP_NAME, name)
         if match is None or not _pid_gone(int(match["pid"])):
             if match is not None and int(match["pid"]) != os.getpid():
                 _busy.add(key)  # a live writer's temp: look again next time

@@ -10,7 +10,9 @@ without one exits 0. Renderers live here, in the CLI, never in a domain package.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Any
 
 Path = tuple[str, ...]
 

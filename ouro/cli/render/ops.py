@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ouro.cli.output import status
+
+TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def info(result: dict[str, Any]) -> str:
