@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import _thread  # threading.local is _thread._local; threading itself costs ~4M instructions
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from ouro.arc import fold as folding
 from ouro.arc import paths, stores
@@ -112,8 +110,7 @@ def _key(path: Any) -> tuple[str, int, int, int, int] | None:
     return (os.fspath(path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-@contextmanager
-def one_run() -> Iterator[None]:
+class one_run:  # noqa: N801 - used as ``with one_run():``, like the function it was
     """One short run (a host hook) that writes an event and then reads the
     checkpoint: the read takes the checkpoint that write computed, under the Arc
     lock, instead of folding and reading the claim and obligation stores again.
@@ -121,12 +118,14 @@ def one_run() -> Iterator[None]:
     It is the same read, made once: it holds only while ``latest.json`` is still
     the file this run wrote and the log has not grown since (another writer
     replaced the one or appended to the other: the read computes as usual).
-    Nothing outlives the block.
+    Nothing outlives the block. (A class rather than a
+    ``contextlib.contextmanager``: the hooks start without ``contextlib``.)
     """
-    _RUN.active, _RUN.written = True, None
-    try:
-        yield
-    finally:
+
+    def __enter__(self) -> None:
+        _RUN.active, _RUN.written = True, None
+
+    def __exit__(self, *exc: object) -> None:
         _RUN.active, _RUN.written = False, None
 
 

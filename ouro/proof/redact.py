@@ -52,8 +52,6 @@ module would change is refused (``ouro.proof.checkrun.check_command``).
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections.abc import Callable, Sequence
 
@@ -104,6 +102,9 @@ def _not_reference(group: int) -> Accept:
 
 def _basic_ok(match: re.Match[str]) -> bool:
     """``Basic X`` counts when X decodes to ``user:password`` (prose says 'basic' too)."""
+    import base64  # on use: a "Basic" header is rare, and base64 costs start-up
+    import binascii
+
     value = match.group(1)
     try:
         decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True)
