@@ -26,7 +26,7 @@ from ouro.arc import paths, stores
 from ouro.bundle import Bundle
 from ouro.edge import is_blank
 from ouro.store import jsonio
-from ouro.store.atomic import atomic_write_bytes
+from ouro.store.atomic import atomic_write_chunks
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class Computed(NamedTuple):
     folded: int = 0
     #: the persisted checkpoint's ``stores`` value and its bytes in ``latest.json``
     #: (see ``write``), when they could be told apart
-    previous: tuple[Any, bytes] | None = None
+    previous: tuple[Any, Any] | None = None
 
 
 #: ``stores`` is the last key but three of a checkpoint (sorted keys, compact), and
@@ -55,16 +55,17 @@ class Computed(NamedTuple):
 _STORES_KEY, _AFTER_STORES = b',"stores":', b',"unreadableClaimIds":'
 
 
-def _stores_bytes(raw: bytes) -> bytes | None:
-    """The encoded ``stores`` value inside a checkpoint's bytes, or None."""
+def _stores_bytes(raw: bytes) -> memoryview | None:
+    """The encoded ``stores`` value inside a checkpoint's bytes (a view of them,
+    not a copy), or None."""
     end = raw.rfind(_AFTER_STORES)
     start = raw.rfind(_STORES_KEY + b"{", 0, end) if end > 0 else -1
     if start < 0 or raw[end - 1 : end] != b"}":
         return None
-    return raw[start + len(_STORES_KEY) : end]
+    return memoryview(raw)[start + len(_STORES_KEY) : end]
 
 
-def encode(checkpoint: dict[str, Any], previous: tuple[Any, bytes] | None = None) -> bytes:
+def encode(checkpoint: dict[str, Any], previous: tuple[Any, Any] | None = None) -> bytes:
     """The bytes of ``latest.json`` for ``checkpoint`` (``jsonio.dumps``, sorted keys).
 
     When its ``stores`` value equals the one the persisted checkpoint holds
@@ -72,6 +73,11 @@ def encode(checkpoint: dict[str, Any], previous: tuple[Any, bytes] | None = None
     instead of encoding the ~300 kB of claim summaries again; the rest is
     encoded as always and the result is the same bytes.
     """
+    return b"".join(_encode_chunks(checkpoint, previous))
+
+
+def _encode_chunks(checkpoint: dict[str, Any], previous: tuple[Any, Any] | None) -> list[Any]:
+    """``encode``'s bytes in pieces (the reused stores bytes are not copied into one)."""
     out = dict(checkpoint)
     out["stores"] = {name: stores.persistable(s) for name, s in checkpoint["stores"].items()}
     if previous is not None and previous[0] == out["stores"]:
@@ -79,19 +85,18 @@ def encode(checkpoint: dict[str, Any], previous: tuple[Any, bytes] | None = None
         at = head.rfind(_STORES_KEY + b"{}" + _AFTER_STORES)
         if at >= 0:
             cut = at + len(_STORES_KEY)
-            return head[:cut] + previous[1] + head[cut + 2 :] + b"\n"
-    return jsonio.dumps(out, sort_keys=True) + b"\n"  # orjson's bytes, without its import
+            return [head[:cut], previous[1], head[cut + 2 :], b"\n"]
+    return [jsonio.dumps(out, sort_keys=True), b"\n"]  # orjson's bytes, without its import
 
 
 def write(
-    bundle: Bundle, checkpoint: dict[str, Any], previous: tuple[Any, bytes] | None = None
+    bundle: Bundle, checkpoint: dict[str, Any], previous: tuple[Any, Any] | None = None
 ) -> None:
     """Replace ``latest.json`` (atomically) with ``checkpoint``, compact: store summaries
     keep only their per-file caches (``items``/``errors`` are derived on every read).
     ``previous``: what ``encode`` may reuse (``Computed.previous``)."""
-    data = encode(checkpoint, previous)
     path = paths.checkpoint_path(bundle)
-    atomic_write_bytes(path, data)
+    atomic_write_chunks(path, _encode_chunks(checkpoint, previous))
     if getattr(_RUN, "active", False):
         _RUN.written = (_key(path), checkpoint)
 

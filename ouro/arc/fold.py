@@ -120,6 +120,8 @@ _DIGESTS: dict[tuple[str, int], tuple[list[int], str]] = {}
 _DIGESTS_MAX = 4096
 
 
+#: how much of a day file a prefix digest reads at a time
+_PIECE = 64 * 1024
 #: path -> (length, the blake2b state after the file's first ``length`` bytes),
 #: for the prefixes ``_digest_prefix`` read from disk since ``catch_up`` last
 #: began: ``catch_up`` extends the one its cursor check just verified with the
@@ -135,9 +137,14 @@ def _digest_prefix(path: Path, length: int, fp: list[int] | None = None) -> str:
         if known is not None and known[0] == fp:
             return known[1]
     with path.open("rb") as handle:
-        data = handle.read(length)
-    hasher = _hasher(data)
-    if len(data) == length:
+        # in pieces: a day file's prefix is never held whole (no fresh pages for it)
+        data = handle.read(min(length, _PIECE))
+        hasher, got = _hasher(data), len(data)
+        while data and got < length:
+            data = handle.read(min(length - got, _PIECE))
+            hasher.update(data)
+            got += len(data)
+    if got == length:
         _PREFIX_STATES[key[0]] = (length, hasher)
     return _keep_digest(key, fp, hasher.hexdigest())
 
