@@ -105,9 +105,29 @@ def _scan(
     folder cannot be listed.
     """
     old_files, old_items, old_errors = (_part(cached, k) for k in ("files", "items", "errors"))
-    files, items, errors = out["files"], out["items"], out["errors"]
     now = time.time_ns()
-    with os.scandir(folder) as listing:
+    base = os.fspath(folder)
+    # listed through a descriptor: each entry's stat is then relative to the
+    # folder (``fstatat``), not a walk of its whole path again
+    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        _scan_listing(fd, base, prefix, (old_files, old_items, old_errors), parse, out, now)
+    finally:
+        os.close(fd)
+
+
+def _scan_listing(
+    fd: int,
+    base: str,
+    prefix: str,
+    old: tuple[dict[str, Any], dict[str, Any], dict[str, Any]],
+    parse: Callable[[bytes, str], Parsed],
+    out: Summary,
+    now: int,
+) -> None:
+    old_files, old_items, old_errors = old
+    files, items, errors = out["files"], out["items"], out["errors"]
+    with os.scandir(fd) as listing:
         for dir_entry in listing:
             name = dir_entry.name
             if not name.endswith(".json") or name.startswith("."):
@@ -124,11 +144,12 @@ def _scan(
             fp = fp_text(st)
             line = old_files.get(key)
             reuse: str | None
-            if isinstance(line, str) and line.startswith(fp) and line[len(fp) : len(fp) + 1] == " ":
+            if isinstance(line, str) and line.startswith(fp + " "):
                 reuse = line  # unchanged since it was read (an untrusted line never matches)
             else:
                 trusted = not stamps.racy(st, now)
-                reuse = _reread(dir_entry.path, key, line, fp if trusted else UNTRUSTED, parse, out)
+                path = os.path.join(base, name)
+                reuse = _reread(path, key, line, fp if trusted else UNTRUSTED, parse, out)
             if reuse is None:
                 continue
             files[key] = reuse
