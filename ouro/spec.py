@@ -59,7 +59,6 @@ that is not a string (a module without that import) is read with
 from __future__ import annotations
 
 import functools
-import math
 import sys
 import types
 from collections.abc import Callable, Mapping
@@ -432,6 +431,8 @@ def _number(param: Param, field: str, value: Any, hint: str | None) -> int | flo
                 raise _bad(field, "must be a number", hint) from None
         else:
             raise _bad(field, f"must be a number, not {_type_name(value)}", hint)
+        import math  # on use: a number parameter is rare on the hot paths
+
         if not math.isfinite(out):
             raise _bad(field, "must be a finite number", hint)
     low, high = param.p.min, param.p.max

@@ -53,13 +53,13 @@ def test_a_copied_bundle_is_digested_once_per_process_and_refreshed_by_a_writer(
     _events(bundle)
     copy = _copy(bundle, tmp_path)
     digested: list[str] = []
-    real = fold._line_digest
+    real = fold._hasher  # every digest, of a line or of a prefix
 
-    def spy(raw: bytes) -> str:
+    def spy(raw: bytes) -> object:
         digested.append("x")
         return real(raw)
 
-    monkeypatch.setattr(fold, "_line_digest", spy)
+    monkeypatch.setattr(fold, "_hasher", spy)
     before = record_snapshot(copy.root)
     assert read_resume(copy)["currentAsk"]["value"] == "ship the parser"
     first = len(digested)
@@ -109,8 +109,8 @@ def test_a_copied_bundle_is_digested_once_across_processes(bundle: Bundle, tmp_p
     probe = (
         "import sys; from pathlib import Path; from ouro.arc import fold;"
         "from ouro.arc.resume import read_resume; from ouro.bundle import Bundle;"
-        "n = []; real = fold._line_digest;"
-        "fold._line_digest = lambda raw: (n.append(1), real(raw))[1];"
+        "n = []; real = fold._hasher;"
+        "fold._hasher = lambda raw: (n.append(1), real(raw))[1];"
         "read_resume(Bundle.open(Path(sys.argv[1]))); print(len(n))"
     )
 
@@ -129,3 +129,34 @@ def test_a_copied_bundle_is_digested_once_across_processes(bundle: Bundle, tmp_p
     with open(day, "r+b") as handle:  # same size, in place: its stamp moves
         handle.write(data.replace(b"ship the parser", b"ship the parsed", 1))
     assert "checkpoint_inconsistent" in _codes(copy)
+
+
+def test_a_write_extends_the_verified_prefix_digest_with_the_bytes_it_folds(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The write right after an append (a hook's event) digests the current day
+    file's prefix once, to check it, and extends that digest with the line it
+    folds: the new mark is the digest of the whole new prefix, and an edit in
+    place of the folded bytes is still seen."""
+    record_event(bundle, "turn_accepted", "ask", current_ask="ship the parser")
+    record_event(bundle, "agent_note", "one")  # its mark: racy, so the next write digests
+    lengths: list[int] = []
+    real = fold._hasher
+
+    def spy(raw: bytes) -> object:
+        lengths.append(len(raw))
+        return real(raw)
+
+    monkeypatch.setattr(fold, "_hasher", spy)
+    record_event(bundle, "agent_note", "two")
+    name = fold.day_files(paths.events_dir(bundle))[-1]
+    data = (paths.events_dir(bundle) / name).read_bytes()
+    mark = _marks(bundle)[name]
+    assert mark["length"] == len(data)
+    assert mark["digest"] == real(data).hexdigest()  # as a digest of the whole prefix
+    # one prefix read (the check), no second one for the mark: the rest are lines
+    assert len([n for n in lengths if n > len(data.splitlines()[-1])]) == 1
+    monkeypatch.setattr(fold, "_hasher", real)
+    first = data.index(b"ship")
+    (paths.events_dir(bundle) / name).write_bytes(data[:first] + b"S" + data[first + 1 :])
+    assert "checkpoint_inconsistent" in _codes(bundle)

@@ -99,3 +99,36 @@ def test_help_comes_from_the_docstring_and_the_p_help(capsys: pytest.CaptureFixt
     assert "A sample command." in text and "keep the index" in text and "--no-index" in text
     assert "(or --body-file PATH; '-' reads stdin)" in text
     assert "Global options (anywhere on the line):" in text
+
+
+@pytest.mark.parametrize(
+    "words",
+    [[], ["UserPromptSubmit"], ["a", "b"], ["x y", "é"]],
+    ids=repr,
+)
+def test_a_line_read_without_a_parser_is_what_the_parser_reads(words: list[str]) -> None:
+    """``plain``: whenever it answers without a parser, it answers what argparse
+    does, for every command there is."""
+    from ouro.cli import tree
+    from ouro.cli.parse import plain
+
+    answered = 0
+    for entry in tree.entries().values():
+        fn = entry.function()
+        spec = spec_of(fn)
+        found = plain(spec, list(words))
+        if found is None:
+            continue
+        answered += 1
+        parser, spec = build("ouro x", fn, description="", path=entry.path)
+        assert parse(parser, spec, list(words)) == found, entry.path
+    assert answered  # every line above has commands it fits
+
+
+def test_a_line_the_parser_must_read_is_left_to_it() -> None:
+    from ouro.cli.parse import plain
+
+    spec = spec_of(sample)
+    assert plain(spec, ["x"]) is None  # paths is an optional list: argparse decides
+    assert plain(spec, ["--force"]) is None
+    assert plain(spec, ["-x"]) is None

@@ -20,15 +20,13 @@ from __future__ import annotations
 
 import _thread  # threading.local is _thread._local; threading itself costs ~4M instructions
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from ouro.arc import fold as folding
 from ouro.arc import paths, stores
 from ouro.bundle import Bundle
 from ouro.edge import is_blank
 from ouro.store import jsonio
-from ouro.store.atomic import atomic_write_bytes
+from ouro.store.atomic import atomic_write_chunks
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:
@@ -48,7 +46,7 @@ class Computed(NamedTuple):
     folded: int = 0
     #: the persisted checkpoint's ``stores`` value and its bytes in ``latest.json``
     #: (see ``write``), when they could be told apart
-    previous: tuple[Any, bytes] | None = None
+    previous: tuple[Any, Any] | None = None
 
 
 #: ``stores`` is the last key but three of a checkpoint (sorted keys, compact), and
@@ -57,16 +55,17 @@ class Computed(NamedTuple):
 _STORES_KEY, _AFTER_STORES = b',"stores":', b',"unreadableClaimIds":'
 
 
-def _stores_bytes(raw: bytes) -> bytes | None:
-    """The encoded ``stores`` value inside a checkpoint's bytes, or None."""
+def _stores_bytes(raw: bytes) -> memoryview | None:
+    """The encoded ``stores`` value inside a checkpoint's bytes (a view of them,
+    not a copy), or None."""
     end = raw.rfind(_AFTER_STORES)
     start = raw.rfind(_STORES_KEY + b"{", 0, end) if end > 0 else -1
     if start < 0 or raw[end - 1 : end] != b"}":
         return None
-    return raw[start + len(_STORES_KEY) : end]
+    return memoryview(raw)[start + len(_STORES_KEY) : end]
 
 
-def encode(checkpoint: dict[str, Any], previous: tuple[Any, bytes] | None = None) -> bytes:
+def encode(checkpoint: dict[str, Any], previous: tuple[Any, Any] | None = None) -> bytes:
     """The bytes of ``latest.json`` for ``checkpoint`` (``jsonio.dumps``, sorted keys).
 
     When its ``stores`` value equals the one the persisted checkpoint holds
@@ -74,6 +73,11 @@ def encode(checkpoint: dict[str, Any], previous: tuple[Any, bytes] | None = None
     instead of encoding the ~300 kB of claim summaries again; the rest is
     encoded as always and the result is the same bytes.
     """
+    return b"".join(_encode_chunks(checkpoint, previous))
+
+
+def _encode_chunks(checkpoint: dict[str, Any], previous: tuple[Any, Any] | None) -> list[Any]:
+    """``encode``'s bytes in pieces (the reused stores bytes are not copied into one)."""
     out = dict(checkpoint)
     out["stores"] = {name: stores.persistable(s) for name, s in checkpoint["stores"].items()}
     if previous is not None and previous[0] == out["stores"]:
@@ -81,19 +85,18 @@ def encode(checkpoint: dict[str, Any], previous: tuple[Any, bytes] | None = None
         at = head.rfind(_STORES_KEY + b"{}" + _AFTER_STORES)
         if at >= 0:
             cut = at + len(_STORES_KEY)
-            return head[:cut] + previous[1] + head[cut + 2 :] + b"\n"
-    return jsonio.dumps(out, sort_keys=True) + b"\n"  # orjson's bytes, without its import
+            return [head[:cut], previous[1], head[cut + 2 :], b"\n"]
+    return [jsonio.dumps(out, sort_keys=True), b"\n"]  # orjson's bytes, without its import
 
 
 def write(
-    bundle: Bundle, checkpoint: dict[str, Any], previous: tuple[Any, bytes] | None = None
+    bundle: Bundle, checkpoint: dict[str, Any], previous: tuple[Any, Any] | None = None
 ) -> None:
     """Replace ``latest.json`` (atomically) with ``checkpoint``, compact: store summaries
     keep only their per-file caches (``items``/``errors`` are derived on every read).
     ``previous``: what ``encode`` may reuse (``Computed.previous``)."""
-    data = encode(checkpoint, previous)
     path = paths.checkpoint_path(bundle)
-    atomic_write_bytes(path, data)
+    atomic_write_chunks(path, _encode_chunks(checkpoint, previous))
     if getattr(_RUN, "active", False):
         _RUN.written = (_key(path), checkpoint)
 
@@ -112,8 +115,7 @@ def _key(path: Any) -> tuple[str, int, int, int, int] | None:
     return (os.fspath(path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-@contextmanager
-def one_run() -> Iterator[None]:
+class one_run:  # noqa: N801 - used as ``with one_run():``, like the function it was
     """One short run (a host hook) that writes an event and then reads the
     checkpoint: the read takes the checkpoint that write computed, under the Arc
     lock, instead of folding and reading the claim and obligation stores again.
@@ -121,12 +123,14 @@ def one_run() -> Iterator[None]:
     It is the same read, made once: it holds only while ``latest.json`` is still
     the file this run wrote and the log has not grown since (another writer
     replaced the one or appended to the other: the read computes as usual).
-    Nothing outlives the block.
+    Nothing outlives the block. (A class rather than a
+    ``contextlib.contextmanager``: the hooks start without ``contextlib``.)
     """
-    _RUN.active, _RUN.written = True, None
-    try:
-        yield
-    finally:
+
+    def __enter__(self) -> None:
+        _RUN.active, _RUN.written = True, None
+
+    def __exit__(self, *exc: object) -> None:
         _RUN.active, _RUN.written = False, None
 
 

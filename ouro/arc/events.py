@@ -17,7 +17,6 @@ hold. No schema library: hooks record an event at every host moment.
 
 from __future__ import annotations
 
-import math
 
 from ouro.errors import InvalidInput
 
@@ -104,6 +103,8 @@ def _json(value: Any, field: str, depth: int = 0) -> Any:
     if value is None or kind is str or kind is bool or kind is int:
         return value
     if kind is float:
+        import math  # on use: events rarely hold a float
+
         if not math.isfinite(value):
             raise _bad(field, f"{value} is not a JSON number")
         return value

@@ -120,6 +120,15 @@ _DIGESTS: dict[tuple[str, int], tuple[list[int], str]] = {}
 _DIGESTS_MAX = 4096
 
 
+#: how much of a day file a prefix digest reads at a time
+_PIECE = 64 * 1024
+#: path -> (length, the blake2b state after the file's first ``length`` bytes),
+#: for the prefixes ``_digest_prefix`` read from disk since ``catch_up`` last
+#: began: ``catch_up`` extends the one its cursor check just verified with the
+#: bytes it folds, instead of reading and digesting the whole prefix again
+_PREFIX_STATES: dict[str, tuple[int, Any]] = {}
+
+
 def _digest_prefix(path: Path, length: int, fp: list[int] | None = None) -> str:
     """The digest of the first ``length`` bytes; ``fp``: the file's trusted fingerprint."""
     key = (os.fspath(path), length)
@@ -128,7 +137,20 @@ def _digest_prefix(path: Path, length: int, fp: list[int] | None = None) -> str:
         if known is not None and known[0] == fp:
             return known[1]
     with path.open("rb") as handle:
-        digest = _line_digest(handle.read(length))
+        # in pieces: a day file's prefix is never held whole (no fresh pages for it)
+        data = handle.read(min(length, _PIECE))
+        hasher, got = _hasher(data), len(data)
+        while data and got < length:
+            data = handle.read(min(length - got, _PIECE))
+            hasher.update(data)
+            got += len(data)
+    if got == length:
+        _PREFIX_STATES[key[0]] = (length, hasher)
+    return _keep_digest(key, fp, hasher.hexdigest())
+
+
+def _keep_digest(key: tuple[str, int], fp: list[int] | None, digest: str) -> str:
+    """Remember ``digest`` of the prefix ``key`` under the trusted ``fp`` (if any)."""
     if fp is not None:
         if len(_DIGESTS) >= _DIGESTS_MAX:
             _DIGESTS.clear()
@@ -198,12 +220,16 @@ def _save_digests(cache: str, folder: Path) -> None:
         pass
 
 
-def mark_files(state: State, folder: Path) -> None:
+def mark_files(
+    state: State, folder: Path, digested: dict[str, tuple[int, str]] | None = None
+) -> None:
     """Record what the folded bytes were: each done day file whole, the current one's prefix.
 
     ``check_cursor`` compares these on every read, so a day file edited in place
-    (not only appended to) sends the fold back to scratch.
+    (not only appended to) sends the fold back to scratch. ``digested``: day file
+    -> (length, digest) of a prefix the caller digested from the bytes it read.
     """
+    digested = digested or {}
     cur = state["cursor"]
     marks = cur.setdefault("marks", {})
     now = time.time_ns()
@@ -217,7 +243,12 @@ def mark_files(state: State, folder: Path) -> None:
         fp = _fp(st, now)
         if old and old.get("fp") is not None and old["fp"] == fp and old.get("length") == length:
             continue
-        marks[name] = {"fp": fp, "length": length, "digest": _digest_prefix(path, length, fp)}
+        known = digested.get(name)
+        if known is not None and known[0] == length:
+            digest = _keep_digest((os.fspath(path), length), fp, known[1])
+        else:
+            digest = _digest_prefix(path, length, fp)
+        marks[name] = {"fp": fp, "length": length, "digest": digest}
     for name in list(marks):
         if name not in cur["done"] and name != cur["file"]:
             del marks[name]
@@ -306,26 +337,38 @@ def catch_up(state: State, folder: Path, names: list[str]) -> tuple[State, int]:
 
     Returns (new state, number of events folded). Raises ``Inconsistent``.
     """
+    _PREFIX_STATES.clear()
     check_cursor(state, folder, names)
+    start_file = state["cursor"]["file"]
+    # the prefix of the current day file the check just read and found as folded
+    # (none when its mark's stamp vouched for it unread)
+    verified = _PREFIX_STATES.pop(os.fspath(folder / start_file), None) if start_file else None
+    _PREFIX_STATES.clear()
+    digested: dict[str, tuple[int, str]] = {}
     # A deep copy: the state is plain JSON values, which marshal copies whole
     # (shared parts stay shared) at a fifth of copy.deepcopy's cost, without its import.
     state = marshal.loads(marshal.dumps(state))
     state["pendingTail"] = None
     cur = state["cursor"]
     folded = 0
-    start_file = cur["file"]
     todo = [n for n in names if start_file is None or n >= start_file]
     for index, name in enumerate(todo):
         if name != cur["file"]:
             if cur["file"] is not None:
                 cur["done"].append(cur["file"])
             cur.update(file=name, offset=0, line=0)
+        begin = int(cur["offset"])
         with (folder / name).open("rb") as handle:
-            handle.seek(int(cur["offset"]))
+            handle.seek(begin)
             data = handle.read()
         is_last = index == len(todo) - 1
         folded += _fold_bytes(state, name, data, is_last)
-    mark_files(state, folder)
+        if name == start_file and verified is not None and verified[0] == begin:
+            # the verified prefix and the bytes just folded after it: the new prefix
+            hasher = verified[1].copy()
+            hasher.update(data[: int(cur["offset"]) - begin])
+            digested[name] = (int(cur["offset"]), hasher.hexdigest())
+    mark_files(state, folder, digested)
     return state, folded
 
 
@@ -359,8 +402,13 @@ def _fold_bytes(state: State, name: str, data: bytes, is_last: bool) -> int:
     return folded
 
 
+def _hasher(data: bytes) -> Any:
+    """The blake2b state after ``data``: a line's or a prefix's digest, once hexed."""
+    return blake2b(data, digest_size=12)
+
+
 def _line_digest(raw: bytes) -> str:
-    return blake2b(raw, digest_size=12).hexdigest()
+    return _hasher(raw).hexdigest()
 
 
 def _parse(raw: bytes, loads: Callable[[bytes], Any]) -> dict[str, Any] | str:

@@ -78,7 +78,7 @@ def _digest(data: bytes) -> str:
 
 
 def fp_text(st: os.stat_result) -> str:
-    return stamps.text(stamps.of(st))
+    return stamps.text_of(st)
 
 
 def persistable(summary: Summary) -> Summary:
@@ -100,58 +100,64 @@ def _scan(
 ) -> None:
     """Add a line per JSON file in ``folder`` to ``out`` (and its item or error).
 
-    Raises OSError when the folder cannot be listed.
+    One pass over the listing: each entry is stat'ed and settled as it comes
+    (no list of a thousand stat results held at once). Raises OSError when the
+    folder cannot be listed.
     """
     old_files, old_items, old_errors = (_part(cached, k) for k in ("files", "items", "errors"))
-    with os.scandir(folder) as listing:
-        found = [
-            (prefix + e.name, e)
-            for e in listing
-            if e.name.endswith(".json") and not e.name.startswith(".")
-        ]
-    stats: list[tuple[str, os.DirEntry[str], os.stat_result | None]] = []
-    for key, dir_entry in found:
-        try:
-            stats.append((key, dir_entry, dir_entry.stat()))
-        except FileNotFoundError:
-            continue  # removed between the listing and the stat
-        except OSError:
-            stats.append((key, dir_entry, None))
-    _scan_each(stats, old_files, old_items, old_errors, parse, out)
+    now = time.time_ns()
+    base = os.fspath(folder)
+    # listed through a descriptor: each entry's stat is then relative to the
+    # folder (``fstatat``), not a walk of its whole path again
+    fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        _scan_listing(fd, base, prefix, (old_files, old_items, old_errors), parse, out, now)
+    finally:
+        os.close(fd)
 
 
-def _scan_each(
-    stats: list[tuple[str, os.DirEntry[str], os.stat_result | None]],
-    old_files: dict[str, Any],
-    old_items: dict[str, Any],
-    old_errors: dict[str, Any],
+def _scan_listing(
+    fd: int,
+    base: str,
+    prefix: str,
+    old: tuple[dict[str, Any], dict[str, Any], dict[str, Any]],
     parse: Callable[[bytes, str], Parsed],
     out: Summary,
+    now: int,
 ) -> None:
+    old_files, old_items, old_errors = old
     files, items, errors = out["files"], out["items"], out["errors"]
-    now = time.time_ns()
-    for key, dir_entry, st in stats:
-        name = dir_entry.name
-        if st is None:
-            files[key] = f"{UNTRUSTED} - {name[:-5]}"
-            errors[name[:-5]] = f"cannot stat {key}"
-            continue
-        fp = fp_text(st)
-        line = old_files.get(key)
-        reuse: str | None
-        if isinstance(line, str) and line.startswith(fp + " "):
-            reuse = line  # unchanged since it was read (an untrusted line never matches)
-        else:
-            trusted = not stamps.racy(st, now)
-            reuse = _reread(dir_entry.path, key, line, fp if trusted else UNTRUSTED, parse, out)
-        if reuse is None:
-            continue
-        files[key] = reuse
-        item_id = reuse.split(" ", 2)[2]
-        if item_id in old_errors:
-            errors[item_id] = old_errors[item_id]
-        elif item_id in old_items:
-            items[item_id] = old_items[item_id]
+    with os.scandir(fd) as listing:
+        for dir_entry in listing:
+            name = dir_entry.name
+            if not name.endswith(".json") or name.startswith("."):
+                continue
+            key = prefix + name
+            try:
+                st = dir_entry.stat()
+            except FileNotFoundError:
+                continue  # removed between the listing and the stat
+            except OSError:
+                files[key] = f"{UNTRUSTED} - {name[:-5]}"
+                errors[name[:-5]] = f"cannot stat {key}"
+                continue
+            fp = fp_text(st)
+            line = old_files.get(key)
+            reuse: str | None
+            if isinstance(line, str) and line.startswith(fp + " "):
+                reuse = line  # unchanged since it was read (an untrusted line never matches)
+            else:
+                trusted = not stamps.racy(st, now)
+                path = os.path.join(base, name)
+                reuse = _reread(path, key, line, fp if trusted else UNTRUSTED, parse, out)
+            if reuse is None:
+                continue
+            files[key] = reuse
+            item_id = reuse.split(" ", 2)[2]
+            if item_id in old_errors:
+                errors[item_id] = old_errors[item_id]
+            elif item_id in old_items:
+                items[item_id] = old_items[item_id]
 
 
 def _reread(

@@ -15,10 +15,14 @@ Only options given on the line are passed on, so every default is the
 signature's own. Values stay text except numbers (converted here, so a bad one
 is a usage error naming the option); the function's own validation
 (``ouro.spec.validate``) checks the rest. A parser is built only for the
-command being run, and only when there is something to parse (``needs_parser``):
+command being run, and only when there is something to parse (``plain``):
 a command without required inputs run with an empty line gets every default,
-which is all argparse would return, so ``argparse`` (with ``gettext`` and
-``locale``: ~15M instructions of a cold start) is not imported for it. The
+and a line of plain words (none starting with ``-``), one for each of the
+command's positional inputs, all text, none read from a file, with no other
+input required, gets each word as its input: all argparse would return, so
+``argparse`` (with ``gettext`` and ``locale``: ~15M instructions of a cold start)
+is not imported for it (``ouro hook claude UserPromptSubmit``, run on every
+prompt, is such a line). The
 parser's classes are in ``ouro.cli.argparser``.
 """
 
@@ -214,10 +218,30 @@ def build(
     return parser, spec
 
 
-def needs_parser(spec: tuple[Param, ...], words: list[str]) -> bool:
-    """False when the line is empty and no input is required: then the arguments
-    are none (every default is the signature's own), with no parser built."""
-    return bool(words) or any(param.required for param in spec)
+def plain(spec: tuple[Param, ...], words: list[str]) -> dict[str, Any] | None:
+    """The arguments of the line without a parser, when there is nothing for one
+    to decide; None when the line needs the parser.
+
+    - an empty line with no input required: no arguments (every default is the
+      signature's own);
+    - as many plain words (none starting with ``-``: no option, no ``--``) as
+      the command has positional inputs, each required, single and text (no
+      number to convert, no file to read), and no option required: each word is
+      its input, as argparse assigns them (its positionals take a word each, in
+      order; a value is passed on as written).
+    """
+    if not words:
+        return None if any(param.required for param in spec) else {}
+    positional = [param for param in spec if param.positional]
+    if len(positional) != len(words) or any(word.startswith("-") for word in words):
+        return None
+    for param in spec:
+        if param.positional:
+            if not param.required or param.kind != "str" or param.p.file:
+                return None
+        elif param.required:
+            return None
+    return {param.name: word for param, word in zip(positional, words, strict=True)}
 
 
 def parse(parser: Parser, spec: tuple[Param, ...], words: list[str]) -> dict[str, Any]:

@@ -231,13 +231,13 @@ def parser_of(entry: Entry) -> tuple[Any, Any, Any]:
 
 def execute(entry: Entry, words: list[str]) -> int:
     """Parse ``words`` for ``entry``, run it, print its result; the exit code."""
-    from ouro.cli.parse import needs_parser, parse
+    from ouro.cli.parse import parse, plain
     from ouro.spec import spec_of
 
     fn = entry.function()
     prog = " ".join(("ouro", *entry.path))
-    arguments: dict[str, Any] = {}
-    if needs_parser(spec_of(fn), words):  # else nothing to parse: no parser is built
+    arguments = plain(spec_of(fn), words)  # nothing for a parser to decide: none is built
+    if arguments is None:
         parser, spec, fn = parser_of(entry)
         arguments = parse(parser, spec, words)
     if _ONE_COMMAND:

@@ -14,7 +14,8 @@ Both kinds are parsed by the one builder (``ouro.cli.parse``) from
 
 from __future__ import annotations
 
-import importlib
+import sys
+
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:
@@ -118,7 +119,10 @@ GROUP_HELP: dict[Path, str] = {
 def load(ref: str) -> Any:
     """The attribute named by ``"module:qual.name"``."""
     module, _, qualname = ref.partition(":")
-    found: Any = importlib.import_module(module)
+    # ``__import__`` and ``sys.modules`` are ``importlib.import_module`` for an
+    # absolute name, without importing ``importlib`` (and ``warnings``) at start-up
+    __import__(module)
+    found: Any = sys.modules[module]
     for part in qualname.split("."):
         found = getattr(found, part)
     return found

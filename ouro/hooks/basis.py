@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
     from ouro.bundle import Bundle
 
-VERSION = 1
+VERSION = 2  # 2: the arc digest is of marshal's bytes, not repr's
 #: the resume view's keys that change with every event and that the packet
 #: leaves out (the "last event" section, the event count on the status line)
 VOLATILE = frozenset({"eventCount", "lastEvent", "lastUsefulEvent", "fold"})
@@ -122,11 +122,20 @@ def _arc_digest(resume: dict[str, Any]) -> str:
     except ImportError:  # pragma: no cover - a Python built without it
         from hashlib import blake2b
 
-    # repr of plain JSON values (str, int, bool, None, list, dict in a fixed
-    # order) is a faithful text of them: a different view gives a different text
+    import marshal
+
+    # marshal's version 2 of plain JSON values (str, int, bool, None, list, dict
+    # in a fixed order) is a faithful encoding of them: every value is tagged with
+    # its type (True is not 1), strings are written whole, and below version 3
+    # nothing is written as a back-reference, so the bytes depend on the values
+    # and their order only, never on which objects are shared or interned. A
+    # different view gives different bytes, at a quarter of ``repr``'s cost.
     view = {k: v for k, v in sorted(resume.items()) if k not in VOLATILE}
-    text = repr(view).encode("utf-8", "surrogatepass")
-    return "blake2b:" + blake2b(text, digest_size=16).hexdigest()
+    try:
+        data = marshal.dumps(view, 2)
+    except ValueError:  # a value marshal does not know (never in a checkpoint): its repr
+        data = b"repr:" + repr(view).encode("utf-8", "surrogatepass")
+    return "blake2b:" + blake2b(data, digest_size=16).hexdigest()
 
 
 def _refs(resume: dict[str, Any]) -> bool:

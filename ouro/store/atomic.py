@@ -15,7 +15,6 @@ writer process is gone (``guard.sweep_temps``).
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import os
 from collections.abc import Sequence
@@ -79,8 +78,10 @@ def atomic_write_chunks(
             os.close(fd)
         os.replace(tmp, target)
     except BaseException as exc:
-        with contextlib.suppress(OSError):  # already renamed, or gone
+        try:
             os.unlink(tmp)
+        except OSError:  # already renamed, or gone
+            pass
         remove_dirs(created)  # no new empty folders left behind either
         if isinstance(exc, OSError):
             raise storage_error(exc, target) from None

@@ -29,7 +29,6 @@ for the plain values a one-shot writer has, the standard library's encoder).
 from __future__ import annotations
 
 import json
-import math
 import sys
 
 TYPE_CHECKING = False
@@ -61,6 +60,8 @@ def _int(text: str) -> int | float:
 
 
 def _finite(text: str) -> float:
+    import math  # on use: the documents continuity reads hold no floats
+
     value = float(text)
     if math.isinf(value):
         raise ValueError(f"number {text[:40]} is too large for a double")

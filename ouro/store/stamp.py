@@ -66,6 +66,11 @@ def text(stamp: Stamp | None) -> str:
     return f"{stamp[0]}:{stamp[1]}:{stamp[2]}:{stamp[3]}"
 
 
+def text_of(st: os.stat_result) -> str:
+    """``text(of(st))``: the text of a ``stat`` result's stamp (trusted or not)."""
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+
+
 def parse(value: object) -> Stamp | None:
     """A stamp from its text (or a 4-list read from JSON); None for anything else."""
     if isinstance(value, list | tuple) and len(value) == 4:
