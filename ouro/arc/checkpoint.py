@@ -115,7 +115,7 @@ def _key(path: Any) -> tuple[str, int, int, int, int] | None:
     return (os.fspath(path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-class one_run:  # noqa: N801 - used as ``with one_run():``, like the function it was
+class one_run:
     """One short run (a host hook) that writes an event and then reads the
     checkpoint: the read takes the checkpoint that write computed, under the Arc
     lock, instead of folding and reading the claim and obligation stores again.

@@ -17,7 +17,6 @@ hold. No schema library: hooks record an event at every host moment.
 
 from __future__ import annotations
 
-
 from ouro.errors import InvalidInput
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it

@@ -408,7 +408,8 @@ def _hasher(data: bytes) -> Any:
 
 
 def _line_digest(raw: bytes) -> str:
-    return _hasher(raw).hexdigest()
+    digest: str = _hasher(raw).hexdigest()
+    return digest
 
 
 def _parse(raw: bytes, loads: Callable[[bytes], Any]) -> dict[str, Any] | str:

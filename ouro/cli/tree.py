@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import sys
 
-
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:
     from typing import Any

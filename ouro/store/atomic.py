@@ -78,7 +78,7 @@ def atomic_write_chunks(
             os.close(fd)
         os.replace(tmp, target)
     except BaseException as exc:
-        try:
+        try:  # noqa: SIM105 - no contextlib import on the start-up path
             os.unlink(tmp)
         except OSError:  # already renamed, or gone
             pass
