@@ -170,3 +170,39 @@ def test_one_packet_scans_the_heads_once(bundle: Bundle, monkeypatch: pytest.Mon
     items = collect_items(bundle)
     assert any("Ship it" in item.text for item in items)
     assert len(scans) == 1  # the Desk section and the ready tasks share the scan
+
+
+def test_a_moved_stamp_with_an_unchanged_head_keeps_the_cached_rows(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A copy's new inodes and ctimes, or a ``touch``: the files are read again
+    and, when each reads back to its cached row, the heal saves the new stamps
+    and keeps the rows as they are (no re-sort, re-split or re-derivation)."""
+    tracks.add_track(bundle, "web")
+    made = [tasks.add_task(bundle, "web", f"Task {n}", priority=n % 4) for n in range(12)]
+    _settle(bundle)
+    plain = desk_items(bundle)
+    touched = made[2].path
+    os.utime(touched, ns=(time.time_ns(), time.time_ns() - 10**9))
+    copied = made[7].path
+    copy = copied.with_name("task.md.tmp")
+    copy.write_bytes(copied.read_bytes())
+    os.replace(copy, copied)  # the same bytes on a new inode, as ``cp -a`` leaves them
+    time.sleep(stamps.RACY_NS / 1e9 + 0.02)
+    assert heads.freshness(bundle)[0] == "stale"
+    splits: list[int] = []
+    real_split = heads._split
+    monkeypatch.setattr(heads, "_split", lambda rows: splits.append(len(rows)) or real_split(rows))
+    read = _counting(monkeypatch)
+    assert desk_items(bundle) == plain
+    assert sorted(read) == sorted([str(touched), str(copied)])
+    assert splits == []  # the rows stayed packed: only the stamps were saved
+    assert heads.freshness(bundle) == ("fresh", None)
+    read.clear()
+    assert desk_items(bundle) == plain and read == []
+    # a changed head still goes the whole way
+    touched.write_text(touched.read_text().replace("Task 2", "Task two"))
+    time.sleep(stamps.RACY_NS / 1e9 + 0.02)
+    assert "Task two" in [h.title for h in heads.read_heads(bundle)[0]]
+    assert splits != []
+    assert heads.freshness(bundle) == ("fresh", None)

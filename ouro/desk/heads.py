@@ -606,10 +606,14 @@ def _scan(bundle: Bundle, cache: _Cache | None, *, rows: bool = True) -> _Scan:
     changed = [i for i, (a, b) in enumerate(zip(now, old_fps, strict=True)) if a is None or a != b]
     hot: list[Row] = []
     closed: list[Row] = []
+    held: list[Row] = []  # the cached rows of the changed (or removed) task files
+    fresh: list[Row] = []  # the rows read from them now
     if cache is not None:
         gone = {rels[i][:-8] for i in changed} | {r[:-8] for r in set(cache.rels) - set(rels)}
-        hot = [r for r in (*_unpacked(cache.shown), *cache.rest.rows()) if r[4] not in gone]
-        closed = [r for r in cache.closed.rows() if r[4] not in gone]
+        for r in (*_unpacked(cache.shown), *cache.rest.rows()):
+            (held if r[4] in gone else hot).append(r)
+        for r in cache.closed.rows():
+            (held if r[4] in gone else closed).append(r)
     problems: dict[str, str] = {}
     for i in changed if cache is not None else range(len(rels)):
         st = stats[i]
@@ -625,6 +629,26 @@ def _scan(bundle: Bundle, cache: _Cache | None, *, rows: bool = True) -> _Scan:
             problems[rels[i]] = exc.message
             continue
         (hot if _is_hot(row) else closed).append(row)
+        fresh.append(row)
+    if (
+        cache is not None
+        and not problems
+        and rels == cache.rels
+        and all(stats)
+        and len(fresh) == len(held) == len(changed)
+        and sorted(fresh) == sorted(held)
+    ):
+        # Every changed task file read back to the row the cache holds for it:
+        # its stamp moved, its head did not (a copy's new ctimes and inodes, a
+        # racy stamp now settled, a ``touch``). The rows stay the cache's, still
+        # packed, with the memo of their pure functions; the scan is not ``same``,
+        # so a heal saves the new stamps without re-sorting, re-splitting or
+        # re-deriving every row.
+        shown = _unpacked(cache.shown)
+        return _Scan(
+            desk_st, tracks, rels, stats, shown, cache.rest, cache.closed, cache.counts,
+            {}, False, cache.memo,
+        )  # fmt: skip
     hot.sort()
     keep = [i for i, st in enumerate(stats) if st is not False]
     return _Scan(
