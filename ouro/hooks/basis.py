@@ -8,9 +8,11 @@ keeps the packet's *basis*, taken just before the packet was computed:
 
 - ``arc``: a digest of the resume view (``ouro.arc.resume.read_resume_full``:
   the checkpoint the hook's own event just wrote, with the claim and obligation
-  summaries, whose per-file stamps move when a claim, an obligation or a file a
-  claim is about changes), leaving out what every event changes and the packet
-  leaves out too (the event count, the last event, the fold cursor);
+  summaries' items and errors, which the store re-derives when a claim, an
+  obligation or a file a claim is about changes), leaving out what every event
+  changes and the packet leaves out too (the event count, the last event, the
+  fold cursor) and the stores' per-file lines (stamps and byte digests the
+  packet never reads: what they vouch for is the items);
 - ``files``: the stamp (``ouro.store.stamp``, with its racy rule) of every file
   and folder the other packet providers read, the derived files among them:
   the desk heads (which every Desk write refreshes), the desk and track
@@ -43,7 +45,7 @@ if TYPE_CHECKING:
 
     from ouro.bundle import Bundle
 
-VERSION = 2  # 2: the arc digest is of marshal's bytes, not repr's
+VERSION = 3  # 2: the arc digest is of marshal's bytes, not repr's; 3: without store files
 #: the resume view's keys that change with every event and that the packet
 #: leaves out (the "last event" section, the event count on the status line)
 VOLATILE = frozenset({"eventCount", "lastEvent", "lastUsefulEvent", "fold"})
@@ -131,6 +133,17 @@ def _arc_digest(resume: dict[str, Any]) -> str:
     # and their order only, never on which objects are shared or interned. A
     # different view gives different bytes, at a quarter of ``repr``'s cost.
     view = {k: v for k, v in sorted(resume.items()) if k not in VOLATILE}
+    # The stores' ``files`` (a stamp and a digest per claim and obligation file,
+    # ~45% of the view's bytes) are how the store knows its items are current;
+    # the packet reads only the items and errors they vouch for.
+    stores = view.get("stores")
+    if type(stores) is dict:
+        view["stores"] = {
+            name: {k: v for k, v in summary.items() if k != "files"}
+            if type(summary) is dict
+            else summary
+            for name, summary in sorted(stores.items())
+        }
     try:
         data = marshal.dumps(view, 2)
     except ValueError:  # a value marshal does not know (never in a checkpoint): its repr
