@@ -140,15 +140,16 @@ def _scan_listing(
                 files[key] = f"{UNTRUSTED} - {name[:-5]}"
                 errors[name[:-5]] = f"cannot stat {key}"
                 continue
-            fp = fp_text(st)
+            # the line's stamp field as it would start the line (``fp_text`` and its
+            # space, inline: this runs once per store file on every hook run)
+            head = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino} "
             line = old_files.get(key)
             reuse: str | None
-            if isinstance(line, str) and line.startswith(fp + " "):
+            if type(line) is str and line.startswith(head):
                 reuse = line  # unchanged since it was read (an untrusted line never matches)
             else:
-                trusted = not stamps.racy(st, now)
-                path = os.path.join(base, name)
-                reuse = _reread(path, key, line, fp if trusted else UNTRUSTED, parse, out)
+                fp = head[:-1] if not stamps.racy(st, now) else UNTRUSTED
+                reuse = _reread(os.path.join(base, name), key, line, fp, parse, out)
             if reuse is None:
                 continue
             files[key] = reuse
