@@ -8,11 +8,11 @@ keeps the packet's *basis*, taken just before the packet was computed:
 
 - ``arc``: a digest of the resume view (``ouro.arc.resume.read_resume_full``:
   the checkpoint the hook's own event just wrote, with the claim and obligation
-  summaries' items and errors, which the store re-derives when a claim, an
-  obligation or a file a claim is about changes), leaving out what every event
-  changes and the packet leaves out too (the event count, the last event, the
-  fold cursor) and the stores' per-file lines (stamps and byte digests the
-  packet never reads: what they vouch for is the items);
+  summaries, whose per-file stamps move when a claim, an obligation or a file a
+  claim is about changes), leaving out what every event changes and the packet
+  leaves out too (the event count, the last event, the fold cursor); the
+  summaries are digested as ``latest.json`` holds them (``ouro.arc.checkpoint.
+  stores_bytes``: the bytes the event's write just wrote, not walked again);
 - ``files``: the stamp (``ouro.store.stamp``, with its racy rule) of every file
   and folder the other packet providers read, the derived files among them:
   the desk heads (which every Desk write refreshes), the desk and track
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
     from ouro.bundle import Bundle
 
-VERSION = 3  # 2: the arc digest is of marshal's bytes, not repr's; 3: without store files
+VERSION = 3  # 2: the arc digest is of marshal's bytes, not repr's; 3: the stores' JSON bytes
 #: the resume view's keys that change with every event and that the packet
 #: leaves out (the "last event" section, the event count on the status line)
 VOLATILE = frozenset({"eventCount", "lastEvent", "lastUsefulEvent", "fold"})
@@ -126,29 +126,26 @@ def _arc_digest(resume: dict[str, Any]) -> str:
 
     import marshal
 
+    from ouro.arc.checkpoint import stores_bytes
+
     # marshal's version 2 of plain JSON values (str, int, bool, None, list, dict
     # in a fixed order) is a faithful encoding of them: every value is tagged with
     # its type (True is not 1), strings are written whole, and below version 3
     # nothing is written as a back-reference, so the bytes depend on the values
     # and their order only, never on which objects are shared or interned. A
     # different view gives different bytes, at a quarter of ``repr``'s cost.
-    view = {k: v for k, v in sorted(resume.items()) if k not in VOLATILE}
-    # The stores' ``files`` (a stamp and a digest per claim and obligation file,
-    # ~45% of the view's bytes) are how the store knows its items are current;
-    # the packet reads only the items and errors they vouch for.
-    stores = view.get("stores")
-    if type(stores) is dict:
-        view["stores"] = {
-            name: {k: v for k, v in summary.items() if k != "files"}
-            if type(summary) is dict
-            else summary
-            for name, summary in sorted(stores.items())
-        }
+    view = {k: v for k, v in sorted(resume.items()) if k not in VOLATILE and k != "stores"}
     try:
         data = marshal.dumps(view, 2)
     except ValueError:  # a value marshal does not know (never in a checkpoint): its repr
         data = b"repr:" + repr(view).encode("utf-8", "surrogatepass")
-    return "blake2b:" + blake2b(data, digest_size=16).hexdigest()
+    hasher = blake2b(data, digest_size=16)
+    # the store summaries (~90% of the view, a line per claim file and an item per
+    # claim) as their JSON, which this run's write already holds: marshal walked them
+    # and hashed ~40% more bytes
+    hasher.update(b"\nstores:")  # marshal's bytes end where they end: no ambiguity
+    hasher.update(stores_bytes(resume) if "stores" in resume else b"-")
+    return "blake2b:" + hasher.hexdigest()
 
 
 def _refs(resume: dict[str, Any]) -> bool:
