@@ -293,7 +293,7 @@ def test_state_head_is_read_without_the_items_and_the_items_are_checked_when_rea
     """``items`` is saved last: ``load(items=False)`` is every other key, parsed
     without the item hashes; damaged items are still refused by the whole read."""
     path = tmp_path / "state/hooks/claude-s.json"
-    hashes = {'["claims","cl-1",0]': "sha256:a", "k,\"items\":{": "sha256:b"}
+    hashes = {'["claims","cl-1",0]': "sha256:a", 'k,"items":{': "sha256:b"}
     # a name holding the separator's text before the items: escaped, never a cut
     basis = {"version": 3, "arc": "blake2b:x", "files": {'desk/a,"items":{"b': "1:2:3:4"}}
     state.save(path, host="claude", session_id="s", hashes=hashes, event="UserPromptSubmit",
