@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from ouro.bundle import Bundle
-from ouro.errors import InvalidInput
+from ouro.errors import CorruptFile, InvalidInput
 from ouro.hooks import budget, state
 from ouro.hooks.claude import HOST as CLAUDE
 from ouro.hooks.codex import HOST as CODEX
@@ -285,6 +285,34 @@ def test_state_save_and_load_round_trip(tmp_path: Path) -> None:
     assert data["items"] == {"k": "sha256:x"} and data["injectedAt"] == "earlier"
     assert data["fingerprint"] == state.fingerprint({"k": "sha256:x"})
     assert state.load(tmp_path / "missing.json") is None
+
+
+def test_state_head_is_read_without_the_items_and_the_items_are_checked_when_read(
+    tmp_path: Path,
+) -> None:
+    """``items`` is saved last: ``load(items=False)`` is every other key, parsed
+    without the item hashes; damaged items are still refused by the whole read."""
+    path = tmp_path / "state/hooks/claude-s.json"
+    hashes = {'["claims","cl-1",0]': "sha256:a", 'k,"items":{': "sha256:b"}
+    # a name holding the separator's text before the items: escaped, never a cut
+    basis = {"version": 3, "arc": "blake2b:x", "files": {'desk/a,"items":{"b': "1:2:3:4"}}
+    state.save(path, host="claude", session_id="s", hashes=hashes, event="UserPromptSubmit",
+               injected=True, previous=None, basis=basis)  # fmt: skip
+    whole = state.load(path)
+    assert whole is not None and whole["items"] == hashes
+    assert json.loads(path.read_bytes()) == whole  # still one JSON object
+    head = state.load(path, items=False)
+    assert head == {k: v for k, v in whole.items() if k != "items"}
+    path.write_bytes(path.read_bytes().replace(b'"sha256:a"', b'"sha256:a'))  # torn items
+    assert state.load(path, items=False) == head
+    with pytest.raises(CorruptFile):
+        state.load(path)
+    # the layout before items went last (keys sorted): read whole, items included
+    path.write_bytes(orjson.dumps(whole, option=orjson.OPT_SORT_KEYS))
+    assert state.load(path, items=False) == whole
+    path.write_text("{torn")
+    with pytest.raises(CorruptFile):
+        state.load(path, items=False)
 
 
 # --- the host's transcript: which file ouro reads -----------------------------------

@@ -96,9 +96,23 @@ def write(
     keep only their per-file caches (``items``/``errors`` are derived on every read).
     ``previous``: what ``encode`` may reuse (``Computed.previous``)."""
     path = paths.checkpoint_path(bundle)
-    atomic_write_chunks(path, _encode_chunks(checkpoint, previous))
+    chunks = _encode_chunks(checkpoint, previous)
+    atomic_write_chunks(path, chunks)
     if getattr(_RUN, "active", False):
-        _RUN.written = (_key(path), checkpoint)
+        held = chunks[1] if len(chunks) == 4 else _stores_bytes(chunks[0])
+        _RUN.written = (_key(path), checkpoint, held)
+
+
+def stores_bytes(checkpoint: dict[str, Any]) -> bytes | memoryview:
+    """The encoded ``stores`` of ``checkpoint``, as ``latest.json`` holds them: the
+    bytes this run just wrote when it is the checkpoint it wrote (see ``one_run``),
+    else encoded (``jsonio.dumps``, sorted keys: the same bytes)."""
+    written = getattr(_RUN, "written", None) if getattr(_RUN, "active", False) else None
+    if written is not None and written[1] is checkpoint and written[2] is not None:
+        held: bytes | memoryview = written[2]
+        return held
+    summaries = {name: stores.persistable(s) for name, s in checkpoint["stores"].items()}
+    return jsonio.dumps(summaries, sort_keys=True)
 
 
 # --- one run reads the stores once ---------------------------------------------------
@@ -139,7 +153,7 @@ def _written(bundle: Bundle, folder: Any, names: list[str]) -> dict[str, Any] | 
     written = getattr(_RUN, "written", None) if getattr(_RUN, "active", False) else None
     if written is None:
         return None
-    key, checkpoint = written
+    key, checkpoint, _ = written
     if key is None or key != _key(paths.checkpoint_path(bundle)):
         return None
     if folding.behind(checkpoint["fold"], folder, names):

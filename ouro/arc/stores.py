@@ -49,7 +49,6 @@ from pathlib import Path
 from ouro.arc.paths import claims_dir, inner_dir, obligations_dir
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
-from ouro.proof.refs import BUNDLE_AREAS, repo_root
 from ouro.store import jsonio
 from ouro.store import stamp as stamps
 
@@ -141,15 +140,16 @@ def _scan_listing(
                 files[key] = f"{UNTRUSTED} - {name[:-5]}"
                 errors[name[:-5]] = f"cannot stat {key}"
                 continue
-            fp = fp_text(st)
+            # the line's stamp field as it would start the line (``fp_text`` and its
+            # space, inline: this runs once per store file on every hook run)
+            head = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino} "
             line = old_files.get(key)
             reuse: str | None
-            if isinstance(line, str) and line.startswith(fp + " "):
+            if type(line) is str and line.startswith(head):
                 reuse = line  # unchanged since it was read (an untrusted line never matches)
             else:
-                trusted = not stamps.racy(st, now)
-                path = os.path.join(base, name)
-                reuse = _reread(path, key, line, fp if trusted else UNTRUSTED, parse, out)
+                fp = head[:-1] if not stamps.racy(st, now) else UNTRUSTED
+                reuse = _reread(os.path.join(base, name), key, line, fp, parse, out)
             if reuse is None:
                 continue
             files[key] = reuse
@@ -199,8 +199,21 @@ def _empty() -> Summary:
     return {"files": {}, "items": {}, "errors": {}}
 
 
+def _roots(bundle: Bundle) -> tuple[str, str]:
+    """The bundle's and its repository's roots, which watched refs are relative to.
+
+    ``ouro.proof.refs`` is imported here, when a claim watches a file: a read of
+    claims that watch nothing (a host hook's usual case) neither imports it nor
+    looks for the repository."""
+    from ouro.proof.refs import repo_root
+
+    return (os.fspath(bundle.root), repo_root(bundle))
+
+
 def _stat_ref(roots: tuple[str, str], ref: str) -> str | None:
     """``stat_ref`` as text, with the bundle and repository roots already resolved."""
+    from ouro.proof.refs import BUNDLE_AREAS
+
     path = ref.partition("#")[0]
     root = roots[0] if path.split("/", 1)[0] in BUNDLE_AREAS else roots[1]
     try:
@@ -219,8 +232,9 @@ def claim_entry(bundle: Bundle, claim: Claim) -> dict[str, Any]:
     status, reason = derive_status(claim, memo_hasher(bundle))
     text = " ".join(claim.text.split())[:TEXT_LIMIT]
     entry: dict[str, Any] = {"status": status, "reason": reason, "text": text}
-    roots = (os.fspath(bundle.root), repo_root(bundle))
-    entry["watch"] = {ref: _stat_ref(roots, ref) for ref in watched_refs(claim)}
+    refs = watched_refs(claim)
+    roots = _roots(bundle) if refs else ("", "")
+    entry["watch"] = {ref: _stat_ref(roots, ref) for ref in refs}
     return entry
 
 
@@ -251,7 +265,7 @@ def refresh_claims(bundle: Bundle, cached: Summary | None) -> Summary:
     except OSError as exc:
         return {"error": f"cannot list {folder.name}/ ({exc.strerror or exc})"}
     seen: dict[str, str | None] = {}
-    roots = (os.fspath(bundle.root), repo_root(bundle))  # resolved once per read
+    roots: tuple[str, str] | None = None  # resolved once per read, when first needed
     by_id: dict[str, str] | None = None
     for claim_id, item in list(out["items"].items()):
         watch = item.get("watch") if isinstance(item, dict) else None
@@ -259,6 +273,7 @@ def refresh_claims(bundle: Bundle, cached: Summary | None) -> Summary:
             continue
         for ref, fp in watch.items():
             if ref not in seen:
+                roots = roots or _roots(bundle)
                 seen[ref] = _stat_ref(roots, ref)
             if seen[ref] != fp:
                 # A watched file changed: re-derive this claim (its own file is unchanged).

@@ -187,24 +187,26 @@ def _user_prompt_submit(bundle: Bundle, host: Host, inp: HookInput, options: Opt
     # The prompt text is never read (parse_input drops it): only the fact of a turn.
     _record(reply, bundle, host, inp, "turn_accepted", f"{host.title} turn accepted")
     path = state.state_path(bundle, host.name, inp.session_id)
-    budget, cap = options.budget, _cap(host, "UserPromptSubmit")
+    budget = options.budget
     try:
-        previous = state.load(path)
+        # the item hashes only when the basis moved (a packet is computed then)
+        previous = state.load(path, items=False)
     except CorruptFile as exc:
-        from ouro.hooks.packet import packet_context
-
-        kept = state.set_aside(path)
-        reply.warnings.append(f"{exc.message}; kept as {kept.name}, starting a fresh fingerprint")
-        _, hashes = packet_context(bundle, budget=budget, cap=cap, title=host.title)
-        _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=False, previous=None)
-        return reply
+        return _fresh_fingerprint(reply, bundle, host, inp, path, exc, budget)
     from ouro.hooks import basis as bases
 
     now = _basis(reply, bundle)
     if previous is not None and now is not None and bases.same(previous.get("basis"), now):
         return reply  # computed from the same files as the packet last shown: silent, no write
-    # The packet's modules (redaction among them) only when it is computed.
+    if previous is not None and "items" not in previous:
+        try:
+            previous = state.load(path)
+        except CorruptFile as exc:
+            return _fresh_fingerprint(reply, bundle, host, inp, path, exc, budget)
+    # The packet's modules (redaction among them) and its budget only when it is computed.
     from ouro.hooks.packet import changed_context, packet_context
+
+    cap = _cap(host, "UserPromptSubmit")
 
     if previous is None:
         # No injection recorded for this session (SessionStart missed, or a host
@@ -230,6 +232,22 @@ def _user_prompt_submit(bundle: Bundle, host: Host, inp: HookInput, options: Opt
     reply.context = context
     _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=True, previous=previous,
           basis=now)  # fmt: skip
+    return reply
+
+
+def _fresh_fingerprint(
+    reply: Reply, bundle: Bundle, host: Host, inp: HookInput, path: Path, exc: CorruptFile,
+    budget: int,
+) -> Reply:  # fmt: skip
+    """An unreadable state file: set it aside, save a fresh fingerprint, inject nothing."""
+    from ouro.hooks import state
+    from ouro.hooks.packet import packet_context
+
+    kept = state.set_aside(path)
+    reply.warnings.append(f"{exc.message}; kept as {kept.name}, starting a fresh fingerprint")
+    cap = _cap(host, "UserPromptSubmit")
+    _, hashes = packet_context(bundle, budget=budget, cap=cap, title=host.title)
+    _save(reply, bundle, host, inp, hashes, "UserPromptSubmit", injected=False, previous=None)
     return reply
 
 

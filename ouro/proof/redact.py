@@ -82,12 +82,13 @@ def _not_marker(group: int) -> Accept:
 #: A shell reference, not a value: ``$TOKEN``, ``${TOKEN}``, ``${TOKEN:-x}``, or the
 #: ``$`` of a ``$(…)`` substitution (a value stops at the ``(``). A lower-case
 #: ``$name`` is not taken as one: ``password=$ecret1`` is more likely a password.
-_REFERENCE = re.compile(r"\$(?:[A-Z_][A-Z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=\-][^}]*)?\})?")
+#: (Compiled on first use, through ``re``'s cache: a host hook redacts no such value.)
+_REFERENCE = r"\$(?:[A-Z_][A-Z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*(?:[:?+=\-][^}]*)?\})?"
 
 
 def is_reference(value: str) -> bool:
     """Is ``value`` a reference to an environment variable (or a substitution)?"""
-    return _REFERENCE.fullmatch(value) is not None
+    return re.fullmatch(_REFERENCE, value) is not None
 
 
 def _not_reference(group: int) -> Accept:

@@ -95,7 +95,9 @@ def _stdlib_loads(data: bytes | bytearray | memoryview | str) -> Any:
             text = str(data, "utf-8")
         except UnicodeDecodeError as exc:
             raise JSONDecodeError(f"not UTF-8 ({exc.reason})", "", exc.start) from None
-    if "\\ud" in text or "\\uD" in text:
+    # one scan of the whole text for any escape (usually none: writers escape only
+    # control characters), the surrogate test only when there is one
+    if "\\u" in text and ("\\ud" in text or "\\uD" in text):
         import orjson  # a surrogate escape: orjson decides (it refuses a lone one)
 
         return orjson.loads(data)
