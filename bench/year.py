@@ -32,7 +32,8 @@ issue 15):
 
 It writes to the corpus (facts); run it on a copy. ``--out`` also writes the
 table as Markdown. ``--smoke`` runs every row at tiny scale (CI: a bench that
-breaks fails; its figures mean nothing).
+breaks fails; its figures mean nothing). ``--only-rebuild N`` runs the rebuild
+rows alone, best of N alternations.
 """
 
 from __future__ import annotations
@@ -465,6 +466,9 @@ def main() -> None:
     parser.add_argument("--writes", type=int, default=100, help="per process, 8 processes")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--smoke", action="store_true", help="tiny scale: checks the bench runs")
+    parser.add_argument(
+        "--only-rebuild", type=int, metavar="N", help="only the rebuild rows, N alternations"
+    )
     opts = parser.parse_args()
     sizes = [int(s) for s in opts.growth.split(",") if s]
     if opts.smoke:
@@ -478,6 +482,9 @@ def main() -> None:
                 Path(tmp) / "year.ouro", facts=n, notes=n // 10, tasks=n // 20, events=n
             )
             run_process(ouro(bundle, "index", "rebuild"))
+        if opts.only_rebuild:
+            rebuild_row(bundle, opts.only_rebuild)
+            return
         write_rows(bundle, opts.repeat)
         concurrency_row(bundle, opts.writes)
         fresh_write_row(bundle)

@@ -268,6 +268,21 @@ def test_front_matter_in_ouros_shape_is_read_without_yaml() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_front_matter_lines_read_before_give_the_same_values_and_fresh_lists() -> None:
+    """Short lines are remembered from file to file (a rebuild reads 15k front
+    matters): a second read answers as the first, and an empty list or mapping,
+    at the top or in a block list, is a new object each time."""
+    text = "---\nstatus: open\nhistory: []\nextra: {}\ntags:\n- ops\n- []\n---\nb\n"
+    first, _ = frontmatter.parse(text)
+    first["history"].append("changed")
+    first["extra"]["k"] = 1
+    first["tags"][1].append("changed")
+    second, _ = frontmatter.parse(text)
+    want = {"status": "open", "history": [], "extra": {}, "tags": ["ops", []]}
+    assert second == want == frontmatter.load_yaml(text.split("---\n")[1])
+    assert second["history"] is not first["history"]
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     meta=st.dictionaries(

@@ -103,6 +103,32 @@ def _scalar(raw: str) -> tuple[bool, Any]:
     return False, None
 
 
+def _top(line: str) -> tuple[str, bool, Any] | None:
+    """A top-level ``key: value`` line as (key, opens a block, value), or None when
+    the fast reader is not sure of it (YAML's job)."""
+    match = _LINE.fullmatch(line)
+    if match is None:
+        return None
+    key, raw = match.group(1), match.group(2)
+    if key in _WORDS or key.lower() in _RESERVED:
+        return None  # a key YAML would not read as a string
+    if raw is None:
+        return key, True, None  # a block list of plain items may follow
+    ok, value = _scalar(raw)
+    return (key, False, value) if ok else None
+
+
+#: short lines read before -> what ``_top`` / ``_scalar`` made of them: most
+#: lines of ouro's front matter repeat from file to file (``status: open``,
+#: ``heldBy: null``, a tag). Values ``[]`` and ``{}`` are copied on every use.
+_SEEN_TOP: dict[str, tuple[str, bool, Any] | None] = {}
+_SEEN_ITEM: dict[str, tuple[bool, Any]] = {}
+_SEEN_LONGEST = 32
+_SEEN_MOST = 4096
+_FRESH = (list, dict)
+_MISSING: Any = object()
+
+
 def _plain(block: str, keys: frozenset[str] | None) -> dict[str, Any] | None:
     """The front matter block (between the ``---`` lines) read without YAML, or
     None when it is not in the plain shape described in the module doc. With
@@ -110,6 +136,7 @@ def _plain(block: str, keys: frozenset[str] | None) -> dict[str, Any] | None:
     meta: dict[str, Any] = {}
     seen: set[str] = set()
     current: str | None = None  # the ``key:`` whose block the following lines belong to
+    tops, items = _SEEN_TOP, _SEEN_ITEM
     for line in block.split("\n"):
         if not line:
             continue
@@ -122,32 +149,44 @@ def _plain(block: str, keys: frozenset[str] | None) -> dict[str, Any] | None:
                 continue  # a block nobody asked for: skipped, not read
             if line[:2] != "- ":
                 return None  # nesting: YAML's job
-            ok, item = _scalar(line[2:])
+            scalar = items.get(line)
+            if scalar is None:
+                scalar = _scalar(line[2:])
+                if len(line) <= _SEEN_LONGEST:
+                    if len(items) >= _SEEN_MOST:
+                        items.clear()
+                    items[line] = scalar
+            ok, item = scalar
             if not ok:
                 return None
+            if item.__class__ in _FRESH:
+                item = item.__class__()
             if meta[current] is None:
                 meta[current] = []
             meta[current].append(item)
             continue
-        match = _LINE.fullmatch(line)
-        if match is None:
+        top = tops.get(line, _MISSING)
+        if top is _MISSING:
+            top = _top(line)
+            if len(line) <= _SEEN_LONGEST:
+                if len(tops) >= _SEEN_MOST:
+                    tops.clear()
+                tops[line] = top
+        if top is None:
             return None
-        key, raw = match.group(1), match.group(2)
-        if key in seen or key in _WORDS or key.lower() in _RESERVED:
-            return None  # a repeated key, or a key YAML would not read as a string
+        key, opens, value = top
+        if key in seen:
+            return None  # a repeated key
         seen.add(key)
         current = None
         wanted = keys is None or key in keys
-        if raw is None:
+        if opens:
             if wanted:
-                meta[key] = None  # a block list of plain items may follow
+                meta[key] = None
             current = key
             continue
-        ok, value = _scalar(raw)
-        if not ok:
-            return None
         if wanted:
-            meta[key] = value
+            meta[key] = value.__class__() if value.__class__ in _FRESH else value
     return meta
 
 
