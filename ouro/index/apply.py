@@ -376,8 +376,8 @@ def insert_rows(
     pending = iter(rows)
     while len(chunk := tuple(chain.from_iterable(islice(pending, per)))) == per * width:
         conn.execute(full, chunk)
-    if chunk:
-        conn.execute(f"{head} VALUES {', '.join([row] * (len(chunk) // width))}", chunk)
+    if chunk:  # the rest one row a statement: a statement of each length would be prepared anew
+        conn.executemany(f"{head} VALUES {row}", zip(*[iter(chunk)] * width))
 
 
 def _insert_grouped_labels(conn: sqlite3.Connection, labels: dict[str, list[int]]) -> None:
@@ -465,13 +465,18 @@ def _apply_fact_lines(
     """Index complete lines of facts.jsonl (``first_line`` is the first one's number);
     with ``labels``, their (entity, fact) rows are added to it instead of inserted."""
     facts, problems = extract_fact_lines(data, first_line)
-    fresh: list[Fact] = []
-    for fact in facts:
-        if fact.id in seen:
-            continue  # the same id twice (e.g. a git union merge): the first line wins
-        seen.add(fact.id)
-        fresh.append(fact)
-    del facts
+    ids = list(map(itemgetter(0), facts))
+    if len(set(ids)) == len(ids) and seen.isdisjoint(ids):  # the usual case, in C
+        seen.update(ids)
+        fresh = facts
+    else:
+        fresh = []
+        for fact in facts:
+            if fact.id in seen:
+                continue  # the same id twice (e.g. a git union merge): the first line wins
+            seen.add(fact.id)
+            fresh.append(fact)
+    del facts, ids
     if appended and fresh:
         known = {
             r[0]
