@@ -328,23 +328,29 @@ def _insert_facts(
         conn,
         "INSERT INTO docs(id, locator, file, kind, title, updated, track)",
         f"(?, '{FACTS}#' || ?, '{FACTS}', 'fact', ?, ?, NULL)",
-        zip(ids, map(fact_ids, facts), map(shorten, map(texts, facts)), map(created, facts)),
+        zip(
+            ids,
+            map(fact_ids, facts),
+            map(shorten, map(texts, facts)),
+            map(created, facts),
+            strict=True,
+        ),
     )
     conn.executemany(  # one row a statement: FTS5 takes many rows a statement slower
         "INSERT INTO docs_fts(rowid, title, body, keys) VALUES (?, '', ?, ?)",
-        zip(ids, map(texts, facts), map(keys, facts)),
+        zip(ids, map(texts, facts), map(keys, facts), strict=True),
     )
     insert_rows(
         conn,
         "INSERT INTO facts(doc_id, line, supersedes)",
         "(?,?,?)",
-        zip(ids, map(lines, facts), map(supersedes, facts)),
+        zip(ids, map(lines, facts), map(supersedes, facts), strict=True),
     )
     if labels is None:
-        _insert_labels(conn, ((e, i) for i, f in zip(ids, facts) for e in f[3]))
+        _insert_labels(conn, ((e, i) for i, f in zip(ids, facts, strict=True) for e in f[3]))
         return first
     get = labels.get
-    for i, about in zip(ids, map(abouts, facts)):
+    for i, about in zip(ids, map(abouts, facts), strict=True):
         for entity in about:
             group = get(entity)
             if group is None:
@@ -377,7 +383,7 @@ def insert_rows(
     while len(chunk := tuple(chain.from_iterable(islice(pending, per)))) == per * width:
         conn.execute(full, chunk)
     if chunk:  # the rest one row a statement: a statement of each length would be prepared anew
-        conn.executemany(f"{head} VALUES {row}", zip(*[iter(chunk)] * width))
+        conn.executemany(f"{head} VALUES {row}", zip(*[iter(chunk)] * width, strict=True))
 
 
 def _insert_grouped_labels(conn: sqlite3.Connection, labels: dict[str, list[int]]) -> None:
