@@ -17,7 +17,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterable
-from itertools import chain, islice, repeat
+from itertools import chain, repeat
 from operator import itemgetter
 from stat import S_ISREG
 from typing import Any
@@ -123,7 +123,7 @@ def flush_docs(conn: sqlite3.Connection, report: SyncReport) -> None:
         _insert_docs(conn, report.pending)
         report.pending.clear()
     if report.pending_files:
-        insert_rows(conn, _SAVE_FILE_HEAD, "(?,?,?,?,?,?,?,?)", report.pending_files)
+        conn.executemany(_SAVE_FILE, report.pending_files)
         report.pending_files.clear()
 
 
@@ -150,10 +150,8 @@ def _insert_docs(conn: sqlite3.Connection, docs: list[Doc]) -> int:
     for d in docs:
         added[d.kind] = added.get(d.kind, 0) + 1
     count_docs(conn, added)
-    insert_rows(
-        conn,
-        "INSERT INTO docs(id, locator, file, kind, title, updated, track)",
-        "(?,?,?,?,?,?,?)",
+    conn.executemany(
+        "INSERT INTO docs(id, locator, file, kind, title, updated, track) VALUES (?,?,?,?,?,?,?)",
         [
             (i, d.locator, d.locator.partition("#")[0], d.kind, d.title, d.updated, d.track)
             for i, d in zip(ids, docs, strict=True)
@@ -168,17 +166,14 @@ def _insert_docs(conn: sqlite3.Connection, docs: list[Doc]) -> int:
         by_kind.setdefault(d.kind, []).append((i, d))
     for kind, items in by_kind.items():
         columns = list(items[0][1].row)
-        insert_rows(
-            conn,
-            f"INSERT INTO {TABLES[kind]}(doc_id, {', '.join(columns)})",
-            f"(?{', ?' * len(columns)})",
+        conn.executemany(
+            f"INSERT INTO {TABLES[kind]}(doc_id, {', '.join(columns)}) "
+            f"VALUES (?{', ?' * len(columns)})",
             [(i, *(d.row[c] for c in columns)) for i, d in items],
         )
         if kind == "note":
-            insert_rows(
-                conn,
-                "INSERT OR IGNORE INTO note_tags(note_doc, tag)",
-                "(?, ?)",
+            conn.executemany(
+                "INSERT OR IGNORE INTO note_tags(note_doc, tag) VALUES (?, ?)",
                 [(i, label) for i, d in items for label in d.labels],
             )
     return first
@@ -237,10 +232,10 @@ def _save_file(
     conn.execute(_SAVE_FILE, (locator, kind, mtime_ns, size, int(racy), digest, indexed, lines))
 
 
-_SAVE_FILE_HEAD = (
-    "INSERT OR REPLACE INTO files(locator, kind, mtime_ns, size, racy, hash, indexed_bytes, lines)"
+_SAVE_FILE = (
+    "INSERT OR REPLACE INTO files(locator, kind, mtime_ns, size, racy, hash, indexed_bytes, "
+    "lines) VALUES (?,?,?,?,?,?,?,?)"
 )
-_SAVE_FILE = f"{_SAVE_FILE_HEAD} VALUES (?,?,?,?,?,?,?,?)"
 
 
 def _add_problems(conn: sqlite3.Connection, problems: list[Problem], report: SyncReport) -> None:
@@ -324,27 +319,30 @@ def _insert_facts(
     count_docs(conn, {"fact": len(facts)})
     # Fact's field order: 0 id, 1 line, 2 text, 3 about, 4 keys, 5 created_at, 6 supersedes.
     fact_ids, lines, texts, abouts, keys, created, supersedes = map(itemgetter, range(7))
-    insert_rows(
-        conn,
-        "INSERT INTO docs(id, locator, file, kind, title, updated, track)",
-        f"(?, '{FACTS}#' || ?, '{FACTS}', 'fact', ?, ?, NULL)",
-        zip(ids, map(fact_ids, facts), map(shorten, map(texts, facts)), map(created, facts)),
+    conn.executemany(
+        "INSERT INTO docs(id, locator, file, kind, title, updated, track) "
+        f"VALUES (?, '{FACTS}#' || ?, '{FACTS}', 'fact', ?, ?, NULL)",
+        zip(
+            ids,
+            map(fact_ids, facts),
+            map(shorten, map(texts, facts)),
+            map(created, facts),
+            strict=True,
+        ),
     )
-    conn.executemany(  # one row a statement: FTS5 takes many rows a statement slower
+    conn.executemany(
         "INSERT INTO docs_fts(rowid, title, body, keys) VALUES (?, '', ?, ?)",
-        zip(ids, map(texts, facts), map(keys, facts)),
+        zip(ids, map(texts, facts), map(keys, facts), strict=True),
     )
-    insert_rows(
-        conn,
-        "INSERT INTO facts(doc_id, line, supersedes)",
-        "(?,?,?)",
-        zip(ids, map(lines, facts), map(supersedes, facts)),
+    conn.executemany(
+        "INSERT INTO facts(doc_id, line, supersedes) VALUES (?,?,?)",
+        zip(ids, map(lines, facts), map(supersedes, facts), strict=True),
     )
     if labels is None:
-        _insert_labels(conn, ((e, i) for i, f in zip(ids, facts) for e in f[3]))
+        _insert_labels(conn, ((e, i) for i, f in zip(ids, facts, strict=True) for e in f[3]))
         return first
     get = labels.get
-    for i, about in zip(ids, map(abouts, facts)):
+    for i, about in zip(ids, map(abouts, facts), strict=True):
         for entity in about:
             group = get(entity)
             if group is None:
@@ -355,29 +353,7 @@ def _insert_facts(
 
 
 def _insert_labels(conn: sqlite3.Connection, rows: Iterable[tuple[str, int]]) -> None:
-    insert_rows(conn, "INSERT OR IGNORE INTO fact_entities(entity, fact_doc)", "(?, ?)", rows)
-
-
-#: at most this many rows in one INSERT (``insert_rows``)
-ROWS_PER_INSERT = 256
-
-
-def insert_rows(
-    conn: sqlite3.Connection, head: str, row: str, rows: Iterable[tuple[Any, ...]]
-) -> None:
-    """``head VALUES row, row, ...``: many rows a statement, in order (the same
-    table as one statement per row). sqlite3's ``executemany`` steps, resets
-    and lets go of the GIL for every row: for the 300k rows of a rebuild's
-    plain tables that was more than SQLite's own work of inserting them."""
-    width = row.count("?")  # (``row`` holds no other question mark)
-    limit = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
-    per = max(1, min(ROWS_PER_INSERT, limit // width))
-    full = f"{head} VALUES {', '.join([row] * per)}"
-    pending = iter(rows)
-    while len(chunk := tuple(chain.from_iterable(islice(pending, per)))) == per * width:
-        conn.execute(full, chunk)
-    if chunk:
-        conn.execute(f"{head} VALUES {', '.join([row] * (len(chunk) // width))}", chunk)
+    conn.executemany("INSERT OR IGNORE INTO fact_entities(entity, fact_doc) VALUES (?, ?)", rows)
 
 
 def _insert_grouped_labels(conn: sqlite3.Connection, labels: dict[str, list[int]]) -> None:
@@ -465,13 +441,18 @@ def _apply_fact_lines(
     """Index complete lines of facts.jsonl (``first_line`` is the first one's number);
     with ``labels``, their (entity, fact) rows are added to it instead of inserted."""
     facts, problems = extract_fact_lines(data, first_line)
-    fresh: list[Fact] = []
-    for fact in facts:
-        if fact.id in seen:
-            continue  # the same id twice (e.g. a git union merge): the first line wins
-        seen.add(fact.id)
-        fresh.append(fact)
-    del facts
+    ids = list(map(itemgetter(0), facts))
+    if len(set(ids)) == len(ids) and seen.isdisjoint(ids):  # the usual case, in C
+        seen.update(ids)
+        fresh = facts
+    else:
+        fresh = []
+        for fact in facts:
+            if fact.id in seen:
+                continue  # the same id twice (e.g. a git union merge): the first line wins
+            seen.add(fact.id)
+            fresh.append(fact)
+    del facts, ids
     if appended and fresh:
         known = {
             r[0]
