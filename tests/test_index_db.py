@@ -237,3 +237,48 @@ def test_doc_counts_kept_with_the_docs_equal_a_count(bundle: Bundle) -> None:
     assert index_status(bundle.root)["counts"]["note"] == 1
     rebuild(bundle)
     assert kept()["note"] == 1 and kept()["fact"] == 3
+
+
+_FIRST_OPEN = """
+import sys, time
+from ouro.index import db
+start = float(sys.argv[2])
+while time.time() < start:
+    pass
+db.open_db(sys.argv[1]).close()
+print("ok")
+"""
+
+
+def test_processes_creating_the_index_at_once_all_open_it(bundle: Bundle) -> None:
+    """Real processes opening a bundle's index at the same moment, while one of
+    them creates it: none may take the half-made index for a foreign one."""
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    path = Path(db.db_file(bundle.root))
+    for _round in range(6):
+        for leftover in path.parent.glob(path.name + "*"):
+            leftover.unlink()
+        start = str(time.time() + 0.6)
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-c", _FIRST_OPEN, str(bundle.root), start],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+            )
+            for _ in range(6)
+        ]
+        for proc in procs:
+            out, err = proc.communicate(timeout=60)
+            assert proc.returncode == 0 and out.strip() == "ok", err[-1500:]
+        conn = sqlite3.connect(path)
+        assert conn.execute("PRAGMA application_id").fetchone()[0] == db.APPLICATION_ID
+        conn.close()

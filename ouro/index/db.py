@@ -94,9 +94,13 @@ def latest_version() -> int:
 def _check_identity(conn: sqlite3.Connection, path: Root, *, latest: int) -> int:
     """Refuse a foreign or newer database. Returns its user_version."""
     try:
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        # One statement, so one read transaction: read one at a time, the three
+        # could straddle another process's creation of the index (no id yet,
+        # then its tables) and call ouro's own new index a foreign one.
+        app_id, version, tables = conn.execute(
+            "SELECT a.application_id, v.user_version, (SELECT count(*) FROM sqlite_master) "
+            "FROM pragma_application_id() a, pragma_user_version() v"
+        ).fetchone()
     except sqlite3.DatabaseError as exc:
         raise IndexUnavailable(
             f"{path} is not a readable SQLite database ({exc}); ouro left it untouched",
@@ -286,6 +290,10 @@ def _migrate(conn: sqlite3.Connection, current: int) -> None:
             conn.execute(f"PRAGMA user_version = {version}")
 
 
+def _journal(conn: sqlite3.Connection) -> str:
+    return str(conn.execute("PRAGMA journal_mode").fetchone()[0])
+
+
 def _connect(target: str, *, uri: bool = False) -> sqlite3.Connection:
     conn = sqlite3.connect(
         target, timeout=BUSY_TIMEOUT_S, isolation_level=None, uri=uri, check_same_thread=False
@@ -396,12 +404,25 @@ def _open(root: Root, path: str, create: bool) -> sqlite3.Connection:
     conn = _connect(path)
     try:
         current = _check_identity(conn, path, latest=SCHEMA_VERSION)
-        if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            conn.execute("PRAGMA journal_mode = WAL")
+        if current < SCHEMA_VERSION or _journal(conn) != "wal":
+            # Creating or migrating: one process at a time (the switch to WAL
+            # takes the whole file, and SQLite answers "locked" at once, without
+            # waiting, to a second process doing the same), each checking again
+            # once it holds the lock.
+            from pathlib import Path
+
+            from ouro.store.lock import FileLock
+
+            locks = os.path.join(root, "state", "locks")
+            os.makedirs(locks, exist_ok=True)
+            with FileLock(Path(locks, "index-create.lock"), purpose="index creation"):
+                current = _check_identity(conn, path, latest=SCHEMA_VERSION)
+                if _journal(conn) != "wal":
+                    conn.execute("PRAGMA journal_mode = WAL")
+                _migrate(conn, current)
         # The index is a cache rebuilt from files: durability across a power cut
         # is not worth an fsync per write-through (a damaged index is rebuilt).
         conn.execute("PRAGMA synchronous = OFF")
-        _migrate(conn, current)
     except BaseException:
         conn.close()
         raise
