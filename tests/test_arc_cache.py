@@ -190,3 +190,31 @@ def test_a_rewrite_reuses_the_unchanged_store_bytes_and_writes_the_same_file(
         computed.previous[1],
     )
     assert ckpt.encode(fresh, changed) == full  # not equal: encoded in full
+
+
+def test_an_unchanged_store_is_the_cached_summary_and_a_moved_ref_copies_it(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing moved: the refresh is the cached summary itself (nothing copied). A watched
+    file that moved re-derives its claim in a copy: the cached summary, which the
+    writer compares with to reuse latest.json's bytes, stays as it was read, and the
+    next write persists the new entry."""
+    monkeypatch.setattr(stamps, "RACY_NS", 0)  # trust fresh fingerprints for this test
+    ready(bundle)
+    note = bundle.root / "desk" / "notes" / "parser.md"
+    note.parent.mkdir(parents=True, exist_ok=True)
+    note.write_text("tabs\n")
+    c = claims.add_claim(bundle, "parser handles tabs", about=["desk/notes/parser.md"])
+    record_event(bundle, "agent_note", "settle")
+    cached = read_resume_full(bundle)["stores"]["claims"]
+    assert stores.refresh_claims(bundle, cached) is cached
+    as_read = json.dumps(cached, sort_keys=True)
+    note.write_text("tabs and spaces\n")
+    fresh = stores.refresh_claims(bundle, cached)
+    assert json.dumps(cached, sort_keys=True) == as_read
+    watch = fresh["items"][c["id"]]["watch"]
+    assert watch != cached["items"][c["id"]]["watch"]
+    record_event(bundle, "agent_note", "after the edit")
+    latest = bundle.root / "arc" / "flight-recorder" / "latest.json"
+    persisted = json.loads(latest.read_bytes())["stores"]["claims"]["items"][c["id"]]
+    assert persisted["watch"] == watch

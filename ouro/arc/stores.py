@@ -90,6 +90,49 @@ def _part(cached: Summary | None, key: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _unchanged(folders: tuple[tuple[Path, str], ...], cached: Summary | None) -> Summary | None:
+    """``cached`` itself when ``folders`` hold exactly its files, every stamp unchanged.
+
+    The common read (a hook on every prompt): nothing moved since the summary was
+    written, so each entry costs one ``stat`` and one comparison, and the summary
+    is the cached one (no lines, items or errors copied). None as soon as a file
+    is new, gone, unstatable or stamped otherwise, or a folder cannot be listed:
+    ``_scan`` then settles each file. A missing folder holds no files.
+    """
+    files = _part(cached, "files")
+    if not files or cached is None:
+        return None
+    seen = 0
+    get = files.get
+    for folder, prefix in folders:
+        try:
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return None
+        try:
+            with os.scandir(fd) as listing:
+                for entry in listing:
+                    name = entry.name
+                    if not name.endswith(".json") or name.startswith("."):
+                        continue
+                    line = get(prefix + name)
+                    if type(line) is not str:
+                        return None
+                    st = entry.stat()
+                    if not line.startswith(
+                        f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino} "
+                    ):
+                        return None
+                    seen += 1
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+    return cached if seen == len(files) else None
+
+
 def _scan(
     folder: Path,
     prefix: str,
@@ -258,12 +301,15 @@ def _parse_claim(bundle: Bundle, folder: Path) -> Callable[[bytes, str], Parsed]
 def refresh_claims(bundle: Bundle, cached: Summary | None) -> Summary:
     """The claim summary as of now, reusing ``cached`` entries whose files are unchanged."""
     folder = claims_dir(bundle)
-    out = _empty()
     parse = _parse_claim(bundle, folder)
-    try:
-        _scan(folder, "", cached, parse, out)
-    except OSError as exc:
-        return {"error": f"cannot list {folder.name}/ ({exc.strerror or exc})"}
+    out = _unchanged(((folder, ""),), cached)
+    if out is None:
+        out = _empty()
+        try:
+            _scan(folder, "", cached, parse, out)
+        except OSError as exc:
+            return {"error": f"cannot list {folder.name}/ ({exc.strerror or exc})"}
+    reused = out is cached  # changed below only as a copy: ``cached`` is the basis's
     seen: dict[str, str | None] = {}
     roots: tuple[str, str] | None = None  # resolved once per read, when first needed
     by_id: dict[str, str] | None = None
@@ -277,6 +323,8 @@ def refresh_claims(bundle: Bundle, cached: Summary | None) -> Summary:
                 seen[ref] = _stat_ref(roots, ref)
             if seen[ref] != fp:
                 # A watched file changed: re-derive this claim (its own file is unchanged).
+                if reused:
+                    out, reused = {key: dict(part) for key, part in out.items()}, False
                 if by_id is None:
                     by_id = {line.split(" ", 2)[2]: k for k, line in out["files"].items()}
                 key = by_id.get(claim_id, f"{claim_id}.json")
@@ -329,8 +377,11 @@ def _read_obligation(inner: bool) -> Callable[[bytes, str], Parsed]:
 
 def refresh_obligations(bundle: Bundle, cached: Summary | None) -> Summary:
     """The open obligations as of now, reusing ``cached`` entries whose files are unchanged."""
-    out = _empty()
     outer = obligations_dir(bundle)
+    same = _unchanged(((outer, ""), (inner_dir(bundle), "inner/")), cached)
+    if same is not None:
+        return same
+    out = _empty()
     try:
         _scan(outer, "", cached, _read_obligation(False), out)
     except FileNotFoundError:
