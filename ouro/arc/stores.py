@@ -32,6 +32,13 @@ under ``inner/`` are keyed ``inner/<name>``; a closed obligation has a file
 line and no item; a file the obligation reader refuses is an error keyed by
 its file name (``inner/<name>`` for a return obligation).
 
+No store file or folder is read through a symlink that leads outside the
+bundle (``ouro.store.inside``): each folder is resolved once per read; a file
+is looked at only when the listing says it is a symlink. Such a file is never
+stat'ed nor opened: its line is untrusted and it is an error naming its
+bundle-relative path (unknown, never absent); such a folder is
+``{"error": reason}``.
+
 A claim file that must be read goes through the one claim reader
 (``ouro.arc.claim_status.claim_from_json``: no schema library, so orient,
 resume and host hooks start without pydantic) and its status is derived by the
@@ -51,6 +58,7 @@ from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.store import jsonio
 from ouro.store import stamp as stamps
+from ouro.store.inside import Inside, outside
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:
@@ -90,14 +98,17 @@ def _part(cached: Summary | None, key: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _unchanged(folders: tuple[tuple[Path, str], ...], cached: Summary | None) -> Summary | None:
+def _unchanged(
+    folders: tuple[tuple[Path, str], ...], cached: Summary | None, inside: Inside
+) -> Summary | None:
     """``cached`` itself when ``folders`` hold exactly its files, every stamp unchanged.
 
     The common read (a hook on every prompt): nothing moved since the summary was
     written, so each entry costs one ``stat`` and one comparison, and the summary
     is the cached one (no lines, items or errors copied). None as soon as a file
-    is new, gone, unstatable or stamped otherwise, or a folder cannot be listed:
-    ``_scan`` then settles each file. A missing folder holds no files.
+    is new, gone, unstatable or stamped otherwise, or a folder cannot be listed,
+    or a symlink leads outside the bundle: ``_scan`` then settles each file. A
+    missing folder holds no files.
     """
     files = _part(cached, "files")
     if not files or cached is None:
@@ -120,6 +131,8 @@ def _unchanged(folders: tuple[tuple[Path, str], ...], cached: Summary | None) ->
                     line = get(prefix + name)
                     if type(line) is not str:
                         return None
+                    if entry.is_symlink() and not inside.entry(entry, os.fspath(folder)):
+                        return None
                     st = entry.stat()
                     if not line.startswith(
                         f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino} "
@@ -139,12 +152,14 @@ def _scan(
     cached: Summary | None,
     parse: Callable[[bytes, str], Parsed],
     out: Summary,
+    inside: Inside,
 ) -> None:
     """Add a line per JSON file in ``folder`` to ``out`` (and its item or error).
 
     One pass over the listing: each entry is stat'ed and settled as it comes
     (no list of a thousand stat results held at once). Raises OSError when the
-    folder cannot be listed.
+    folder cannot be listed. A symlink that leads outside the bundle is never
+    stat'ed nor opened: its line is untrusted and its item an error (unknown).
     """
     old_files, old_items, old_errors = (_part(cached, k) for k in ("files", "items", "errors"))
     now = time.time_ns()
@@ -153,20 +168,20 @@ def _scan(
     # folder (``fstatat``), not a walk of its whole path again
     fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        _scan_listing(fd, base, prefix, (old_files, old_items, old_errors), parse, out, now)
+        listing = (fd, base, prefix, inside)
+        _scan_listing(listing, (old_files, old_items, old_errors), parse, out, now)
     finally:
         os.close(fd)
 
 
 def _scan_listing(
-    fd: int,
-    base: str,
-    prefix: str,
+    where: tuple[int, str, str, Inside],
     old: tuple[dict[str, Any], dict[str, Any], dict[str, Any]],
     parse: Callable[[bytes, str], Parsed],
     out: Summary,
     now: int,
 ) -> None:
+    fd, base, prefix, inside = where
     old_files, old_items, old_errors = old
     files, items, errors = out["files"], out["items"], out["errors"]
     with os.scandir(fd) as listing:
@@ -175,6 +190,11 @@ def _scan_listing(
             if not name.endswith(".json") or name.startswith("."):
                 continue
             key = prefix + name
+            if dir_entry.is_symlink() and not inside.entry(dir_entry, base):
+                ident = prefix + name[:-5]  # as the obligation reader keys a refused file
+                files[key] = f"{UNTRUSTED} - {ident}"
+                errors[ident] = outside(inside.rel(os.path.join(base, name)))
+                continue
             try:
                 st = dir_entry.stat()
             except FileNotFoundError:
@@ -301,12 +321,15 @@ def _parse_claim(bundle: Bundle, folder: Path) -> Callable[[bytes, str], Parsed]
 def refresh_claims(bundle: Bundle, cached: Summary | None) -> Summary:
     """The claim summary as of now, reusing ``cached`` entries whose files are unchanged."""
     folder = claims_dir(bundle)
+    inside = Inside(bundle.root)
+    if inside.folder(folder) is None:  # once per read: the listing's entries are then checked
+        return {"error": outside(inside.rel(folder))}
     parse = _parse_claim(bundle, folder)
-    out = _unchanged(((folder, ""),), cached)
+    out = _unchanged(((folder, ""),), cached, inside)
     if out is None:
         out = _empty()
         try:
-            _scan(folder, "", cached, parse, out)
+            _scan(folder, "", cached, parse, out, inside)
         except OSError as exc:
             return {"error": f"cannot list {folder.name}/ ({exc.strerror or exc})"}
     reused = out is cached  # changed below only as a copy: ``cached`` is the basis's
@@ -378,18 +401,22 @@ def _read_obligation(inner: bool) -> Callable[[bytes, str], Parsed]:
 def refresh_obligations(bundle: Bundle, cached: Summary | None) -> Summary:
     """The open obligations as of now, reusing ``cached`` entries whose files are unchanged."""
     outer = obligations_dir(bundle)
-    same = _unchanged(((outer, ""), (inner_dir(bundle), "inner/")), cached)
+    inside = Inside(bundle.root)
+    for folder in (outer, inner_dir(bundle)):  # once per read, as for claims
+        if inside.folder(folder) is None:
+            return {"error": outside(inside.rel(folder))}
+    same = _unchanged(((outer, ""), (inner_dir(bundle), "inner/")), cached, inside)
     if same is not None:
         return same
     out = _empty()
     try:
-        _scan(outer, "", cached, _read_obligation(False), out)
+        _scan(outer, "", cached, _read_obligation(False), out, inside)
     except FileNotFoundError:
         return {"error": f"{outer.name}/ is missing"}
     except OSError as exc:
         return {"error": f"cannot list {outer.name}/ ({exc.strerror or exc})"}
     try:
-        _scan(inner_dir(bundle), "inner/", cached, _read_obligation(True), out)
+        _scan(inner_dir(bundle), "inner/", cached, _read_obligation(True), out, inside)
     except FileNotFoundError:
         pass  # no return obligation was ever recorded
     except OSError as exc:
