@@ -33,7 +33,7 @@ line and no item; a file the obligation reader refuses is an error keyed by
 its file name (``inner/<name>`` for a return obligation).
 
 No store file or folder is read through a symlink that leads outside the
-bundle (``ouro.store.inside``): each folder is resolved once per read; a file
+bundle (``ouro.store.guard.Inside``): each folder is resolved once per read; a file
 is looked at only when the listing says it is a symlink. Such a file is never
 stat'ed nor opened: its line is untrusted and it is an error naming its
 bundle-relative path (unknown, never absent); such a folder is
@@ -58,7 +58,7 @@ from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.store import jsonio
 from ouro.store import stamp as stamps
-from ouro.store.inside import Inside, outside
+from ouro.store.guard import Inside, outside
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:

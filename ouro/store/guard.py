@@ -10,6 +10,16 @@ appends, lock files) calls these before it writes a byte:
   the ``root`` the caller passes (``Bundle.init`` before ``bundle.json``
   exists). A path in no bundle is not confined. The write then goes to the
   resolved path, so a symlink that stays inside the bundle still works.
+- ``Inside(root)``: the same rule for reads. A reader that lists or opens
+  record files never opens one whose path resolves outside the bundle (a
+  hostile bundle, a cloned repository, can hold symlinks): not its bytes, so
+  not even a field name of it reaches an output, the index, a cache or a log.
+  The path is skipped and reported (``outside(rel)``) and the read goes on; a
+  symlink that stays inside is read as before. The common path pays no
+  syscall: ``folder(path)`` resolves the folder a read lists, once per read;
+  ``entry(entry, folder)`` looks at a listed entry only when the listing
+  (``d_type``) says it is a symlink; ``path(path)`` resolves one file a read
+  opens by name.
 - ``make_dirs(folder)``: creates missing folders one at a time and fsyncs each
   new folder's parent, so a new file's folder survives a power cut too; a
   write that then fails removes the folders it created (``remove_dirs``).
@@ -81,6 +91,51 @@ def confine(path: Path, root: Path | str | None = None) -> Path:
             "(ouro writes only inside its bundle)",
         )
     return Path(real)
+
+
+def outside(rel: str) -> str:
+    """The problem a skipped path is reported with (``rel``: bundle-relative)."""
+    return f"{rel} resolves outside the bundle through a symlink; it was not read"
+
+
+class Inside:
+    """The read-side confinement of one bundle root."""
+
+    __slots__ = ("real", "root")
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = os.path.abspath(root)
+        real = _real_roots.get(self.root)
+        if real is None:
+            real = _real_roots[self.root] = realpath(self.root)
+        self.real = real
+
+    def holds(self, real: str) -> bool:
+        """Whether the resolved name ``real`` lies inside the bundle."""
+        base = self.real
+        return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+
+    def folder(self, path: str | os.PathLike[str]) -> str | None:
+        """``path`` resolved, or None when it (through a symlink) lies outside."""
+        real = realpath(os.path.abspath(path))
+        return real if self.holds(real) else None
+
+    def path(self, path: str | os.PathLike[str]) -> bool:
+        """Whether the file ``path`` resolves inside the bundle (a missing one does)."""
+        return self.holds(realpath(os.path.abspath(path)))
+
+    def entry(self, entry: os.DirEntry[str], folder: str) -> bool:
+        """Whether ``entry``, listed in ``folder`` (inside the bundle), stays inside.
+
+        No syscall unless the entry is a symlink (``d_type`` from the listing).
+        """
+        if not entry.is_symlink():
+            return True
+        return self.holds(os.path.realpath(os.path.join(folder, entry.name)))
+
+    def rel(self, path: str | os.PathLike[str]) -> str:
+        """``path`` relative to the bundle root, as a reader reports it."""
+        return os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
 
 
 #: Linux names an open descriptor's resolved path in /proc/self/fd
