@@ -140,3 +140,90 @@ def test_an_obligations_folder_symlinked_outside_is_unknown(
     assert summary == {
         "error": f"{rel} resolves outside the bundle through a symlink; it was not read"
     }
+
+
+# --- notes, the index's document scan (ouro.desk.notes, ouro.index) ----------------
+
+NOTE = "---\ntitle: Leaked\ntags: []\n---\nzebraquartz is the outside word\n"
+
+
+def _note_bundle(bundle: Bundle, tmp_path: Path) -> Path:
+    from ouro.desk.notes import write_note
+
+    write_note(bundle, "Kept note", "giraffeplum stays inside\n")
+    target = tmp_path / "outside" / "secret.md"
+    target.parent.mkdir(exist_ok=True)
+    target.write_text(NOTE)
+    return target
+
+
+@pytest.mark.parametrize("verb", ["sync", "rebuild"])
+def test_a_note_symlinked_outside_is_skipped_and_reported_by_the_index(
+    bundle: Bundle, tmp_path: Path, verb: str
+) -> None:
+    from ouro.desk.notes import read_manifest
+    from tests.conftest import run_ouro
+
+    target = _note_bundle(bundle, tmp_path)
+    os.symlink(target, bundle.record / "notes" / "leak.md")
+    proc = run_ouro("index", verb, bundle=bundle)
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "skipped desk/_record/notes/leak.md:0: resolves outside the bundle through a "
+        "symlink; it was not read"
+    ) in proc.stdout
+    assert "zebraquartz" not in proc.stdout + proc.stderr
+    assert [e["slug"] for e in read_manifest(bundle) or []] == ["kept-note"]
+    assert "Leaked" not in (bundle.record / "notes" / ".index.json").read_text()
+    found = run_ouro("desk", "search", "zebraquartz", "--json", bundle=bundle)
+    assert json.loads(found.stdout)["results"] == []
+    kept = run_ouro("desk", "search", "giraffeplum", "--json", bundle=bundle)
+    assert len(json.loads(kept.stdout)["results"]) == 1
+
+
+def test_a_note_indexed_then_swapped_for_an_outside_symlink_leaves_the_index(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    from tests.conftest import run_ouro
+
+    target = _note_bundle(bundle, tmp_path)
+    path = bundle.record / "notes" / "kept-note.md"
+    run_ouro("index", "sync", bundle=bundle, check=True)
+    path.unlink()
+    os.symlink(target, path)
+    proc = run_ouro("index", "sync", bundle=bundle, check=True)
+    assert "skipped desk/_record/notes/kept-note.md:0: resolves outside" in proc.stdout
+    for word in ("giraffeplum", "zebraquartz"):
+        found = run_ouro("desk", "search", word, "--json", bundle=bundle)
+        assert json.loads(found.stdout)["results"] == []
+
+
+def test_a_folder_touched_through_an_outside_symlink_is_never_indexed(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    from ouro.index.sync import sync, touch_paths
+    from tests.conftest import run_ouro
+
+    sync(bundle)
+    track = tmp_path / "outside" / "evil"
+    (track / "t1").mkdir(parents=True)
+    (track / "track.md").write_text("---\ntitle: Evil\n---\nzebraquartz\n")
+    (track / "t1" / "task.md").write_text("---\ntitle: zebraquartz\nstatus: todo\n---\nx\n")
+    os.symlink(track, bundle.desk / "evil")
+    touch_paths(bundle, [bundle.desk / "evil"])  # a folder walk names these files
+    found = run_ouro("desk", "search", "zebraquartz", "--json", bundle=bundle)
+    assert json.loads(found.stdout)["results"] == []
+    proc = run_ouro("index", "rebuild", bundle=bundle, check=True)
+    assert "skipped desk/evil:0: resolves outside the bundle through a symlink" in proc.stdout
+
+
+def test_note_symlinks_inside_the_bundle_keep_working(bundle: Bundle, tmp_path: Path) -> None:
+    from ouro.desk.notes import read_manifest, regenerate_manifest
+
+    _note_bundle(bundle, tmp_path)
+    elsewhere = bundle.desk / "kept.md"
+    elsewhere.write_text(NOTE)
+    os.symlink(elsewhere, bundle.record / "notes" / "linked.md")
+    _entries, problems = regenerate_manifest(bundle)
+    assert problems == []
+    assert [e["slug"] for e in read_manifest(bundle) or []] == ["kept-note", "linked"]

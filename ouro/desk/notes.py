@@ -10,7 +10,9 @@ Contract:
   note under ``notes/`` (a note in a subfolder such as ``journal/`` has the
   slug ``journal/<name>``), sorted by slug, ``hash`` = ``hash_file`` of the note. It is rewritten atomically under
   ``state/locks/notes.lock`` after each note write; a missing or unreadable
-  manifest is regenerated from the note files.
+  manifest is regenerated from the note files. A note file or folder behind a
+  symlink leading outside the bundle is never read: it is left out and
+  reported as a problem (``ouro.store.guard.Inside``).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from ouro.models.clock import utc_now_iso
 from ouro.models.hashing import hash_file
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
+from ouro.store.guard import Inside
 from ouro.store.lock import FileLock
 
 NOTE_KEYS = ("title", "tags", "created", "updated")
@@ -57,10 +60,9 @@ def scan(bundle: Bundle) -> tuple[list[dict[str, Any]], list[str]]:
     entries: list[dict[str, Any]] = []
     problems: list[str] = []
     root = notes_dir(bundle)
-    for path in sorted(root.rglob("*.md")):
+    # never a note behind a symlink leading outside the bundle: reported, not read
+    for path in Inside(bundle.root).files(root, ".md", problems):
         rel = path.relative_to(root)
-        if any(part.startswith(".") for part in rel.parts):
-            continue
         try:
             meta, _ = read_doc(path, source=bundle.locator(path))
         except CorruptFile as exc:

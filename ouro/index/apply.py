@@ -33,7 +33,11 @@ from ouro.index.extract import (
 from ouro.index.fresh import FACTS, Seen, file_hash
 from ouro.models.plain import Plain
 from ouro.store import cursor as cursors
+from ouro.store.guard import Inside
 from ouro.store.stamp import RACY_NS
+
+#: a skipped file's problem (its locator is the problem's file)
+OUTSIDE = "resolves outside the bundle through a symlink; it was not read"
 
 #: doc kind -> structured table
 TABLES = {
@@ -502,6 +506,12 @@ def apply_file(
             # a rebuild: the scan's stat of this regular file, taken before this read
             mtime_ns, size = seen.mtime_ns, seen.size
         else:
+            # a file named by a write or a folder walk, not by the scan (which
+            # follows no symlink): resolved whole, never opened outside the bundle
+            if not Inside(root).path(path):
+                remove_file(conn, locator, report)
+                report.problems.append(Problem(locator, 0, OUTSIDE))
+                return
             st = os.stat(path)
             if not S_ISREG(st.st_mode):
                 raise FileNotFoundError(path)

@@ -61,14 +61,25 @@ def watched(folder: str) -> bool:
     return folder.count("/") <= 1 or folder in DEEP_WATCHED or folder.startswith(NOTES_PREFIX)
 
 
-def scan(root: str) -> tuple[dict[str, Seen], dict[str, int]]:
-    """Every indexed file under ``desk/`` and each watched folder's mtime (stat before list)."""
+def scan(root: str, outside: list[str] | None = None) -> tuple[dict[str, Seen], dict[str, int]]:
+    """Every indexed file under ``desk/`` and each watched folder's mtime (stat before list).
+
+    Symlinks are neither followed nor indexed; one to a folder or to a file
+    that would be indexed, resolving outside the bundle (or ``desk/`` itself,
+    resolved once), is added to ``outside`` by locator: only a symlink pays a
+    ``realpath``."""
     from ouro.index.extract import classify
+    from ouro.store.guard import Inside
 
     files: dict[str, Seen] = {}
     dirs: dict[str, int] = {}
     base = os.path.join(root, "")
+    inside = Inside(root)
     stack = [os.path.join(root, "desk")]
+    if inside.folder(stack[0]) is None:
+        if outside is not None:
+            outside.append("desk")
+        return files, dirs
     while stack:
         folder = stack.pop()
         rel = folder[len(base) :]
@@ -86,6 +97,13 @@ def scan(root: str) -> tuple[dict[str, Seen], dict[str, int]]:
                 stack.append(entry.path)
                 continue
             if not entry.is_file(follow_symlinks=False):
+                if (
+                    outside is not None
+                    and entry.is_symlink()
+                    and (classify(entry.path[len(base) :]) is not None or entry.is_dir())
+                    and not inside.entry(entry, folder)
+                ):
+                    outside.append(entry.path[len(base) :])
                 continue
             locator = entry.path[len(base) :]
             kind = classify(locator)

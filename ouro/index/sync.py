@@ -38,9 +38,16 @@ from typing import TYPE_CHECKING, Any
 
 from ouro.errors import IndexUnavailable, OuroError
 from ouro.index import db
-from ouro.index.apply import DATA_TABLES, SyncReport, flush_docs, remove_file, set_meta
+from ouro.index.apply import (
+    DATA_TABLES,
+    OUTSIDE,
+    SyncReport,
+    flush_docs,
+    remove_file,
+    set_meta,
+)
 from ouro.index.apply import apply_file as _apply_file  # one name, patchable by drills
-from ouro.index.extract import classify
+from ouro.index.extract import Problem, classify
 from ouro.index.fresh import ENTITIES, FACTS, scan, watched
 from ouro.notices import warn
 from ouro.store.lock import FileLock
@@ -162,7 +169,10 @@ def _apply_changes(
     report: SyncReport,
     batch: Callable[[], AbstractContextManager[Any]],
 ) -> None:
-    seen, dirs = scan(top)
+    outside: list[str] = []
+    seen, dirs = scan(top, outside)
+    # never opened: reported, and dropped from the index below (not in ``seen``)
+    report.problems.extend(Problem(locator, 0, OUTSIDE) for locator in outside)
     report.scanned = len(seen)
     known = {
         loc: (mtime, size, racy)
@@ -194,7 +204,7 @@ def _apply_changes(
     if gone:
         with batch():
             for loc in gone:
-                if not os.path.isfile(os.path.join(top, loc)):
+                if loc in outside or not os.path.isfile(os.path.join(top, loc)):
                     remove_file(conn, loc, report)
         if progress:
             progress(total, total)

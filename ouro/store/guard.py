@@ -133,6 +133,38 @@ class Inside:
             return True
         return self.holds(os.path.realpath(os.path.join(folder, entry.name)))
 
+    def files(self, folder: str | os.PathLike[str], suffix: str, problems: list[str]) -> list[Path]:
+        """The files named ``*suffix`` under ``folder``, sorted, none outside the bundle.
+
+        Dot-named files and folders are skipped; a symlinked folder is not
+        descended (as ``Path.rglob``). A path resolving outside (``folder``
+        itself, or a symlink in it) is reported in ``problems``, never opened.
+        """
+        if self.folder(folder) is None:
+            problems.append(outside(self.rel(folder)))
+            return []
+        found: list[Path] = []
+        stack = [os.fspath(folder)]
+        while stack:
+            try:
+                with os.scandir(stack.pop()) as listing:
+                    entries = list(listing)
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                if entry.is_symlink():
+                    if not self.holds(os.path.realpath(entry.path)):
+                        problems.append(outside(self.rel(entry.path)))
+                        continue
+                elif entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                    continue
+                if entry.name.endswith(suffix) and entry.is_file():
+                    found.append(Path(entry.path))
+        return sorted(found)
+
     def rel(self, path: str | os.PathLike[str]) -> str:
         """``path`` relative to the bundle root, as a reader reports it."""
         return os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
