@@ -227,3 +227,138 @@ def test_note_symlinks_inside_the_bundle_keep_working(bundle: Bundle, tmp_path: 
     _entries, problems = regenerate_manifest(bundle)
     assert problems == []
     assert [e["slug"] for e in read_manifest(bundle) or []] == ["kept-note", "linked"]
+
+
+# --- tasks, desk heads, friction, tips, orient ----------------------------------------
+
+DOC = "---\nid: t-zebra\ntitle: zebraquartz\nstatus: open\nzebrafield: 1\n---\nzebraquartz\n"
+
+
+def _hostile_desk(bundle: Bundle, tmp_path: Path) -> None:
+    """A track with a real task, and every desk symlink shape leading outside."""
+    from ouro.desk.tasks import add_task
+    from ouro.desk.tracks import add_track
+
+    add_track(bundle, "good")
+    add_task(bundle, "good", "kept task")
+    out = tmp_path / "outside"
+    for rel in (
+        "evil/track.md",
+        "evil/t1/task.md",
+        "taskdir/task.md",
+        "task.md",
+        "fr.md",
+        "tip.md",
+    ):
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_text(DOC)
+    desk = bundle.desk
+    os.symlink(out / "evil", desk / "evil")
+    os.symlink(out / "taskdir", desk / "good" / "t-evil")
+    (desk / "good" / "t-link").mkdir()
+    os.symlink(out / "task.md", desk / "good" / "t-link" / "task.md")
+    os.symlink(out / "fr.md", desk / "_friction" / "fr-evil.md")
+    os.symlink(out / "tip.md", desk / "_meta" / "tips" / "evil.md")
+
+
+def _reason(rel: str) -> str:
+    return f"{rel} resolves outside the bundle through a symlink; it was not read"
+
+
+TASK_SKIPS = [
+    _reason("desk/evil"),
+    _reason("desk/good/t-evil"),
+    _reason("desk/good/t-link/task.md"),
+]
+
+
+def test_task_listing_skips_and_reports_what_leads_outside(bundle: Bundle, tmp_path: Path) -> None:
+    from ouro.desk.tasks import iter_tasks, scan_heads
+
+    _hostile_desk(bundle, tmp_path)
+    scan = iter_tasks(bundle)
+    assert [t.meta["title"] for t in scan.tasks] == ["kept task"]
+    assert scan.problems == TASK_SKIPS
+    heads, problems = scan_heads(bundle)
+    assert [h.status for h in heads] == ["open"] and problems == TASK_SKIPS
+
+
+def test_desk_heads_skip_and_report_what_leads_outside_on_every_read(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    from ouro.desk.heads import read_heads
+
+    _hostile_desk(bundle, tmp_path)
+    for _ in range(3):  # the scan, the healed cache, the cache again
+        heads, problems = read_heads(bundle)
+        assert [h.title for h in heads] == ["kept task"]
+        assert problems == TASK_SKIPS
+
+
+def test_friction_and_tips_skip_and_report_what_leads_outside(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    from ouro.desk.friction import add_friction, list_friction
+    from ouro.desk.tips import add_tip, list_tips
+
+    _hostile_desk(bundle, tmp_path)
+    add_friction(bundle, "real friction")
+    add_tip(bundle, "real tip")
+    items, problems = list_friction(bundle)
+    assert [i["title"] for i in items] == ["real friction"]
+    assert problems == [_reason("desk/_friction/fr-evil.md")]
+    tips, problems = list_tips(bundle)
+    assert [t["title"] for t in tips] == ["real tip"]
+    assert problems == [_reason("desk/_meta/tips/evil.md")]
+
+
+def test_orient_and_the_desk_commands_succeed_and_never_show_outside_content(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    from tests.conftest import run_ouro
+
+    _hostile_desk(bundle, tmp_path)
+    for args in (("orient",), ("desk", "task", "list"), ("desk", "ready"),
+                 ("desk", "friction", "list"), ("desk", "tip", "list"), ("orient", "--json")):  # fmt: skip
+        proc = run_ouro(*args, bundle=bundle)
+        assert proc.returncode == 0, (args, proc.stdout, proc.stderr)
+        said = proc.stdout + proc.stderr
+        assert "zebra" not in said, args
+    orient = run_ouro("orient", bundle=bundle).stdout
+    for rel in ("desk/evil", "desk/good/t-link/task.md", "desk/_friction/fr-evil.md"):
+        assert _reason(rel) in orient
+
+
+def test_desk_symlinks_inside_the_bundle_keep_working(bundle: Bundle) -> None:
+    from ouro.desk.heads import read_heads
+    from ouro.desk.tasks import add_task, iter_tasks
+    from ouro.desk.tracks import add_track
+
+    add_track(bundle, "good")
+    add_task(bundle, "good", "linked task")
+    real = next(p for p in (bundle.desk / "good").iterdir() if p.is_dir())
+    os.replace(real, bundle.desk / "_kept")
+    os.symlink(bundle.desk / "_kept", real)
+    assert [t.meta["title"] for t in iter_tasks(bundle).tasks] == ["linked task"]
+    heads, problems = read_heads(bundle)
+    assert [h.title for h in heads] == ["linked task"] and problems == []
+
+
+# --- the event log -------------------------------------------------------------------
+
+
+def test_an_event_day_file_symlinked_outside_is_never_folded(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    add_claim(bundle, "an event today")
+    target = tmp_path / "ev.jsonl"
+    target.write_text(json.dumps({"id": "ev-zebra", "kind": "agent_note", SECRET: 1}) + "\n")
+    os.symlink(target, bundle.arc / "flight-recorder" / "events" / "2026-01-01.jsonl")
+    answer = read_resume(bundle)
+    assert SECRET not in _said(answer) and "ev-zebra" not in _said(answer)
+    assert {
+        "code": "events_outside",
+        "severity": "degraded",
+        "message": _reason("arc/flight-recorder/events/2026-01-01.jsonl"),
+    } in answer["recorder"]["issues"]
+    assert answer["eventCount"] == 1

@@ -27,6 +27,7 @@ from ouro.bundle import Bundle
 from ouro.edge import is_blank
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_chunks
+from ouro.store.guard import Inside, outside
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:
@@ -219,8 +220,12 @@ def _parse_persisted(raw: bytes) -> tuple[dict[str, Any] | None, dict[str, str] 
 
 def compute(bundle: Bundle) -> Computed:
     folder = paths.events_dir(bundle)
+    skipped: list[str] = []  # day files behind a symlink leading outside the bundle
     try:
-        names = folding.day_files(folder)
+        inside = Inside(bundle.root)
+        if inside.folder(folder) is None:  # once per read
+            raise NotADirectoryError(outside(inside.rel(folder)))
+        names = folding.day_files(folder, skipped)
     except OSError as exc:
         empty = folding.empty_state()
         out = view(bundle, empty, _stores(bundle, None), [])
@@ -232,11 +237,11 @@ def compute(bundle: Bundle) -> Computed:
         out["completeState"] = False
         out["missing"] = [*out["missing"], "recorder: unavailable"]
         return Computed(out, [])
-    written = _written(bundle, folder, names)
+    written = _written(bundle, folder, names) if not skipped else None
     if written is not None:
         return Computed(written, [])
     persisted, load_issue, raw = _load_persisted(bundle)
-    file_issues: list[dict[str, str]] = []
+    file_issues: list[dict[str, str]] = [issue("events_outside", outside(r)) for r in skipped]
     state: dict[str, Any] | None = None
     folded = 0
     if persisted is not None:

@@ -53,6 +53,7 @@ from ouro.arc.paths import DAY_FILE
 from ouro.lane import is_habit_session
 from ouro.store import jsonio
 from ouro.store import stamp as stamps
+from ouro.store.guard import names_inside
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:
@@ -97,13 +98,11 @@ def empty_state() -> State:
     }
 
 
-def day_files(folder: Path) -> list[str]:
-    """Day files in order. Raises OSError when the folder cannot be listed."""
-    try:
-        names = os.listdir(folder)
-    except FileNotFoundError:
-        return []
-    return sorted(name for name in names if DAY_FILE.match(name))
+def day_files(folder: Path, skipped: list[str] | None = None) -> list[str]:
+    """Day files in order; none behind a symlink leading outside the bundle (never
+    opened: their bundle-relative paths go to ``skipped``). Raises OSError when
+    the folder cannot be listed."""
+    return names_inside(folder, DAY_FILE.match, skipped)
 
 
 def _fp(st: os.stat_result, now: int) -> list[int] | None:

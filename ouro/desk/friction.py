@@ -6,13 +6,13 @@ Files are only ever created (the id is new), so no lock is needed.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.desk.docs import read_doc, write_doc
 from ouro.errors import CorruptFile, InvalidInput
+from ouro.store.guard import Inside
 
 SEVERITIES = ("low", "medium", "high")
 
@@ -63,14 +63,14 @@ def list_friction(
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """Friction entries, newest first, and problems with unreadable files. Pure."""
     folder = friction_dir(bundle)
+    problems: list[str] = []
     try:  # scandir, not Path.glob: no pattern to compile on orient's cold path
-        with os.scandir(folder) as entries:
-            names = [e.name for e in entries if e.name.endswith(".md")]
+        # none behind a symlink leading outside the bundle: reported, never opened
+        entries = Inside(bundle.root).entries(folder, problems, lambda n: n.endswith(".md"))
     except FileNotFoundError:
         return [], []
-    paths = [folder / name for name in sorted(names, reverse=True)]
+    paths = [folder / name for name in sorted((e.name for e in entries), reverse=True)]
     items: list[dict[str, Any]] = []
-    problems: list[str] = []
     for path in paths:
         if limit is not None and len(items) >= limit:
             break

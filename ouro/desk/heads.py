@@ -79,10 +79,12 @@ import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from stat import S_ISLNK
 
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, OuroError
 from ouro.store import stamp as stamps
+from ouro.store.guard import Inside, outside
 from ouro.store.stamp import Stamp as Fp
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
@@ -94,10 +96,11 @@ if TYPE_CHECKING:
 else:
     from ouro.tuples import NamedTuple
 
-SCHEMA = 9  # 3: marshal rows, per-folder listings, ctime in the fingerprint; 4: rest blob;
+SCHEMA = 10  # 3: marshal rows, per-folder listings, ctime in the fingerprint; 4: rest blob;
 # 5: fingerprints packed as int64; 6: fingerprints as four columns; 7: the check in each row;
 # 8: the packet's ready rows (``READY_KEPT``, no clock) saved with the rows they come from;
-# 9: the shown rows in a blob of their own (``freshness`` leaves them undecoded)
+# 9: the shown rows in a blob of their own (``freshness`` leaves them undecoded);
+# 10: listings leave out task folders behind a symlink leading outside the bundle
 MAGIC = b"ouro-desk-heads"
 FIELDS = (
     "id",
@@ -444,13 +447,22 @@ class _Scan(NamedTuple):
 
 
 def _listing(
-    desk: str, cache: _Cache | None
+    desk: str, cache: _Cache | None, inside: Inside, skipped: dict[str, str]
 ) -> tuple[os.stat_result | None, list[tuple[str, os.stat_result | None, list[str]]]]:
     """(desk stat, [(track, track stat, folders)]), reusing cached listings whose
-    folder fingerprint is unchanged."""
+    folder fingerprint is unchanged.
+
+    Nothing behind a symlink leading outside the bundle is listed: the desk
+    folder is resolved once, a track by its ``lstat`` (in place of a ``stat``),
+    a task folder only when its listing says symlink. Each such path goes to
+    ``skipped`` (locator -> problem); its track keeps no fingerprint, so it is
+    looked at (and reported) again on every read."""
     try:
         desk_st = os.stat(desk)
     except (FileNotFoundError, NotADirectoryError):
+        return None, []
+    if inside.folder(desk) is None:
+        skipped["desk"] = outside("desk")
         return None, []
     cached = {t[0]: t for t in cache.tracks} if cache is not None else {}
     if cache is not None and cache.desk_fp is not None and cache.desk_fp == _fp(desk_st):
@@ -464,7 +476,13 @@ def _listing(
     for name in names:
         base = f"{desk}{os.sep}{name}"
         try:
-            st = os.stat(base)
+            st = os.lstat(base)
+            if S_ISLNK(st.st_mode):
+                if not inside.path(base):
+                    skipped[f"desk/{name}"] = outside(f"desk/{name}")
+                    out.append((name, None, []))
+                    continue
+                st = os.stat(base)
         except (FileNotFoundError, NotADirectoryError):
             continue
         old = cached.get(name)
@@ -473,16 +491,26 @@ def _listing(
             continue
         try:
             with os.scandir(base) as entries:
-                folders = sorted(e.name for e in entries if e.is_dir())
+                found = [e for e in entries if e.is_dir()]
         except (FileNotFoundError, NotADirectoryError):
             continue
-        out.append((name, st, folders))
+        folders = []
+        trusted: os.stat_result | None = st
+        for e in found:
+            if e.is_symlink() and not inside.entry(e, base):
+                rel = f"desk/{name}/{e.name}"
+                skipped[rel] = outside(rel)
+                trusted = None  # no fingerprint: listed (and reported) on every read
+            else:
+                folders.append(e.name)
+        out.append((name, trusted, sorted(folders)))
     return desk_st, out
 
 
 #: the value of every column for an entry that is not trusted (no size is -1)
 _UNTRUSTED = -1
 _FP = operator.attrgetter("st_size", "st_mtime_ns", "st_ctime_ns", "st_ino")
+_MODE = operator.attrgetter("st_mode")
 #: the columns the steady-state read compares, each whole as one list (in C):
 #: any write, truncate, ``utime`` or ``chmod`` sets a file's ctime to the current
 #: time, which is past a trusted fingerprint's (only files unchanged for
@@ -520,26 +548,43 @@ def _fp_list(fps: Cols | list[Fp | None]) -> list[Fp | None]:
     return [None if fp[0] < 0 else fp for fp in zip(*fps, strict=True)]
 
 
-def _stat_all(desk: str, rels: list[str]) -> list[Any]:
+def _stat_all(desk: str, rels: list[str], outs: set[str]) -> list[Any]:
     """One stat per task file, relative to the desk folder (a shorter path walk
     than absolute paths), in a tight loop: the stat, ``False`` for a missing file,
-    ``None`` for one that cannot be stat'ed."""
+    ``None`` for one that cannot be stat'ed or (in ``outs``) resolves outside the
+    bundle through a symlink. The stat does not follow a final symlink (the same
+    syscall); only a symlink is then resolved, and stat'ed through when inside."""
     try:
-        fd = os.open(desk, os.O_RDONLY | os.O_DIRECTORY)
+        fd: int | None = os.open(desk, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
-        return [_stat_one(f"{desk}{os.sep}{rel}", None) for rel in rels]
+        fd = None
+    names = rels if fd is not None else [f"{desk}{os.sep}{rel}" for rel in rels]
+    stats: list[Any]
     try:
         try:
-            return [os.stat(rel, dir_fd=fd) for rel in rels]
+            if fd is None:
+                raise NotADirectoryError
+            stats = [os.stat(rel, dir_fd=fd, follow_symlinks=False) for rel in rels]
         except OSError:
-            return [_stat_one(rel, fd) for rel in rels]
+            stats = [_stat_one(name, fd) for name in names]
+        if any(map(S_ISLNK, map(_MODE, filter(None, stats)))):
+            inside = Inside(os.path.dirname(desk))
+            for i, st in enumerate(stats):
+                if st and S_ISLNK(st.st_mode):
+                    if inside.path(f"{desk}{os.sep}{rels[i]}"):
+                        stats[i] = _stat_one(names[i], fd, follow=True)
+                    else:
+                        stats[i] = None
+                        outs.add(rels[i])
+        return stats
     finally:
-        os.close(fd)
+        if fd is not None:
+            os.close(fd)
 
 
-def _stat_one(path: str, fd: int | None) -> Any:
+def _stat_one(path: str, fd: int | None, *, follow: bool = False) -> Any:
     try:
-        return os.stat(path, dir_fd=fd)
+        return os.stat(path, dir_fd=fd, follow_symlinks=follow)
     except (FileNotFoundError, NotADirectoryError):
         return False
     except OSError:
@@ -560,7 +605,8 @@ def _scan(bundle: Bundle, cache: _Cache | None, *, rows: bool = True) -> _Scan:
     """What a read finds. ``rows=False`` (``freshness``): when every task file has
     its cached stamp the scan holds no rows (only ``same`` and the stamps are read)."""
     desk = str(bundle.desk)
-    desk_st, tracks = _listing(desk, cache)
+    skipped: dict[str, str] = {}  # locator -> problem: behind a symlink leading outside
+    desk_st, tracks = _listing(desk, cache, Inside(bundle.root), skipped)
     old: Cols | list[Fp | None]
     if cache is not None and _same_listing(tracks, cache):
         # The listing is the cached one: the candidates are the cached files, plus
@@ -579,7 +625,8 @@ def _scan(bundle: Bundle, cache: _Cache | None, *, rows: bool = True) -> _Scan:
         index = {r: i for i, r in enumerate(cache.rels)} if cache is not None else {}
         cached = _fp_list(cache.fps) if cache is not None else []
         old = [cached[index[r]] if r in index else None for r in rels]
-    stats = _stat_all(desk, rels)
+    outs: set[str] = set()
+    stats = _stat_all(desk, rels, outs)
     if cache is not None and old is cache.fps and len(rels) == len(cache.rels):
         # the steady state: each fingerprint column compared whole, as one list
         # (an untrusted entry, -1 in every column, never matches)
@@ -597,7 +644,7 @@ def _scan(bundle: Bundle, cache: _Cache | None, *, rows: bool = True) -> _Scan:
                 cache.rest,
                 cache.closed,
                 cache.counts,
-                {},
+                skipped,
                 True,
                 cache.memo,
             )
@@ -621,7 +668,10 @@ def _scan(bundle: Bundle, cache: _Cache | None, *, rows: bool = True) -> _Scan:
             continue  # no task.md (a folder without one, or removed since the listing)
         key = rels[i][:-8]
         if st is None:
-            problems[rels[i]] = f"desk/{rels[i]}: cannot stat it"
+            if rels[i] in outs:
+                problems[rels[i]] = outside(f"desk/{rels[i]}")
+            else:
+                problems[rels[i]] = f"desk/{rels[i]}: cannot stat it"
             continue
         try:
             row = _read_task(key, f"{desk}{os.sep}{rels[i]}")
@@ -647,7 +697,7 @@ def _scan(bundle: Bundle, cache: _Cache | None, *, rows: bool = True) -> _Scan:
         shown = _unpacked(cache.shown)
         return _Scan(
             desk_st, tracks, rels, stats, shown, cache.rest, cache.closed, cache.counts,
-            {}, False, cache.memo,
+            skipped, False, cache.memo,
         )  # fmt: skip
     hot.sort()
     keep = [i for i, st in enumerate(stats) if st is not False]
@@ -660,7 +710,7 @@ def _scan(bundle: Bundle, cache: _Cache | None, *, rows: bool = True) -> _Scan:
         [],
         closed,
         None,
-        problems,
+        {**skipped, **problems},
         False,
     )
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -45,6 +46,7 @@ from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound, ToolDenie
 from ouro.models.clock import format_time, parse_time, utc_now, utc_now_iso
 from ouro.models.ids import new_id
 from ouro.store import frontmatter
+from ouro.store.guard import Inside, outside
 from ouro.store.lock import FileLock
 
 STATUSES = ("open", "active", "blocked", "done", "dropped")
@@ -196,26 +198,47 @@ def check_status(status: str) -> str:
     return status
 
 
-def _task_files(bundle: Bundle, track: str | None = None) -> Iterator[Path]:
+def _task_files(
+    bundle: Bundle, track: str | None = None, problems: list[str] | None = None
+) -> Iterator[Path]:
+    """Every ``task.md``, none behind a symlink leading outside the bundle: those
+    are reported in ``problems`` by bundle-relative path, never opened. Only a
+    symlink pays for the check (the listing says which entries are)."""
     # os.scandir and string sorting: at thousands of tasks, pathlib's per-path
     # objects and comparisons cost more than reading the files.
+    inside = Inside(bundle.root)
+    skipped = problems if problems is not None else []
     if track is not None:
         tracks = [str(require_track(bundle, track))]
     else:
         try:
-            with os.scandir(bundle.desk) as entries:
-                tracks = sorted(
-                    e.path for e in entries if e.is_dir() and not e.name.startswith("_")
-                )
+            tracks = sorted(
+                e.path
+                for e in inside.entries(bundle.desk, skipped, lambda n: not n.startswith("_"))
+                if e.is_dir()
+            )
         except FileNotFoundError:
             return
     for folder in tracks:
-        with os.scandir(folder) as entries:
-            task_dirs = sorted(e.path for e in entries if e.is_dir())
+        if track is not None and inside.folder(folder) is None:
+            skipped.append(outside(inside.rel(folder)))
+            continue
+        task_dirs = sorted(e.path for e in inside.entries(folder, skipped) if e.is_dir())
         for task_dir in task_dirs:
             path = os.path.join(task_dir, "task.md")
-            if os.path.isfile(path):
-                yield Path(path)
+            try:
+                st = os.lstat(path)  # in place of a stat: a plain task pays nothing more
+            except OSError:
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                if not inside.path(path):
+                    skipped.append(outside(inside.rel(path)))
+                    continue
+                if not os.path.isfile(path):
+                    continue
+            elif not stat.S_ISREG(st.st_mode):
+                continue
+            yield Path(path)
 
 
 def load_task(bundle: Bundle, path: Path) -> Task:
@@ -227,7 +250,7 @@ def load_task(bundle: Bundle, path: Path) -> Task:
 def iter_tasks(bundle: Bundle, *, track: str | None = None) -> TaskScan:
     """Every task (sorted by track, then folder); unreadable ones go to ``problems``."""
     scan = TaskScan()
-    for path in _task_files(bundle, track):
+    for path in _task_files(bundle, track, scan.problems):
         try:
             scan.tasks.append(load_task(bundle, path))
         except CorruptFile as exc:
@@ -261,7 +284,7 @@ def scan_heads(bundle: Bundle) -> tuple[list[TaskHead], list[str]]:
     be read is reported in the problems, not skipped silently."""
     heads: list[TaskHead] = []
     problems: list[str] = []
-    for path in _task_files(bundle):
+    for path in _task_files(bundle, None, problems):
         locator = bundle.locator(path)
         try:
             text = path.read_text(encoding="utf-8")

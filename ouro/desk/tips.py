@@ -12,6 +12,7 @@ from typing import Any
 from ouro.bundle import Bundle
 from ouro.desk.docs import read_doc
 from ouro.errors import CorruptFile, InvalidInput
+from ouro.store.guard import Inside
 
 TIP_KEYS = ("title", "tags", "created", "updated")
 
@@ -58,7 +59,8 @@ def list_tips(bundle: Bundle, *, tag: str | None = None) -> tuple[list[dict[str,
     items: list[dict[str, Any]] = []
     problems: list[str] = []
     want = tag.strip().lower() if tag else None
-    for path in sorted(tips_dir(bundle).glob("*.md")):
+    # none behind a symlink leading outside the bundle: reported, never opened
+    for path in Inside(bundle.root).files(tips_dir(bundle), ".md", problems, deep=False):
         locator = bundle.locator(path)
         try:
             meta, _ = read_doc(path, source=locator)

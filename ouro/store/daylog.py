@@ -8,12 +8,12 @@ full yet: the first page costs one file, however long the history.
 
 Pure: it opens files for reading only. A line that is not a JSON object is
 counted in ``bad`` (the writers' own readers name and quarantine it) and
-skipped; a missing folder reads as an empty log with ``missing`` set.
+skipped; a missing folder reads as an empty log with ``missing`` set; a day
+file behind a symlink leading outside the bundle is never opened (``outside``).
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ouro.store import jsonio
+from ouro.store.guard import names_inside
 
 DAY_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}\.jsonl$")
 
@@ -34,15 +35,15 @@ class DayPage:
     #: lines skipped because they are not JSON objects (in the files read)
     bad: int = 0
     missing: bool = False
+    #: day files behind a symlink leading outside the bundle: never read
+    outside: list[str] = field(default_factory=list)
 
 
-def day_files(folder: Path) -> list[str]:
-    """Day file names, oldest first. Raises OSError when the folder cannot be listed."""
-    try:
-        names = os.listdir(folder)
-    except FileNotFoundError:
-        return []
-    return sorted(n for n in names if DAY_FILE.match(n))
+def day_files(folder: Path, skipped: list[str] | None = None) -> list[str]:
+    """Day file names, oldest first; none behind a symlink leading outside the
+    bundle (never opened: their bundle-relative paths go to ``skipped``). Raises
+    OSError when the folder cannot be listed."""
+    return names_inside(folder, DAY_FILE.match, skipped)
 
 
 def newest_first(
@@ -64,7 +65,7 @@ def newest_first(
         page.missing = True
         return page
     seen = 0
-    for name in reversed(day_files(folder)):
+    for name in reversed(day_files(folder, page.outside)):
         data = (folder / name).read_bytes()
         # A tail without its newline is an append still being written: not a bad line.
         cut = data.rfind(b"\n") + 1

@@ -43,6 +43,10 @@ from pathlib import Path
 
 from ouro.errors import OutsideBundle, StorageError
 
+TYPE_CHECKING = False  # no typing at run time: hooks import this module
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 MARKER = "bundle.json"
 #: temp names written by ouro's atomic replaces: ``.<target>.<pid>[-<n>|.link].tmp``
 #: compiled on first use (``re``'s own cache): a cold start that never sweeps pays nothing
@@ -98,6 +102,33 @@ def outside(rel: str) -> str:
     return f"{rel} resolves outside the bundle through a symlink; it was not read"
 
 
+def names_inside(
+    folder: str | os.PathLike[str], want: Callable[[str], object], skipped: list[str] | None
+) -> list[str]:
+    """The names in ``folder`` that ``want`` keeps, sorted, none behind a symlink
+    leading outside the bundle (those go to ``skipped``, bundle-relative).
+
+    Raises as ``os.scandir`` does, except for a missing folder (no names). Only
+    a symlink pays for the check: the listing says which entries are; the
+    bundle is the nearest folder above holding ``bundle.json``."""
+    base = os.fspath(folder)
+    try:
+        with os.scandir(base) as listing:
+            entries = [e for e in listing if want(e.name)]
+    except FileNotFoundError:
+        return []
+    names = []
+    for entry in entries:
+        if entry.is_symlink():
+            inside = Inside(bundle_root_of(entry.path) or base)
+            if not inside.entry(entry, base):
+                if skipped is not None:
+                    skipped.append(inside.rel(entry.path))
+                continue
+        names.append(entry.name)
+    return sorted(names)
+
+
 class Inside:
     """The read-side confinement of one bundle root."""
 
@@ -133,11 +164,43 @@ class Inside:
             return True
         return self.holds(os.path.realpath(os.path.join(folder, entry.name)))
 
-    def files(self, folder: str | os.PathLike[str], suffix: str, problems: list[str]) -> list[Path]:
+    def entries(
+        self,
+        folder: str | os.PathLike[str],
+        problems: list[str],
+        want: Callable[[str], bool] | None = None,
+    ) -> list[os.DirEntry[str]]:
+        """The entries of ``folder`` whose names ``want`` keeps, none outside the bundle.
+
+        Raises as ``os.scandir`` does. ``folder`` itself outside gives no entry;
+        it, and each kept symlink leading outside, is reported in ``problems``.
+        """
+        if self.folder(folder) is None:
+            problems.append(outside(self.rel(folder)))
+            return []
+        base = os.fspath(folder)
+        with os.scandir(base) as listing:
+            found = [e for e in listing if want is None or want(e.name)]
+        kept = []
+        for entry in found:
+            if entry.is_symlink() and not self.entry(entry, base):
+                problems.append(outside(self.rel(entry.path)))
+            else:
+                kept.append(entry)
+        return kept
+
+    def files(
+        self,
+        folder: str | os.PathLike[str],
+        suffix: str,
+        problems: list[str],
+        *,
+        deep: bool = True,
+    ) -> list[Path]:
         """The files named ``*suffix`` under ``folder``, sorted, none outside the bundle.
 
         Dot-named files and folders are skipped; a symlinked folder is not
-        descended (as ``Path.rglob``). A path resolving outside (``folder``
+        descended (as ``Path.rglob``); without ``deep`` no folder is. A path resolving outside (``folder``
         itself, or a symlink in it) is reported in ``problems``, never opened.
         """
         if self.folder(folder) is None:
@@ -159,7 +222,8 @@ class Inside:
                         problems.append(outside(self.rel(entry.path)))
                         continue
                 elif entry.is_dir(follow_symlinks=False):
-                    stack.append(entry.path)
+                    if deep:
+                        stack.append(entry.path)
                     continue
                 if entry.name.endswith(suffix) and entry.is_file():
                     found.append(Path(entry.path))
