@@ -158,9 +158,9 @@ def test_one_packet_scans_the_heads_once(bundle: Bundle, monkeypatch: pytest.Mon
     scans: list[int] = []
     real = heads_module._stat_all
 
-    def counting(desk: str, rels: list[str], outs: set[str]) -> list[object]:
+    def counting(desk: str, rels: list[str]) -> list[object]:
         scans.append(len(rels))
-        return real(desk, rels, outs)
+        return real(desk, rels)
 
     monkeypatch.setattr(heads_module, "_stat_all", counting)
     heads_module.desk_heads(bundle)

@@ -46,6 +46,7 @@ from ouro.proof import checkrun
 from ouro.proof.redact import bundle_literals, redact, redact_obj
 from ouro.proof.refs import Unresolvable, check_ref, confined_ref, hash_ref, memo_hasher
 from ouro.store.atomic import atomic_write_json
+from ouro.store.guard import Inside, names_inside, outside
 
 _LIST_HINT = "list claims with 'ouro claim list'"
 
@@ -491,21 +492,30 @@ def update_claim(
     return {**describe(bundle, saved), "changed": changed}
 
 
+def _json_name(name: str) -> bool:
+    return name.endswith(".json") and name != ".json"
+
+
 def list_claims(bundle: Bundle, status: str | None = None) -> dict[str, Any]:
     """Every claim with its status derived now (pure). Unreadable files are named."""
     if status is not None and status not in STATUSES:
         raise InvalidInput(f"status: {status!r} is not one of {', '.join(STATUSES)}")
     folder = paths.claims_dir(bundle)
+    inside = Inside(bundle.root)
+    if inside.folder(folder) is None:
+        return {"claims": None, "unknown": outside(paths.CLAIMS_DIR)}
+    skipped: list[str] = []  # behind a symlink leading outside the bundle: never opened
     try:
-        names = sorted(n for n in folder.iterdir() if n.suffix == ".json")
+        listed = names_inside(folder, _json_name, skipped, missing_ok=False)
     except OSError as exc:
         return {
             "claims": None,
             "unknown": f"cannot list {paths.CLAIMS_DIR}/ ({exc.strerror or exc})",
         }
+    names = [folder / name for name in listed]
     hasher = memo_hasher(bundle)
     out: list[dict[str, Any]] = []
-    unreadable: list[dict[str, str]] = []
+    unreadable = [{"file": rel, "reason": outside(rel)} for rel in skipped]
     for path in names:
         try:
             claim = load_claim(path)

@@ -35,6 +35,7 @@ from ouro.models.ids import is_id, new_id
 from ouro.proof.redact import bundle_literals, redact_obj
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
+from ouro.store.guard import Inside, names_inside, outside
 
 _LIST_HINT = "list obligations with 'ouro obligation list'"
 
@@ -242,14 +243,18 @@ def list_obligations(bundle: Bundle, status: str | None = None) -> dict[str, Any
     """Every obligation file (pure). Unreadable files are named, never skipped silently."""
     out: list[dict[str, Any]] = []
     unreadable: list[dict[str, str]] = []
+    inside = Inside(bundle.root)
     for inner in (False, True):
         folder = paths.inner_dir(bundle) if inner else paths.obligations_dir(bundle)
+        if inside.folder(folder) is None:
+            return {"obligations": None, "unknown": outside(inside.rel(folder))}
+        skipped: list[str] = []  # behind a symlink leading outside the bundle: never opened
         try:
-            files = sorted(p for p in folder.iterdir() if p.suffix == ".json")
-        except FileNotFoundError:
-            continue
+            listed = names_inside(folder, lambda n: n.endswith(".json"), skipped)
         except OSError as exc:
             return {"obligations": None, "unknown": f"cannot list {folder.name}/ ({exc.strerror})"}
+        unreadable += [{"file": rel, "reason": outside(rel)} for rel in skipped]
+        files = [folder / name for name in listed if name != ".json"]
         for path in files:
             try:
                 ob = obligation_from_json(jsonio.loads(path.read_bytes()), source=str(path))

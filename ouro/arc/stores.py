@@ -98,17 +98,18 @@ def _part(cached: Summary | None, key: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _unchanged(
-    folders: tuple[tuple[Path, str], ...], cached: Summary | None, inside: Inside
-) -> Summary | None:
+def _unchanged(folders: tuple[tuple[Path, str], ...], cached: Summary | None) -> Summary | None:
     """``cached`` itself when ``folders`` hold exactly its files, every stamp unchanged.
 
     The common read (a hook on every prompt): nothing moved since the summary was
     written, so each entry costs one ``stat`` and one comparison, and the summary
     is the cached one (no lines, items or errors copied). None as soon as a file
-    is new, gone, unstatable or stamped otherwise, or a folder cannot be listed,
-    or a symlink leads outside the bundle: ``_scan`` then settles each file. A
-    missing folder holds no files.
+    is new, gone, unstatable or stamped otherwise, or a folder cannot be listed:
+    ``_scan`` then settles each file. A missing folder holds no files. No
+    symlink check here: a line's stamp was taken by ``_scan``, which never
+    stamps a file outside the bundle, and a file put outside keeps no stamp
+    (a rename or a new link moves its ctime; a folder moved out is caught by
+    the caller's once-per-read check of the folder).
     """
     files = _part(cached, "files")
     if not files or cached is None:
@@ -130,8 +131,6 @@ def _unchanged(
                         continue
                     line = get(prefix + name)
                     if type(line) is not str:
-                        return None
-                    if entry.is_symlink() and not inside.entry(entry, os.fspath(folder)):
                         return None
                     st = entry.stat()
                     if not line.startswith(
@@ -325,7 +324,7 @@ def refresh_claims(bundle: Bundle, cached: Summary | None) -> Summary:
     if inside.folder(folder) is None:  # once per read: the listing's entries are then checked
         return {"error": outside(inside.rel(folder))}
     parse = _parse_claim(bundle, folder)
-    out = _unchanged(((folder, ""),), cached, inside)
+    out = _unchanged(((folder, ""),), cached)
     if out is None:
         out = _empty()
         try:
@@ -405,7 +404,7 @@ def refresh_obligations(bundle: Bundle, cached: Summary | None) -> Summary:
     for folder in (outer, inner_dir(bundle)):  # once per read, as for claims
         if inside.folder(folder) is None:
             return {"error": outside(inside.rel(folder))}
-    same = _unchanged(((outer, ""), (inner_dir(bundle), "inner/")), cached, inside)
+    same = _unchanged(((outer, ""), (inner_dir(bundle), "inner/")), cached)
     if same is not None:
         return same
     out = _empty()

@@ -39,6 +39,7 @@ import os
 
 from ouro.store import jsonio
 from ouro.store import stamp as stamps
+from ouro.store.guard import Inside, names_inside
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -113,8 +114,10 @@ def _stamp_sources(bundle: Bundle) -> dict[str, str]:
 
 def _claim_checks(bundle: Bundle) -> set[str]:
     folder = os.path.join(bundle.root, CLAIMS)
-    try:
-        names = [n for n in os.listdir(folder) if n.endswith(".json")]
+    try:  # none behind a symlink leading outside the bundle (claim list names them)
+        if Inside(bundle.root).folder(folder) is None:
+            return set()
+        names = names_inside(folder, lambda n: n.endswith(".json"), None)
     except OSError:
         return set()
     out = set()

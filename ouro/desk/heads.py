@@ -548,38 +548,44 @@ def _fp_list(fps: Cols | list[Fp | None]) -> list[Fp | None]:
     return [None if fp[0] < 0 else fp for fp in zip(*fps, strict=True)]
 
 
-def _stat_all(desk: str, rels: list[str], outs: set[str]) -> list[Any]:
+def _stat_all(desk: str, rels: list[str]) -> list[Any]:
     """One stat per task file, relative to the desk folder (a shorter path walk
     than absolute paths), in a tight loop: the stat, ``False`` for a missing file,
-    ``None`` for one that cannot be stat'ed or (in ``outs``) resolves outside the
-    bundle through a symlink. The stat does not follow a final symlink (the same
-    syscall); only a symlink is then resolved, and stat'ed through when inside."""
+    ``None`` for one that cannot be stat'ed. A final symlink is not followed
+    (the same syscall): ``_links`` settles those when a read looks further."""
     try:
-        fd: int | None = os.open(desk, os.O_RDONLY | os.O_DIRECTORY)
+        fd = os.open(desk, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
-        fd = None
-    names = rels if fd is not None else [f"{desk}{os.sep}{rel}" for rel in rels]
-    stats: list[Any]
+        return [_stat_one(f"{desk}{os.sep}{rel}", None) for rel in rels]
     try:
         try:
-            if fd is None:
-                raise NotADirectoryError
-            stats = [os.stat(rel, dir_fd=fd, follow_symlinks=False) for rel in rels]
+            return [os.stat(rel, dir_fd=fd, follow_symlinks=False) for rel in rels]
         except OSError:
-            stats = [_stat_one(name, fd) for name in names]
-        if any(map(S_ISLNK, map(_MODE, filter(None, stats)))):
-            inside = Inside(os.path.dirname(desk))
-            for i, st in enumerate(stats):
-                if st and S_ISLNK(st.st_mode):
-                    if inside.path(f"{desk}{os.sep}{rels[i]}"):
-                        stats[i] = _stat_one(names[i], fd, follow=True)
-                    else:
-                        stats[i] = None
-                        outs.add(rels[i])
-        return stats
+            return [_stat_one(rel, fd) for rel in rels]
     finally:
-        if fd is not None:
-            os.close(fd)
+        os.close(fd)
+
+
+def _links(desk: str, rels: list[str], stats: list[Any]) -> set[str]:
+    """Settle the task files that are symlinks, in place: stat'ed through when
+    they stay inside the bundle, else ``None``; returns the latter's rels.
+
+    Not needed when every stamp equals the cached one: a cached stamp is never
+    a link's own (this runs before any is saved), and a link's own inode and
+    ctime are not its target's."""
+    if not any(map(S_ISLNK, map(_MODE, filter(None, stats)))):
+        return set()
+    outs = set()
+    inside = Inside(os.path.dirname(desk))
+    for i, st in enumerate(stats):
+        if st and S_ISLNK(st.st_mode):
+            path = f"{desk}{os.sep}{rels[i]}"
+            if inside.path(path):
+                stats[i] = _stat_one(path, None, follow=True)
+            else:
+                stats[i] = None
+                outs.add(rels[i])
+    return outs
 
 
 def _stat_one(path: str, fd: int | None, *, follow: bool = False) -> Any:
@@ -625,8 +631,7 @@ def _scan(bundle: Bundle, cache: _Cache | None, *, rows: bool = True) -> _Scan:
         index = {r: i for i, r in enumerate(cache.rels)} if cache is not None else {}
         cached = _fp_list(cache.fps) if cache is not None else []
         old = [cached[index[r]] if r in index else None for r in rels]
-    outs: set[str] = set()
-    stats = _stat_all(desk, rels, outs)
+    stats = _stat_all(desk, rels)
     if cache is not None and old is cache.fps and len(rels) == len(cache.rels):
         # the steady state: each fingerprint column compared whole, as one list
         # (an untrusted entry, -1 in every column, never matches)
@@ -648,6 +653,7 @@ def _scan(bundle: Bundle, cache: _Cache | None, *, rows: bool = True) -> _Scan:
                 True,
                 cache.memo,
             )
+    outs = _links(desk, rels, stats)
     old_fps = _fp_list(old)
     now = [_FP(s) if s else None for s in stats]
     changed = [i for i, (a, b) in enumerate(zip(now, old_fps, strict=True)) if a is None or a != b]

@@ -21,15 +21,19 @@ from ouro.arc import paths
 from ouro.arc.fold import day_files
 from ouro.bundle import Bundle
 from ouro.drills.harness import DrillAborted, Probe
+from ouro.store.guard import Inside
 
 GARBAGE = b'{"id": "ev-torn", "kind": tur'
 
 
 def _files(bundle: Bundle) -> dict[str, tuple[bytes, int]]:
     out = {}
+    inside = Inside(bundle.root)
     for dirpath, _dirs, names in os.walk(bundle.arc):
         for name in names:
             path = os.path.join(dirpath, name)
+            if os.path.islink(path) and not inside.path(path):
+                continue  # never opened: outside the bundle
             with open(path, "rb") as handle:
                 out[path] = (handle.read(), os.stat(path).st_mtime_ns)
     return out

@@ -27,6 +27,7 @@ from ouro.arc.fold import day_files
 from ouro.bundle import Bundle
 from ouro.drills.harness import DrillAborted, Probe
 from ouro.store import jsonio
+from ouro.store.guard import names_inside
 from ouro.store.jsonl import read_jsonl
 
 _ID = re.compile(r"\b(ob|cl)-[0-9a-hjkmnp-tv-z]{18}\b")
@@ -62,12 +63,17 @@ def _last_values(bundle: Bundle) -> dict[str, Any]:
     }
 
 
+def _json(name: str) -> bool:
+    return name.endswith(".json")
+
+
 def _open_obligations(bundle: Bundle) -> set[str]:
     out: set[str] = set()
     for folder in (paths.obligations_dir(bundle), paths.inner_dir(bundle)):
         if not folder.is_dir():
             continue
-        for path in sorted(folder.glob("*.json")):
+        # none behind a symlink leading outside the bundle: never opened
+        for path in [folder / n for n in names_inside(folder, _json, None)]:
             try:
                 data = jsonio.loads(path.read_bytes())
             except (OSError, jsonio.JSONDecodeError) as exc:

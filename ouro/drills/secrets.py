@@ -31,6 +31,7 @@ from ouro.drills.harness import CHILD_TIMEOUT, DrillAborted, Probe
 from ouro.errors import InvalidInput
 from ouro.models.ids import new_id
 from ouro.store import jsonio
+from ouro.store.guard import Inside
 
 # Built from parts so this source file itself holds no credential-shaped string.
 _TAIL = "Q7xZ2mK9pL4vR8sT1wY6nB3c"  # a fake high-entropy tail
@@ -294,9 +295,12 @@ def run(bundle: Bundle, probe: Probe) -> None:
     needles = _needles(seeded)
     leaks: dict[str, list[str]] = {}
     markers = 0
+    inside = Inside(bundle.root)
     for dirpath, _dirs, names in os.walk(bundle.arc):
         for name in names:
             path = os.path.join(dirpath, name)
+            if os.path.islink(path) and not inside.path(path):
+                continue  # never opened: outside the bundle
             with open(path, "rb") as handle:
                 data = handle.read().decode("utf-8", "replace")
             markers += data.count("[redacted:")

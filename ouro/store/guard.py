@@ -103,19 +103,27 @@ def outside(rel: str) -> str:
 
 
 def names_inside(
-    folder: str | os.PathLike[str], want: Callable[[str], object], skipped: list[str] | None
+    folder: str | os.PathLike[str],
+    want: Callable[[str], object],
+    skipped: list[str] | None,
+    *,
+    missing_ok: bool = True,
 ) -> list[str]:
     """The names in ``folder`` that ``want`` keeps, sorted, none behind a symlink
     leading outside the bundle (those go to ``skipped``, bundle-relative).
 
-    Raises as ``os.scandir`` does, except for a missing folder (no names). Only
-    a symlink pays for the check: the listing says which entries are; the
-    bundle is the nearest folder above holding ``bundle.json``."""
+    Raises as ``os.scandir`` does, except for a missing folder with
+    ``missing_ok`` (no names). Only a symlink pays for the check: the listing
+    says which entries are; the bundle is the nearest folder above holding
+    ``bundle.json``. The folder's own resolution is the caller's to check, once
+    per read (``Inside.folder``)."""
     base = os.fspath(folder)
     try:
         with os.scandir(base) as listing:
             entries = [e for e in listing if want(e.name)]
     except FileNotFoundError:
+        if not missing_ok:
+            raise
         return []
     names = []
     for entry in entries:
