@@ -362,3 +362,53 @@ def test_an_event_day_file_symlinked_outside_is_never_folded(
         "message": _reason("arc/flight-recorder/events/2026-01-01.jsonl"),
     } in answer["recorder"]["issues"]
     assert answer["eventCount"] == 1
+
+
+# --- claim list, obligation list, the facts log ----------------------------------------
+
+
+def test_claim_and_obligation_lists_name_an_outside_symlink_unreadable(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    from ouro.arc.claims import list_claims
+    from ouro.arc.obligations import list_obligations
+
+    kept = add_claim(bundle, "kept")["id"]
+    owed = add_obligation(bundle, "reply", owed_to="user")["id"]
+    os.symlink(_outside_json(tmp_path, "c.json"), bundle.arc / "claims" / "cl-evil.json")
+    os.symlink(_outside_json(tmp_path, "o.json"), bundle.arc / "obligations" / "ob-evil.json")
+    claims = list_claims(bundle)
+    assert [c["id"] for c in claims["claims"]] == [kept]
+    assert claims["unreadable"] == [
+        {"file": "arc/claims/cl-evil.json", "reason": _reason("arc/claims/cl-evil.json")}
+    ]
+    obligations = list_obligations(bundle)
+    assert [o["id"] for o in obligations["obligations"]] == [owed]
+    assert obligations["unreadable"] == [
+        {"file": "arc/obligations/ob-evil.json", "reason": _reason("arc/obligations/ob-evil.json")}
+    ]
+    assert SECRET not in _said(claims) + _said(obligations)
+
+
+def test_a_facts_log_symlinked_outside_is_never_read(bundle: Bundle, tmp_path: Path) -> None:
+    from ouro.desk.record import iter_facts
+    from tests.conftest import run_ouro
+
+    facts = bundle.record / "diary" / "facts.jsonl"
+    target = tmp_path / "facts.jsonl"
+    line = {"id": "f-zebra", "text": "zebraquartz about good", "entities": ["zebraquartz"]}
+    target.write_text(json.dumps(line) + "\n")
+    facts.unlink(missing_ok=True)
+    os.symlink(target, facts)
+    found, bad = iter_facts(bundle)
+    assert found == [] and [b.reason for b in bad] == [_reason("desk/_record/diary/facts.jsonl")]
+    proc = run_ouro("index", "sync", bundle=bundle)
+    assert proc.returncode == 0, proc.stderr
+    assert "skipped desk/_record/diary/facts.jsonl:0: resolves outside" in proc.stdout
+    assert "zebra" not in (bundle.record / "diary" / "entities.json").read_text()
+    for args in (("diary", "consult", "zebraquartz"), ("desk", "search", "zebraquartz")):
+        said = run_ouro(*args, "--json", bundle=bundle).stdout
+        assert "f-zebra" not in said, args
+    refused = run_ouro("diary", "rebuild-entities", bundle=bundle)
+    assert refused.returncode != 0
+    assert _reason("desk/_record/diary/facts.jsonl") in refused.stderr

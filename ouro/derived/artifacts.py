@@ -133,6 +133,10 @@ def _check_entities(bundle: Bundle) -> Check:
 
     facts = bundle.root / FACTS
     target = bundle.root / ENTITIES
+    from ouro.store.guard import Inside, outside
+
+    if not Inside(bundle.root).path(facts):  # never read
+        return Check("unavailable", outside(FACTS))
     try:
         target_st = os.stat(target)
     except FileNotFoundError:
@@ -151,8 +155,10 @@ def _check_entities(bundle: Bundle) -> Check:
 
 def _rebuild_entities(bundle: Bundle) -> None:
     from ouro.desk.record import rebuild_entities
+    from ouro.store.guard import Inside
 
-    rebuild_entities(bundle)
+    if Inside(bundle.root).path(bundle.root / FACTS):  # else never read: index sync names it
+        rebuild_entities(bundle)
 
 
 def _check_diary_state(bundle: Bundle) -> Check:

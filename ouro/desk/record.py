@@ -56,11 +56,12 @@ from ouro.desk.factnorm import (
 )
 from ouro.desk.factnorm import tokens as text_tokens
 from ouro.desk.factstate import DiaryState, state_for
-from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound, OuroError
+from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound, OuroError, OutsideBundle
 from ouro.models.clock import parse_time, utc_now_iso
 from ouro.models.ids import is_id, new_id
 from ouro.models.plain import Frozen, Plain
 from ouro.store import jsonio
+from ouro.store.guard import Inside, outside
 from ouro.store.jsonl import BadLine, append_jsonl, fsync_path, read_jsonl
 from ouro.store.lock import FileLock
 
@@ -462,8 +463,8 @@ def save_state_if_missing(bundle: Bundle) -> bool:
     it saved.
     """
     path = facts_path(bundle)
-    if not path.exists():
-        return False
+    if not path.exists() or not Inside(bundle.root).path(path):
+        return False  # behind a symlink leading outside: never read (index sync names it)
     state = state_for(path)
     if state.snapshot is None:
         state.snapshot = state_snapshot_path(bundle)
@@ -474,6 +475,15 @@ def save_state_if_missing(bundle: Bundle) -> bool:
             state.sync()
     with state.mutex:
         return state.save_snapshot(index_busy=True)
+
+
+def _refuse_outside(bundle: Bundle, path: Path) -> None:
+    inside = Inside(bundle.root)
+    if not inside.path(path):
+        raise OutsideBundle(
+            outside(inside.rel(path)),
+            hint="replace the symlink with the real file inside the bundle",
+        )
 
 
 def entities_lock(bundle: Bundle) -> Path:
@@ -491,8 +501,12 @@ def entities_stamp_path(bundle: Bundle) -> Path:
 
 
 def rebuild_entities(bundle: Bundle) -> dict[str, int]:
-    """Regenerate entities.json from facts.jsonl (e.g. after a git merge)."""
+    """Regenerate entities.json from facts.jsonl (e.g. after a git merge).
+
+    A facts.jsonl behind a symlink leading outside the bundle is never read:
+    refused (``OutsideBundle``) and entities.json left as it is."""
     path = facts_path(bundle)
+    _refuse_outside(bundle, path)
     with (
         FileLock(entities_lock(bundle), purpose="entities rebuild"),
         FileLock(bundle.lock_path("diary"), purpose="entities rebuild"),
@@ -508,8 +522,14 @@ def rebuild_entities(bundle: Bundle) -> dict[str, int]:
 
 # --- reading (pure) ------------------------------------------------------------
 def iter_facts(bundle: Bundle) -> tuple[list[dict[str, Any]], list[BadLine]]:
-    """Every fact line in file order (first line per id wins) and the bad lines."""
+    """Every fact line in file order (first line per id wins) and the bad lines.
+
+    A facts.jsonl behind a symlink leading outside the bundle is never read: no
+    facts, and one bad line (line 0) saying so."""
     path = facts_path(bundle)
+    inside = Inside(bundle.root)
+    if not inside.path(path):
+        return [], [BadLine(path, 0, outside(inside.rel(path)), b"")]
     read = read_jsonl(path)
     bad = list(read.bad)
     facts: list[dict[str, Any]] = []
