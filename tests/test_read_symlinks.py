@@ -412,3 +412,27 @@ def test_a_facts_log_symlinked_outside_is_never_read(bundle: Bundle, tmp_path: P
     refused = run_ouro("diary", "rebuild-entities", bundle=bundle)
     assert refused.returncode != 0
     assert _reason("desk/_record/diary/facts.jsonl") in refused.stderr
+
+
+# --- receipts ------------------------------------------------------------------------
+
+
+def test_receipt_readers_skip_and_report_an_outside_symlink(bundle: Bundle, tmp_path: Path) -> None:
+    from ouro.habits.receipt import latest_receipt_for
+    from ouro.habits.receipt import receipts_dir as habit_receipts
+    from ouro.sentinel import paths as sentinel_paths
+    from ouro.sentinel.receipts import prune
+
+    folder = habit_receipts(bundle)
+    folder.mkdir(parents=True, exist_ok=True)
+    os.symlink(_outside_json(tmp_path, "h.json"), folder / "hr-zzz.json")
+    receipt, problems = latest_receipt_for(bundle, "any")
+    rel = "arc/flight-recorder/habit-receipts/hr-zzz.json"
+    assert receipt is None and problems == [_reason(rel)]
+    folder = sentinel_paths.receipts_dir(bundle)
+    folder.mkdir(parents=True, exist_ok=True)
+    os.symlink(_outside_json(tmp_path, "r.json"), folder / "sr-zzz.json")
+    pruned, issues = prune(bundle, 0, set())
+    rel = f"{sentinel_paths.RECEIPTS_DIR}/sr-zzz.json"
+    assert pruned == [] and issues == [{"locator": rel, "problem": _reason(rel)}]
+    assert SECRET not in _said(issues) + _said(problems)

@@ -30,6 +30,7 @@ from ouro.errors import CorruptFile, InvalidInput, NotFound
 from ouro.models.base import describe_validation
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
+from ouro.store.guard import names_inside, outside
 
 RECEIPTS_DIR = "arc/flight-recorder/habit-receipts"
 
@@ -233,7 +234,10 @@ def latest_receipt_for(
     if not folder.is_dir():
         return None, []
     problems: list[str] = []
-    for path in sorted(folder.glob("*.json"), reverse=True):
+    skipped: list[str] = []  # behind a symlink leading outside the bundle: never opened
+    listed = names_inside(folder, lambda n: n.endswith(".json"), skipped)
+    problems += [outside(rel) for rel in skipped]
+    for path in [folder / n for n in reversed(listed)]:
         if after is not None and path.stem <= after:
             break
         locator = f"{RECEIPTS_DIR}/{path.name}"

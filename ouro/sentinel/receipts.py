@@ -51,6 +51,7 @@ from ouro.sentinel.gauntlet import LIST_CAP, Evaluation, capped, evaluate
 from ouro.sentinel.order import order_key, read_receipt
 from ouro.sentinel.signals import Signal, git_signals, impact_rank, worst_impact
 from ouro.store.atomic import atomic_write_bytes, atomic_write_json, fsync_dir
+from ouro.store.guard import names_inside, outside
 from ouro.store.jsonl import append_jsonl
 
 Trigger = Literal[
@@ -418,12 +419,10 @@ def prune(bundle: Bundle, keep: int, protect: set[str]) -> tuple[list[str], list
     """Drop the oldest receipt detail files beyond ``keep`` (never a protected or
     unreadable one). Returns (pruned ids, issues about unreadable files)."""
     folder = paths.receipts_dir(bundle)
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith(".json") and n[0] != ".")
-    except FileNotFoundError:
-        return [], []
+    skipped: list[str] = []  # behind a symlink leading outside the bundle: never opened
+    names = names_inside(folder, lambda n: n.endswith(".json") and n[0] != ".", skipped)
     good: list[tuple[tuple[str, str], str]] = []
-    issues: list[dict[str, str]] = []
+    issues: list[dict[str, str]] = [{"locator": r, "problem": outside(r)} for r in skipped]
     if len(names) <= keep:
         return [], issues  # nothing to prune: spare the reads
     for name in names:
