@@ -68,9 +68,9 @@ def test_every_file_the_packet_reads_is_under_its_basis(bundle: Bundle) -> None:
         if event in ("open", "os.listdir", "os.scandir") and args and args[0] is not None:
             if isinstance(args[0], int):
                 return
-            if event == "open" and len(args) > 2 and isinstance(args[2], int):
-                if args[2] & getattr(os, "O_PATH", 0):
-                    return  # resolves a folder (``ouro.store.guard.realpath``): reads nothing
+            flags = args[2] if event == "open" and len(args) > 2 else None
+            if isinstance(flags, int) and flags & getattr(os, "O_PATH", 0):
+                return  # resolves a folder (``ouro.store.guard.realpath``): reads nothing
             path = os.fspath(args[0])
             if isinstance(path, bytes):
                 path = path.decode()
