@@ -402,6 +402,9 @@ def test_a_facts_log_symlinked_outside_is_never_read(bundle: Bundle, tmp_path: P
     os.symlink(target, facts)
     found, bad = iter_facts(bundle)
     assert found == [] and [b.reason for b in bad] == [_reason("desk/_record/diary/facts.jsonl")]
+    from ouro.desk.record_view import find_fact
+
+    assert find_fact(bundle, "f-zebra") == (None, None)
     proc = run_ouro("index", "sync", bundle=bundle)
     assert proc.returncode == 0, proc.stderr
     assert "skipped desk/_record/diary/facts.jsonl:0: resolves outside" in proc.stdout

@@ -30,6 +30,7 @@ from ouro.bundle import Bundle
 from ouro.desk.factnorm import normalize_entity
 from ouro.desk.record import fact_locator, facts_path, read_entities
 from ouro.store import jsonio
+from ouro.store.guard import Inside
 
 #: the key as it appears in a line, however the JSON is spaced
 _SUPERSEDES = b'"supersedes"'
@@ -39,9 +40,15 @@ CHAIN_LIMIT = 10
 
 @contextmanager
 def _mapped(bundle: Bundle) -> Iterator[Buffer]:
-    """facts.jsonl mapped read-only: only the pages a search touches are read."""
+    """facts.jsonl mapped read-only: only the pages a search touches are read.
+
+    Behind a symlink leading outside the bundle it is never opened: empty."""
+    path = facts_path(bundle)
+    if not Inside(bundle.root).path(path):
+        yield b""
+        return
     try:
-        handle = facts_path(bundle).open("rb")
+        handle = path.open("rb")
     except FileNotFoundError:
         yield b""
         return
