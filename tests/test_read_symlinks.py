@@ -439,3 +439,44 @@ def test_receipt_readers_skip_and_report_an_outside_symlink(bundle: Bundle, tmp_
     rel = f"{sentinel_paths.RECEIPTS_DIR}/sr-zzz.json"
     assert pruned == [] and issues == [{"locator": rel, "problem": _reason(rel)}]
     assert SECRET not in _said(issues) + _said(problems)
+
+
+# --- featured list, featured docs, drills ----------------------------------------
+
+
+def test_a_featured_list_or_doc_symlinked_outside_is_reported_and_orient_answers(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    from ouro.desk.orientation import _doc_title
+    from ouro.orient import build_packet
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "f.md").write_text(f"---\ntracks: [{SECRET}]\n---\n# Featured\n")
+    featured = bundle.desk / "_meta" / "featured.md"
+    featured.unlink(missing_ok=True)
+    os.symlink(outside / "f.md", featured)
+    text = _said(build_packet(bundle).to_json())
+    assert SECRET not in text
+    assert "desk/_meta/featured.md resolves outside the bundle through a symlink" in text
+    (outside / "n.md").write_text(f"---\ntitle: {SECRET}\n---\nbody\n")
+    note = bundle.desk / "_record" / "notes" / "n.md"
+    os.symlink(outside / "n.md", note)
+    assert _doc_title(bundle, "desk/_record/notes/n.md") is None
+
+
+def test_a_drill_copy_goes_without_a_symlink_leading_outside(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    from ouro.drills.harness import drill_copy
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "f.md").write_text("# Featured\n")
+    featured = bundle.desk / "_meta" / "featured.md"
+    featured.unlink(missing_ok=True)
+    os.symlink(outside / "f.md", featured)
+    os.symlink("track.md", bundle.desk / "_meta" / "inside.md")  # stays inside: kept
+    with drill_copy(bundle) as copy:
+        assert not os.path.lexists(copy.desk / "_meta" / "featured.md")
+        assert os.path.islink(copy.desk / "_meta" / "inside.md")

@@ -20,6 +20,8 @@ DEFAULT_BODY = "# Featured\n"
 KEYS = ("tracks", "tasks", "notes", "lessons")
 #: where a featured note / lesson slug lives, and the locator prefix it may be given as
 DOC_HOMES = {"notes": "desk/_record/notes/", "lessons": "desk/_meta/tips/"}
+#: the file's locator (spelt out: a symlink there must not be resolved to name it)
+FEATURED = "desk/_meta/featured.md"
 
 
 def featured_path(bundle: Bundle) -> Path:
@@ -29,12 +31,15 @@ def featured_path(bundle: Bundle) -> Path:
 def read_featured(bundle: Bundle) -> dict[str, list[str]]:
     """``{"tracks": [...], "tasks": [...], "notes": [...], "lessons": [...]}``; a missing
     file is empty. Pure."""
+    from ouro.store.guard import Inside, outside
+
     path = featured_path(bundle)
     if not path.exists():
         return {key: [] for key in KEYS}
-    source = bundle.locator(path)
-    meta, _ = read_doc(path, source=source)
-    return {key: _str_list(meta.get(key), key, source) for key in KEYS}
+    if not Inside(bundle.root).path(path):
+        raise CorruptFile(outside(FEATURED))
+    meta, _ = read_doc(path, source=FEATURED)
+    return {key: _str_list(meta.get(key), key, FEATURED) for key in KEYS}
 
 
 def doc_slug(bundle: Bundle, key: str, given: str, *, must_exist: bool) -> str:

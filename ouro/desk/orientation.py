@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from itertools import islice
 
 from ouro.bundle import Bundle
-from ouro.desk.featured import DOC_HOMES, featured_path, read_featured
+from ouro.desk.featured import DOC_HOMES, FEATURED, read_featured
 from ouro.desk.friction import list_friction
 from ouro.desk.heads import TOP_OPEN, Head, Row, desk_heads
 from ouro.errors import CorruptFile
@@ -67,7 +67,7 @@ def desk_items(bundle: Bundle) -> list[OrientItem]:
                 SECTION_FEATURED,
                 3,
                 f"featured list unreadable: {exc.message}",
-                bundle.locator(featured_path(bundle)),
+                FEATURED,
             )
         )
     for name in featured["tracks"]:
@@ -154,9 +154,13 @@ def _doc_title(bundle: Bundle, locator: str) -> str | None:
     """A Desk document's title (its slug when it has none), or None when unreadable."""
     from ouro.desk.docs import read_doc
     from ouro.errors import OuroError
+    from ouro.store.guard import Inside
 
+    path = bundle.root / locator
+    if not Inside(bundle.root).path(path):
+        return None  # behind a symlink leading outside the bundle: not read
     try:
-        meta, _ = read_doc(bundle.root / locator, source=locator)
+        meta, _ = read_doc(path, source=locator)
     except OuroError:
         return None
     title = meta.get("title")

@@ -30,6 +30,7 @@ from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.proof.redact import bundle_literals, redact_obj
+from ouro.store.guard import Inside
 
 SKIP = ("state/index", "state/locks", "state/sessions")
 CHILD_TIMEOUT = 60.0
@@ -67,9 +68,19 @@ def drill_copy(bundle: Bundle) -> Iterator[Bundle]:
     try:
         root = base / bundle.root.name
 
+        inside = Inside(bundle.root)
+
         def ignore(folder: str, names: list[str]) -> set[str]:
             rel = Path(folder).relative_to(bundle.root).as_posix()
-            return {n for n in names if (n if rel == "." else f"{rel}/{n}") in SKIP}
+            skip = {n for n in names if (n if rel == "." else f"{rel}/{n}") in SKIP}
+            # a symlink leading outside is never read, so the copy goes without it
+            # (kept, a drill's write through it would be refused as an escape)
+            return skip | {
+                n
+                for n in names
+                if os.path.islink(os.path.join(folder, n))
+                and not inside.path(os.path.join(folder, n))
+            }
 
         shutil.copytree(bundle.root, root, symlinks=True, ignore=ignore)
         yield Bundle(root)
