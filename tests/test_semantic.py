@@ -707,20 +707,6 @@ def test_the_two_stage_scan_finds_the_exact_nearest() -> None:
         assert np.argsort(-base)[:10].tolist() == np.argsort(-(exact_rows @ q))[:10].tolist()
 
 
-def test_widen_is_astype_for_every_finite_float16() -> None:
-    """The stored vectors' float16 rows widen bit for bit as numpy's astype does
-    (subnormals, zeros of both signs, the largest values); the table's float32
-    rows pass through."""
-    np = pytest.importorskip("numpy")
-    every = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16)
-    finite = every[np.isfinite(every)].reshape(-1, 16)
-    assert semantic.widen(finite).view(np.uint32).tolist() == (
-        finite.astype(np.float32).view(np.uint32).tolist()
-    )
-    table = np.ones((3, 4), dtype=np.float32)
-    assert semantic.widen(table) is table
-
-
 def test_the_top_scores_are_those_of_a_full_partial_sort() -> None:
     """``_top`` (a partial sort of the scores above a sampled threshold) picks the
     set a partial sort of every score picks, whatever the scores' order; and a

@@ -384,31 +384,7 @@ def _from_table(conn: sqlite3.Connection) -> tuple[Any, Any]:
 def _rows_of(blobs: list[bytes]) -> Any:
     import numpy as np
 
-    return widen(np.frombuffer(b"".join(blobs), dtype="<f2").reshape(len(blobs), DIM))
-
-
-def widen(rows: Any) -> Any:
-    """float16 ``rows`` as float32, exactly as ``astype`` makes them for every
-    finite value (stored vectors have no other), in a few passes of integer
-    arithmetic: numpy converts float16 one value at a time (~15 instructions
-    each; 1,000 rows of a search's exact stage were 5.8M instructions). The
-    magnitude's bits moved into float32's places and scaled by 2**112 give
-    the value, subnormals included; then the sign (one array more at most:
-    fresh pages cost a cold search more than the arithmetic)."""
-    import numpy as np
-
-    rows = np.asarray(rows)
-    if rows.dtype != np.float16:  # the table's rows, already float32
-        return rows.astype(np.float32, copy=False)
-    half = rows.view(np.uint16)
-    negative = half >= 0x8000
-    bits = half.astype(np.uint32)
-    bits &= 0x7FFF
-    bits <<= 13
-    value = bits.view(np.float32)
-    value *= np.float32(2.0**112)
-    np.negative(value, out=value, where=negative)
-    return value
+    return np.frombuffer(b"".join(blobs), dtype="<f2").reshape(len(blobs), DIM).astype(np.float32)
 
 
 class Vectors:
@@ -480,7 +456,7 @@ class Vectors:
         import numpy as np
 
         if self.coarse is None or len(self.base_ids) <= 2 * CANDIDATES:
-            base = widen(self.base_rows) @ q
+            base = self.base_rows.astype(np.float32, copy=False) @ q
             exact = None
         else:
             base, exact = self._two_stage(q)
@@ -518,7 +494,10 @@ class Vectors:
         best = _top(approx, CANDIDATES)
         best.sort()  # the exact rows read in file order
         base = approx - np.float32(4.0)
-        base[best] = widen(self.base_rows[best]) @ q
+        # astype: numpy widens float16 with the CPU's F16C/AVX-512 (1,000 rows
+        # 0.45 ms here, against 3.4 ms in integer passes; under valgrind numpy
+        # dispatches without them, so instruction counts said otherwise)
+        base[best] = self.base_rows[best].astype(np.float32) @ q
         return base, best
 
     def merged(self) -> tuple[Any, Any]:
