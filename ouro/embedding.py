@@ -91,11 +91,16 @@ def available() -> bool:
 
 
 def load_numpy() -> Any:
-    """numpy, imported the first time with the cyclic collector paused: the
-    import makes ~100k objects that live as long as the process, and the
-    collections they would trigger while it runs are ~14M instructions (~4 ms)
-    of a cold search's ~590M. The first use of numpy on each path (a search,
-    a new model) comes through here; later ``import numpy`` lines find it loaded."""
+    """numpy, imported the first time with the cyclic collector paused and then
+    frozen (``gc.freeze``): the import makes ~100k objects that live as long as
+    the process. Paused, the collections they would trigger while it runs are
+    skipped (~4 ms); frozen, they are out of the collector's generations, so
+    the first collection after is not a walk over all of them either (pausing
+    alone moved that walk, 3-4 ms, into a cold search's next statement). What
+    else the process holds then is frozen with them, as ``ouro.cli.run`` freezes
+    a command's modules (a long-lived ``ouro mcp`` collects what it makes later).
+    The first use of numpy on each path (a search, a new model) comes through
+    here; later ``import numpy`` lines find it loaded."""
     import sys
 
     loaded = sys.modules.get("numpy")
@@ -107,6 +112,8 @@ def load_numpy() -> Any:
     gc.disable()
     try:
         import numpy
+
+        gc.freeze()
     finally:
         if paused:
             gc.enable()
