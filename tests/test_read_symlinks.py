@@ -480,3 +480,41 @@ def test_a_drill_copy_goes_without_a_symlink_leading_outside(
     with drill_copy(bundle) as copy:
         assert not os.path.lexists(copy.desk / "_meta" / "featured.md")
         assert os.path.islink(copy.desk / "_meta" / "inside.md")
+
+
+# --- the day-log viewers: timeline, sentinel history, their workbench pages ----------
+
+
+def test_the_day_log_viewers_name_an_outside_day_file_and_show_the_rest(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    from ouro.arc.timeline import event_page
+    from ouro.sentinel import paths as sentinel_paths
+    from ouro.sentinel.history import history_page
+    from ouro.workbench.app import Workbench
+
+    add_claim(bundle, "an event today")
+    line = json.dumps({"id": "zz-zebra", "generatedAt": "2026-01-01T00:00:00Z", "kind": "agent_note",
+                       SECRET: 1})  # fmt: skip
+    target = tmp_path / "day.jsonl"
+    target.write_text(line + "\n")
+    events = bundle.arc / "flight-recorder" / "events"
+    os.symlink(target, events / "2026-01-01.jsonl")
+    history = sentinel_paths.history_dir(bundle)
+    history.mkdir(parents=True, exist_ok=True)
+    os.symlink(target, history / "2026-01-01.jsonl")
+
+    page = event_page(bundle)
+    assert page["outside"] == ["arc/flight-recorder/events/2026-01-01.jsonl"]
+    assert page["events"] and SECRET not in _said(page) and "zz-zebra" not in _said(page)
+    ledger = history_page(bundle)
+    assert ledger["outside"] == [f"{sentinel_paths.HISTORY_DIR}/2026-01-01.jsonl"]
+    assert ledger["lines"] == [] and SECRET not in _said(ledger)
+
+    bench = Workbench(bundle, served=True)
+    timeline = bench.render("timeline")
+    assert "arc/flight-recorder/events/2026-01-01.jsonl resolves outside the bundle" in timeline
+    assert '<li class="event' in timeline and "zz-zebra" not in timeline
+    recovery = bench.render("recovery")
+    assert f"{sentinel_paths.HISTORY_DIR}/2026-01-01.jsonl resolves outside the bundle" in recovery
+    assert SECRET not in timeline + recovery

@@ -81,7 +81,13 @@ def event_page(
             paths.events_dir(bundle), skip=skip, limit=limit, keep=keep, needles=needles
         )
     except OSError as exc:
-        return {"events": [], "more": False, "badLines": 0, "error": f"cannot read events ({exc})"}
+        return {
+            "events": [],
+            "more": False,
+            "badLines": 0,
+            "outside": [],
+            "error": f"cannot read events ({exc})",
+        }
     events = []
     for raw, name in page.rows:
         event = {k: raw.get(k) for k in FIELDS}
@@ -91,4 +97,10 @@ def event_page(
         event["compaction"] = _compaction(raw)
         events.append(event)
     error = f"{paths.EVENTS_DIR}/ is missing" if page.missing else None
-    return {"events": events, "more": page.more, "badLines": page.bad, "error": error}
+    return {
+        "events": events,
+        "more": page.more,
+        "badLines": page.bad,
+        "outside": page.outside,
+        "error": error,
+    }

@@ -23,10 +23,22 @@ def history_page(bundle: Bundle, *, skip: int = 0, limit: int = 50) -> dict[str,
     try:
         page = newest_first(paths.history_dir(bundle), skip=skip, limit=limit, keep=keep)
     except OSError as exc:
-        return {"lines": [], "more": False, "badLines": 0, "error": f"cannot read ({exc})"}
+        return {
+            "lines": [],
+            "more": False,
+            "badLines": 0,
+            "outside": [],
+            "error": f"cannot read ({exc})",
+        }
     lines = [
         {**line, "historyLocator": paths.history_locator(name[:-6], line["id"])}
         for line, name in page.rows
     ]
     error = f"{paths.HISTORY_DIR}/ is missing" if page.missing else None
-    return {"lines": lines, "more": page.more, "badLines": page.bad, "error": error}
+    return {
+        "lines": lines,
+        "more": page.more,
+        "badLines": page.bad,
+        "outside": page.outside,
+        "error": error,
+    }
