@@ -305,12 +305,19 @@ class Bundle:
                 f"{root} exists and is not an empty folder; ouro init will not overwrite it",
                 hint="choose a new or empty folder",
             )
+        # The name is checked by open's own rule before anything is written: a
+        # bundle init made must open.
+        if agent is not None:
+            agent_name = meta_shape.check_agent(agent)
+        else:
+            agent_name = meta_shape.check_agent(
+                default_agent_name(root),
+                hint=f"the folder name {root.name!r} is not an agent name: pass --agent NAME",
+            )
         from ouro.models.clock import utc_now_iso
         from ouro.resources import bundle_template
         from ouro.store.atomic import atomic_write_bytes, atomic_write_json
         from ouro.store.guard import make_dirs, remove_dirs
-
-        agent_name = agent or _default_agent_name(root)
 
         created = make_dirs(root)
         try:
@@ -319,7 +326,7 @@ class Bundle:
             atomic_write_json(  # last: a bundle.json means the bundle is complete
                 root / "bundle.json",
                 {
-                    "schemaVersion": 1,
+                    "schemaVersion": meta_shape.SCHEMA_VERSION,
                     "layoutVersion": LAYOUT_VERSION,
                     "agent": agent_name,
                     "createdAt": utc_now_iso(),
@@ -341,18 +348,24 @@ class Bundle:
 
 
 _META_HINT = (
-    f'fix bundle.json by hand (ouro init writes {{"schemaVersion": 1, "layoutVersion": '
+    f'fix bundle.json by hand (ouro init writes {{"schemaVersion": {meta_shape.SCHEMA_VERSION}, "layoutVersion": '
     f'{LAYOUT_VERSION}, "agent": "NAME", "createdAt": "…"}}) or restore it from git or a '
     "backup; ouro left it untouched"
 )
 
 
 def _refuse_newer(path: Path, data: Any) -> None:
-    layout = meta_shape.newer_layout(data)
-    if layout is not None:
+    newer = meta_shape.newer_layout(data)
+    if newer is not None:
+        field, version = newer
+        what, known = (
+            ("layout", LAYOUT_VERSION)
+            if field == "layoutVersion"
+            else ("schemaVersion", meta_shape.SCHEMA_VERSION)
+        )
         raise NewerLayout(
-            f"{path}: made by a newer ouro (layout {layout}): upgrade ouro",
-            hint=f"this ouro reads layouts up to {LAYOUT_VERSION}; upgrade it "
+            f"{path}: made by a newer ouro ({what} {version}): upgrade ouro",
+            hint=f"this ouro reads {what}s up to {known}; upgrade it "
             "(pip install -U ouro-bundle); ouro left the bundle untouched",
         )
 
@@ -467,6 +480,8 @@ def write_pointer(folder: Path, bundle_root: Path) -> tuple[Path, bool]:
     return pointer, True
 
 
-def _default_agent_name(root: Path) -> str:
+def default_agent_name(root: Path) -> str:
+    """The agent a bundle at ``root`` is for when none is named: its folder's name
+    without ``.ouro`` (``ouro init``, and ``ouro migrate`` for a bundle.json without one)."""
     name = root.name
     return name[: -len(".ouro")] if name.endswith(".ouro") and len(name) > 5 else name or "agent"

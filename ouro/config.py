@@ -211,6 +211,10 @@ def check_value(name: str, value: str) -> str:
             f"{name}: {value!r} is not one of {', '.join(known.choices)}",
             hint=f"for example: ouro config set {name} {known.choices[0]}",
         )
+    if name == "agent":  # the rule bundle.json's agent is opened by (ouro.models.meta)
+        from ouro.models.meta import check_agent
+
+        return check_agent(value, hint="for example: ouro config set agent ada")
     if not value.strip():
         raise InvalidInput(f"{name}: empty value", hint=f"for example: ouro config set {name} x")
     readiness = readiness_key(name)
@@ -479,7 +483,7 @@ def set_value(name: str, value: str | None, scope: str, bundle_root: Path | None
     """Write (or with ``value=None`` remove) one setting in ``scope``'s file."""
     setting(name)
     if value is not None:
-        check_value(name, value)
+        value = check_value(name, value)
     if readiness_key(name) is not None and scope != "bundle":
         raise InvalidInput(
             f"{name}: readiness sources are declared in bundle.json, not the {scope} file",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +29,10 @@ BAD: list[tuple[str, str]] = [
     ("{}", "field 'layoutVersion' is missing"),
     ('{"agent": 5, "layoutVersion": 2}', "field 'agent' must be a non-empty string, got 5"),
     ('{"agent": "  ", "layoutVersion": 2}', "field 'agent' must be a non-empty string"),
+    ('{"layoutVersion": 2, "schemaVersion": 1}', "field 'agent' is missing"),
+    ('{"agent": "a\\nb", "layoutVersion": 2}', "field 'agent' must be one line of printable"),
+    ('{"agent": "a", "layoutVersion": 2, "schemaVersion": 99}', "(schemaVersion 99): upgrade"),
+    ('{"agent": "a", "layoutVersion": 2, "schemaVersion": 0}', "field 'schemaVersion' is 0"),
     ('{"agent": "a", "layoutVersion": "2"}', "field 'layoutVersion' must be an integer, got '2'"),
     ('{"agent": "a", "layoutVersion": true}', "field 'layoutVersion' must be an integer"),
     ('{"agent": "a", "layoutVersion": 0}', "field 'layoutVersion' is 0: not a layout"),
@@ -156,3 +161,73 @@ def test_a_valid_file_opens_and_the_shape_rules_agree(tmp_path: Path) -> None:
     extra = {**data, "settings": {"color": "never"}, "redact": {"literals": ["x"]}}
     assert meta.problem(extra) is None  # other sections belong to their readers
     assert run_ouro("info", bundle=made).returncode == 0
+
+
+#: agent names init must refuse, as open would: (the --agent value, what the error says)
+BAD_AGENTS: list[tuple[object, str]] = [
+    ("   ", "agent: must be a non-empty string, got '   '"),
+    ("", "agent: must be a non-empty string, got ''"),
+    ("a\nb", "agent: must be one line of printable characters"),
+    ("a\tb", "agent: must be one line of printable characters"),
+    ("x" * 101, "agent: must be at most 100 characters, got 101"),
+    (5, "agent: must be a non-empty string, got 5"),
+]
+
+
+@pytest.mark.parametrize(("agent", "said"), BAD_AGENTS)
+def test_init_refuses_an_agent_open_would_refuse(tmp_path: Path, agent: object, said: str) -> None:
+    from ouro.errors import InvalidInput
+    from ouro.models import meta
+
+    assert meta.problem({"layoutVersion": 2, "agent": agent}) is not None  # the same rule
+    target = tmp_path / "deep" / "b.ouro"
+    with pytest.raises(InvalidInput, match=re.escape(said)):
+        Bundle.init(target, agent=agent)  # type: ignore[arg-type]
+    assert not (tmp_path / "deep").exists()  # nothing written, no folder left behind
+    if isinstance(agent, str):
+        proc = run_ouro("init", str(target), "--agent", agent)
+        assert proc.returncode == 2 and said in proc.stderr, proc.stderr
+        assert not (tmp_path / "deep").exists()
+    empty = tmp_path / "empty.ouro"
+    empty.mkdir()
+    with pytest.raises(InvalidInput, match="agent"):
+        __import__("ouro").init(empty, agent=agent)
+    assert list(empty.iterdir()) == []  # the folder that was there stays, empty
+
+
+def test_init_takes_the_name_open_reads_and_refuses_a_bad_folder_name(tmp_path: Path) -> None:
+    from ouro.errors import InvalidInput
+
+    made = Bundle.init(tmp_path / "a.ouro", agent="  ada/ops:1  ")
+    assert Bundle.open(made.root).check_meta()["agent"] == "ada/ops:1"  # '/' is allowed
+    assert run_ouro("info", bundle=made).returncode == 0
+    with pytest.raises(
+        InvalidInput, match=re.escape("the folder name 'x\\tb.ouro' is not an agent name")
+    ):
+        Bundle.init(tmp_path / "x\tb.ouro")
+    assert not (tmp_path / "x\tb.ouro").exists()
+
+
+def test_a_bundle_json_without_an_agent_is_refused_alike(bundle: Bundle) -> None:
+    data = json.loads(bundle.meta_path.read_text())
+    del data["agent"]
+    raw = _spoil(bundle, json.dumps(data))
+    for args in (["info"], ["orient"], ["desk", "task", "take", "t-x"]):
+        proc = run_ouro(*args, bundle=bundle)
+        assert proc.returncode == 3, (args, proc.stdout, proc.stderr)
+        assert f"{bundle.meta_path}: field 'agent' is missing" in proc.stderr
+        assert "agent:   None" not in proc.stdout
+    with pytest.raises(CorruptFile, match="field 'agent' is missing"):
+        Bundle.open(bundle.root)
+    assert bundle.meta_path.read_bytes() == raw
+
+
+def test_config_set_agent_takes_the_same_rule(bundle: Bundle) -> None:
+    before = bundle.meta_path.read_bytes()
+    for bad in ("   ", "a\nb"):
+        proc = run_ouro("config", "set", "agent", bad, bundle=bundle)
+        assert proc.returncode == 2 and "agent: must be" in proc.stderr, proc.stderr
+    assert bundle.meta_path.read_bytes() == before
+    assert run_ouro("config", "set", "agent", "  ada  ", bundle=bundle).returncode == 0
+    assert json.loads(bundle.meta_path.read_text())["agent"] == "ada"
+    assert run_ouro("info", bundle=bundle).returncode == 0

@@ -386,3 +386,14 @@ def test_migrated_journal_notes_are_in_the_manifest_and_found_by_consult_notes(
     assert any(
         r["locator"].startswith("desk/_record/notes/deploy-pipeline") for r in out["results"]
     )
+
+
+def test_a_legacy_bundle_json_without_an_agent_migrates_to_one_that_opens(example: Path) -> None:
+    meta = json.loads((example / "bundle.json").read_text())
+    del meta["agent"]  # an older ouro did not always write it; open now needs it
+    (example / "bundle.json").write_text(json.dumps(meta))
+    proc = run_ouro("--bundle", str(example), "migrate", "--yes", "--json")
+    assert proc.returncode == 0, proc.stderr
+    after = Bundle.open(example).check_meta()
+    assert after["agent"] == "example"  # the name ouro init would give the folder
+    assert run_ouro("--bundle", str(example), "info").returncode == 0

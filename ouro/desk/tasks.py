@@ -45,6 +45,7 @@ from ouro.desk.tracks import require_track
 from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound, ToolDenied
 from ouro.models.clock import format_time, parse_time, utc_now, utc_now_iso
 from ouro.models.ids import new_id
+from ouro.models.meta import check_agent
 from ouro.store import frontmatter
 from ouro.store.guard import Inside, outside
 from ouro.store.lock import FileLock
@@ -433,15 +434,6 @@ def save_task(task: Task) -> None:
 def holder_of(meta: dict[str, Any]) -> str | None:
     value = meta.get("heldBy") or meta.get(LEGACY_HOLDER)
     return str(value) if value else None
-
-
-def check_agent(agent: str) -> str:
-    clean = agent.strip()
-    if not clean or "\n" in clean or len(clean) > 100:
-        raise InvalidInput(
-            "agent: must be one non-empty line of at most 100 characters", hint="pass --agent NAME"
-        )
-    return clean
 
 
 def acting_agent(bundle: Bundle, agent: str | None) -> str:

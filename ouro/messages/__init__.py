@@ -46,6 +46,7 @@ from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, InvalidInput, NotFound, OuroError
 from ouro.models.clock import utc_now_iso
 from ouro.models.ids import new_id
+from ouro.models.meta import check_agent
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
 from ouro.store.jsonl import append_jsonl, read_jsonl
@@ -68,10 +69,8 @@ class Inbox:
 
 
 def _name(value: str, what: str) -> str:
-    clean = value.strip()
-    if not clean or "\n" in clean or len(clean) > 100:
-        raise InvalidInput(f"{what}: one non-empty line of at most 100 characters", hint=what)
-    return clean
+    """A peer's name: an agent name, by the one rule (``ouro.models.meta``)."""
+    return check_agent(value, field=what, hint=f"name the {what} as its bundle.json does")
 
 
 def read_peers(bundle: Bundle) -> dict[str, dict[str, Any]]:

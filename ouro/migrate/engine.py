@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ouro.bundle import LAYOUT_VERSION, Bundle
+from ouro.bundle import LAYOUT_VERSION, Bundle, default_agent_name
 from ouro.errors import BundleNotFound, InvalidInput, OuroError
 from ouro.migrate import apply, triage, verify
 from ouro.migrate.facts import encode_records
@@ -247,14 +247,11 @@ def _bump_meta(root: Path, plan: Plan, to_version: int) -> None:
     path = root / "bundle.json"
     bundle = Bundle(root)
     data = (
-        bundle.read_meta()
-        if path.is_file()
-        else {
-            "schemaVersion": 1,
-            "agent": root.name.removesuffix(".ouro") or "agent",
-            "createdAt": plan.created_at,
-        }
+        bundle.read_meta() if path.is_file() else {"schemaVersion": 1, "createdAt": plan.created_at}
     )
+    # every bundle.json names its agent (open refuses one that does not); an old
+    # one without it gets the name ouro init would have given
+    data.setdefault("agent", default_agent_name(root))
     found = data.get("migrations")
     history: list[Any] = found if isinstance(found, list) else []
     if not any(isinstance(h, dict) and h.get("runId") == plan.run_id for h in history):

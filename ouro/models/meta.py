@@ -7,9 +7,13 @@ Standard library only (``ouro.bundle`` reads it on every command's start).
 - ``layoutVersion``: required, an integer this ouro knows (1 ..
   ``LAYOUT_VERSION``; 1 is the legacy layout ``ouro migrate`` moves); a larger
   one is a layout made by a newer ouro (``newer_layout``), never guessed at;
-- ``agent``: a non-empty string when present (``ouro init`` always writes it);
-- ``schemaVersion``: an integer when present; ``createdAt``, ``repoRoot``:
-  strings when present.
+- ``agent``: required, an agent name (``agent_problem``: one line of at most
+  ``AGENT_MAX`` printable characters, not blank; the one rule ``ouro init``,
+  ``ouro config set agent``, ``--agent`` and a message's peer name are checked
+  by, ``check_agent``);
+- ``schemaVersion``: an integer when present, 1 .. ``SCHEMA_VERSION``; a larger
+  one is bundle.json written by a newer ouro (``newer_layout``), as a newer
+  ``layoutVersion`` is; ``createdAt``, ``repoRoot``: strings when present.
 
 Every other key (settings, habits, senses, redact, migrations, …) belongs to
 the module that reads it, which reports its own problems.
@@ -22,6 +26,11 @@ if TYPE_CHECKING:
     from typing import Any
 
 LAYOUT_VERSION = 2
+#: the ``schemaVersion`` ``ouro init`` writes: the newest bundle.json this ouro reads
+SCHEMA_VERSION = 1
+#: an agent name's length limit (after surrounding whitespace is dropped)
+AGENT_MAX = 100
+AGENT_RULE = f"one line of at most {AGENT_MAX} printable characters, not blank"
 #: bundle.json is read up to this many bytes (``ouro.store.bounded``)
 META_LIMIT = 1_000_000
 
@@ -32,12 +41,46 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def newer_layout(data: Any) -> int | None:
-    """The layout version when it is newer than this ouro's, else None."""
-    value = data.get("layoutVersion") if isinstance(data, dict) else None
-    if isinstance(value, int) and not isinstance(value, bool) and value > LAYOUT_VERSION:
-        return value
+def newer_layout(data: Any) -> tuple[str, int] | None:
+    """(field, version) when ``layoutVersion`` or ``schemaVersion`` is newer than this
+    ouro reads, else None."""
+    if not isinstance(data, dict):
+        return None
+    for field, known in (("layoutVersion", LAYOUT_VERSION), ("schemaVersion", SCHEMA_VERSION)):
+        value = data.get(field)
+        if isinstance(value, int) and not isinstance(value, bool) and value > known:
+            return field, value
     return None
+
+
+def agent_problem(value: Any) -> str | None:
+    """None when ``value`` is an agent name, else what is wrong with it.
+
+    Surrounding whitespace is not part of the name (``check_agent`` drops it). A
+    name is text people and other agents read (lease holders, lock owners, message
+    senders and peers, a git identity): never a path as it is -- where one becomes
+    part of a path or a git identity it is sanitised there -- so ``/`` or ``:``
+    (``habit:<name>``) are allowed; a line break or another control character is not.
+    """
+    if not isinstance(value, str) or not value.strip():
+        return f"must be a non-empty string, got {_show(value)}"
+    clean = value.strip()
+    if len(clean) > AGENT_MAX:
+        return f"must be at most {AGENT_MAX} characters, got {len(clean)}"
+    if not clean.isprintable():
+        return f"must be one line of printable characters, got {_show(value)}"
+    return None
+
+
+def check_agent(value: Any, *, field: str = "agent", hint: str = "pass --agent NAME") -> str:
+    """The agent name ``value`` without surrounding whitespace; ``InvalidInput``
+    naming ``field`` when it is not one (``agent_problem``)."""
+    reason = agent_problem(value)
+    if reason is not None:
+        from ouro.errors import InvalidInput
+
+        raise InvalidInput(f"{field}: {reason} ({AGENT_RULE})", hint=hint)
+    return str(value).strip()
 
 
 def problem(data: Any) -> tuple[str, str] | None:
@@ -53,12 +96,22 @@ def problem(data: Any) -> tuple[str, str] | None:
         return "layoutVersion", f"is {layout}: made by a newer ouro"
     if layout < 1:
         return "layoutVersion", f"is {layout}: not a layout any ouro wrote (1 .. {LAYOUT_VERSION})"
-    if "agent" in data:
-        agent = data["agent"]
-        if not isinstance(agent, str) or not agent.strip():
-            return "agent", f"must be a non-empty string, got {_show(agent)}"
-    if "schemaVersion" in data and not _is_int(data["schemaVersion"]):
-        return "schemaVersion", f"must be an integer, got {_show(data['schemaVersion'])}"
+    if "agent" not in data:
+        return "agent", "is missing"
+    agent = agent_problem(data["agent"])
+    if agent is not None:
+        return "agent", agent
+    if "schemaVersion" in data:
+        schema = data["schemaVersion"]
+        if not _is_int(schema):
+            return "schemaVersion", f"must be an integer, got {_show(schema)}"
+        if schema > SCHEMA_VERSION:
+            return "schemaVersion", f"is {schema}: made by a newer ouro"
+        if schema < 1:
+            return (
+                "schemaVersion",
+                f"is {schema}: not a version any ouro wrote (1 .. {SCHEMA_VERSION})",
+            )
     for key in _STRINGS:
         if key in data and not isinstance(data[key], str):
             return key, f"must be a string, got {_show(data[key])}"
