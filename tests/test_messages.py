@@ -26,6 +26,8 @@ def _pair(tmp_path: Path) -> tuple[Bundle, Bundle]:
 
 def test_question_and_answer_through_the_cli(tmp_path: Path) -> None:
     a, b = _pair(tmp_path)
+    run_ouro("desk", "track", "add", "parser", bundle=a, check=True)
+    task = ouro_json("desk", "task", "add", "parser", "freeze the API", bundle=a)["task"]["id"]
     # b is not configured yet: the question is queued with the reason, not lost
     sent = ouro_json(
         "message",
@@ -35,9 +37,10 @@ def test_question_and_answer_through_the_cli(tmp_path: Path) -> None:
         "--kind",
         "question",
         "--task",
-        "t-123",
+        "parser/freeze-the-api",
         bundle=a,
     )
+    assert sent["message"]["task"] == task  # the reference is kept as the task's id
     assert not sent["delivered"] and "no bundle configured for bo" in sent["queuedReason"]
     listed = ouro_json("message", "list", bundle=a)
     assert listed["queued"][0]["id"] == sent["message"]["id"]
@@ -56,6 +59,7 @@ def test_question_and_answer_through_the_cli(tmp_path: Path) -> None:
     question = ouro_json("message", "list", "--unread", bundle=b)["messages"][0]
     reply = ouro_json("message", "reply", question["id"], "Yes, until Friday", bundle=b)
     assert reply["delivered"] and reply["message"]["replyTo"] == question["id"]
+    assert reply["message"]["task"] == task  # the sender's task: not looked for in b
     assert ouro_json("message", "list", "--unread", bundle=b)["messages"] == []
     assert "Messages: unread" not in build_packet(b).text
     answer = ouro_json("message", "read", bundle=a)["messages"]
@@ -72,6 +76,24 @@ def test_limits_and_kinds(bundle: Bundle) -> None:
         run_ouro("message", "send", "bo", "hi", "--kind", "gossip", bundle=bundle).returncode == 2
     )
     assert not (bundle.root / messages.SENT).exists()  # nothing partial written
+
+
+def test_a_message_about_a_task_that_does_not_exist_is_refused(bundle: Bundle) -> None:
+    before = record_snapshot(bundle.root)
+    for ref in ("t-nope", "ops/nope"):
+        for args in (["message", "send", "bo", "hi"], ["desk", "friction", "add", "x"]):
+            proc = run_ouro(*args, "--task", ref, bundle=bundle)
+            assert proc.returncode in (1, 2), (args, proc.stderr)
+            assert proc.stderr.startswith("error: task: "), (args, proc.stderr)
+            assert repr(ref) in proc.stderr or "ops" in proc.stderr
+    out = json.loads(
+        run_ouro("message", "send", "bo", "hi", "--task", "t-nope", "--json", bundle=bundle).stdout
+    )
+    assert out["error"]["type"] == "not_found" and out["error"]["message"].startswith(
+        "task: no task 't-nope'"
+    )
+    assert record_snapshot(bundle.root) == before  # nothing recorded, nothing queued
+    assert not (bundle.root / messages.SENT).exists()
 
 
 def test_unreachable_peer_keeps_the_message_queued(tmp_path: Path) -> None:

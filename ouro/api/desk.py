@@ -421,7 +421,9 @@ class Friction(Namespace):
         body: Annotated[str | None, P("details (Markdown)", limit=BODY, file=True)] = None,
         severity: Annotated[str, P("how much it got in the way", choices=SEVERITIES)] = "medium",
         track: Annotated[str | None, P("the track it concerns")] = None,
-        task: Annotated[str | None, P("task id the friction is about")] = None,
+        task: Annotated[
+            str | None, P("the task the friction is about (id or <track>/<slug>; it must exist)")
+        ] = None,
     ) -> dict[str, Any]:
         """File a friction entry (something that got in the way) under desk/_friction/."""
         from ouro.desk import friction

@@ -29,7 +29,9 @@ class Message(Namespace):
         text: Annotated[str, P("the message (redacted; at most 4000 chars)", limit=MESSAGE)],
         *,
         kind: Kind = "status",
-        task: Annotated[str | None, P("the task it is about (id)")] = None,
+        task: Annotated[
+            str | None, P("the task it is about (id or <track>/<slug>; it must exist)")
+        ] = None,
         sender: Annotated[str | None, P("who sends it (default: the bundle's agent)")] = None,
     ) -> dict[str, Any]:
         """Send a typed message (question, answer, status, handoff, blocker; optionally
@@ -38,9 +40,11 @@ class Message(Namespace):
         reached leaves it queued with the reason (retried by every send and by 'ouro
         message retry'), never lost."""
         from ouro import messages
+        from ouro.desk.tasks import linked_task
 
         who = self._agent(sender)
-        return messages.send(self.folder, agent, text, kind=kind, sender=who, task=task)
+        about = linked_task(self.folder, task)  # a task of this bundle, as friction's
+        return messages.send(self.folder, agent, text, kind=kind, sender=who, task=about)
 
     @verb
     def reply(

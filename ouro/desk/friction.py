@@ -31,7 +31,7 @@ def add_friction(
     task: str | None = None,
 ) -> tuple[Path, dict[str, Any]]:
     # writer-only imports: orient lists friction without the task machinery
-    from ouro.desk.tasks import check_title, find_task
+    from ouro.desk.tasks import check_title, linked_task
     from ouro.desk.tracks import require_track
     from ouro.models.clock import utc_now_iso
     from ouro.models.ids import new_id
@@ -42,7 +42,7 @@ def add_friction(
             f"severity: {severity!r} is not one of {', '.join(SEVERITIES)}",
             hint="use low, medium or high",
         )
-    task_id = find_task(bundle, task).id if task else None
+    task_id = linked_task(bundle, task)
     track_name = require_track(bundle, track).name if track else None
     fid = new_id("fr")
     meta = {

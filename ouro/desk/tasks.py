@@ -349,6 +349,19 @@ def find_task(bundle: Bundle, ref: str) -> Task:
     )
 
 
+def linked_task(bundle: Bundle, ref: str | None) -> str | None:
+    """The id of the task a record links to (``--task`` of a friction note or a
+    message), or None: a task that does not exist is refused naming the field,
+    never written as a link to nothing."""
+    if not ref:
+        return None
+    try:
+        return find_task(bundle, ref).id
+    except (NotFound, InvalidInput) as exc:
+        message = exc.message if exc.message.startswith("task:") else f"task: {exc.message}"
+        raise type(exc)(message, hint=exc.hint) from None
+
+
 def new_task_meta(
     track: str,
     title: str,
