@@ -181,3 +181,23 @@ def run_json(argv: list[str]) -> str:
     with contextlib.redirect_stdout(buf):
         assert run(["--json", *argv]) == 0
     return buf.getvalue()
+
+
+def test_every_priority_option_states_the_range_the_code_checks() -> None:
+    from ouro.desk.tasks import check_priority
+
+    helps = {
+        " ".join(path): param.p.help
+        for path, entry in LEAVES.items()
+        for param in spec_of(entry.function())
+        if param.name == "priority"
+    }
+    assert {"desk task add", "desk task update"} <= set(helps)
+    for where, text in helps.items():  # 0 is the most urgent, 9 the least (desk.tasks)
+        assert "0 (most urgent) .. 9" in text, (where, text)
+    from ouro.errors import InvalidInput
+
+    assert (check_priority(0), check_priority(9)) == (0, 9)
+    for outside in (-1, 10):
+        with pytest.raises(InvalidInput, match=r"outside 0\.\.9"):
+            check_priority(outside)

@@ -219,7 +219,7 @@ class Task(Namespace):
         task: TaskRef,
         *,
         status: Annotated[str | None, P("new status", choices=STATUSES)] = None,
-        priority: Annotated[int | None, P("new priority (1 = most urgent)")] = None,
+        priority: Annotated[int | None, P("new priority: 0 (most urgent) .. 9")] = None,
         title: Annotated[str | None, P("new one-line title")] = None,
         acceptance: Annotated[
             str | None, P("new acceptance text ('' clears it)", limit=BODY)
