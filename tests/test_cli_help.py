@@ -8,6 +8,7 @@ import json
 import shlex
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -85,6 +86,48 @@ def test_help_topics(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Commands:" in capsys.readouterr().out
     assert run(["help", "nonsense"]) == 2
     assert "locators" in capsys.readouterr().err
+
+
+def _json_of(capsys: pytest.CaptureFixture[str], argv: list[str], status: int = 0) -> Any:
+    assert run(argv) == status, argv
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1, out  # one JSON object, one line
+    return json.loads(out)
+
+
+def test_json_help_is_one_json_object(capsys: pytest.CaptureFixture[str]) -> None:
+    listing = _json_of(capsys, ["--json", "help"])
+    assert [t["name"] for t in listing["topics"]] == list(TOPICS)
+    assert [c["name"] for c in listing["commands"]] == children(())
+    assert _json_of(capsys, ["--json", "--help"]) == listing
+    topic = _json_of(capsys, ["help", "locators", "--json"])
+    assert topic["topic"] == "locators" and topic["summary"] == TOPICS["locators"][0]
+    assert "bundle-relative" in topic["text"]
+    record = _json_of(capsys, ["--json", "help", "desk", "search"])
+    assert record == _json_of(capsys, ["--json", "desk", "search", "--help"])
+    assert record["command"] == "desk search" and record["group"] is False
+    assert record["summary"] == summary(("desk", "search"))
+    assert record["agentTool"] == "desk_search"
+    assert record["usage"].startswith("ouro desk search [-h]")
+    assert [a["name"] for a in record["arguments"]] == ["query"]
+    options = {o["name"]: o for o in record["options"]}
+    assert options["limit"]["flags"] == ["--limit"] and options["limit"]["kind"] == "int"
+    assert options["mode"]["choices"] == ["lexical", "semantic", "hybrid"]
+    assert record["examples"] and record["examples"][0]["line"].startswith("ouro desk search")
+    add = _json_of(capsys, ["--json", "help", "desk", "task", "add"])
+    assert {a["name"]: a["required"] for a in add["arguments"]} == {"track": True, "title": True}
+    assert "--body-file" in {f for o in add["options"] for f in o["flags"]}
+    group = _json_of(capsys, ["--json", "desk", "task", "--help"])
+    assert group["group"] is True and group["command"] == "desk task"
+    assert [c["name"] for c in group["commands"]] == [
+        f"desk task {n}" for n in children(("desk", "task"))
+    ]
+    assert _json_of(capsys, ["--json", "desk", "-h"])["command"] == "desk"  # the group
+    assert _json_of(capsys, ["--json", "help", "desk"])["topic"] == "desk"  # the topic
+    error = _json_of(capsys, ["--json", "help", "nonsense"], status=2)["error"]
+    assert error["type"] == "usage" and "locators" in error["message"]
+    assert run(["help", "desk", "search"]) == 0  # without --json: the text, as before
+    assert capsys.readouterr().out.startswith("Usage: ouro desk search")
 
 
 def test_completion_scripts_and_candidates(capsys: pytest.CaptureFixture[str]) -> None:

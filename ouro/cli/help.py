@@ -45,4 +45,60 @@ def group_help(path: Path) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["description", "group_help", "is_group", "summary"]
+def command_record(path: Path) -> dict[str, object]:
+    """``ouro --json help COMMAND`` (and ``--json COMMAND --help``): the command's help
+    as one object -- its name, summary, description, usage, agent tool, arguments,
+    options and examples, from the same spec its parser and ``--help`` are built from."""
+    entry = entries().get(path)
+    name = " ".join(path)
+    if entry is None:  # a group: its commands
+        return {
+            "command": name,
+            "group": True,
+            "summary": summary(path),
+            "usage": " ".join(("ouro", *path, "COMMAND [ARGS]...")),
+            "commands": [
+                {"name": " ".join((*path, child)), "summary": summary((*path, child))}
+                for child in children(path)
+            ],
+        }
+    from ouro.cli.examples import examples_for
+    from ouro.cli.parse import flags_of
+    from ouro.cli.run import parser_of
+    from ouro.spec import spec_of
+
+    parser, _spec, fn = parser_of(entry)
+    usage = " ".join(parser.format_usage().split()).removeprefix("Usage: ")
+    arguments: list[dict[str, object]] = []
+    options: list[dict[str, object]] = []
+    for param in spec_of(fn):
+        item: dict[str, object] = {"name": param.name, "help": param.p.help, "kind": param.kind}
+        choices = param.p.choices() if callable(param.p.choices) else param.p.choices
+        if choices:
+            item["choices"] = list(choices)
+        if param.positional:
+            item["required"] = param.required
+            arguments.append(item)
+            continue
+        item["flags"] = flags_of(param)
+        if param.required:
+            item["required"] = True
+        elif param.default is None or isinstance(param.default, str | int | float | bool):
+            item["default"] = param.default
+        options.append(item)
+    from ouro.registry import name_of
+
+    return {
+        "command": name,
+        "group": False,
+        "summary": summary(path),
+        "description": description(path),
+        "usage": usage,
+        "agentTool": name_of(entry.tool) if entry.tool is not None else None,
+        "arguments": arguments,
+        "options": options,
+        "examples": [{"line": f"ouro {line}", "what": what} for line, what in examples_for(path)],
+    }
+
+
+__all__ = ["command_record", "description", "group_help", "is_group", "summary"]

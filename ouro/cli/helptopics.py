@@ -4,6 +4,12 @@
 prints one topic; ``ouro help desk search`` (a command path) prints that
 command's ``--help``. An unknown topic is a usage error (exit 2) listing the
 topics. The texts are short on purpose and point to docs/ for the rest.
+
+With ``--json`` each answer is one JSON object (``help_json``, also what
+``ouro --json COMMAND --help`` prints): ``{"topics", "commands"}`` for the
+listing, ``{"topic", "summary", "text"}`` for a topic, and for a command or a
+group ``ouro.cli.help.command_record``; an unknown topic is the usual JSON
+usage error.
 """
 
 from __future__ import annotations
@@ -157,14 +163,54 @@ def _topic(name: str) -> tuple[str, str]:
     return summary, body
 
 
+def help_json(topic: list[str], *, command: bool = False) -> int:
+    """``ouro --json help [TOPIC | COMMAND]``: the same answers as one JSON object;
+    ``command``: ``topic`` is a command path (``--json desk --help`` is the group)."""
+    from ouro.cli import tree
+    from ouro.cli.help import command_record, summary
+    from ouro.cli.output import emit
+
+    if not topic:
+        result: dict[str, object] = {
+            "topics": [{"name": name, "summary": text} for name, (text, _) in TOPICS.items()],
+            "commands": [{"name": name, "summary": summary((name,))} for name in tree.children(())],
+        }
+    elif len(topic) == 1 and topic[0] in TOPICS and not command:
+        text, body = _topic(topic[0])
+        result = {"topic": topic[0], "summary": text, "text": body}
+    else:
+        result = command_record(_command(topic))
+    emit(result, json_mode=True)
+    return 0
+
+
+def _command(topic: list[str]) -> tuple[str, ...]:
+    """The command path ``topic`` names; a usage error (exit 2) when it names none."""
+    from ouro.cli import tree
+
+    path, _entry, rest = tree.resolve(list(topic))
+    if rest or not path:
+        from ouro.cli.parse import UsageError
+
+        raise UsageError(
+            f"no help topic or command {' '.join(topic)!r}; topics: " + ", ".join(TOPICS),
+            usage="Usage: ouro help [TOPIC]...",
+            hint="see 'ouro help --help'",
+        )
+    return path
+
+
 def help_command(
     topic: Annotated[list[str], P("A topic, or a command path (e.g. desk search).")] = [],  # noqa: B006
 ) -> int:
     """Explain a concept (bundle, arc, desk, locators, drills, exit-codes, completion,
     config), or a command: 'ouro help desk search' is 'ouro desk search --help'."""
     from ouro.cli import tree
+    from ouro.cli.common import wants_json
     from ouro.cli.help import group_help, summary
 
+    if wants_json():
+        return help_json(topic)
     if not topic:
         width = max(len(name) for name in TOPICS)
         lines = ["Topics (ouro help TOPIC):"]
@@ -177,15 +223,8 @@ def help_command(
         text, body = _topic(topic[0])
         sys.stdout.write(f"{text}\n\n{body}\n")
         return 0
-    path, entry, rest = tree.resolve(list(topic))
-    if rest or not path:
-        from ouro.cli.parse import UsageError
-
-        raise UsageError(
-            f"no help topic or command {' '.join(topic)!r}; topics: " + ", ".join(TOPICS),
-            usage="Usage: ouro help [TOPIC]...",
-            hint="see 'ouro help --help'",
-        )
+    path = _command(topic)
+    entry = tree.entries().get(path)
     if entry is None:
         sys.stdout.write(group_help(path) + "\n")
         return 0

@@ -55,7 +55,16 @@ parser and `--help` are built from); a test fails when it drifts.
 - **Concepts.** `ouro help` lists the topics (bundle, arc, desk, locators,
   drills, exit-codes, completion, config); `ouro help TOPIC` explains one;
   `ouro help desk search` is `ouro desk search --help`. Every command's `--help`
-  ends with examples (a test runs them all against a scratch bundle).
+  ends with examples (a test runs them all against a scratch bundle). With
+  `--json`, help is one JSON object too: `ouro --json help` is `{"topics",
+  "commands"}` (each `{"name", "summary"}`), `ouro --json help TOPIC` is
+  `{"topic", "summary", "text"}`, and `ouro --json help COMMAND` (the same as
+  `ouro --json COMMAND --help`) is `{"command", "group", "summary",
+  "description", "usage", "agentTool", "arguments", "options", "examples"}`
+  (a group: `{"command", "group": true, "summary", "usage", "commands"}`);
+  each argument and option has its `name`, `help`, `kind` and, where it
+  applies, `flags`, `choices`, `default` or `required`. An unknown topic is
+  the usual JSON usage error (exit 2).
 
 ## Exit codes
 

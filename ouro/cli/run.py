@@ -184,6 +184,10 @@ def _run(argv: list[str]) -> int:
     from ouro.cli import tree
 
     path, entry, words = tree.resolve(rest)
+    if G.json and _asks_help(words):  # what 'ouro --json help PATH' prints
+        from ouro.cli.helptopics import help_json
+
+        return help_json(list(path), command=True)
     if entry is None:
         return _group(path, words)
     from ouro.cli.parse import Exit
@@ -192,6 +196,13 @@ def _run(argv: list[str]) -> int:
         return execute(entry, words)
     except Exit as done:  # --help
         return done.status
+
+
+def _asks_help(words: list[str]) -> bool:
+    """``--help`` or ``-h`` among the command's words (before a ``--``), as argparse reads them."""
+    return any(
+        w in ("--help", "-h") for w in (words[: words.index("--")] if "--" in words else words)
+    )
 
 
 def _group(path: Path, words: list[str]) -> int:
