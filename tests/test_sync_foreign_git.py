@@ -20,8 +20,7 @@ from typing import Any
 import pytest
 
 from ouro.bundle import Bundle
-from ouro.store.git import Git
-ForeignRepository = Exception
+from ouro.store.git import ForeignRepository, Git
 from tests.sync_support import bare_env, git, ouro, ouro_process
 from tests.test_sync_project import BUNDLE, _bare, _project, _refs, _state
 
@@ -31,7 +30,9 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not 
 def _dot_git_bytes(project: Path) -> dict[str, bytes]:
     """Every file under the project's .git, with its bytes (objects included)."""
     root = project / ".git"
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
+    }
 
 
 def _snapshot(tmp: Path, project: Path, env: dict[str, str]) -> tuple[Any, ...]:
