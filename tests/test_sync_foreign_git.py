@@ -188,3 +188,17 @@ def test_git_refuses_before_its_first_command(tmp_path: Path) -> None:
     with pytest.raises(ForeignRepository, match="is a symlink"):
         Git(folder).ensure_identity("x")
     assert _dot_git_bytes(project) == before
+
+
+def test_sync_init_never_creates_a_repository_behind_a_dangling_git_symlink(
+    tmp_path: Path,
+) -> None:
+    bundle = Bundle.init(tmp_path / BUNDLE, agent="ari")
+    target = tmp_path / "elsewhere"
+    (bundle.root / ".git").symlink_to(target)  # git init would create the repository there
+    proc = ouro_process(
+        tmp_path, "--bundle", BUNDLE, "sync", "init", env=bare_env(tmp_path / "home"), check=False
+    )
+    assert proc.returncode == 1 and f"{bundle.root / '.git'} is a symlink" in proc.stderr
+    assert not os.path.lexists(target)
+    assert (bundle.root / ".git").is_symlink()  # left as found
