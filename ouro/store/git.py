@@ -94,7 +94,10 @@ Problem = tuple[str, str]
 
 def _shape_problem(dot: Path) -> Problem | None:
     """What makes ``dot`` (``<root>/.git``) lead elsewhere, by the file system alone."""
-    away = f"move {dot} out of the folder ('ouro sync init' then gives it a repository of its own)"
+    away = (
+        f"move {dot} out of the folder ('ouro sync init' then gives it a repository of its "
+        "own), or join the bundle's remote in a new folder: ouro sync clone URL PATH"
+    )
     if dot.is_symlink():
         return f"{dot} is a symlink (to {os.readlink(dot)}): git would write where it points", away
     if dot.is_file():
@@ -109,7 +112,9 @@ def _shape_problem(dot: Path) -> Problem | None:
         )
     if not dot.is_dir():
         return f"there is no git repository at {dot}", "run 'ouro sync init' first"
-    for child in sorted(os.scandir(dot), key=lambda entry: entry.name):
+    with os.scandir(dot) as entries:
+        children = sorted(entries, key=lambda entry: entry.name)
+    for child in children:
         if child.is_symlink():
             return (
                 f"{dot / child.name} is a symlink (to {os.readlink(child.path)}): git would "
