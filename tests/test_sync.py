@@ -202,6 +202,35 @@ def test_sync_habit_template_is_a_valid_habit(tmp_path: Path) -> None:
     assert habit["cadence"] == "15m" and habit["run"] == ["ouro", "sync"]
 
 
+def test_sync_habit_with_a_bad_cadence_is_a_usage_error_naming_the_option(
+    tmp_path: Path,
+) -> None:
+    from tests.conftest import run_ouro
+
+    bundle = Bundle.init(tmp_path / "h.ouro", agent="agent")
+    ouro(bundle, "sync", "init", "--interval", "90s")  # a sync interval, not a habit cadence
+    proc = run_ouro("--json", "sync", "habit", "--cadence", "never", bundle=bundle)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    error = json.loads(proc.stdout)["error"]
+    assert error["type"] == "invalid_input" and error["message"].startswith("cadence: 'never'")
+    assert "--cadence" in error["hint"]
+    text = run_ouro("sync", "habit", bundle=bundle)
+    assert text.returncode == 2 and "Traceback" not in text.stderr
+    assert "the sync interval '90s' is not a habit cadence" in text.stderr
+    assert "--cadence" in text.stderr
+    assert not (bundle.root / "habits" / "sync.yaml").exists()
+
+
+def test_sync_init_interval_out_of_range_names_the_interval(tmp_path: Path) -> None:
+    from tests.conftest import run_ouro
+
+    bundle = Bundle.init(tmp_path / "h.ouro", agent="agent")
+    proc = run_ouro("sync", "init", "--interval", "0s", bundle=bundle)
+    assert proc.returncode == 2
+    assert "hint: choose an interval between 1s and 7d" in proc.stderr
+    assert "lease" not in proc.stderr
+
+
 def test_jsonl_union_is_symmetric_dedupes_and_keeps_malformed() -> None:
     ours = b'{"id":"ev-2","x":1}\n{"id":"ev-1"}\nnot json\n'
     theirs = b'{"id":"ev-1"}\n{"id":"ev-3"}\n[1,2]\n'

@@ -113,3 +113,13 @@ def test_clone_branch_option_picks_among_bundle_branches(tmp_path: Path) -> None
     assert git(tmp_path / "b", "rev-parse", "--abbrev-ref", "HEAD").strip() == "experiment"
     code, text = _run("sync", "clone", str(remote), str(tmp_path / "c"), "--branch", "nope")
     assert code == 1 and "has no branch nope" in text
+
+
+def test_clone_of_a_missing_remote_says_to_check_the_url(tmp_path: Path) -> None:
+    missing = tmp_path / "nonexistent.git"
+    code, text = _run("sync", "clone", str(missing), str(tmp_path / "b"))
+    assert code == 1
+    assert f"git clone of {missing} failed" in text
+    assert "check the URL" in text and "ouro sync clone URL PATH" in text
+    assert "resumes" not in text and "run 'ouro sync' again" not in text
+    assert not (tmp_path / "b").exists()

@@ -4,8 +4,9 @@
 regenerate, push); ``ouro sync clone`` makes a bundle and is ``ouro.api``-level
 (``ouro.sync.clone.clone``), not a verb of an open bundle.
 
-``b.sync.status()`` is a pure read (config, last outcome, open conflicts, and a
-bundle set up by an older ouro without a repository of its own). The
+``b.sync.status()`` is a pure read (config, last outcome, open conflicts, a
+bundle set up by an older ouro without a repository of its own, and a
+``.git`` that leads out of the bundle, which every other verb refuses). The
 built-in sync habit is ``habits/sync.yaml`` running ``ouro sync`` on the
 configured interval; ``ouro habits list|due|tick|run`` treat it like any other.
 """
@@ -69,6 +70,8 @@ class Sync(Namespace):
     @verb
     def status(self) -> dict[str, Any]:
         """Say whether sync is configured, how the last one went, and open conflicts."""
+        from ouro.errors import OuroError
+        from ouro.store.git import own_repository_problem
         from ouro.sync import state
         from ouro.sync.repo import has_own_repository
 
@@ -82,6 +85,13 @@ class Sync(Namespace):
                 "up",
                 *problems,
             ]
+        elif config is not None:
+            try:  # read-only: the file system and one 'git rev-parse'
+                foreign = own_repository_problem(bundle.root)
+            except OuroError as exc:  # git missing: say so, the rest still answers
+                foreign = exc.message
+            if foreign:
+                problems = [f"{foreign}; 'ouro sync' refuses to run git there", *problems]
         return {
             "configured": config is not None,
             "config": config,
@@ -133,7 +143,7 @@ class Sync(Namespace):
     ) -> dict[str, Any]:
         """Write the built-in sync habit (habits/sync.yaml) so 'ouro habits' runs it."""
         from ouro.errors import Conflict
-        from ouro.habits.cadence import parse_cadence
+        from ouro.habits.cadence import CadenceError, parse_cadence
         from ouro.store.atomic import atomic_write_text
         from ouro.sync import state
         from ouro.sync.repo import require_own_repository
@@ -142,7 +152,18 @@ class Sync(Namespace):
         config = state.require_config(bundle)
         require_own_repository(bundle)
         chosen = cadence or str(config.get("interval") or state.DEFAULT_INTERVAL)
-        parse_cadence(chosen)
+        try:
+            parse_cadence(chosen)
+        except CadenceError as exc:  # a ValueError of the habits domain: a usage error here
+            if cadence:
+                raise InvalidInput(
+                    f"cadence: {exc}", hint="pass --cadence 30m (or 2h, @daily, '*/15 * * * *')"
+                ) from None
+            raise InvalidInput(
+                f"cadence: the sync interval {chosen!r} is not a habit cadence (habits run at "
+                "minute precision: an interval in m, h, d or w, a cron expression or a macro)",
+                hint="pass one with --cadence, e.g. 'ouro sync habit --cadence 30m'",
+            ) from None
         path = bundle.habits / f"{SYNC_HABIT}.yaml"
         if path.exists():
             raise Conflict(

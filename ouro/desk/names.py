@@ -80,6 +80,7 @@ def parse_duration(text: str, *, field: str) -> int:
     seconds = int(match.group(1)) * _UNITS[match.group(2)]
     if not 1 <= seconds <= 7 * 86400:
         raise InvalidInput(
-            f"{field}: {text!r} is outside 1s..7d", hint="choose a lease between 1s and 7d"
+            f"{field}: {text!r} is outside 1s..7d",
+            hint=f"choose {'an' if field[:1] in 'aeiou' else 'a'} {field} between 1s and 7d",
         )
     return seconds

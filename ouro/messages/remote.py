@@ -4,7 +4,8 @@ A remote peer (``arc/peers.json`` ``{"remote": URL}``) is the git repository
 of the peer's bundle. Its pending messages are delivered in one commit:
 
 1. a scratch clone at ``state/messages/peers/<agent>/`` (machine-local, never
-   synced) is cloned once, then fetched and reset to the remote's branch;
+   synced) is cloned once, then fetched and reset to the remote's branch (one
+   whose ``.git`` is not its own, ``ouro.store.git``, is removed and cloned anew);
 2. the messages not already there (by id) are appended to its
    ``arc/messages/inbox.jsonl``, committed and pushed;
 3. a rejected push (the peer pushed meanwhile) fetches and goes round again
@@ -25,7 +26,7 @@ from typing import Any
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
 from ouro.store import jsonio
-from ouro.store.git import Git, first_line
+from ouro.store.git import Git, first_line, own_repository_problem
 from ouro.store.jsonl import append_jsonl, read_jsonl
 
 TRIES = 3
@@ -40,8 +41,8 @@ def scratch(bundle: Bundle, agent: str) -> Path:
 def _prepare(bundle: Bundle, agent: str, url: str) -> tuple[Git, str]:
     """The scratch clone at the remote's tip; returns it and the branch."""
     path = scratch(bundle, agent)
-    if path.exists() and not (path / ".git").is_dir():
-        shutil.rmtree(path)
+    if path.exists() and own_repository_problem(path):  # a .git leading elsewhere: made anew
+        shutil.rmtree(path)  # removes a symlink, never what it points to
     if path.exists():
         git = Git(path)
         if git.out("remote", "get-url", "origin") != url:

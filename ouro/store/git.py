@@ -7,6 +7,13 @@ Contract:
   repository (a missing ``<root>/.git`` is an error, never a fall-through).
   ``Git.outside(cwd)`` runs the few commands that need no repository (``init``,
   ``clone``) and the read-only probes of an enclosing one.
+- Before its first command, a ``Git(root)`` checks that ``<root>/.git`` is the
+  folder's own repository (``own_repository_problem``) and refuses
+  (``ForeignRepository``) one that is a symlink, a gitfile (a linked worktree, a
+  submodule, ``--separate-git-dir``), holds a symlink git would write through,
+  shares another repository's refs (``commondir``), or whose ``core.worktree``
+  names another folder: git would follow each of them out of the folder, and
+  its config, index, refs and commits would land in that other repository.
 - Every ``GIT_*`` variable inherited from the caller is dropped except those
   that only say how to reach a remote, whose identity to commit with, or where
   the user's global config lives (``KEPT``): a hook running inside a project's
@@ -64,11 +71,107 @@ class SyncError(OuroError):
     kind = "sync_failed"
 
 
+class ForeignRepository(SyncError):
+    """``<root>/.git`` leads out of the folder; refused before any git command ran."""
+
+    kind = "foreign_repository"
+
+
 def clean_env() -> dict[str, str]:
     """The caller's environment without the GIT_* variables that could redirect git."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in KEPT}
     env.update({"LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"})
     return env
+
+
+def _real(path: Path | str) -> Path:
+    return Path(os.path.realpath(path))
+
+
+#: (what is wrong with ``<root>/.git``, what to do about it)
+Problem = tuple[str, str]
+
+
+def _shape_problem(dot: Path) -> Problem | None:
+    """What makes ``dot`` (``<root>/.git``) lead elsewhere, by the file system alone."""
+    away = (
+        f"move {dot} out of the folder ('ouro sync init' then gives it a repository of its "
+        "own), or join the bundle's remote in a new folder: ouro sync clone URL PATH"
+    )
+    if dot.is_symlink():
+        return f"{dot} is a symlink (to {os.readlink(dot)}): git would write where it points", away
+    if dot.is_file():
+        try:
+            target = dot.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError as exc:
+            target = f"unreadable: {exc.strerror}"
+        return (
+            f"{dot} is a gitfile ({target[:200]}), not a repository: the repository it names "
+            "lives outside the folder (a linked worktree, a submodule or --separate-git-dir)",
+            away,
+        )
+    if not dot.is_dir():
+        return f"there is no git repository at {dot}", "run 'ouro sync init' first"
+    with os.scandir(dot) as entries:
+        children = sorted(entries, key=lambda entry: entry.name)
+    for child in children:
+        if child.is_symlink():
+            return (
+                f"{dot / child.name} is a symlink (to {os.readlink(child.path)}): git would "
+                "write through it",
+                f"replace {dot / child.name} with a copy of what it points to, or {away}",
+            )
+    if (dot / "commondir").exists():
+        return f"{dot} has a commondir file: it shares the refs of another repository", away
+    return None
+
+
+def _problem(root: Path) -> Problem | None:
+    dot = root / ".git"
+    shape = _shape_problem(dot)
+    if shape:
+        return shape
+    # Only GIT_DIR: git then applies the repository's own core.worktree and says
+    # which work tree a git run there by hand would use.
+    env = {**clean_env(), "GIT_DIR": str(dot)}
+    proc = Git.outside(root)._spawn(["rev-parse", "--absolute-git-dir", "--show-toplevel"], env)
+    lines = proc.stdout.decode("utf-8", "replace").splitlines()
+    if proc.returncode != 0 or len(lines) != 2:
+        return (
+            f"{dot} is not a repository with a work tree (git says: {first_line(proc)})",
+            f"check it with 'git --git-dir={dot} status', or move it out of the folder",
+        )
+    if _real(lines[0]) != _real(dot):
+        return f"{dot} resolves to the git directory {lines[0]}, outside the folder", (
+            f"move {dot} out of the folder"
+        )
+    if _real(lines[1]) != _real(root):
+        return (
+            f"{dot / 'config'} sets core.worktree: its work tree is {lines[1]}, not {root}",
+            f"unset it (git --git-dir={dot} config --unset core.worktree), then run the "
+            "command again",
+        )
+    return None
+
+
+def own_repository_problem(root: Path) -> str | None:
+    """Why ``<root>/.git`` is not the repository of the folder ``root`` alone, or None.
+
+    Read-only: the file system, then one ``git rev-parse``.
+    """
+    problem = _problem(root)
+    return problem[0] if problem else None
+
+
+def check_own_repository(root: Path) -> None:
+    """Raise ``ForeignRepository`` unless ``<root>/.git`` is the folder's own repository."""
+    problem = _problem(root)
+    if problem:
+        raise ForeignRepository(
+            f"refusing to run git in {root}: {problem[0]}; ouro runs git only in the folder's "
+            "own repository (a .git directory whose work tree is the folder)",
+            hint=problem[1],
+        )
 
 
 @dataclass
@@ -78,17 +181,21 @@ class Git:
     cwd: Path
     timeout: float = TIMEOUT
     pinned: bool = True
+    #: the command a failure's hint says to run again (``ouro sync`` resumes; a
+    #: failed ``sync init`` or ``sync clone`` removed what it made)
+    again: str = "ouro sync"
     _env: dict[str, str] | None = field(default=None, repr=False)
 
     @classmethod
-    def outside(cls, cwd: Path, *, timeout: float = TIMEOUT) -> Git:
+    def outside(cls, cwd: Path, *, timeout: float = TIMEOUT, again: str = "ouro sync") -> Git:
         """git run in ``cwd`` with no repository chosen (init, clone, read-only probes)."""
-        return cls(cwd, timeout=timeout, pinned=False)
+        return cls(cwd, timeout=timeout, pinned=False, again=again)
 
     def env(self) -> dict[str, str]:
         if self._env is None:
             env = clean_env()
             if self.pinned:
+                check_own_repository(self.cwd)  # before any command: nothing may escape
                 env["GIT_DIR"] = str(self.cwd / ".git")
                 env["GIT_WORK_TREE"] = str(self.cwd)
             self._env = env
@@ -141,7 +248,7 @@ class Git:
         except subprocess.TimeoutExpired:
             raise SyncError(
                 f"git {' '.join(args[:2])} did not finish within {self.timeout:g}s",
-                hint="check the remote is reachable, then run 'ouro sync' again",
+                hint=f"check the remote is reachable, then run '{self.again}' again",
             ) from None
 
     def run(
@@ -151,7 +258,8 @@ class Git:
         if check and proc.returncode != 0:
             raise SyncError(
                 f"git {' '.join(args[:2])} failed: {first_line(proc)}",
-                hint="fix what git says, then run 'ouro sync' again (it resumes where it stopped)",
+                hint=f"fix what git says, then run '{self.again}' again"
+                + (" (it resumes where it stopped)" if self.again == "ouro sync" else ""),
             )
         return proc
 

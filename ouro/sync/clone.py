@@ -27,7 +27,7 @@ from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.errors import BundleExists, BundleNotFound, InvalidInput, OuroError
-from ouro.store.git import Git, SyncError
+from ouro.store.git import Git, SyncError, first_line
 from ouro.sync import state
 from ouro.sync.repo import REMOTE, local_url
 from ouro.sync.run import Regenerate
@@ -115,6 +115,22 @@ def _undo(path: Path, existed: bool) -> None:
             child.unlink(missing_ok=True)
 
 
+#: what a failed clone's hints say to run again (it removed what it made: no resuming)
+AGAIN = "ouro sync clone URL PATH"
+
+
+def _clone(parent: Path, url: str, target: Path) -> None:
+    """``git clone --no-checkout``; a failure says to check the URL."""
+    args = ("clone", "--quiet", "--no-checkout", "--origin", REMOTE, "--", url, str(target))
+    proc = Git.outside(parent, timeout=CLONE_TIMEOUT, again=AGAIN).run(*args, check=False)
+    if proc.returncode != 0:
+        raise SyncError(
+            f"git clone of {url} failed: {first_line(proc)}",
+            hint="check the URL (a path to a bundle's repository, file://, ssh or https) and "
+            f"that this machine can reach it, then run '{AGAIN}' again",
+        )
+
+
 def clone(
     url: str,
     path: Path | str,
@@ -135,10 +151,8 @@ def clone(
     parent = next(p for p in target.parents if p.is_dir())
     made = target if existed else next(p for p in (*target.parents[::-1], target) if not p.exists())
     try:
-        Git.outside(parent, timeout=CLONE_TIMEOUT).run(
-            "clone", "--quiet", "--no-checkout", "--origin", REMOTE, "--", url, str(target)
-        )
-        git = Git(target)
+        _clone(parent, url, target)
+        git = Git(target, again=AGAIN)
         head = _head_name(git)
         chosen = bundle_branch(git, url, branch)
         git.run("checkout", "--quiet", "--force", "-B", chosen, "--track", f"{REMOTE}/{chosen}")

@@ -14,6 +14,10 @@ Contract:
 - A bundle whose sync was set up by an earlier ouro through the enclosing
   repository (``state/sync/config.json`` and no ``<bundle>/.git``) is refused by
   ``require_own_repository`` with the next step (``ouro sync init``).
+- A ``<bundle>/.git`` that leads out of the bundle (a symlink, a gitfile, a
+  symlink inside it, a ``core.worktree`` elsewhere) is refused by every entry
+  point before any git command runs (``ouro.store.git.check_own_repository``),
+  so an enclosing project's repository can never be adopted through it.
 - A remote that exists is never repointed: ``add_remote`` refuses another URL,
   naming the remote and both URLs. A local path is stored absolute (taken from
   the caller's current folder), so it means the same from the bundle root.
@@ -22,12 +26,13 @@ Contract:
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from ouro.bundle import Bundle
 from ouro.errors import Conflict
-from ouro.store.git import Git, SyncError
+from ouro.store.git import Git, SyncError, check_own_repository
 
 REMOTE = "origin"
 
@@ -72,7 +77,8 @@ class Project:
 
 
 def has_own_repository(bundle: Bundle) -> bool:
-    return (bundle.root / ".git").exists()
+    """``<bundle>/.git`` is there (a dangling symlink counts: it is refused, never replaced)."""
+    return os.path.lexists(bundle.root / ".git")
 
 
 def project_around(bundle: Bundle) -> Project | None:
@@ -95,35 +101,31 @@ def project_around(bundle: Bundle) -> Project | None:
 
 
 def own_repository(bundle: Bundle, branch: str | None) -> bool:
-    """Make sure ``<bundle>/.git`` is a repository of the bundle's own; True if created now."""
+    """Make sure ``<bundle>/.git`` is a repository of the bundle's own; True if created now.
+
+    One that leads out of the bundle (a symlink, a gitfile, a ``core.worktree``
+    elsewhere …) is refused before any git command runs (``check_own_repository``).
+    """
     root = Path(os.path.realpath(bundle.root))
     if not has_own_repository(bundle):
-        Git.outside(root).run("init", "-q", "-b", branch or "main", str(root))
+        Git.outside(root, again="ouro sync init").run(
+            "init", "-q", "-b", branch or "main", str(root)
+        )
+        try:
+            check_own_repository(root)  # a git template could still make it lead elsewhere
+        except SyncError:
+            shutil.rmtree(root / ".git", ignore_errors=True)  # never follows a symlink
+            raise
         return True
-    top = Git.outside(root).run("rev-parse", "--show-toplevel", check=False)
-    found = top.stdout.decode("utf-8", "replace").strip()
-    if top.returncode != 0 or Path(os.path.realpath(found or "/")) != root:
-        raise SyncError(
-            f"{root / '.git'} is not a git repository whose work tree is the bundle "
-            f"(git says: {found or top.stderr.decode('utf-8', 'replace').strip()})",
-            hint=f"move {root / '.git'} away, then run 'ouro sync init' again",
-        )
-    git = Git(root)
-    common = Path(os.path.realpath(root / git.out("rev-parse", "--git-common-dir")))
-    if common != Path(os.path.realpath(git.git_dir())):
-        raise SyncError(
-            f"the bundle folder is a linked worktree of the repository {common}: it shares "
-            "that repository's branches and remotes, and ouro syncs only a repository of "
-            "the bundle's own",
-            hint="copy the bundle's files to a new folder and run 'ouro sync init' there, "
-            "or join its remote with 'ouro sync clone URL PATH'",
-        )
+    check_own_repository(root)
     return False
 
 
 def require_own_repository(bundle: Bundle) -> None:
-    """Refuse to sync a bundle that has no repository of its own (set up by an older ouro)."""
+    """Refuse to sync a bundle that has no repository of its own (set up by an older ouro),
+    or whose ``.git`` leads out of the bundle (``check_own_repository``)."""
     if has_own_repository(bundle):
+        check_own_repository(Path(os.path.realpath(bundle.root)))
         return
     project = project_around(bundle)
     where = (

@@ -131,7 +131,8 @@ def sync_init(
         project = project_around(bundle)
         created = own_repository(bundle, branch)
         try:
-            result = _configure(bundle, Git(bundle.root), url, interval, created, previous)
+            git = Git(bundle.root, again="ouro sync init")
+            result = _configure(bundle, git, url, interval, created, previous)
         except BaseException:
             if created:  # nothing half-made stays behind: the repository goes again
                 shutil.rmtree(bundle.root / ".git", ignore_errors=True)
@@ -148,7 +149,6 @@ def _configure(
     created: bool,
     previous: dict[str, Any] | None,
 ) -> dict[str, Any]:
-    identity = git.ensure_identity(str(bundle.read_meta().get("agent") or "ouro"))
     had_commits = _has_commits(git)
     current = _current_branch(git)
     added = False
@@ -160,6 +160,8 @@ def _configure(
                 "has no history of its own to merge with it",
                 hint=f"join that bundle instead: ouro sync clone {url} PATH",
             )
+    # after the refusals above: a refused run leaves no identity behind in the config
+    identity = git.ensure_identity(str(bundle.read_meta().get("agent") or "ouro"))
     changed = ensure_policy_files(bundle)
     tracked = git.lines("ls-files", "-z", "--", *DERIVED)
     if tracked:
