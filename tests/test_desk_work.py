@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ouro import api as tools
@@ -148,6 +150,42 @@ def test_corrupt_task_is_reported_and_left_alone(bundle: Bundle) -> None:
     with pytest.raises(CorruptFile):
         tasks.load_task(bundle, bad)
     assert bad.read_text() == "---\nid: [unclosed\n---\n"
+
+
+@pytest.mark.parametrize("shape", ["no front matter", "first --- deleted"])
+def test_task_md_without_an_id_is_a_problem_never_a_task(bundle: Bundle, shape: str) -> None:
+    # a hand-made task.md with no front matter crashed list and show (status None)
+    # and --json listed it as a task with id ""; the index indexed it as a task
+    call(bundle, "desk_track_add", name="rel")
+    real = call(bundle, "desk_task_add", track="rel", title="real")["task"]
+    bad = bundle.desk / "rel" / "handmade" / "task.md"
+    bad.parent.mkdir()
+    if shape == "no front matter":
+        text = "just notes\n"
+    else:
+        text = (bundle.root / real["locator"]).read_text().replace("---\n", "", 1)
+        text = text.replace(real["id"], "t-zzzz").replace("title: real", "title: handmade")
+    bad.write_text(text)
+    before = snapshot(bundle.root, state=False)
+    problem = "desk/rel/handmade/task.md: the front matter has no id"
+    listed = ouro_json("desk", "task", "list", bundle=bundle)
+    assert [t["id"] for t in listed["tasks"]] == [real["id"]]
+    assert listed["problems"] == [problem]
+    proc = run_ouro("desk", "task", "list", bundle=bundle)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+    assert f"problem: {problem}" in proc.stdout + proc.stderr
+    shown = run_ouro("desk", "task", "show", "rel/handmade", "--json", bundle=bundle)
+    assert shown.returncode == 3, shown.stderr
+    assert json.loads(shown.stdout)["error"]["message"] == problem
+    text_show = run_ouro("desk", "task", "show", "rel/handmade", bundle=bundle)
+    assert text_show.returncode == 3 and "Traceback" not in text_show.stderr
+    assert problem in text_show.stderr
+    rebuilt = ouro_json("index", "rebuild", bundle=bundle)
+    assert [p["locator"] for p in rebuilt["problems"]] == ["desk/rel/handmade/task.md"]
+    found = ouro_json("desk", "search", "handmade", bundle=bundle)
+    assert [r["locator"] for r in found["results"]] == []
+    assert snapshot(bundle.root, state=False) == before
+    assert bad.read_text() == text
 
 
 def test_iterations_friction_tips(bundle: Bundle) -> None:

@@ -18,6 +18,7 @@ from ouro.bundle import Bundle
 from ouro.index import db
 from ouro.index.search import consult_diary, desk_search, search_facts
 from ouro.index.sync import rebuild, status, sync, touch_paths
+from tests.conftest import ouro_json, run_ouro
 from tests.index_support import append_fact, dump_index, write_note, write_task
 
 FACTS = "desk/_record/diary/facts.jsonl"
@@ -395,4 +396,33 @@ def test_facts_indexed_in_small_pieces_equal_one_piece(
     assert dump_index(bundle) == whole
     append_fact(bundle, "f-100", "appended after", ["e1"], supersedes="f-004")
     sync(bundle)
+    assert dump_index(bundle) == (rebuild(bundle), dump_index(bundle))[1]
+
+
+def test_a_torn_last_fact_is_reported_by_every_read_until_it_ends(bundle: Bundle) -> None:
+    # the last line of facts.jsonl cut short (no newline, not JSON) was passed
+    # over in silence: consult answered without it, status said 0 problems and a
+    # rebuild skipped nothing. It is reported like the event log's torn tail.
+    append_fact(bundle, "f-1", "alpha fact one")
+    path = bundle.root / FACTS
+    whole = path.read_bytes()
+    with path.open("ab") as handle:
+        handle.write(b'{"id": "f-2", "text": "beta fa')
+    torn = f"{FACTS}:2: ends in an incomplete line at byte {len(whole)} (a writer is"
+    assert [p.describe() for p in sync(bundle).problems] == [f"{torn} mid-append or died mid-line)"]
+    answer = consult_diary(bundle.root)
+    assert answer["total"] == 1
+    assert [p.startswith(torn) for p in answer["index"]["problems"]] == [True]
+    assert search_facts(bundle.root, "alpha")["index"]["problems"] == answer["index"]["problems"]
+    assert status(bundle)["problems"] == 1
+    assert [p.describe().startswith(torn) for p in rebuild(bundle).problems] == [True]
+    cli = ouro_json("index", "rebuild", bundle=bundle)
+    assert [(p["locator"], p["line"]) for p in cli["problems"]] == [(FACTS, 2)]
+    text = run_ouro("diary", "consult", bundle=bundle).stdout
+    assert f"problem: {torn}" in text
+    with path.open("ab") as handle:  # the writer finishes its line: nothing left to report
+        handle.write(b'ct two"}\n')
+    assert sync(bundle).facts_added == 1
+    assert status(bundle)["problems"] == 0
+    assert "problems" not in consult_diary(bundle.root)["index"]
     assert dump_index(bundle) == (rebuild(bundle), dump_index(bundle))[1]

@@ -10,6 +10,7 @@ import pytest
 from ouro.arc.scrub import MARKER, redact_record
 from ouro.bundle import Bundle
 from ouro.errors import InvalidInput, InvalidLocator, NotFound
+from ouro.store import frontmatter
 from tests.conftest import ouro_json, run_ouro, snapshot
 
 SECRET = "hunter2-" + "Qx7Zp9Lm"
@@ -103,3 +104,77 @@ def test_an_arc_event_line_keeps_the_checkpoint_consistent(bundle: Bundle) -> No
     assert resume["currentAsk"]["value"] == f"deploy with token {MARKER}"
     assert resume["recorder"]["health"] == "ok"
     assert [m for m in out["stillFoundIn"] if "context-loss-sentinel" not in m] == []
+
+
+@pytest.mark.parametrize(
+    "locator", ["bundle.json", "state/trust/checks.json", "habits/nightly.yaml", ".gitignore"]
+)
+def test_files_outside_the_record_are_refused(bundle: Bundle, locator: str) -> None:
+    # bundle.json was redacted (its key "agent" became "[redacted:manual]", exit 0)
+    path = bundle.root / locator
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        path.write_text(f'{{"x": "{SECRET}"}}\n')
+    text = path.read_text()
+    match = "agent" if locator == "bundle.json" else SECRET
+    if locator == ".gitignore":
+        match = text.splitlines()[0]
+    before = snapshot(bundle.root)
+    proc = run_ouro("record", "redact", locator, "--match", match, bundle=bundle)
+    assert proc.returncode == 2, proc.stderr
+    assert f"error: {locator} is not a record file (only files under arc/ and desk/" in proc.stderr
+    assert snapshot(bundle.root) == before and path.read_text() == text
+
+
+def test_a_redaction_that_would_break_the_file_writes_nothing(bundle: Bundle) -> None:
+    # --match '"text"' on a claim's JSON replaced a key and its quotes (exit 0):
+    # the claim was unreadable after. Values are redacted, never keys or syntax.
+    claim = ouro_json("claim", "add", f"tests pass {SECRET}", "--check", "true", bundle=bundle)
+    loc = f"arc/claims/{claim['id']}.json"
+    note = bundle.root / "desk/_record/notes/login.md"
+    note.write_text(f"---\ntitle: login\ntags: [{SECRET}]\n---\npw {SECRET}\n")
+    ouro_json("diary", "write", f"the token is {SECRET}", bundle=bundle)
+    cases = [
+        (loc, '"text"', loc),
+        (loc, "text", loc),  # a key: the JSON still parses, but lost "text"
+        (f"{FACTS}", '"about"', f"{FACTS}:1"),
+        ("desk/_record/notes/login.md", "title:", "desk/_record/notes/login.md"),
+    ]
+
+    def unlocked() -> dict[str, tuple[bytes, int]]:  # the lock files say who held them last
+        return {k: v for k, v in snapshot(bundle.root).items() if "state/locks" not in k}
+
+    for locator, match, broken in cases:
+        before = unlocked()
+        proc = run_ouro("record", "redact", locator, "--match", match, bundle=bundle)
+        assert proc.returncode == 2, (locator, match, proc.stdout, proc.stderr)
+        assert f"error: redacting the --match text would break {broken} " in proc.stderr
+        assert unlocked() == before, (locator, match)
+    # the secret itself, a value, is redacted; every file still reads
+    for locator in (loc, FACTS, "desk/_record/notes/login.md"):
+        assert redact_record(bundle, locator, SECRET)["occurrences"] >= 1
+    listed = ouro_json("claim", "list", bundle=bundle)
+    assert [c["text"] for c in listed["claims"]] == [f"tests pass {MARKER}"]
+    assert ouro_json("diary", "consult", "token", bundle=bundle)["total"] == 1
+    meta, body = frontmatter.parse(note.read_text())  # a secret in a YAML list stays a string
+    assert (meta, body) == ({"title": "login", "tags": [MARKER]}, f"pw {MARKER}\n")
+
+
+def test_leftovers_outside_the_record_are_named_apart(bundle: Bundle) -> None:
+    # state/ is a cache: it was offered as 'run ouro record redact state/…'
+    note = bundle.root / "desk/_record/notes/login.md"
+    note.write_text(f"pw {SECRET}\n")
+    cache = bundle.root / "state/cache/copy.json"
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(f'"{SECRET}"')
+    proc = run_ouro(
+        "record", "redact", "desk/_record/notes/login.md", "--match", SECRET, bundle=bundle
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "still in: state/cache/copy.json  (a machine-local cache: delete it" in proc.stdout
+    assert "ouro record redact state/" not in proc.stdout
+    cache.write_text(f'"{SECRET}"')
+    note.write_text(f"pw {SECRET}\n")
+    out = redact_record(bundle, "desk/_record/notes/login.md", SECRET)
+    assert out["stillFoundIn"] == []
+    assert out["stillFoundOutsideRecord"] == ["state/cache/copy.json"]

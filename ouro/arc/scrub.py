@@ -6,10 +6,18 @@ with every occurrence of TEXT replaced by ``[redacted:manual]``:
 
 - ``file.jsonl#id``: only the record(s) with that id; ``file.jsonl``: every
   line. A line that parses is rewritten from its parsed value (the secret is
-  replaced inside its strings, keys included, so JSON escapes cannot hide
-  it; a diary fact's ``hash`` is recomputed from its new text); a malformed
-  line is replaced as text. Other lines stay byte-identical.
+  replaced inside its string values, so JSON escapes cannot hide it; a diary
+  fact's ``hash`` is recomputed from its new text); a malformed line is
+  replaced as text. Other lines stay byte-identical.
 - any other text file (Markdown, JSON): every occurrence, as text.
+
+Only a record file is redacted: one under ``arc/`` or ``desk/``. ``bundle.json``,
+``habits/`` (inputs, edited by hand) and ``state/`` (a machine-local cache:
+deleted, it is derived again) are refused. Values are redacted, never keys or
+syntax: a result that no longer reads as the file's format (a JSON file that
+does not parse or lost a key, a JSONL line that parsed and no longer does or
+lost a key, front matter that parsed and no longer does or lost a key) is
+refused, so the TEXT given must be the secret, not a key or a quote.
 
 The new content is written whole to a temporary file and renamed into place
 (``atomic_write_bytes``), under the Arc lock, the domain lock of the record
@@ -21,8 +29,9 @@ Then one Arc event (``record_redacted``) says what was redacted where — the
 locator, how many occurrences, the marker — never the secret. The answer also
 lists other bundle files that still contain TEXT, so they can be redacted too.
 
-Nothing is written when TEXT is not found, the locator does not resolve, or
-the file is not UTF-8 text.
+Nothing is written when TEXT is not found, the locator does not resolve, the
+file is not a record file or not UTF-8 text, or the result would not parse.
+Leftover copies outside the record are listed apart (``stillFoundOutsideRecord``).
 """
 
 from __future__ import annotations
@@ -61,11 +70,9 @@ def _replace(value: Any, match: str) -> tuple[Any, int]:
     if isinstance(value, dict):
         out: dict[Any, Any] = {}
         total = 0
-        for key, item in value.items():
-            new_key, a = _replace(key, match)
-            new_item, b = _replace(item, match)
-            out[new_key] = new_item
-            total += a + b
+        for key, item in value.items():  # values only: a key is the format's, kept
+            out[key], n = _replace(item, match)
+            total += n
         return out, total
     if isinstance(value, list):
         items = [_replace(v, match) for v in value]
@@ -115,6 +122,89 @@ def _scrub_jsonl(data: bytes, match: str, record_id: str | None) -> tuple[bytes,
                 lines[i] = text.replace(match, MARKER).encode()
                 total += n
     return b"\n".join(lines), total, matched
+
+
+#: the record: the only folders whose files this redacts
+RECORD_FOLDERS = ("arc/", "desk/")
+
+
+def _require_record_file(locator: str) -> None:
+    if locator.startswith(RECORD_FOLDERS):
+        return
+    if locator == "state" or locator.startswith("state/"):
+        hint = "state/ is a machine-local cache: delete the file and ouro derives it again"
+    else:
+        hint = "edit it by hand (bundle.json and habits/ are the bundle's inputs, not records)"
+    raise InvalidInput(
+        f"{locator} is not a record file (only files under arc/ and desk/ are redacted); "
+        "nothing was changed",
+        hint=hint,
+    )
+
+
+def _shape(value: Any) -> Any:
+    """The keys of a parsed value, nested (what a redaction must keep)."""
+    if isinstance(value, dict):
+        return {key: _shape(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_shape(item) for item in value]
+    return None
+
+
+def _json_shape(data: bytes) -> tuple[bool, Any]:
+    """(whether ``data`` parses as JSON, its keys)."""
+    try:
+        return True, _shape(jsonio.loads(data))
+    except jsonio.JSONDecodeError:
+        return False, None
+
+
+def _front_matter_shape(text: str) -> tuple[bool, Any]:
+    from ouro.errors import CorruptFile
+    from ouro.store import frontmatter
+
+    try:
+        return True, _shape(frontmatter.parse(text)[0])
+    except CorruptFile:
+        return False, None
+
+
+def _broken_by(locator: str, old: bytes, new: bytes) -> str | None:
+    """Where the redacted file no longer reads as its format (or lost a key), if it
+    does: a part that read before must read the same way after (``_shape``)."""
+    if locator.endswith(".jsonl"):
+        before, after = old.split(b"\n"), new.split(b"\n")
+        if len(before) != len(after):
+            return locator
+        for line_no, (a, b) in enumerate(zip(before, after, strict=True), start=1):
+            if a != b and a.strip():
+                was = _json_shape(a)
+                if was[0] and _json_shape(b) != was:
+                    return f"{locator}:{line_no}"
+        return None
+    if locator.endswith(".json"):
+        was = _json_shape(old)
+        return locator if was[0] and _json_shape(new) != was else None
+    if locator.endswith(".md"):
+        was = _front_matter_shape(old.decode("utf-8"))
+        return locator if was[0] and _front_matter_shape(new.decode("utf-8")) != was else None
+    return None
+
+
+def _scrub_front_matter(text: str, match: str) -> tuple[bytes, int] | None:
+    """A Markdown file whose front matter the text pass would break (a secret in a
+    YAML flow list: ``[secret]`` -> ``[[redacted:manual]]``): its front matter's
+    values redacted and written again (``frontmatter.render``), the body as text.
+    None when that would leave it somewhere (a key): the text pass's result stands,
+    and the check that follows refuses it."""
+    from ouro.store import frontmatter
+
+    meta, body = frontmatter.parse(text)
+    new_meta, in_values = _replace(meta, match)
+    new = frontmatter.render(new_meta, body.replace(match, MARKER))
+    if match in new:
+        return None
+    return new.encode("utf-8"), in_values + body.count(match)
 
 
 def _domain_lock(bundle: Bundle, locator: str) -> Path | None:
@@ -174,6 +264,7 @@ def redact_record(bundle: Bundle, locator: str, match: str) -> dict[str, Any]:
             hint="give the whole secret, so nothing else is replaced",
         )
     loc = Locator.parse(locator)
+    _require_record_file(loc.path)
     path = loc.resolve(bundle.root)
     if not path.is_file():
         raise InvalidLocator(f"{loc.path} is not a file in the bundle", hint="check the locator")
@@ -207,10 +298,19 @@ def redact_record(bundle: Bundle, locator: str, match: str) -> dict[str, Any]:
                 ) from None
             count = text.count(match)
             new = text.replace(match, MARKER).encode("utf-8")
+            if count and loc.path.endswith(".md") and _broken_by(loc.path, data, new):
+                new, count = _scrub_front_matter(text, match) or (new, count)
         if not count:
             raise NotFound(
                 f"the --match text is not in {locator}; nothing was changed",
                 hint="give the secret exactly as it appears in the file",
+            )
+        broken = _broken_by(loc.path, data, new)
+        if broken is not None:
+            raise InvalidInput(
+                f"redacting the --match text would break {broken} (it is in a key or the "
+                "file's syntax, not only in a value); nothing was changed",
+                hint="give the secret's own text as --match, or edit the file by hand",
             )
         atomic_write_bytes(path, new, mode=os.stat(path).st_mode & 0o777)
         dropped = _drop_index(bundle)
@@ -222,12 +322,14 @@ def redact_record(bundle: Bundle, locator: str, match: str) -> dict[str, Any]:
             produced_refs=[{"kind": "redacted", "locator": loc.path}],
         )
         warnings = append_locked(bundle, line)
+    leftovers = _leftovers(bundle, match, path)
     return {
         "locator": str(loc),
         "occurrences": count,
         "marker": MARKER,
         "event": line,
         "indexDropped": dropped,
-        "stillFoundIn": _leftovers(bundle, match, path),
+        "stillFoundIn": [f for f in leftovers if f.startswith(RECORD_FOLDERS)],
+        "stillFoundOutsideRecord": [f for f in leftovers if not f.startswith(RECORD_FOLDERS)],
         "warnings": warnings,
     }

@@ -237,6 +237,15 @@ def head_of(desk: str, row: Row) -> Head:
 WANTED = frozenset(FIELDS) | {"claimedBy"}
 
 
+def require_id(meta: dict[str, Any], locator: str) -> None:
+    """A task.md is a task only with an ``id`` in its front matter: one without
+    (no front matter at all, or a blank id) is a malformed file, reported by its
+    locator (``CorruptFile``), never listed as a task with an empty id. Every
+    reader of task files (heads, ``tasks.load_task``, the index) asks this."""
+    if not _str(meta.get("id")):
+        raise CorruptFile(f"{locator}: the front matter has no id", hint="add 'id: t-…'")
+
+
 def _read_task(key: str, path: str) -> Row:
     """The head row of one task.md; raises CorruptFile when unreadable."""
     from ouro.store.frontmatter import parse
@@ -250,10 +259,8 @@ def _read_task(key: str, path: str) -> Row:
             f"{locator}: unreadable ({exc})", hint="fix the file by hand; ouro left it untouched"
         ) from None
     meta, _body = parse(text, source=locator, keys=WANTED)
-    row = _row(key, meta)
-    if not row[2]:
-        raise CorruptFile(f"{locator}: the front matter has no id", hint="add 'id: t-…'")
-    return row
+    require_id(meta, locator)
+    return _row(key, meta)
 
 
 # --- the cache file ---------------------------------------------------------------

@@ -314,20 +314,28 @@ def _check(
     return None
 
 
-def _by_meaning(bundle: Bundle, facts: list[dict[str, Any]], force: bool) -> bool:
-    """Whether this write also checks near-duplicates by meaning (``diary.near``)."""
+def _by_meaning(
+    bundle: Bundle, facts: list[dict[str, Any]], force: bool
+) -> tuple[bool, str | None]:
+    """Whether this write also checks near-duplicates by meaning (``diary.near``),
+    and the warning to give when it cannot. ``bundle.json`` travels between
+    machines: one without the embedding model checks by words only and says so
+    (docs/index.md: without the extra everything works as before), never refuses."""
     if force or not any(fact["about"] for fact in facts):
-        return False
+        return False, None
     from ouro.config import lookup
 
     if lookup("diary.near", bundle.root) != "meaning":
-        return False
+        return False, None
     from ouro.embedding import ENABLE_HINT, available, model
 
     if not available():
-        raise InvalidInput("diary.near = meaning needs the embedding model", hint=ENABLE_HINT)
+        return False, (
+            "diary.near = meaning, but the embedding model is not installed here: "
+            f"near duplicates were checked by words only; {ENABLE_HINT}"
+        )
     model()  # loaded now, not while every writer waits for the diary lock
-    return True
+    return True, None
 
 
 def _check_meaning(
@@ -374,7 +382,7 @@ def append_facts_batch(
     if state.snapshot is None:
         state.snapshot = state_snapshot_path(bundle)
     result = BatchResult()
-    meaning = _by_meaning(bundle, facts, force)
+    meaning, meaning_warning = _by_meaning(bundle, facts, force)
     with state.mutex:
         # Catch up before taking the lock: a fresh process reads the whole log
         # (and tokenises an entity's facts) here, not while every writer waits.
@@ -397,6 +405,8 @@ def append_facts_batch(
             state.sync()
         upto = state.offset  # our lines (if any) end at or before this byte
         result.warnings = bad_line_warnings(state.bad)
+        if meaning_warning is not None:
+            result.warnings.append(meaning_warning)
     if result.results:
         fsync_path(path)  # durable before we report success (group commit)
     if to_write:

@@ -40,6 +40,7 @@ from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.desk.docs import ordered, read_doc, write_doc
+from ouro.desk.heads import require_id
 from ouro.desk.names import require_slug, slugify, unique_slug
 from ouro.desk.tracks import require_track
 from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound, ToolDenied
@@ -245,6 +246,7 @@ def _task_files(
 def load_task(bundle: Bundle, path: Path) -> Task:
     locator = bundle.locator(path)
     meta, body = read_doc(path, source=locator)
+    require_id(meta, locator)
     return Task(path, meta, body, locator)
 
 
@@ -290,6 +292,7 @@ def scan_heads(bundle: Bundle) -> tuple[list[TaskHead], list[str]]:
         try:
             text = path.read_text(encoding="utf-8")
             meta, _body = frontmatter.parse(text, source=locator, keys=HEAD_KEYS)
+            require_id(meta, locator)
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(f"{locator}: unreadable ({exc})")
             continue

@@ -34,6 +34,7 @@ from ouro.index.fresh import FACTS, Seen, file_hash
 from ouro.models.plain import Plain
 from ouro.store import cursor as cursors
 from ouro.store.guard import Inside
+from ouro.store.jsonl import TORN_TAIL, torn_tail
 from ouro.store.stamp import RACY_NS
 
 #: a skipped file's problem (its locator is the problem's file)
@@ -420,6 +421,7 @@ def _apply_facts(
         if labels:
             _insert_grouped_labels(conn, labels)
             del labels
+        _torn_tail_problem(conn, start, line, end, carry, report)
         if start == 0:  # every fact is new: one pass marks each one a line supersedes
             conn.execute(
                 f"UPDATE facts SET superseded = 1 WHERE doc_id IN ({_SUPERSEDED_BY} "
@@ -431,6 +433,22 @@ def _apply_facts(
     _save_file(
         conn, FACTS, "facts", st.st_mtime_ns, st.st_size, racy, cursors.text(cur), end, line - 1
     )
+
+
+def _torn_tail_problem(
+    conn: sqlite3.Connection, start: int, line: int, end: int, tail: bytes, report: SyncReport
+) -> None:
+    """The bytes after the log's last newline are not indexed until they end
+    (``torn_tail``, the event log's rule), and reported meanwhile at their line:
+    a fact torn at the end is never dropped silently. The report of an earlier
+    sync's tail goes: those bytes were indexed (or reported) as the lines they are now."""
+    if start:  # (a whole re-index has emptied facts.jsonl's problems already)
+        conn.execute(
+            "DELETE FROM problems WHERE file = ? AND reason LIKE ?",
+            (FACTS, f"{TORN_TAIL} %"),
+        )
+    if tail.strip():
+        _add_problems(conn, [Problem(FACTS, line, torn_tail(end))], report)
 
 
 def _apply_fact_lines(

@@ -27,6 +27,7 @@ import re
 from functools import partial
 from typing import Any, NamedTuple
 
+from ouro.desk.heads import require_id
 from ouro.errors import CorruptFile
 from ouro.index.fresh import ENTITIES, FACTS
 from ouro.models.plain import Frozen, Plain
@@ -163,6 +164,8 @@ def extract_markdown(kind: str, locator: str, data: bytes) -> tuple[list[Doc], l
         return [_daily(locator, text)], []
     try:
         meta, body = parse_frontmatter(text, source=locator)
+        if kind == "task":
+            require_id(meta, locator)  # a task.md without one is no task: a problem
     except CorruptFile as exc:
         match = _LINE_IN_MESSAGE.search(exc.message)
         return [], [Problem(locator, int(match.group(1)) if match else 1, exc.message)]

@@ -35,7 +35,7 @@ import sqlite3
 
 from ouro.errors import IndexUnavailable, InvalidInput, OuroError
 from ouro.index import db
-from ouro.index.fresh import quick_check
+from ouro.index.fresh import FACTS, quick_check
 from ouro.index.query import to_match
 
 TYPE_CHECKING = False
@@ -439,6 +439,8 @@ def search(root: str | os.PathLike[str], req: Request) -> dict[str, Any]:
 
             total, results, vectors = by_meaning(conn, top, req, match, mode)
             state = {**state, "mode": mode, "semantic": vectors}
+        if "fact" in req.kinds:
+            state = _with_fact_problems(conn, state)
     except sqlite3.DatabaseError as exc:
         _forget(conn)
         raise db.damaged(db.db_file(top), exc) from None
@@ -451,6 +453,23 @@ def search(root: str | os.PathLike[str], req: Request) -> dict[str, Any]:
     else:
         _keep(top, conn)
     return {"query": req.query, "total": total, "results": _public(results), "index": state}
+
+
+#: at most this many of facts.jsonl's problems ride along with an answer about facts
+FACT_PROBLEMS_SHOWN = 10
+
+
+def _with_fact_problems(conn: sqlite3.Connection, state: dict[str, Any]) -> dict[str, Any]:
+    """``state`` with facts.jsonl's lines that could not be read (``problems``,
+    each ``locator:line: reason``, the first ``FACT_PROBLEMS_SHOWN``): an answer
+    about facts says which were left out, never passes a torn or bad line over."""
+    rows = conn.execute(
+        "SELECT line, reason FROM problems WHERE file = ? ORDER BY line LIMIT ?",
+        (FACTS, FACT_PROBLEMS_SHOWN),
+    ).fetchall()
+    if not rows:
+        return state
+    return {**state, "problems": [f"{FACTS}:{line}: {reason}" for line, reason in rows]}
 
 
 def search_readonly(root: str | os.PathLike[str], req: Request) -> dict[str, Any]:

@@ -117,4 +117,11 @@ def redacted(result: dict[str, Any]) -> str:
     lines.extend(f"warning: {w}" for w in result.get("warnings", []))
     for loc in result["stillFoundIn"]:
         lines.append(f"still in: {loc}  (run 'ouro record redact {loc} --match …')")
+    for loc in result.get("stillFoundOutsideRecord", ()):
+        why = (
+            "a machine-local cache: delete it, ouro derives it again"
+            if loc.startswith("state/")
+            else "not a record: edit it by hand"
+        )
+        lines.append(f"still in: {loc}  ({why})")
     return "\n".join(lines)

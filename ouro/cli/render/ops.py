@@ -37,6 +37,7 @@ def search(result: dict[str, Any]) -> str:
     lines = [head + ("" if state == "fresh" else f"  [index {state}]")]
     if result["index"].get("note"):
         lines.append(f"  [{result['index']['note']}]")
+    lines.extend(f"problem: {problem}" for problem in result["index"].get("problems", ()))
     vectors = result["index"].get("semantic")
     if vectors and vectors.get("state") != "fresh":
         lines.append(f"  [semantic part {vectors['state']}: {vectors.get('reason', '')}]")
