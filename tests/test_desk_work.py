@@ -182,6 +182,8 @@ def test_task_md_without_an_id_is_a_problem_never_a_task(bundle: Bundle, shape: 
     assert problem in text_show.stderr
     rebuilt = ouro_json("index", "rebuild", bundle=bundle)
     assert [p["locator"] for p in rebuilt["problems"]] == ["desk/rel/handmade/task.md"]
+    # the problem names its file and line once: not again inside its reason
+    assert [p["reason"] for p in rebuilt["problems"]] == ["the front matter has no id"]
     found = ouro_json("desk", "search", "handmade", bundle=bundle)
     assert [r["locator"] for r in found["results"]] == []
     assert snapshot(bundle.root, state=False) == before

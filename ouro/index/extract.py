@@ -168,7 +168,10 @@ def extract_markdown(kind: str, locator: str, data: bytes) -> tuple[list[Doc], l
             require_id(meta, locator)  # a task.md without one is no task: a problem
     except CorruptFile as exc:
         match = _LINE_IN_MESSAGE.search(exc.message)
-        return [], [Problem(locator, int(match.group(1)) if match else 1, exc.message)]
+        line = int(match.group(1)) if match else 1
+        # the problem names its file and line itself: the message without them
+        reason = exc.message.removeprefix(f"{locator}:{line}: " if match else f"{locator}: ")
+        return [], [Problem(locator, line, reason)]
     parts = locator.split("/")
     builder = _BUILDERS[kind]
     return [builder(locator, parts, meta, body)], []
