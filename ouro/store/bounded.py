@@ -109,8 +109,10 @@ def _decode(read: Callable[[int], bytes], limit: int, what: str, error: type[Our
         while True:
             # one byte is at most one character: never decode past limit + 1
             chunk = read(max(1, min(CHUNK, limit + 1 - count)))
-            text = decoder.decode(chunk, final=not chunk)
+            # where this chunk begins: an error's position is counted from here
+            begun = offset
             offset += len(chunk)
+            text = decoder.decode(chunk, final=not chunk)
             parts.append(text)
             count += len(text)
             if count > limit:
@@ -118,7 +120,9 @@ def _decode(read: Callable[[int], bytes], limit: int, what: str, error: type[Our
             if not chunk:
                 return "".join(parts)
     except UnicodeDecodeError as exc:
-        at = offset - len(exc.object) + exc.start + 1 if exc.object else offset
+        # exc.object is the decoder's pending bytes (a split character's start)
+        # then this chunk: its start lies ``pending`` bytes before the chunk's
+        at = begun - (len(exc.object) - (offset - begun)) + exc.start + 1
         raise error(
             f"{what}: not UTF-8 text (an invalid byte near byte {max(at, 1):,})",
             hint="pass UTF-8 text",
