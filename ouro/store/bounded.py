@@ -35,10 +35,18 @@ from ouro.errors import InvalidInput, OuroError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import IO
 
 CHUNK = 1 << 16
+#: the longest line a record log may hold (``facts.jsonl``, a flight-recorder
+#: or sentinel day file), its newline not counted: far above what a writer
+#: writes (a fact or an event is at most a few hundred kB, docs/concepts.md#limits)
+LINE_LIMIT = 16 << 20
+#: how much of a log ``line_pieces`` reads at a time
+PIECE = 4 << 20
+#: how much of an overlong line is looked through at a time for its end
+_SKIP = 1 << 20
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
     (stat.S_ISCHR, "a character device"),
@@ -63,27 +71,65 @@ def _too_long(what: str, limit: int, unit: str, error: type[OuroError]) -> OuroE
     )
 
 
-def _open_regular(path: str | os.PathLike[str], what: str, error: type[OuroError]) -> int:
-    """A read descriptor of ``path``, refusing anything but a regular file."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise error(
-            f"{what}: cannot read ({exc.strerror or exc})",
-            hint="pass a readable UTF-8 file",
-        ) from None
+class NotRegularFile(OSError):
+    """A path names a FIFO, a device, a socket or a folder: never read.
+
+    An ``OSError``, so a reader that reports "cannot read (reason)" and goes on
+    reports this one the same way: ``strerror`` says what the path is."""
+
+
+def open_regular(path: str | os.PathLike[str]) -> int:
+    """A blocking read descriptor of the regular file ``path``.
+
+    The one way a file in a bundle or from outside is opened for reading: the
+    open does not block (a FIFO without a writer cannot hang it), then the open
+    descriptor's ``fstat`` decides (no race with a rename), and anything but a
+    regular file raises ``NotRegularFile``. Other failures raise ``OSError``
+    as ``os.open`` does (``FileNotFoundError``, ...)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise error(
-                f"{what}: {_kind(mode)}, not a regular file; ouro reads only regular files",
-                hint="pass a regular file, or '-' to read stdin",
-            )
+            # 22: EINVAL (not imported: errno is not loaded at start-up)
+            raise NotRegularFile(22, f"{_kind(mode)}, not a regular file", os.fspath(path))
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def file_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of the regular file ``path`` (a record file: a checkpoint, a
+    receipt), opened by ``open_regular``: a FIFO raises ``NotRegularFile``
+    instead of blocking. ``OSError`` otherwise, as ``Path.read_bytes``."""
+    fd = open_regular(path)
+    try:
+        with open(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
+
+
+def file_text(path: str | os.PathLike[str]) -> str:
+    """``file_bytes`` decoded as strict UTF-8 (``UnicodeDecodeError`` otherwise)."""
+    return file_bytes(path).decode("utf-8")
+
+
+def _open_regular(path: str | os.PathLike[str], what: str, error: type[OuroError]) -> int:
+    """A read descriptor of ``path``, refusing anything but a regular file."""
+    try:
+        return open_regular(path)
+    except NotRegularFile as exc:
+        raise error(
+            f"{what}: {exc.strerror}; ouro reads only regular files",
+            hint="pass a regular file, or '-' to read stdin",
+        ) from None
+    except OSError as exc:
+        raise error(
+            f"{what}: cannot read ({exc.strerror or exc})",
+            hint="pass a readable UTF-8 file",
+        ) from None
 
 
 def _take(read: Callable[[int], bytes], limit: int) -> bytes | None:
@@ -214,3 +260,72 @@ class BoundedLines:
         while line and not line.endswith(b"\n"):
             line = self._raw.readline(CHUNK)
         return self._oversized(head)
+
+
+# --- record logs, a piece at a time ------------------------------------------
+
+
+def overlong(size: int) -> str:
+    """Why a line ``line_pieces`` skipped is not read (a bad line's reason)."""
+    return f"a line of {size:,} bytes, longer than the limit of {LINE_LIMIT:,}; skipped unread"
+
+
+def line_pieces(
+    fd: int, start: int, end: int, *, tail: bool = False, limit: int = LINE_LIMIT
+) -> Iterator[tuple[int, bytes | int]]:
+    """The lines of the open file ``fd`` from ``start`` (a line start) to ``end``.
+
+    Yields ``(offset, data)``, ``data`` one or more whole lines (each ending in
+    its newline, none longer than ``limit``), at most about ``PIECE`` bytes at
+    a time; or ``(offset, size)`` for one line longer than ``limit``: its
+    ``size`` bytes (newline included) are looked through for the newline in
+    ``_SKIP`` pieces, jumping over holes, and never held. What is held is
+    bounded by ``limit`` whatever the file. A last line without its newline
+    (an append in flight) is yielded only with ``tail``, as bytes or a size.
+    """
+    pos = start
+    while pos < end:
+        data = os.pread(fd, min(PIECE, end - pos), pos)
+        cut = data.rfind(b"\n") + 1
+        if not cut and len(data) < end - pos and len(data) <= limit:
+            # a line longer than a piece: look on, as far as the limit allows
+            data = os.pread(fd, min(limit + 1, end - pos), pos)
+            cut = data.rfind(b"\n") + 1
+        if cut:
+            yield pos, data if cut == len(data) else data[:cut]
+            pos += cut
+        elif len(data) > limit:
+            stop = _line_end(fd, pos + len(data), end)
+            if stop < 0:
+                if tail:
+                    yield pos, end - pos
+                return
+            yield pos, stop - pos
+            pos = stop
+        else:
+            if tail and data:
+                yield pos, data
+            return
+
+
+def _line_end(fd: int, pos: int, end: int) -> int:
+    """The offset just past the next newline at or after ``pos`` (-1: none before ``end``)."""
+    seek_data = getattr(os, "SEEK_DATA", None)
+    while pos < end:
+        if seek_data is not None:
+            try:  # a hole reads as NUL bytes: no newline in it
+                pos = os.lseek(fd, pos, seek_data)
+            except OSError as exc:
+                if exc.errno == 6:  # ENXIO: nothing but a hole after pos
+                    return -1
+                seek_data = None
+            if pos >= end:
+                return -1
+        data = os.pread(fd, min(_SKIP, end - pos), pos)
+        if not data:
+            return -1
+        at = data.find(b"\n")
+        if at >= 0:
+            return pos + at + 1
+        pos += len(data)
+    return -1
