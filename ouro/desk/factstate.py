@@ -69,9 +69,11 @@ from typing import Any, Final
 from ouro.desk import diary_snapshot
 from ouro.desk.diary_snapshot import _HEADER, SNAPSHOT_MAGIC, SNAPSHOT_VERSION
 from ouro.desk.factnorm import NEAR_THRESHOLD, could_exceed, normalize_text, overlap, tokens
+from ouro.errors import CorruptFile
 from ouro.store import cursor as cursors
 from ouro.store import jsonio
 from ouro.store import stamp as stamps
+from ouro.store.bounded import NotRegularFile, line_pieces, open_regular, overlong
 from ouro.store.jsonl import BadLine
 from ouro.store.stamp import Stamp
 
@@ -428,18 +430,30 @@ class DiaryState:
             self.snapshot_tried = True
             self._load_snapshot()
         try:
-            st = os.stat(self.path)
+            fd = open_regular(self.path)
         except FileNotFoundError:
             if locked and (self.ino is not None or self.offset):
                 self.reset()
             return locked or (self.ino is None and not self.offset)
+        except NotRegularFile as exc:
+            raise CorruptFile(
+                f"{self.path}: {exc.strerror}; the diary log must be a regular file",
+                hint="move it aside and restore facts.jsonl from git or a backup",
+            ) from None
+        try:
+            return self._sync(fd, locked)
+        finally:
+            os.close(fd)
+
+    def _sync(self, fd: int, locked: bool) -> bool:
+        st = os.fstat(fd)
         # the one append-log cursor: only growth is replayed; a copy, a shorter
         # file, a same-size file whose stamp moved or other bytes before the
         # offset are a rewrite
         if self.ino is not None and self.offset:
             stamp, trusted = self.stamp if self.stamp is not None else (None, False)
             cur = cursors.Cursor(self.offset, self.ino, stamp, trusted, cursors.digest(self.tail))
-            if cursors.follow(self.read_bytes, st, cur) == cursors.REWRITTEN:
+            if cursors.follow(cursors.pread_of(fd), st, cur) == cursors.REWRITTEN:
                 if not locked:
                     return False
                 self.reset()
@@ -448,22 +462,25 @@ class DiaryState:
         if st.st_size <= self.offset:
             self.stamp = _stamp_of(st) if st.st_size == self.offset else None
             return True
-        chunk = self.read_bytes(self.offset, st.st_size - self.offset)
-        cut = chunk.rfind(b"\n")
-        if cut < 0:
+        begun = self.offset
+        # whole lines a piece at a time: a line past LINE_LIMIT is a bad line, never held
+        for start, data in line_pieces(fd, begun, st.st_size):
+            if isinstance(data, int):
+                self.lines += 1
+                self.bad.append(BadLine(self.path, self.lines, overlong(data), b""))
+                self.offset = self.irregular = start + data
+                continue
+            self._consume(data, start)
+            self.offset = start + len(data)
+        if self.offset == begun:
             return True
-        self._consume(chunk[: cut + 1], self.offset)
-        self.offset += cut + 1
         self.stamp = _stamp_of(st) if st.st_size == self.offset else None
-        if cut + 1 >= TAIL:
-            self.tail = chunk[cut + 1 - TAIL : cut + 1]
-        else:
-            start = max(0, self.offset - TAIL)
-            self.tail = self.read_bytes(start, self.offset - start)
+        start = max(0, self.offset - TAIL)
+        self.tail = os.pread(fd, self.offset - start, start)
         return True
 
     def read_bytes(self, start: int, size: int) -> bytes:
-        fd = os.open(self.path, os.O_RDONLY)  # os-level: a write syncs several times
+        fd = open_regular(self.path)  # os-level: a write syncs several times
         try:
             return os.pread(fd, size, start)
         finally:
@@ -603,7 +620,7 @@ class DiaryState:
         missing = [(ref, f) for ref, f in refs if f not in texts]
         if not missing:
             return
-        fd = os.open(self.path, os.O_RDONLY)
+        fd = open_regular(self.path)
         try:
             for ref, fid in sorted(missing):
                 value = _loads(os.pread(fd, ref[LENGTH], ref[START]))
