@@ -46,6 +46,7 @@ from ouro.errors import Conflict, CorruptFile, InvalidInput, NotFound, ToolDenie
 from ouro.models.clock import format_time, parse_time, utc_now, utc_now_iso
 from ouro.models.ids import new_id
 from ouro.store import frontmatter
+from ouro.store.bounded import file_text
 from ouro.store.guard import Inside, outside
 from ouro.store.lock import FileLock
 
@@ -287,7 +288,7 @@ def scan_heads(bundle: Bundle) -> tuple[list[TaskHead], list[str]]:
     for path in _task_files(bundle, None, problems):
         locator = bundle.locator(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = file_text(path)  # a FIFO: NotRegularFile, reported
             meta, _body = frontmatter.parse(text, source=locator, keys=HEAD_KEYS)
         except (OSError, UnicodeDecodeError) as exc:
             problems.append(f"{locator}: unreadable ({exc})")
@@ -335,7 +336,7 @@ def find_task(bundle: Bundle, ref: str) -> Task:
     else:
         for path in _task_files(bundle):
             try:
-                head = path.read_text(encoding="utf-8")
+                head = file_text(path)
             except (OSError, UnicodeDecodeError):
                 continue
             end = head.find("\n---", 3)
