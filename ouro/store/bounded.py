@@ -17,7 +17,14 @@ here, with a limit:
   way;
 - text is UTF-8, decoded strictly; a bad byte is refused with its offset;
 - a line stream (``BoundedLines``: ``ouro mcp``'s stdin) holds at most one
-  line of ``limit`` bytes; a longer line is skipped to its end and replaced.
+  line of ``limit`` bytes; a longer line is skipped to its end and replaced;
+- a record log (``line_pieces``: ``facts.jsonl``, the day files) is read a
+  piece of whole lines at a time; a line longer than ``LINE_LIMIT`` is yielded
+  as its size, looked through for its newline and never held;
+- ``open_regular`` is how a file in a bundle is opened for reading: without
+  blocking, then ``fstat`` of the open descriptor; anything but a regular file
+  raises ``NotRegularFile`` (an ``OSError``, so readers that report "cannot
+  read" report it the same way).
 
 Errors are ``InvalidInput`` unless the caller names another ``OuroError``
 subclass (``bundle.json`` is reported as ``CorruptFile``). Standard library
