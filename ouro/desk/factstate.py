@@ -64,6 +64,7 @@ import threading
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any, Final
 
 from ouro.desk import diary_snapshot
@@ -430,7 +431,9 @@ class DiaryState:
             self.snapshot_tried = True
             self._load_snapshot()
         try:
-            fd = open_regular(self.path)
+            st = os.stat(self.path)  # a stat, no open: a write syncs several times
+            if not S_ISREG(st.st_mode):
+                open_regular(self.path)  # raises NotRegularFile, saying what it is
         except FileNotFoundError:
             if locked and (self.ino is not None or self.offset):
                 self.reset()
@@ -440,20 +443,13 @@ class DiaryState:
                 f"{self.path}: {exc.strerror}; the diary log must be a regular file",
                 hint="move it aside and restore facts.jsonl from git or a backup",
             ) from None
-        try:
-            return self._sync(fd, locked)
-        finally:
-            os.close(fd)
-
-    def _sync(self, fd: int, locked: bool) -> bool:
-        st = os.fstat(fd)
         # the one append-log cursor: only growth is replayed; a copy, a shorter
         # file, a same-size file whose stamp moved or other bytes before the
         # offset are a rewrite
         if self.ino is not None and self.offset:
             stamp, trusted = self.stamp if self.stamp is not None else (None, False)
             cur = cursors.Cursor(self.offset, self.ino, stamp, trusted, cursors.digest(self.tail))
-            if cursors.follow(cursors.pread_of(fd), st, cur) == cursors.REWRITTEN:
+            if cursors.follow(self.read_bytes, st, cur) == cursors.REWRITTEN:
                 if not locked:
                     return False
                 self.reset()
@@ -462,6 +458,14 @@ class DiaryState:
         if st.st_size <= self.offset:
             self.stamp = _stamp_of(st) if st.st_size == self.offset else None
             return True
+        fd = open_regular(self.path)
+        try:
+            return self._read_on(fd, st)
+        finally:
+            os.close(fd)
+
+    def _read_on(self, fd: int, st: os.stat_result) -> bool:
+        """Consume the whole lines after ``offset`` (the log is ``st`` in size)."""
         begun = self.offset
         # whole lines a piece at a time: a line past LINE_LIMIT is a bad line, never held
         for start, data in line_pieces(fd, begun, st.st_size):

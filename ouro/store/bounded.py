@@ -86,7 +86,7 @@ class NotRegularFile(OSError):
 
 
 def open_regular(path: str | os.PathLike[str]) -> int:
-    """A blocking read descriptor of the regular file ``path``.
+    """A read descriptor of the regular file ``path``.
 
     The one way a file in a bundle or from outside is opened for reading: the
     open does not block (a FIFO without a writer cannot hang it), then the open
@@ -99,7 +99,8 @@ def open_regular(path: str | os.PathLike[str]) -> int:
         if not stat.S_ISREG(mode):
             # 22: EINVAL (not imported: errno is not loaded at start-up)
             raise NotRegularFile(22, f"{_kind(mode)}, not a regular file", os.fspath(path))
-        os.set_blocking(fd, True)
+        # (O_NONBLOCK is left set: a regular file's reads ignore it, and clearing
+        # it would cost two more system calls on every diary write's reads)
     except BaseException:
         os.close(fd)
         raise
