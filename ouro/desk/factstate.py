@@ -47,6 +47,9 @@ Every call holds the state's thread lock (``mutex``). ``sync()`` with the diary
 lock (``state/locks/diary.lock``) held may rebuild; ``sync(locked=False)``
 (catching up before taking the lock) only consumes plain appends, which are
 safe to read at any time because appenders write whole lines in one write().
+The log is read in pieces of whole lines (``ouro.store.bounded.line_pieces``):
+a line longer than ``LINE_LIMIT`` is a bad line (file and line), skipped
+unread; a log that is not a regular file (a FIFO) is refused (``CorruptFile``).
 """
 
 from __future__ import annotations
