@@ -166,6 +166,40 @@ def test_bytes_that_are_not_utf8_are_refused(ops: Bundle, tmp_path: Path) -> Non
 # --- the reader itself ---------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("data", "piece", "at"),
+    [
+        (b'{"prompt":"hello \xff"}', None, 18),  # a hook's stdin, one read
+        (b"a" * 70_000 + b"\xff", None, 70_001),  # past the first chunk
+        (
+            b"a" * 65_535 + "\u00e9".encode() + b"\xff",
+            None,
+            65_538,
+        ),  # a character split across chunks
+        (b"a" * 65_535 + b"\xc3", None, 65_536),  # cut short at the end
+        (b"ab\xe9\x80", 3, 3),  # the bad start pending from an earlier read
+    ],
+)
+def test_a_bad_byte_is_reported_at_its_own_offset(data: bytes, piece: int | None, at: int) -> None:
+    from ouro.store import bounded
+
+    source = io.BytesIO(data)
+
+    def read(n: int) -> bytes:
+        return source.read(n if piece is None else min(n, piece))
+
+    with pytest.raises(InvalidInput, match=rf"invalid byte near byte {at:,}\)"):
+        bounded._decode(read, 1_000_000, "in", InvalidInput)
+
+
+def test_a_habit_file_names_the_offset_of_its_bad_byte(bundle: Bundle) -> None:
+    folder = bundle.root / "habits"
+    folder.mkdir(exist_ok=True)
+    (folder / "bad.yaml").write_bytes(b"name: bad\n# " + b"x" * 100 + b"\xff\n")
+    proc = run_ouro("habits", "list", bundle=bundle)
+    assert "near byte 113" in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+
+
 def test_read_text_takes_at_most_limit_plus_one_character(tmp_path: Path) -> None:
     from ouro.store import bounded
 

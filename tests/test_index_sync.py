@@ -385,13 +385,13 @@ def test_facts_indexed_in_small_pieces_equal_one_piece(
     bundle: Bundle, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Lines that straddle the pieces facts.jsonl is read in are indexed once, whole."""
-    from ouro.index import apply
+    from ouro.store import bounded
 
     for i in range(40):
         append_fact(bundle, f"f-{i:03d}", f"fact number {i} " + "x" * (i * 7), [f"e{i % 3}"])
     rebuild(bundle)
     whole = dump_index(bundle)
-    monkeypatch.setattr(apply, "CHUNK", 97)
+    monkeypatch.setattr(bounded, "PIECE", 97)  # ouro.store.bounded.line_pieces
     rebuild(bundle)
     assert dump_index(bundle) == whole
     append_fact(bundle, "f-100", "appended after", ["e1"], supersedes="f-004")

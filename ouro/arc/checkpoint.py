@@ -27,6 +27,7 @@ from ouro.bundle import Bundle
 from ouro.edge import is_blank
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_chunks
+from ouro.store.bounded import file_bytes
 from ouro.store.guard import Inside, outside
 from ouro.store.jsonl import torn_tail
 
@@ -179,7 +180,7 @@ def _load_persisted(
     """``load_persisted``, with the file's bytes (empty when it could not be read)."""
     path = paths.checkpoint_path(bundle)
     try:
-        raw = path.read_bytes()
+        raw = file_bytes(path)  # a FIFO: unreadable, never a hang
     except FileNotFoundError:
         missing = issue(
             "checkpoint_missing", f"{paths.CHECKPOINT} is missing; rebuilt from the log"

@@ -50,9 +50,11 @@ from pathlib import Path
 
 from ouro.arc.events import is_boundary
 from ouro.arc.paths import DAY_FILE
+from ouro.errors import CorruptFile
 from ouro.lane import is_habit_session
 from ouro.store import jsonio
 from ouro.store import stamp as stamps
+from ouro.store.bounded import NotRegularFile, line_pieces, open_regular, overlong
 from ouro.store.guard import names_inside
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
@@ -357,18 +359,66 @@ def catch_up(state: State, folder: Path, names: list[str]) -> tuple[State, int]:
                 cur["done"].append(cur["file"])
             cur.update(file=name, offset=0, line=0)
         begin = int(cur["offset"])
-        with (folder / name).open("rb") as handle:
-            handle.seek(begin)
-            data = handle.read()
         is_last = index == len(todo) - 1
-        folded += _fold_bytes(state, name, data, is_last)
-        if name == start_file and verified is not None and verified[0] == begin:
-            # the verified prefix and the bytes just folded after it: the new prefix
-            hasher = verified[1].copy()
-            hasher.update(data[: int(cur["offset"]) - begin])
+        # the verified prefix and the bytes folded after it: the new prefix's digest
+        extend = name == start_file and verified is not None and verified[0] == begin
+        hasher = verified[1].copy() if extend and verified is not None else None
+        try:
+            fd = open_regular(folder / name)
+        except NotRegularFile as exc:  # a FIFO: refused, never a hang
+            raise CorruptFile(
+                f"{folder / name}: {exc.strerror}; the event log cannot be read",
+                hint="move it aside and restore the day file from git or a backup",
+            ) from None
+        try:
+            size = os.fstat(fd).st_size
+            # whole lines a piece at a time; a line past LINE_LIMIT is never held
+            for at, data in line_pieces(fd, begin, size, tail=True):
+                if isinstance(data, int):
+                    if not _skip_line(state, name, fd, at, data, size, is_last):
+                        break
+                    if hasher is not None:
+                        _feed(hasher, fd, at, data)
+                    continue
+                folded += _fold_bytes(state, name, data, is_last)
+                if hasher is not None:
+                    hasher.update(data[: int(cur["offset"]) - at])
+                if state["pendingTail"] is not None:
+                    break
+        finally:
+            os.close(fd)
+        if hasher is not None:
             digested[name] = (int(cur["offset"]), hasher.hexdigest())
     mark_files(state, folder, digested)
     return state, folded
+
+
+def _skip_line(
+    state: State, name: str, fd: int, at: int, size: int, end: int, is_last: bool
+) -> bool:
+    """Fold a line longer than LINE_LIMIT as a bad line, unread (False: it is the
+    unfinished last line of the log, left pending like any other)."""
+    cur = state["cursor"]
+    if is_last and at + size == end and os.pread(fd, 1, end - 1) != b"\n":
+        state["pendingTail"] = {"file": name, "offset": at}
+        return False
+    cur["line"] += 1
+    cur["offset"] = at + size
+    # what check_cursor digests: the line's last bytes within _LOOKBACK of its end
+    cur["lineDigest"] = _line_digest(os.pread(fd, _LOOKBACK - 1, at + size - _LOOKBACK))
+    _bad_line(state, name, cur["line"], overlong(size))
+    return True
+
+
+def _feed(hasher: Any, fd: int, at: int, size: int) -> None:
+    """Digest ``size`` bytes from ``at`` a piece at a time (a skipped line's bytes)."""
+    end = at + size
+    while at < end:
+        data = os.pread(fd, min(_PIECE, end - at), at)
+        if not data:
+            return
+        hasher.update(data)
+        at += len(data)
 
 
 def _fold_bytes(state: State, name: str, data: bytes, is_last: bool) -> int:

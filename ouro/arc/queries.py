@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from ouro.arc import fold, paths
@@ -10,6 +13,7 @@ from ouro.arc.obligations import list_obligations
 from ouro.arc.resume import read_resume_full
 from ouro.bundle import Bundle
 from ouro.store import jsonio
+from ouro.store.bounded import line_pieces, open_regular
 
 QUERIES = ("doing", "owe", "blocked", "unverified", "since-checkpoint")
 SINCE_LIMIT = 100
@@ -25,11 +29,8 @@ def _events_since(bundle: Bundle, since: dict[str, Any] | None) -> tuple[list[di
     for name in names:
         if since and name < since["file"]:
             continue
-        with (folder / name).open("rb") as handle:
-            if since and name == since["file"]:
-                handle.seek(int(since["offset"]))
-            data = handle.read()
-        for raw in data.split(b"\n"):
+        begin = int(since["offset"]) if since and name == since["file"] else 0
+        for raw in _lines(folder / name, begin):
             try:
                 ev = jsonio.loads(raw) if raw.strip() else None
             except jsonio.JSONDecodeError:
@@ -45,6 +46,19 @@ def _events_since(bundle: Bundle, since: dict[str, Any] | None) -> tuple[list[di
                     }
                 )
     return out[-SINCE_LIMIT:], max(0, len(out) - SINCE_LIMIT)
+
+
+def _lines(path: Path, begin: int) -> Iterator[bytes]:
+    """The lines of a day file from ``begin``, a piece at a time; a line past
+    LINE_LIMIT is skipped unread (the resume's recorder issues name it), a FIFO
+    raises ``NotRegularFile`` unopened."""
+    fd = open_regular(path)
+    try:
+        for _, data in line_pieces(fd, begin, os.fstat(fd).st_size, tail=True):
+            if isinstance(data, bytes):
+                yield from data.split(b"\n")
+    finally:
+        os.close(fd)
 
 
 def query(bundle: Bundle, what: str) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ouro.derived import Artifact, Check
 from ouro.store import stamp as stamps
+from ouro.store.bounded import file_bytes, open_regular
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:
@@ -89,7 +90,7 @@ def _newest_history_line(folder: Path) -> bytes | None:
         return None
     for name in reversed(names):
         try:
-            with open(folder / name, "rb") as handle:
+            with open(open_regular(folder / name), "rb") as handle:  # a FIFO: skipped
                 size = handle.seek(0, os.SEEK_END)
                 handle.seek(max(0, size - 65536))
                 lines = [line for line in handle.read().split(b"\n") if line.strip()]
@@ -105,7 +106,7 @@ def _check_sentinel(bundle: Bundle) -> Check:
 
     latest = bundle.root / SENTINEL_LATEST
     try:
-        data = jsonio.loads(latest.read_bytes())
+        data = jsonio.loads(file_bytes(latest))
     except FileNotFoundError:
         return Check("missing", "no receipt yet; 'ouro sentinel refresh' writes one")
     except (OSError, jsonio.JSONDecodeError) as exc:

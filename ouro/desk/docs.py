@@ -16,13 +16,19 @@ from typing import Any
 from ouro.errors import CorruptFile, NotFound
 from ouro.store import frontmatter
 from ouro.store.atomic import atomic_write_text
+from ouro.store.bounded import NotRegularFile, file_text
 
 
 def read_doc(path: Path, *, source: str) -> tuple[dict[str, Any], str]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = file_text(path)  # a FIFO: refused, never a hang
     except FileNotFoundError:
         raise NotFound(f"{source} does not exist", hint="check the name or id") from None
+    except NotRegularFile as exc:
+        raise CorruptFile(
+            f"{source}: {exc.strerror}",
+            hint="replace it with a regular file; ouro left it untouched",
+        ) from None
     except UnicodeDecodeError as exc:
         raise CorruptFile(
             f"{source}: not UTF-8 ({exc})", hint="fix the file by hand; ouro left it untouched"

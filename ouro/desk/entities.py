@@ -54,6 +54,7 @@ from ouro.store import cursor as cursors
 from ouro.store import jsonio
 from ouro.store import stamp as stamps
 from ouro.store.atomic import atomic_write_bytes
+from ouro.store.bounded import LINE_LIMIT, NotRegularFile, file_bytes, open_regular
 
 #: at most this many bytes of verified facts.jsonl lines are left to replay
 #: before a writer rewrites entities.json whole
@@ -99,8 +100,8 @@ def keep_unreadable(entities: Path, stamp: Path) -> Path | None:
         st = os.stat(entities)
         if fields is not None and stamps.parse(fields[3]) == stamps.of(st):
             return None  # the file ouro wrote last, untouched since
-        data = entities.read_bytes()
-    except (FileNotFoundError, IsADirectoryError):
+        data = file_bytes(entities)
+    except (FileNotFoundError, IsADirectoryError, NotRegularFile):
         return None
     try:
         if isinstance(jsonio.loads(data), dict):
@@ -125,7 +126,7 @@ def rewrite_entities(
     chunks = state.entities_chunks()
     if if_changed:
         try:
-            same = entities.read_bytes() == b"".join(chunks)
+            same = file_bytes(entities) == b"".join(chunks)
         except OSError:
             same = False
         if same:
@@ -182,7 +183,7 @@ def read_current(entities: Path, stamp: Path, facts: Path) -> bytes | dict[str, 
     stamp: the file as written), else the parsed file with the verified lines
     replayed. Raises FileNotFoundError when the file is missing.
     """
-    fd = os.open(entities, os.O_RDONLY)
+    fd = open_regular(entities)
     try:
         entities_st = os.fstat(fd)
         data = _read_all(fd, entities_st.st_size)
@@ -192,7 +193,7 @@ def read_current(entities: Path, stamp: Path, facts: Path) -> bytes | dict[str, 
     if fields is None:
         return data
     try:
-        facts_fd = os.open(facts, os.O_RDONLY)
+        facts_fd = open_regular(facts)
     except OSError:
         return data
     try:
@@ -202,8 +203,8 @@ def read_current(entities: Path, stamp: Path, facts: Path) -> bytes | dict[str, 
             return os.pread(facts_fd, size, start)
 
         known = stamp_range(fields, facts_st.st_ino, facts_st.st_size, read, entities_st)
-        if known is None or known[0] == known[1]:
-            return data
+        if known is None or known[0] == known[1] or known[1] - known[0] > LINE_LIMIT:
+            return data  # (more than a line's worth: not one write's lines, the file as written)
         covered, verified = known
         lines = read(covered, verified - covered)
     finally:

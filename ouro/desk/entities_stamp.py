@@ -14,11 +14,12 @@ from pathlib import Path
 
 from ouro.store import cursor as cursors
 from ouro.store import stamp as stamps
+from ouro.store.bounded import open_regular
 
 
 def read_stamp(path: Path) -> list[str] | None:
     try:
-        fd = os.open(path, os.O_RDONLY)  # os-level: read on every diary write
+        fd = open_regular(path)  # os-level: read on every diary write
     except OSError:
         return None
     try:
@@ -63,7 +64,7 @@ def freshness(facts: Path, entities_st: os.stat_result, stamp: Path) -> tuple[st
     whether the file is current is not known: stale, with the reason."""
     fields = read_stamp(stamp)
     try:
-        fd = os.open(facts, os.O_RDONLY)
+        fd = open_regular(facts)  # a FIFO: cannot be read (below), never a hang
     except FileNotFoundError:
         return (
             ("fresh", None)

@@ -47,6 +47,9 @@ Every call holds the state's thread lock (``mutex``). ``sync()`` with the diary
 lock (``state/locks/diary.lock``) held may rebuild; ``sync(locked=False)``
 (catching up before taking the lock) only consumes plain appends, which are
 safe to read at any time because appenders write whole lines in one write().
+The log is read in pieces of whole lines (``ouro.store.bounded.line_pieces``):
+a line longer than ``LINE_LIMIT`` is a bad line (file and line), skipped
+unread; a log that is not a regular file (a FIFO) is refused (``CorruptFile``).
 """
 
 from __future__ import annotations
@@ -64,14 +67,17 @@ import threading
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from stat import S_ISREG
 from typing import Any, Final
 
 from ouro.desk import diary_snapshot
 from ouro.desk.diary_snapshot import _HEADER, SNAPSHOT_MAGIC, SNAPSHOT_VERSION
 from ouro.desk.factnorm import NEAR_THRESHOLD, could_exceed, normalize_text, overlap, tokens
+from ouro.errors import CorruptFile
 from ouro.store import cursor as cursors
 from ouro.store import jsonio
 from ouro.store import stamp as stamps
+from ouro.store.bounded import NotRegularFile, line_pieces, open_regular, overlong
 from ouro.store.jsonl import BadLine
 from ouro.store.stamp import Stamp
 
@@ -428,11 +434,18 @@ class DiaryState:
             self.snapshot_tried = True
             self._load_snapshot()
         try:
-            st = os.stat(self.path)
+            st = os.stat(self.path)  # a stat, no open: a write syncs several times
+            if not S_ISREG(st.st_mode):
+                open_regular(self.path)  # raises NotRegularFile, saying what it is
         except FileNotFoundError:
             if locked and (self.ino is not None or self.offset):
                 self.reset()
             return locked or (self.ino is None and not self.offset)
+        except NotRegularFile as exc:
+            raise CorruptFile(
+                f"{self.path}: {exc.strerror}; the diary log must be a regular file",
+                hint="move it aside and restore facts.jsonl from git or a backup",
+            ) from None
         # the one append-log cursor: only growth is replayed; a copy, a shorter
         # file, a same-size file whose stamp moved or other bytes before the
         # offset are a rewrite
@@ -448,22 +461,33 @@ class DiaryState:
         if st.st_size <= self.offset:
             self.stamp = _stamp_of(st) if st.st_size == self.offset else None
             return True
-        chunk = self.read_bytes(self.offset, st.st_size - self.offset)
-        cut = chunk.rfind(b"\n")
-        if cut < 0:
+        fd = open_regular(self.path)
+        try:
+            return self._read_on(fd, st)
+        finally:
+            os.close(fd)
+
+    def _read_on(self, fd: int, st: os.stat_result) -> bool:
+        """Consume the whole lines after ``offset`` (the log is ``st`` in size)."""
+        begun = self.offset
+        # whole lines a piece at a time: a line past LINE_LIMIT is a bad line, never held
+        for start, data in line_pieces(fd, begun, st.st_size):
+            if isinstance(data, int):
+                self.lines += 1
+                self.bad.append(BadLine(self.path, self.lines, overlong(data), b""))
+                self.offset = self.irregular = start + data
+                continue
+            self._consume(data, start)
+            self.offset = start + len(data)
+        if self.offset == begun:
             return True
-        self._consume(chunk[: cut + 1], self.offset)
-        self.offset += cut + 1
         self.stamp = _stamp_of(st) if st.st_size == self.offset else None
-        if cut + 1 >= TAIL:
-            self.tail = chunk[cut + 1 - TAIL : cut + 1]
-        else:
-            start = max(0, self.offset - TAIL)
-            self.tail = self.read_bytes(start, self.offset - start)
+        start = max(0, self.offset - TAIL)
+        self.tail = os.pread(fd, self.offset - start, start)
         return True
 
     def read_bytes(self, start: int, size: int) -> bytes:
-        fd = os.open(self.path, os.O_RDONLY)  # os-level: a write syncs several times
+        fd = open_regular(self.path)  # os-level: a write syncs several times
         try:
             return os.pread(fd, size, start)
         finally:
@@ -603,7 +627,7 @@ class DiaryState:
         missing = [(ref, f) for ref, f in refs if f not in texts]
         if not missing:
             return
-        fd = os.open(self.path, os.O_RDONLY)
+        fd = open_regular(self.path)
         try:
             for ref, fid in sorted(missing):
                 value = _loads(os.pread(fd, ref[LENGTH], ref[START]))

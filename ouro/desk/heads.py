@@ -84,6 +84,7 @@ from stat import S_ISLNK
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, OuroError
 from ouro.store import stamp as stamps
+from ouro.store.bounded import NotRegularFile, file_text
 from ouro.store.guard import Inside, outside
 from ouro.store.stamp import Stamp as Fp
 
@@ -252,8 +253,12 @@ def _read_task(key: str, path: str) -> Row:
 
     locator = f"desk/{key}/task.md"
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+        text = file_text(path)  # a FIFO: refused, never a hang
+    except NotRegularFile as exc:
+        raise CorruptFile(
+            f"{locator}: {exc.strerror}",
+            hint="replace it with a regular file; ouro left it untouched",
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise CorruptFile(
             f"{locator}: unreadable ({exc})", hint="fix the file by hand; ouro left it untouched"

@@ -61,6 +61,7 @@ from ouro.models.clock import parse_time, utc_now_iso
 from ouro.models.ids import is_id, new_id
 from ouro.models.plain import Frozen, Plain
 from ouro.store import jsonio
+from ouro.store.bounded import NotRegularFile
 from ouro.store.guard import Inside, outside
 from ouro.store.jsonl import BadLine, append_jsonl, fsync_path, read_jsonl
 from ouro.store.lock import FileLock
@@ -534,13 +535,16 @@ def rebuild_entities(bundle: Bundle) -> dict[str, int]:
 def iter_facts(bundle: Bundle) -> tuple[list[dict[str, Any]], list[BadLine]]:
     """Every fact line in file order (first line per id wins) and the bad lines.
 
-    A facts.jsonl behind a symlink leading outside the bundle is never read: no
-    facts, and one bad line (line 0) saying so."""
+    A facts.jsonl behind a symlink leading outside the bundle, or that is not a
+    regular file, is never read: no facts, and one bad line (line 0) saying so."""
     path = facts_path(bundle)
     inside = Inside(bundle.root)
     if not inside.path(path):
         return [], [BadLine(path, 0, outside(inside.rel(path)), b"")]
-    read = read_jsonl(path)
+    try:
+        read = read_jsonl(path)
+    except NotRegularFile as exc:  # a FIFO there: never opened blocking, never read as empty
+        return [], [BadLine(path, 0, f"{exc.strerror}; not read", b"")]
     bad = list(read.bad)
     facts: list[dict[str, Any]] = []
     seen: dict[str, dict[str, Any]] = {}

@@ -13,8 +13,9 @@ a page of twenty facts should not. These reads work on the file's bytes:
 - ``find_fact(bundle, id)``: one fact by id, and the id of a fact that
   supersedes it (the packet shows the facts the ask points at).
 
-Pure: read only. Lines that are not JSON objects are skipped here; the diary's
-own readers (``ouro.desk.record.iter_facts``) name them.
+Pure: read only. Lines that are not JSON objects, or longer than
+``ouro.store.bounded.LINE_LIMIT`` (never copied out of the map), are skipped
+here; the diary's own readers (``ouro.desk.record.iter_facts``) name them.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ouro.bundle import Bundle
 from ouro.desk.factnorm import normalize_entity
 from ouro.desk.record import fact_locator, facts_path, read_entities
 from ouro.store import jsonio
+from ouro.store.bounded import LINE_LIMIT, open_regular
 from ouro.store.guard import Inside
 
 #: the key as it appears in a line, however the JSON is spaced
@@ -48,11 +50,11 @@ def _mapped(bundle: Bundle) -> Iterator[Buffer]:
         yield b""
         return
     try:
-        handle = path.open("rb")
+        fd = open_regular(path)  # a FIFO: NotRegularFile, never a hang
     except FileNotFoundError:
         yield b""
         return
-    with handle:
+    with open(fd, "rb") as handle:
         try:
             view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         except ValueError:  # an empty file cannot be mapped
@@ -63,9 +65,18 @@ def _mapped(bundle: Bundle) -> Iterator[Buffer]:
 
 
 def _line_at(data: Buffer, pos: int) -> bytes:
-    start = data.rfind(b"\n", 0, pos) + 1
-    end = data.find(b"\n", pos)
-    return data[start : len(data) if end < 0 else end]
+    """The line holding ``pos``; empty (not a fact) when it is longer than
+    LINE_LIMIT: only LINE_LIMIT bytes either side are looked at, none copied."""
+    low = max(0, pos - LINE_LIMIT - 1)
+    newline = data.rfind(b"\n", low, pos)
+    if newline < 0 and low:
+        return b""
+    start = newline + 1
+    high = min(len(data), start + LINE_LIMIT + 1)
+    end = data.find(b"\n", pos, high)
+    if end < 0 and high < len(data):
+        return b""
+    return data[start : high if end < 0 else end]
 
 
 def _parse(raw: bytes) -> dict[str, Any] | None:
@@ -138,7 +149,8 @@ def _newest(data: Buffer, skip: int, limit: int) -> tuple[list[dict[str, Any]], 
     ids: set[str] = set()
     while end > 0:
         start = data.rfind(b"\n", 0, end - 1) + 1 if end > 1 else 0
-        raw = bytes(data[start:end]).strip()
+        # a line past LINE_LIMIT is not a fact here (iter_facts names it): never copied
+        raw = bytes(data[start:end]).strip() if end - start <= LINE_LIMIT + 1 else b""
         end = start
         fact = _parse(raw) if raw else None
         if fact is None or fact["id"] in ids:

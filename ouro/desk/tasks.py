@@ -48,6 +48,7 @@ from ouro.models.clock import format_time, parse_time, utc_now, utc_now_iso
 from ouro.models.ids import new_id
 from ouro.models.meta import check_agent
 from ouro.store import frontmatter
+from ouro.store.bounded import file_text
 from ouro.store.guard import Inside, outside
 from ouro.store.lock import FileLock
 
@@ -290,7 +291,7 @@ def scan_heads(bundle: Bundle) -> tuple[list[TaskHead], list[str]]:
     for path in _task_files(bundle, None, problems):
         locator = bundle.locator(path)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = file_text(path)  # a FIFO: NotRegularFile, reported
             meta, _body = frontmatter.parse(text, source=locator, keys=HEAD_KEYS)
             require_id(meta, locator)
         except (OSError, UnicodeDecodeError) as exc:
@@ -339,7 +340,7 @@ def find_task(bundle: Bundle, ref: str) -> Task:
     else:
         for path in _task_files(bundle):
             try:
-                head = path.read_text(encoding="utf-8")
+                head = file_text(path)
             except (OSError, UnicodeDecodeError):
                 continue
             end = head.find("\n---", 3)

@@ -33,6 +33,7 @@ from ouro.index.extract import (
 from ouro.index.fresh import FACTS, Seen, file_hash
 from ouro.models.plain import Plain
 from ouro.store import cursor as cursors
+from ouro.store.bounded import line_pieces, open_regular, overlong
 from ouro.store.guard import Inside
 from ouro.store.jsonl import TORN_TAIL, torn_tail
 from ouro.store.stamp import RACY_NS
@@ -377,9 +378,6 @@ _SUPERSEDED_BY = (
     f"SELECT d.id FROM facts s JOIN docs d ON d.locator = '{_FACT_PREFIX}' || s.supersedes"
 )
 
-#: facts.jsonl is indexed in pieces of about this many bytes (bounded memory at any size)
-CHUNK = 2 << 20
-
 
 def _apply_facts(
     conn: sqlite3.Connection,
@@ -388,8 +386,8 @@ def _apply_facts(
     row: tuple[Any, ...] | None,
     report: SyncReport,
 ) -> None:
-    with open(path, "rb") as handle:
-        fd = handle.fileno()
+    fd = open_regular(path)  # a FIFO or a device: NotRegularFile, reported by apply_file
+    with open(fd, "rb"):  # closes fd however this ends
         st = os.fstat(fd)
         start, first_line, st = _append_start(fd, st, row)
         kept = False
@@ -403,21 +401,18 @@ def _apply_facts(
         seen: set[str] = set()
         # a whole re-index inserts (entity, fact) rows once, in key order
         labels: dict[str, list[int]] | None = {} if start == 0 else None
-        pos, line, carry = start, first_line, b""
-        end = start
-        while pos < st.st_size:
-            piece = os.pread(fd, min(CHUNK, st.st_size - pos), pos)
-            if not piece:
-                break
-            pos += len(piece)
-            data = carry + piece
-            cut = data.rfind(b"\n") + 1
-            carry = data[cut:]
-            if not cut:
+        line, end = first_line, start
+        # whole lines a piece at a time (bounded memory at any size); a line past
+        # LINE_LIMIT is a problem, skipped unread
+        for at, data in line_pieces(fd, start, st.st_size):
+            if isinstance(data, int):
+                _add_problems(conn, [Problem(FACTS, line, overlong(data))], report)
+                line += 1
+                end = at + data
                 continue
-            _apply_fact_lines(conn, data[:cut], line, bool(start), seen, report, labels)
-            line += data.count(b"\n", 0, cut)
-            end = pos - len(carry)
+            _apply_fact_lines(conn, data, line, bool(start), seen, report, labels)
+            line += data.count(b"\n")
+            end = at + len(data)
         if labels:
             _insert_grouped_labels(conn, labels)
             del labels
@@ -547,7 +542,7 @@ def apply_file(
             # (``_apply_facts``), so the file itself is only remembered.
             _save_file(conn, locator, kind, mtime_ns, size, racy, "-", 0)
             return
-        with open(path, "rb") as handle:
+        with open(open_regular(path), "rb") as handle:  # a FIFO: NotRegularFile, below
             data = handle.read()
     except (FileNotFoundError, NotADirectoryError):
         remove_file(conn, locator, report)

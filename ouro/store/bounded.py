@@ -17,7 +17,14 @@ here, with a limit:
   way;
 - text is UTF-8, decoded strictly; a bad byte is refused with its offset;
 - a line stream (``BoundedLines``: ``ouro mcp``'s stdin) holds at most one
-  line of ``limit`` bytes; a longer line is skipped to its end and replaced.
+  line of ``limit`` bytes; a longer line is skipped to its end and replaced;
+- a record log (``line_pieces``: ``facts.jsonl``, the day files) is read a
+  piece of whole lines at a time; a line longer than ``LINE_LIMIT`` is yielded
+  as its size, looked through for its newline and never held;
+- ``open_regular`` is how a file in a bundle is opened for reading: without
+  blocking, then ``fstat`` of the open descriptor; anything but a regular file
+  raises ``NotRegularFile`` (an ``OSError``, so readers that report "cannot
+  read" report it the same way).
 
 Errors are ``InvalidInput`` unless the caller names another ``OuroError``
 subclass (``bundle.json`` is reported as ``CorruptFile``). Standard library
@@ -35,10 +42,18 @@ from ouro.errors import InvalidInput, OuroError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import IO
 
 CHUNK = 1 << 16
+#: the longest line a record log may hold (``facts.jsonl``, a flight-recorder
+#: or sentinel day file), its newline not counted: far above what a writer
+#: writes (a fact or an event is at most a few hundred kB, docs/concepts.md#limits)
+LINE_LIMIT = 16 << 20
+#: how much of a log ``line_pieces`` reads at a time
+PIECE = 4 << 20
+#: how much of an overlong line is looked through at a time for its end
+_SKIP = 1 << 20
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
     (stat.S_ISCHR, "a character device"),
@@ -63,27 +78,66 @@ def _too_long(what: str, limit: int, unit: str, error: type[OuroError]) -> OuroE
     )
 
 
+class NotRegularFile(OSError):
+    """A path names a FIFO, a device, a socket or a folder: never read.
+
+    An ``OSError``, so a reader that reports "cannot read (reason)" and goes on
+    reports this one the same way: ``strerror`` says what the path is."""
+
+
+def open_regular(path: str | os.PathLike[str]) -> int:
+    """A read descriptor of the regular file ``path``.
+
+    The one way a file in a bundle or from outside is opened for reading: the
+    open does not block (a FIFO without a writer cannot hang it), then the open
+    descriptor's ``fstat`` decides (no race with a rename), and anything but a
+    regular file raises ``NotRegularFile``. Other failures raise ``OSError``
+    as ``os.open`` does (``FileNotFoundError``, ...)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            # 22: EINVAL (not imported: errno is not loaded at start-up)
+            raise NotRegularFile(22, f"{_kind(mode)}, not a regular file", os.fspath(path))
+        # (O_NONBLOCK is left set: a regular file's reads ignore it, and clearing
+        # it would cost two more system calls on every diary write's reads)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def file_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of the regular file ``path`` (a record file: a checkpoint, a
+    receipt), opened by ``open_regular``: a FIFO raises ``NotRegularFile``
+    instead of blocking. ``OSError`` otherwise, as ``Path.read_bytes``."""
+    fd = open_regular(path)
+    try:
+        with open(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
+
+
+def file_text(path: str | os.PathLike[str]) -> str:
+    """``file_bytes`` decoded as strict UTF-8 (``UnicodeDecodeError`` otherwise)."""
+    return file_bytes(path).decode("utf-8")
+
+
 def _open_regular(path: str | os.PathLike[str], what: str, error: type[OuroError]) -> int:
     """A read descriptor of ``path``, refusing anything but a regular file."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        return open_regular(path)
+    except NotRegularFile as exc:
+        raise error(
+            f"{what}: {exc.strerror}; ouro reads only regular files",
+            hint="pass a regular file, or '-' to read stdin",
+        ) from None
     except OSError as exc:
         raise error(
             f"{what}: cannot read ({exc.strerror or exc})",
             hint="pass a readable UTF-8 file",
         ) from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise error(
-                f"{what}: {_kind(mode)}, not a regular file; ouro reads only regular files",
-                hint="pass a regular file, or '-' to read stdin",
-            )
-        os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
 
 
 def _take(read: Callable[[int], bytes], limit: int) -> bytes | None:
@@ -109,8 +163,10 @@ def _decode(read: Callable[[int], bytes], limit: int, what: str, error: type[Our
         while True:
             # one byte is at most one character: never decode past limit + 1
             chunk = read(max(1, min(CHUNK, limit + 1 - count)))
-            text = decoder.decode(chunk, final=not chunk)
+            # where this chunk begins: an error's position is counted from here
+            begun = offset
             offset += len(chunk)
+            text = decoder.decode(chunk, final=not chunk)
             parts.append(text)
             count += len(text)
             if count > limit:
@@ -118,7 +174,9 @@ def _decode(read: Callable[[int], bytes], limit: int, what: str, error: type[Our
             if not chunk:
                 return "".join(parts)
     except UnicodeDecodeError as exc:
-        at = offset - len(exc.object) + exc.start + 1 if exc.object else offset
+        # exc.object is the decoder's pending bytes (a split character's start)
+        # then this chunk: its start lies ``pending`` bytes before the chunk's
+        at = begun - (len(exc.object) - (offset - begun)) + exc.start + 1
         raise error(
             f"{what}: not UTF-8 text (an invalid byte near byte {max(at, 1):,})",
             hint="pass UTF-8 text",
@@ -210,3 +268,72 @@ class BoundedLines:
         while line and not line.endswith(b"\n"):
             line = self._raw.readline(CHUNK)
         return self._oversized(head)
+
+
+# --- record logs, a piece at a time ------------------------------------------
+
+
+def overlong(size: int) -> str:
+    """Why a line ``line_pieces`` skipped is not read (a bad line's reason)."""
+    return f"a line of {size:,} bytes, longer than the limit of {LINE_LIMIT:,}; skipped unread"
+
+
+def line_pieces(
+    fd: int, start: int, end: int, *, tail: bool = False, limit: int = LINE_LIMIT
+) -> Iterator[tuple[int, bytes | int]]:
+    """The lines of the open file ``fd`` from ``start`` (a line start) to ``end``.
+
+    Yields ``(offset, data)``, ``data`` one or more whole lines (each ending in
+    its newline, none longer than ``limit``), at most about ``PIECE`` bytes at
+    a time; or ``(offset, size)`` for one line longer than ``limit``: its
+    ``size`` bytes (newline included) are looked through for the newline in
+    ``_SKIP`` pieces, jumping over holes, and never held. What is held is
+    bounded by ``limit`` whatever the file. A last line without its newline
+    (an append in flight) is yielded only with ``tail``, as bytes or a size.
+    """
+    pos = start
+    while pos < end:
+        data = os.pread(fd, min(PIECE, end - pos), pos)
+        cut = data.rfind(b"\n") + 1
+        if not cut and len(data) < end - pos and len(data) <= limit:
+            # a line longer than a piece: look on, as far as the limit allows
+            data = os.pread(fd, min(limit + 1, end - pos), pos)
+            cut = data.rfind(b"\n") + 1
+        if cut:
+            yield pos, data if cut == len(data) else data[:cut]
+            pos += cut
+        elif len(data) > limit:
+            stop = _line_end(fd, pos + len(data), end)
+            if stop < 0:
+                if tail:
+                    yield pos, end - pos
+                return
+            yield pos, stop - pos
+            pos = stop
+        else:
+            if tail and data:
+                yield pos, data
+            return
+
+
+def _line_end(fd: int, pos: int, end: int) -> int:
+    """The offset just past the next newline at or after ``pos`` (-1: none before ``end``)."""
+    seek_data = getattr(os, "SEEK_DATA", None)
+    while pos < end:
+        if seek_data is not None:
+            try:  # a hole reads as NUL bytes: no newline in it
+                pos = os.lseek(fd, pos, seek_data)
+            except OSError as exc:
+                if exc.errno == 6:  # ENXIO: nothing but a hole after pos
+                    return -1
+                seek_data = None
+            if pos >= end:
+                return -1
+        data = os.pread(fd, min(_SKIP, end - pos), pos)
+        if not data:
+            return -1
+        at = data.find(b"\n")
+        if at >= 0:
+            return pos + at + 1
+        pos += len(data)
+    return -1

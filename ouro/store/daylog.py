@@ -8,12 +8,14 @@ full yet: the first page costs one file, however long the history.
 
 Pure: it opens files for reading only. A line that is not a JSON object is
 counted in ``bad`` (the writers' own readers name and quarantine it) and
-skipped; a missing folder reads as an empty log with ``missing`` set; a day
+skipped, and so is a line longer than ``ouro.store.bounded.LINE_LIMIT``,
+never held; a missing folder reads as an empty log with ``missing`` set; a day
 file behind a symlink leading outside the bundle is never opened (``outside``).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ouro.store import jsonio
+from ouro.store.bounded import line_pieces, open_regular
 from ouro.store.guard import names_inside
 
 DAY_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}\.jsonl$")
@@ -46,6 +49,23 @@ def day_files(folder: Path, skipped: list[str] | None = None) -> list[str]:
     return names_inside(folder, DAY_FILE.match, skipped)
 
 
+def _lines(path: Path, page: DayPage) -> list[bytes]:
+    """The complete lines of a day file: a tail without its newline is an append
+    still being written (not a bad line); a line past ``LINE_LIMIT`` is counted
+    bad, never held. Raises OSError (``NotRegularFile`` for a FIFO: no hang)."""
+    fd = open_regular(path)
+    lines: list[bytes] = []
+    try:
+        for _, data in line_pieces(fd, 0, os.fstat(fd).st_size):
+            if isinstance(data, int):
+                page.bad += 1
+            else:
+                lines += data[:-1].split(b"\n")
+    finally:
+        os.close(fd)
+    return lines
+
+
 def newest_first(
     folder: Path,
     *,
@@ -66,10 +86,7 @@ def newest_first(
         return page
     seen = 0
     for name in reversed(day_files(folder, page.outside)):
-        data = (folder / name).read_bytes()
-        # A tail without its newline is an append still being written: not a bad line.
-        cut = data.rfind(b"\n") + 1
-        for raw in reversed(data[:cut].split(b"\n")):
+        for raw in reversed(_lines(folder / name, page)):
             if not raw.strip():
                 continue
             if needles and not any(n in raw for n in needles):

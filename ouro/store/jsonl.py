@@ -12,16 +12,19 @@ line instead of gluing itself to the torn one. A failed append (disk full, short
 write, I/O error) is truncated away: the file is left byte-identical.
 
 Reads are tolerant and pure: good records are returned, each bad line is
-reported with its file and 1-based line number, and nothing is rewritten.
+reported with its file and 1-based line number, and nothing is rewritten. A
+line longer than ``ouro.store.bounded.LINE_LIMIT`` is a bad line, never held.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ouro.store import jsonio
 from ouro.store.append import append_bytes, fsync_path
+from ouro.store.bounded import line_pieces, open_regular, overlong
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:
@@ -101,10 +104,13 @@ def append_jsonl(
     return append_bytes(path, build, timeout=timeout, sync=sync)
 
 
-def parse_lines(path: Path, data: bytes) -> JsonlRead:
+def parse_lines(
+    path: Path, data: bytes, *, first: int = 1, into: JsonlRead | None = None
+) -> JsonlRead:
+    """The records of ``data`` (whole lines; ``first``: the first one's number)."""
     loads = jsonio.loads_for(len(data))
-    result = JsonlRead()
-    for line_no, raw in enumerate(data.split(b"\n"), start=1):
+    result = JsonlRead() if into is None else into
+    for line_no, raw in enumerate(data.split(b"\n"), start=first):
         if not raw.strip():
             continue
         try:
@@ -121,9 +127,26 @@ def parse_lines(path: Path, data: bytes) -> JsonlRead:
 
 
 def read_jsonl(path: Path) -> JsonlRead:
-    """Read every good record; report bad lines. A missing file is flagged, not raised."""
+    """Read every good record; report bad lines. A missing file is flagged, not raised.
+
+    Whole lines a piece at a time (``ouro.store.bounded.line_pieces``): a line
+    longer than ``LINE_LIMIT`` is a bad line, skipped unread. A path that is not
+    a regular file raises ``NotRegularFile`` (an ``OSError``) without blocking.
+    """
     try:
-        data = path.read_bytes()
+        fd = open_regular(path)
     except FileNotFoundError:
         return JsonlRead(missing=True)
-    return parse_lines(path, data)
+    result = JsonlRead()
+    line = 1
+    try:
+        for _, data in line_pieces(fd, 0, os.fstat(fd).st_size, tail=True):
+            if isinstance(data, int):
+                result.bad.append(BadLine(path, line, overlong(data), b""))
+                line += 1
+                continue
+            parse_lines(path, data.removesuffix(b"\n"), first=line, into=result)
+            line += data.count(b"\n") + (not data.endswith(b"\n"))
+    finally:
+        os.close(fd)
+    return result
