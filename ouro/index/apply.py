@@ -416,7 +416,11 @@ def _apply_facts(
         if labels:
             _insert_grouped_labels(conn, labels)
             del labels
-        _torn_tail_problem(conn, start, line, end, carry, report)
+        # the bytes after the last newline (an append in flight, or torn):
+        # blank ones are nothing; a look at their first 64 KiB says which
+        rest = st.st_size - end
+        torn = rest > 65536 or bool(rest and os.pread(fd, rest, end).strip())
+        _torn_tail_problem(conn, start, line, end, torn, report)
         if start == 0:  # every fact is new: one pass marks each one a line supersedes
             conn.execute(
                 f"UPDATE facts SET superseded = 1 WHERE doc_id IN ({_SUPERSEDED_BY} "
@@ -431,7 +435,7 @@ def _apply_facts(
 
 
 def _torn_tail_problem(
-    conn: sqlite3.Connection, start: int, line: int, end: int, tail: bytes, report: SyncReport
+    conn: sqlite3.Connection, start: int, line: int, end: int, torn: bool, report: SyncReport
 ) -> None:
     """The bytes after the log's last newline are not indexed until they end
     (``torn_tail``, the event log's rule), and reported meanwhile at their line:
@@ -442,7 +446,7 @@ def _torn_tail_problem(
             "DELETE FROM problems WHERE file = ? AND reason LIKE ?",
             (FACTS, f"{TORN_TAIL} %"),
         )
-    if tail.strip():
+    if torn:
         _add_problems(conn, [Problem(FACTS, line, torn_tail(end))], report)
 
 
