@@ -197,3 +197,47 @@ def test_claude_does_the_seeds_minimal_habit_and_its_surfaced_message_reaches_th
     [waiting] = json.loads(world.ouro("surface", "list", "--json").stdout)["messages"]
     world.ouro("surface", "ack", waiting["id"])
     assert "MARKER-SURFACE-77aa" not in world.ouro("orient").stdout
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()
+    }
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex"])
+def test_a_habit_session_does_not_run_the_projects_ouro_hooks(
+    hosts: dict[str, Path], world: World, models: FakeModels, agent: str
+) -> None:
+    """The session folder lies inside the project (``agent.ouro/state/sessions/``), whose
+    host config has ouro's hooks installed: the host loads none of the project's config,
+    and ouro's hooks write nothing for the run (no session event, sentinel receipt or
+    hook state on the main line); the receipt names only the habit's own fact."""
+    subprocess.run(["git", "init", "-q", str(world.project)], check=True)
+    world.readme_layout()
+    bundle = _habit(world, agent)
+    world.ouro("config", "set", f"habits.command.{agent}", str(hosts[agent]))
+    world.ouro("hook", "install", agent)
+    if agent == "codex":
+        env = Codex(hosts["codex"], world, models).env  # trusts the project and its hooks
+    else:
+        env = world.env | {"ANTHROPIC_BASE_URL": models.url, "ANTHROPIC_API_KEY": "sk-ant-fake"}
+    models.tool("diary_write", {"text": FACT, "about": ["inbox"]})
+    arc_before, hooks_before = _files(bundle / "arc"), _files(bundle / "state" / "hooks")
+    receipt = _run(world, env)
+    assert receipt["exitCode"] == 0 and models.tools == [], receipt["errors"]
+    assert receipt["outcome"] == "wrote_record", receipt["producedRefs"]
+    assert {r["kind"] for r in receipt["producedRefs"]} == {"desk_record"}, receipt["producedRefs"]
+    assert _files(bundle / "state" / "hooks") == hooks_before
+    arc_after = _files(bundle / "arc")
+    changed = sorted(p for p in arc_after if arc_before.get(p) != arc_after[p])
+    assert not [p for p in changed if "context-loss-sentinel" in p], changed
+    new = [
+        json.loads(line)
+        for p in changed
+        if p.startswith("flight-recorder/events/")
+        for line in arc_after[p]
+        .decode()
+        .splitlines()[len((arc_before.get(p) or b"").decode().splitlines()) :]
+    ]
+    assert [e["kind"] for e in new] == ["habit_run"], new

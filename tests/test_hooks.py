@@ -341,6 +341,26 @@ def test_hook_runs_change_only_arc_events_checkpoint_receipts_and_hook_state(
         assert any(p.startswith(prefix) for p in changed), prefix
 
 
+@pytest.mark.parametrize("host", ["claude", "codex", "gemini", "pi", "opencode"])
+def test_hooks_inside_a_habit_session_write_nothing(host: str, bundle: Bundle) -> None:
+    """A host a habit's runner started (its variables reach the hooks) that loaded ouro's
+    hooks anyway -- from the user's config or a plugin -- records nothing for the run:
+    no session event, sentinel receipt, hook state or notice marker."""
+    _debt(bundle)
+    before = snapshot(bundle.root)
+    env = {"OURO_SESSION_ID": "hs-01m8yjc9y95p8scdrg", "OURO_HABIT": "ag"}
+    for event in EVENTS:
+        stdin = json.dumps(fixture("claude", event, cwd=str(bundle.root / "desk")))
+        proc = run_ouro("hook", host, event, input=stdin, env=env)
+        assert proc.returncode == 0
+        assert proc.stdout == ("{}\n" if host == "gemini" else ""), proc.stdout
+        assert proc.stderr == (
+            f"ouro hook {host} {event}: inside habit session hs-01m8yjc9y95p8scdrg (habit ag): "
+            "ouro's hooks record and inject nothing there (the habit's runner writes its receipt)\n"
+        )
+    assert snapshot(bundle.root) == before
+
+
 def test_concurrent_hook_processes_lose_no_event(bundle: Bundle) -> None:
     """Hosts launch matching hooks concurrently, and sessions share a bundle."""
     import os
