@@ -10,7 +10,8 @@ propagates.
 
 A body that exits non-zero or times out is described by the end of its stderr,
 or of its stdout when stderr is empty (``output_tail``): the logs are deleted
-with the session folder, so the receipt is where the reason survives.
+with the session folder, so the receipt is where the reason survives. Terminal
+control (a host's colours) is removed from it (``ouro.models.terminal``).
 
 A ``run:`` command runs in the bundle root (so ``python habits/bin/check.py``
 works; a first word with a ``/`` is taken relative to it); an agent runs in the
@@ -27,6 +28,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
+
+from ouro.models.terminal import plain
 
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL of a timed-out body
 OUTPUT_LIMIT = 1_000_000  # bytes of stdout (and of stderr) kept per run
@@ -143,7 +146,7 @@ def output_tail(folder: Path, limit: int = 400) -> str:
         except OSError:
             continue
         # a cut may fall inside a character: its remains are dropped
-        text = data.decode("utf-8", "replace").lstrip("\ufffd").strip()
+        text = plain(data.decode("utf-8", "replace").lstrip("\ufffd")).strip()
         if text:
             return f": {text}"
     return ""
