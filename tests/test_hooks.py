@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -285,6 +286,31 @@ def test_fail_open_on_bad_stdin(bundle: Bundle, stdin: str, needle: str) -> None
     assert needle in notice
     assert out.stderr[0].startswith("ouro hook codex SessionStart: nothing injected: ")
     assert needle in out.stderr[0]
+    assert snapshot(bundle.root) == before
+
+
+@pytest.mark.parametrize(
+    ("data", "needle"),
+    [
+        (b'{"session_id": "big", "prompt": "' + b"x" * 8_000_001 + b'"}', "8,000,000 characters"),
+        (b'\xff{"session_id": "bad"}', "not UTF-8 text"),
+    ],
+)
+def test_fail_open_on_stdin_too_long_or_not_utf8_names_the_cause(
+    bundle: Bundle, data: bytes, needle: str
+) -> None:
+    """The notice names why stdin could not be read, not "stdin is empty"."""
+    before = snapshot(bundle.root)
+    for host, event in (("claude", "UserPromptSubmit"), ("pi", "SessionStart")):
+        proc = subprocess.run(
+            [sys.executable, "-m", "ouro.cli", "--bundle", str(bundle.root), "hook", host, event],
+            input=data, capture_output=True, timeout=60,
+        )  # fmt: skip
+        text = subprocess.CompletedProcess(
+            proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+        )
+        notice = _assert_fails_visibly(text, event, needle)
+        assert "empty" not in notice, notice
     assert snapshot(bundle.root) == before
 
 

@@ -326,8 +326,12 @@ def run_hook(
     env: Mapping[str, str] | None = None,
     options: Options | None = None,
     handlers: Mapping[str, Handler],
+    unreadable: OuroError | None = None,
 ) -> Outcome:
-    """Run one hook; never raises unless ``OURO_DEBUG=1``. Fails open."""
+    """Run one hook; never raises unless ``OURO_DEBUG=1``. Fails open.
+
+    ``unreadable``: why the host's stdin could not be read or translated (too
+    long, not UTF-8); the hook fails with that reason instead of parsing."""
     env = os.environ if env is None else env
     options = options or Options()
     prefix = f"ouro hook {host.name} {event_word}"
@@ -339,6 +343,8 @@ def run_hook(
         return outcome
     inp: HookInput | None = None
     try:
+        if unreadable is not None:
+            raise unreadable
         inp = parse_input(stdin_text)
         if inp.event is not None and host.ouro_event(inp.event) != event:
             raise InvalidInput(

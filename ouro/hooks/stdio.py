@@ -55,20 +55,26 @@ def run_stdio(
     if inside is not None:
         _inside_habit(host, event, inside)
         return
+    # a stdin that cannot be read or translated is the reason run_hook fails open
+    # with (its notice names it), never an empty stdin
+    unreadable: OuroError | None = None
+    stdin_text = ""
     try:
         stdin_text = read_stdin(limit=HOOK_STDIN, what="hook stdin")
-    except OuroError as exc:  # fail open: one line, then the hook runs without input
-        stdin_text = ""
-        sys.stderr.write(f"ouro hook {host_name} {event}: {exc.message}\n")
-    if host.name == "pi":  # the Pi shim pipes Pi's own event JSON: translate at the edge
+    except OuroError as exc:
+        unreadable = exc
+    if (
+        unreadable is None and host.name == "pi"
+    ):  # the Pi shim pipes Pi's own event JSON: translate at the edge
         from ouro.hooks.pi import translate
 
         try:
             event, stdin_text = translate(event, stdin_text)
-        except OuroError as exc:  # run_hook then names it, failing open
-            sys.stderr.write(f"ouro hook pi {event}: {exc.message}\n")
-            stdin_text = ""
-    elif host_name == "opencode":  # the plugin pipes OpenCode's JSON: translate at the edge
+        except OuroError as exc:
+            unreadable = exc
+    elif (
+        unreadable is None and host_name == "opencode"
+    ):  # the plugin pipes OpenCode's JSON: translate at the edge
         from ouro.hooks.opencode import common_stdin
 
         stdin_text = common_stdin(event, stdin_text)
@@ -79,6 +85,7 @@ def run_stdio(
         bundle_path=bundle,
         options=Options(block_on_debt=block_on_debt, dry_run=dry_run),
         handlers=HANDLERS,
+        unreadable=unreadable,
     )
     for line in outcome.stderr:
         sys.stderr.write(line + "\n")
