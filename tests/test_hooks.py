@@ -314,6 +314,25 @@ def test_fail_open_on_stdin_too_long_or_not_utf8_names_the_cause(
     assert snapshot(bundle.root) == before
 
 
+def test_a_field_of_the_wrong_type_is_told_once_per_session(bundle: Bundle, tmp_path: Path) -> None:
+    """The session_id is valid though another field is not: the notice shows once."""
+    stdin = json.dumps({"session_id": "rep1", "hook_event_name": "Stop", "stop_hook_active": "yes"})
+    env = {"XDG_STATE_HOME": str(tmp_path / "xdg")}
+    first, second = (
+        run_hook(CODEX, "Stop", stdin, bundle_path=str(bundle.root), env=env, handlers=HANDLERS)
+        for _ in range(2)
+    )
+    assert "'stop_hook_active' must be true/false" in json.loads(first.stdout)["systemMessage"]
+    assert second.stdout == "" and len(second.stderr) == 1
+    assert "'stop_hook_active' must be true/false" in second.stderr[0]
+    assert (tmp_path / "xdg/ouro/hook-notices/codex-rep1").is_file()
+    # a session_id that is itself wrong: no session to mark, told every time
+    bad = json.dumps({"session_id": 7})
+    for _ in range(2):
+        out = run_hook(CODEX, "Stop", bad, bundle_path=str(bundle.root), env=env, handlers=HANDLERS)
+        assert "systemMessage" in json.loads(out.stdout)
+
+
 def test_fail_open_on_stdin_that_is_not_json_through_the_cli(bundle: Bundle) -> None:
     before = snapshot(bundle.root)
     proc = hook("codex", "SessionStart", None, "--bundle", str(bundle.root), stdin="{not json")

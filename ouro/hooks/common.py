@@ -366,6 +366,8 @@ def run_hook(
             reply = handlers[event](found.bundle, host, inp, options)
             reply.warnings[:0] = confirmed
     except OuroError as exc:
+        if inp is None and unreadable is None:  # told once per session, if its id is valid
+            inp = _session_only(stdin_text)
         return _failed(outcome, host, event, inp, describe(exc), env, options, prefix)
     except OSError as exc:
         return _failed(outcome, host, event, inp, one_line(str(exc)), env, options, prefix)
@@ -382,6 +384,23 @@ def run_hook(
     if payload is not None:
         outcome.stdout = dumps(payload) + "\n"
     return outcome
+
+
+def _session_only(text: str) -> HookInput | None:
+    """The input with only its ``session_id``, when that alone is valid (another field
+    failed ``parse_input``): the failure notice is still shown once per session."""
+    try:
+        data = jsonio.loads(text)
+    except jsonio.JSONDecodeError:
+        return None
+    session = data.get("session_id") if isinstance(data, dict) else None
+    if not isinstance(session, str) or not session:
+        return None
+    try:
+        check_text(session, "hook stdin field 'session_id'", SHORT)
+    except InvalidInput:
+        return None
+    return HookInput(event=None, session_id=session, cwd=None)
 
 
 def _confirm_pending(
