@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from tests.fake_models import FakeModels
+from tests.git_env import run_git
 from tests.test_real_hosts import ASK, NEXT, Codex, World, _text
 from tests.test_real_hosts import hosts as hosts
 from tests.test_real_hosts import models as models
@@ -214,7 +215,7 @@ def test_a_habit_session_does_not_run_the_projects_ouro_hooks(
     host config has ouro's hooks installed: the host loads none of the project's config,
     and ouro's hooks write nothing for the run (no session event, sentinel receipt or
     hook state on the main line); the receipt names only the habit's own fact."""
-    subprocess.run(["git", "init", "-q", str(world.project)], check=True)
+    run_git("init", "-q", str(world.project))
     world.readme_layout()
     bundle = _habit(world, agent)
     world.ouro("config", "set", f"habits.command.{agent}", str(hosts[agent]))

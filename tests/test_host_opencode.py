@@ -26,6 +26,7 @@ import pytest
 
 from tests.conftest import REPO
 from tests.fake_models import FakeModels
+from tests.git_env import run_git
 
 pytestmark = pytest.mark.host
 
@@ -321,7 +322,7 @@ def test_a_habit_session_does_not_load_the_projects_opencode_plugin(world: World
     in the session folder inside the project, but loads neither the project's
     ``.opencode/`` (ouro's plugin) nor its ``opencode.json``; ouro's hooks write nothing
     to the main line (no sentinel receipt, no hook state, no session event)."""
-    subprocess.run(["git", "init", "-q", str(world.project)], check=True)
+    run_git("init", "-q", str(world.project))
     # the model settings are the user's (global) config: a habit leaves the project's alone
     config = world.root / "xdg" / "config" / "opencode" / "opencode.json"
     config.parent.mkdir(parents=True)
