@@ -30,6 +30,7 @@ else:
     from ouro.tuples import NamedTuple
 
 ENV_SESSION = "OURO_SESSION_ID"
+ENV_HABIT = "OURO_HABIT"
 SESSIONS = "state/sessions"
 
 
@@ -46,6 +47,19 @@ class HabitLane(NamedTuple):  # not a dataclass: orient imports this, and stays 
 def is_habit_session(ref: object) -> bool:
     """Does this ``sessionRef`` name a habit's private session (``hs-…``)?"""
     return isinstance(ref, str) and ref.startswith("hs-")
+
+
+def runner_session(env: Mapping[str, str] | None = None) -> tuple[str, str] | None:
+    """(session id, habit) when a habit's runner started this process, else None.
+
+    Read from the variables alone (``OURO_SESSION_ID`` and ``OURO_HABIT``, both set
+    by ``ouro.habits.session.body_env``), without a file: the cheap checks use it --
+    habits do not start habits, and ouro's own host hooks do nothing inside a habit's
+    session (``ouro.hooks.stdio``). Which lane a write belongs to is ``habit_lane``.
+    """
+    env = os.environ if env is None else env
+    session_id, habit = env.get(ENV_SESSION), env.get(ENV_HABIT)
+    return (session_id, habit) if session_id and habit else None
 
 
 def habit_lane(root: Path, env: Mapping[str, str] | None = None) -> HabitLane | None:

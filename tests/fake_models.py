@@ -30,7 +30,7 @@ command through its own tool, fire its tool hooks and write its transcript.
 
 ``tool(name, arguments)`` queues a call of any other tool the host offers (an
 MCP tool: the offered name that ends with ``name``, ``mcp__ouro__diary_write``
-for ``diary_write``), answered the same way. ``delay`` holds every model reply
+for ``diary_write``, or OpenCode's ``ouro_diary_write``), answered the same way. ``delay`` holds every model reply
 back that many seconds (a host that outlives a habit's timeout). ``usage`` lists
 the input-token counts the next Responses replies report (near the model's
 context limit, the host compacts).
@@ -482,7 +482,9 @@ class FakeModels:
                 return None
             wanted, arguments = self.tools[0]
             for name in self.offered(body):
-                if name == wanted or name.endswith("__" + wanted) or name.endswith("." + wanted):
+                if name in (wanted, f"ouro_{wanted}") or name.endswith(
+                    ("__" + wanted, "." + wanted)
+                ):
                     self.tools.pop(0)
                     return name, arguments
         return None

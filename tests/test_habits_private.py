@@ -190,6 +190,8 @@ def test_a_habit_without_run_launches_the_default_agent_headless(
     assert "triage habit" in prompt and "PROMPT-TEXT file what matters" in prompt
     assert "MAIN-ASK fix the parser" in prompt and "ouro operating guide" in prompt
     assert "--strict-mcp-config" in argv and "--no-session-persistence" in argv
+    # none of the project's settings (its hooks: ouro's own) reach the session
+    assert argv[argv.index("--setting-sources") + 1] == "user"
     assert seen["cwd"].endswith(receipt["sessionLocator"].rstrip("/"))
     assert seen["session"] == receipt["sessionId"] and "mcp.json" in seen["files"]
     # the session folder (with the prompt and the MCP config) is gone
@@ -231,6 +233,7 @@ def test_codex_gets_the_server_on_its_command_line(
     config = [argv[i + 1] for i, a in enumerate(argv) if a == "-c"]
     assert any(c.startswith("mcp_servers.ouro.command=") for c in config)
     assert any("--session" in c and receipt["sessionId"] in c for c in config)
+    assert "project_root_markers=[]" in config  # the project's .codex/ is not loaded
     assert "--ephemeral" not in argv  # keepTranscript
     assert receipt["sessionKept"] is True and (bundle.root / receipt["sessionLocator"]).is_dir()
 

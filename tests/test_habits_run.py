@@ -244,6 +244,18 @@ def test_timeout_gives_an_error_receipt_releases_the_lock_and_the_next_tick_runs
             3,
             "the body exited with status 3: boom password=[redacted:password]",
         ),
+        (  # Claude Code says why on stdout, with nothing on stderr
+            f"{PY} -c \"print('Not logged in \u00b7 Please run /login password=hunter22'); "
+            'raise SystemExit(1)"',
+            1,
+            "the body exited with status 1: Not logged in \u00b7 Please run /login "
+            "password=[redacted:password]",
+        ),
+        (  # only the end of a long stdout
+            f"{PY} -c \"print('x' * 5000 + ' the end'); raise SystemExit(2)\"",
+            2,
+            "the body exited with status 2: " + "x" * 391 + " the end",
+        ),
         (
             f'{PY} -c "import os; os.kill(os.getpid(), 9)"',
             -9,
@@ -269,6 +281,63 @@ def test_a_crashing_body_still_yields_a_receipt(
     with FileLock(bundle.lock_path("habit-crash"), timeout=0):
         pass
     assert not (bundle.root / receipt["sessionLocator"]).exists()
+
+
+def test_a_hosts_colour_codes_are_not_kept_nor_printed(bundle: Bundle) -> None:
+    run = script(
+        bundle,
+        "ansi",
+        r"""
+        import sys
+        sys.stderr.write("\x1b[91m\x1b[1mError: \x1b[0mno model\x1b]0;title\x07\rdone\x00\n")
+        raise SystemExit(1)
+        """,
+    )
+    define(bundle, "ansi", run)
+    receipt = run_habit(bundle, "ansi", orient=build_packet, trigger="manual")
+    assert receipt["errors"] == ["the body exited with status 1: Error: no model\ndone"]
+    # a receipt written before: printed plain
+    path = bundle.path(receipt["receiptLocator"])
+    raw = json.loads(path.read_text())
+    raw["errors"] = ["\x1b[91mError: \x1b[0mold\x1b[2K"]
+    path.write_text(json.dumps(raw))
+    out = run_ouro("habits", "last", "ansi", bundle=bundle, check=True).stdout
+    assert "  error: Error: old\n" in out and "\x1b" not in out
+
+
+@pytest.mark.parametrize(
+    ("text", "plain"),
+    [
+        ("\x1b[38;5;196mred\x1b[0m", "red"),
+        ("\x1b]8;;https://x\x1b\\link\x1b]8;;\x1b\\", "link"),
+        ("tab\tnew\nline", "tab\tnew\nline"),
+        ("bell\x07 del\x7f c1\x9b esc\x1b", "bell del c1 esc"),
+        ("50%\r100%", "50%\n100%"),
+    ],
+)
+def test_terminal_control_is_removed(text: str, plain: str) -> None:
+    from ouro.models.terminal import plain as make_plain
+
+    assert make_plain(text) == plain
+
+
+def test_a_timed_out_body_says_what_it_printed_last(bundle: Bundle) -> None:
+    """A host waiting for a login says so and hangs: its last words are the reason."""
+    run = script(
+        bundle,
+        "hang",
+        """
+        import sys, time
+        print("ERROR: not logged in; retrying in 60s", flush=True)
+        time.sleep(60)
+        """,
+    )
+    define(bundle, "hang", run, timeout=1)
+    receipt = run_habit(bundle, "hang", orient=build_packet, trigger="manual")
+    assert receipt["timedOut"] is True
+    assert receipt["errors"] == [
+        "the body timed out after 1s and was killed: ERROR: not logged in; retrying in 60s"
+    ]
 
 
 def test_a_run_while_the_habit_runs_is_refused(bundle: Bundle) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -288,6 +289,50 @@ def test_fail_open_on_bad_stdin(bundle: Bundle, stdin: str, needle: str) -> None
     assert snapshot(bundle.root) == before
 
 
+@pytest.mark.parametrize(
+    ("data", "needle"),
+    [
+        (b'{"session_id": "big", "prompt": "' + b"x" * 8_000_001 + b'"}', "8,000,000 characters"),
+        (b'\xff{"session_id": "bad"}', "not UTF-8 text"),
+    ],
+)
+def test_fail_open_on_stdin_too_long_or_not_utf8_names_the_cause(
+    bundle: Bundle, data: bytes, needle: str
+) -> None:
+    """The notice names why stdin could not be read, not "stdin is empty"."""
+    before = snapshot(bundle.root)
+    for host, event in (("claude", "UserPromptSubmit"), ("pi", "SessionStart")):
+        proc = subprocess.run(
+            [sys.executable, "-m", "ouro.cli", "--bundle", str(bundle.root), "hook", host, event],
+            input=data, capture_output=True, timeout=60,
+        )  # fmt: skip
+        text = subprocess.CompletedProcess(
+            proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+        )
+        notice = _assert_fails_visibly(text, event, needle)
+        assert "empty" not in notice, notice
+    assert snapshot(bundle.root) == before
+
+
+def test_a_field_of_the_wrong_type_is_told_once_per_session(bundle: Bundle, tmp_path: Path) -> None:
+    """The session_id is valid though another field is not: the notice shows once."""
+    stdin = json.dumps({"session_id": "rep1", "hook_event_name": "Stop", "stop_hook_active": "yes"})
+    env = {"XDG_STATE_HOME": str(tmp_path / "xdg")}
+    first, second = (
+        run_hook(CODEX, "Stop", stdin, bundle_path=str(bundle.root), env=env, handlers=HANDLERS)
+        for _ in range(2)
+    )
+    assert "'stop_hook_active' must be true/false" in json.loads(first.stdout)["systemMessage"]
+    assert second.stdout == "" and len(second.stderr) == 1
+    assert "'stop_hook_active' must be true/false" in second.stderr[0]
+    assert (tmp_path / "xdg/ouro/hook-notices/codex-rep1").is_file()
+    # a session_id that is itself wrong: no session to mark, told every time
+    bad = json.dumps({"session_id": 7})
+    for _ in range(2):
+        out = run_hook(CODEX, "Stop", bad, bundle_path=str(bundle.root), env=env, handlers=HANDLERS)
+        assert "systemMessage" in json.loads(out.stdout)
+
+
 def test_fail_open_on_stdin_that_is_not_json_through_the_cli(bundle: Bundle) -> None:
     before = snapshot(bundle.root)
     proc = hook("codex", "SessionStart", None, "--bundle", str(bundle.root), stdin="{not json")
@@ -339,6 +384,26 @@ def test_hook_runs_change_only_arc_events_checkpoint_receipts_and_hook_state(
     assert [p for p in changed if p in before and p not in after] == []  # nothing deleted
     for prefix in ALLOWED[:4]:
         assert any(p.startswith(prefix) for p in changed), prefix
+
+
+@pytest.mark.parametrize("host", ["claude", "codex", "gemini", "pi", "opencode"])
+def test_hooks_inside_a_habit_session_write_nothing(host: str, bundle: Bundle) -> None:
+    """A host a habit's runner started (its variables reach the hooks) that loaded ouro's
+    hooks anyway -- from the user's config or a plugin -- records nothing for the run:
+    no session event, sentinel receipt, hook state or notice marker."""
+    _debt(bundle)
+    before = snapshot(bundle.root)
+    env = {"OURO_SESSION_ID": "hs-01m8yjc9y95p8scdrg", "OURO_HABIT": "ag"}
+    for event in EVENTS:
+        stdin = json.dumps(fixture("claude", event, cwd=str(bundle.root / "desk")))
+        proc = run_ouro("hook", host, event, input=stdin, env=env)
+        assert proc.returncode == 0
+        assert proc.stdout == ("{}\n" if host == "gemini" else ""), proc.stdout
+        assert proc.stderr == (
+            f"ouro hook {host} {event}: inside habit session hs-01m8yjc9y95p8scdrg (habit ag): "
+            "ouro's hooks record and inject nothing there (the habit's runner writes its receipt)\n"
+        )
+    assert snapshot(bundle.root) == before
 
 
 def test_concurrent_hook_processes_lose_no_event(bundle: Bundle) -> None:

@@ -26,6 +26,7 @@ import pytest
 
 from tests.conftest import REPO
 from tests.fake_models import FakeModels
+from tests.git_env import run_git
 
 pytestmark = pytest.mark.host
 
@@ -306,3 +307,60 @@ def test_opencode_plugin_says_when_it_cannot_start_ouro(world: World) -> None:
     assert "/nonexistent/ouro hook opencode" in notice and "ouro hook doctor opencode" in notice
     assert "\n" not in notice
     assert json.dumps(request).count("ouro hook doctor opencode") == 1
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_a_habit_session_does_not_load_the_projects_opencode_plugin(world: World) -> None:
+    """A habit done by OpenCode in a project with ouro's plugin installed: OpenCode runs
+    in the session folder inside the project, but loads neither the project's
+    ``.opencode/`` (ouro's plugin) nor its ``opencode.json``; ouro's hooks write nothing
+    to the main line (no sentinel receipt, no hook state, no session event)."""
+    run_git("init", "-q", str(world.project))
+    # the model settings are the user's (global) config: a habit leaves the project's alone
+    config = world.root / "xdg" / "config" / "opencode" / "opencode.json"
+    config.parent.mkdir(parents=True)
+    shutil.copy(world.project / "opencode.json", config)
+    _readme_layout(world)
+    world.ouro("hook", "install", "opencode")
+    world.run("MARKER-PROMPT-9 main line")  # the main line's own session, with its hooks
+    bundle = world.project / "agent.ouro"
+    (bundle / "habits" / "ag.yaml").write_text(
+        "title: agent habit\ncadence: 1h\ntimeout: 90s\ntools: [diary_write]\n"
+    )
+    world.ouro("config", "set", "habits.agent", "opencode")
+    world.ouro("config", "set", "habits.command.opencode", str(world.exe))
+    fact = "MARKER-FACT-5e0c a habit's fact"
+    world.models.tool("diary_write", {"text": fact, "about": ["habit"]})
+    arc_before = _files(bundle / "arc")
+    hooks_before = _files(bundle / "state" / "hooks")
+    before = len(world.models.model_requests("/v1/responses"))
+    receipt = json.loads(world.ouro("habits", "run", "ag", "--json").stdout)
+    assert receipt["exitCode"] == 0 and receipt["outcome"] == "wrote_record", receipt[
+        "producedRefs"
+    ]
+    assert world.models.tools == [], "the habit's model call was not made"
+    requests = [r for r in world.models.model_requests("/v1/responses")[before:] if r.get("tools")]
+    [prompt] = _user_texts(requests[0])  # the habit's prompt, and no part added by a plugin
+    assert "You are running the habit 'ag'" in prompt[:40], prompt[:200]
+    assert _files(bundle / "state" / "hooks") == hooks_before
+    arc_after = _files(bundle / "arc")
+    changed = {p for p in arc_after if arc_before.get(p) != arc_after[p]}
+    sentinel = "flight-recorder/context-loss-sentinel/"
+    assert not {p for p in changed if p.startswith(sentinel)}, changed
+    events = [
+        json.loads(line)
+        for p in sorted(changed)
+        if p.startswith("flight-recorder/events/")
+        for line in arc_after[p]
+        .decode()
+        .splitlines()[len((arc_before.get(p) or b"").decode().splitlines()) :]
+    ]
+    assert [e["kind"] for e in events] == ["habit_run"], events
+    assert {r["kind"] for r in receipt["producedRefs"]} == {"desk_record"}, receipt["producedRefs"]

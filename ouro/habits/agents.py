@@ -18,23 +18,30 @@ no file outside the session folder:
 
 =========  ==================================================================
 claude     ``claude -p PROMPT --mcp-config <session>/mcp.json
-           --strict-mcp-config --allowedTools mcp__ouro,Bash(ouro:*)``;
-           ``--no-session-persistence`` unless the transcript is kept;
-           ``ENABLE_TOOL_SEARCH=false`` (the session's tools are loaded up front)
+           --strict-mcp-config --allowedTools mcp__ouro,Bash(ouro:*)
+           --setting-sources user``; ``--no-session-persistence`` unless the
+           transcript is kept; ``ENABLE_TOOL_SEARCH=false`` (the session's
+           tools are loaded up front)
 codex      ``codex exec --skip-git-repo-check -C <session> --sandbox
            workspace-write --add-dir <bundle> -c
            mcp_servers.ouro.command=… -c mcp_servers.ouro.args=[…] -c
-           mcp_servers.ouro.env={…} PROMPT``; ``--ephemeral`` unless kept
+           mcp_servers.ouro.env={…} -c project_root_markers=[] PROMPT``;
+           ``--ephemeral`` unless kept
 gemini     ``gemini -p PROMPT --allowed-mcp-server-names ouro`` with
            ``<session>/.gemini/settings.json`` (the project settings there)
-opencode   ``opencode run PROMPT`` with ``<session>/opencode.json``
+opencode   ``opencode run PROMPT`` with ``<session>/opencode.json``, named by
+           ``OPENCODE_CONFIG``; ``OPENCODE_DISABLE_PROJECT_CONFIG=1``
 pi         ``pi -p PROMPT`` (``--no-session`` unless kept); Pi has no MCP
            client, so it reaches ouro through the CLI only (the session's
            environment, gated by ``ouro.api.call``)
 =========  ==================================================================
 
 The host's own login and model settings (``~/.claude``, ``$CODEX_HOME``, …) are
-the user's and are used as they are.
+the user's and are used as they are. The project's host config is not: the
+session folder lies inside the project, and a host that walks up from it
+(Codex and OpenCode to the git root) would load the project's hooks -- ouro's
+own -- into the private session. Each launch keeps them out (docs/habits.md);
+ouro's hooks also do nothing in a habit session (``ouro.hooks.stdio``).
 """
 
 from __future__ import annotations
@@ -185,6 +192,9 @@ def launch(
             # the session may not use; the CLI is allowed for ouro only
             "--allowedTools", f"mcp__{MCP_NAME},Bash(ouro:*)",
             "--output-format", "text",
+            # the user's settings (login, model) only: no project or local settings file,
+            # so none of a project's hooks, plugins or permissions reach the session
+            "--setting-sources", "user",
         ]  # fmt: skip
         if not keep_transcript:
             argv.append("--no-session-persistence")
@@ -201,6 +211,10 @@ def launch(
             "-c", f"mcp_servers.{MCP_NAME}.env={_toml_table(server_env)}",
             # wait for the server before the first turn, and fail loudly if it cannot start
             "-c", f"mcp_servers.{MCP_NAME}.required=true",
+            # the session folder is the project root: Codex walks up from it to the root
+            # (by default the nearest .git: the project's) for .codex/ (config, hooks) and
+            # AGENTS.md; with no marker none of the project's is loaded
+            "-c", "project_root_markers=[]",
         ]  # fmt: skip
         if not keep_transcript:
             argv.append("--ephemeral")
@@ -215,8 +229,13 @@ def launch(
     if agent == "opencode":
         entry = {"type": "local", "command": server, "environment": server_env, "enabled": True}
         doc = {"$schema": "https://opencode.ai/config.json", "mcp": {MCP_NAME: entry}}
-        atomic_write_text(folder / "opencode.json", json.dumps(doc, indent=2))
-        return Launch(agent, [exe, "run", prompt], True, ["opencode.json"])
+        path = folder / "opencode.json"
+        atomic_write_text(path, json.dumps(doc, indent=2))
+        # OpenCode walks up from the session folder to the project's git root for
+        # opencode.json, .opencode/ (plugins: ouro's own) and AGENTS.md: none of the
+        # project's is loaded; the session's file is named instead
+        isolate = {"OPENCODE_DISABLE_PROJECT_CONFIG": "1", "OPENCODE_CONFIG": str(path)}
+        return Launch(agent, [exe, "run", prompt], True, ["opencode.json"], isolate)
     argv = [exe, "-p", prompt]  # pi
     if not keep_transcript:
         argv.append("--no-session")

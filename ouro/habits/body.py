@@ -8,6 +8,11 @@ timeout it sends the whole group SIGTERM, then SIGKILL after ``KILL_GRACE``.
 If the runner itself is interrupted the group is killed before the interrupt
 propagates.
 
+A body that exits non-zero or times out is described by the end of its stderr,
+or of its stdout when stderr is empty (``output_tail``): the logs are deleted
+with the session folder, so the receipt is where the reason survives. Terminal
+control (a host's colours) is removed from it (``ouro.models.terminal``).
+
 A ``run:`` command runs in the bundle root (so ``python habits/bin/check.py``
 works; a first word with a ``/`` is taken relative to it); an agent runs in the
 session folder (``ouro.habits.agents``).
@@ -23,6 +28,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
+
+from ouro.models.terminal import plain
 
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL of a timed-out body
 OUTPUT_LIMIT = 1_000_000  # bytes of stdout (and of stderr) kept per run
@@ -100,8 +107,8 @@ def run_body(
             copier.join(_DRAIN)  # a grandchild that left the group may hold a pipe open
     truncated = any(c.truncated for c in copiers)
     notes = [f"output of {what} cut at {OUTPUT_LIMIT:,} bytes per stream"] if truncated else []
-    if timed_out:
-        errors = [f"{what} timed out after {timeout}s and was killed"]
+    if timed_out:  # what it said last may say why it hung (a login prompt, a retry loop)
+        errors = [f"{what} timed out after {timeout}s and was killed{output_tail(folder)}"]
         return BodyResult(code, errors, timed_out=True, output_truncated=truncated, notes=notes)
     if code == 0:
         return BodyResult(0, [], output_truncated=truncated, notes=notes)
@@ -109,7 +116,7 @@ def run_body(
         name = signal.Signals(-code).name if -code in signal.valid_signals() else str(-code)
         errors = [f"{what} was killed by signal {name}"]
     else:
-        errors = [f"{what} exited with status {code}{stderr_tail(folder)}"]
+        errors = [f"{what} exited with status {code}{output_tail(folder)}"]
     return BodyResult(code, errors, output_truncated=truncated, notes=notes)
 
 
@@ -125,10 +132,21 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
     # a grandchild that left the group (setsid) is not ours to chase
 
 
-def stderr_tail(folder: Path, limit: int = 400) -> str:
-    try:
-        data = (folder / "stderr.log").read_bytes()[-limit:]
-    except OSError:
-        return ""
-    text = data.decode("utf-8", "replace").strip()
-    return f": {text}" if text else ""
+def output_tail(folder: Path, limit: int = 400) -> str:
+    """``": <the end of stderr>"``, else of stdout, else ``""``: the reason a body gave.
+
+    Hosts do not agree on where a failure goes: Claude Code prints "Not logged in"
+    on stdout and nothing on stderr, and the logs go with the session folder. At
+    most ``limit`` bytes; the receipt's writer redacts it."""
+    for name in ("stderr.log", "stdout.log"):
+        try:
+            with open(folder / name, "rb") as log:
+                log.seek(max(0, log.seek(0, os.SEEK_END) - limit))
+                data = log.read(limit)
+        except OSError:
+            continue
+        # a cut may fall inside a character: its remains are dropped
+        text = plain(data.decode("utf-8", "replace").lstrip("\ufffd")).strip()
+        if text:
+            return f": {text}"
+    return ""

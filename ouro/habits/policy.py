@@ -39,6 +39,7 @@ from ouro.errors import InvalidInput, NotFound, ToolDenied
 from ouro.habits.config import HabitsConfig
 from ouro.habits.definition import Habit
 from ouro.habits.receipt import PermissionEnvelope, ReturnRoute, ToolPolicy
+from ouro.lane import ENV_HABIT, ENV_SESSION, runner_session
 from ouro.models.clock import utc_now_iso
 from ouro.models.ids import is_id
 from ouro.store import jsonio
@@ -46,8 +47,6 @@ from ouro.store.jsonl import append_jsonl
 
 ENV_GRANTED = "OURO_GRANTED_TOOLS"
 ENV_DENIED = "OURO_DENIED_TOOLS"
-ENV_SESSION = "OURO_SESSION_ID"
-ENV_HABIT = "OURO_HABIT"
 ALWAYS_DENIED = {"habits_run": "habits do not start habits"}
 REFUSALS_FILE = "tool-refusals.jsonl"
 POLICY_FILE = "policy.json"
@@ -208,10 +207,10 @@ def _record_refusal(bundle: Bundle, session_id: str, name: str, reason: str) -> 
 
 def refuse_inside_habit(what: str, env: Mapping[str, str] | None = None) -> None:
     """Habits do not start habits: refuse ``what`` inside a habit session."""
-    env = os.environ if env is None else env
-    if env.get(ENV_HABIT) and env.get(ENV_SESSION):
+    inside = runner_session(env)
+    if inside is not None:
         raise ToolDenied(
-            f"{what} refused inside habit session {env[ENV_SESSION]} (habit {env[ENV_HABIT]}): "
+            f"{what} refused inside habit session {inside[0]} (habit {inside[1]}): "
             "habits do not start habits",
             hint="let the scheduler run 'ouro habits tick'; a habit body writes to Arc or Desk",
         )

@@ -37,8 +37,9 @@ from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
-from ouro.habits.policy import ENV_DENIED, ENV_GRANTED, ENV_HABIT, ENV_SESSION, session_dir
+from ouro.habits.policy import ENV_DENIED, ENV_GRANTED, session_dir
 from ouro.habits.receipt import PermissionEnvelope, ToolPolicy
+from ouro.lane import ENV_HABIT, ENV_SESSION
 from ouro.models.ids import new_id
 from ouro.orient_types import Orient
 from ouro.store import jsonio

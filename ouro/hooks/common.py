@@ -326,8 +326,12 @@ def run_hook(
     env: Mapping[str, str] | None = None,
     options: Options | None = None,
     handlers: Mapping[str, Handler],
+    unreadable: OuroError | None = None,
 ) -> Outcome:
-    """Run one hook; never raises unless ``OURO_DEBUG=1``. Fails open."""
+    """Run one hook; never raises unless ``OURO_DEBUG=1``. Fails open.
+
+    ``unreadable``: why the host's stdin could not be read or translated (too
+    long, not UTF-8); the hook fails with that reason instead of parsing."""
     env = os.environ if env is None else env
     options = options or Options()
     prefix = f"ouro hook {host.name} {event_word}"
@@ -339,6 +343,8 @@ def run_hook(
         return outcome
     inp: HookInput | None = None
     try:
+        if unreadable is not None:
+            raise unreadable
         inp = parse_input(stdin_text)
         if inp.event is not None and host.ouro_event(inp.event) != event:
             raise InvalidInput(
@@ -360,6 +366,8 @@ def run_hook(
             reply = handlers[event](found.bundle, host, inp, options)
             reply.warnings[:0] = confirmed
     except OuroError as exc:
+        if inp is None and unreadable is None:  # told once per session, if its id is valid
+            inp = _session_only(stdin_text)
         return _failed(outcome, host, event, inp, describe(exc), env, options, prefix)
     except OSError as exc:
         return _failed(outcome, host, event, inp, one_line(str(exc)), env, options, prefix)
@@ -376,6 +384,23 @@ def run_hook(
     if payload is not None:
         outcome.stdout = dumps(payload) + "\n"
     return outcome
+
+
+def _session_only(text: str) -> HookInput | None:
+    """The input with only its ``session_id``, when that alone is valid (another field
+    failed ``parse_input``): the failure notice is still shown once per session."""
+    try:
+        data = jsonio.loads(text)
+    except jsonio.JSONDecodeError:
+        return None
+    session = data.get("session_id") if isinstance(data, dict) else None
+    if not isinstance(session, str) or not session:
+        return None
+    try:
+        check_text(session, "hook stdin field 'session_id'", SHORT)
+    except InvalidInput:
+        return None
+    return HookInput(event=None, session_id=session, cwd=None)
 
 
 def _confirm_pending(

@@ -7,16 +7,26 @@ open), writes the one-line reasons to stderr and the host JSON, if any, to
 stdout. The CLI's ``ouro hook <host> EVENT`` (``ouro.cli.hook``) calls it;
 for Pi and OpenCode it first translates the shim's stdin (``ouro.hooks.pi.translate``,
 ``ouro.hooks.opencode.common_stdin``).
+
+Inside a habit's private session (``ouro.lane.runner_session``: the runner's
+variables, which a host passes on to its hooks) the hook reads its stdin and
+does nothing else: it records nothing, injects nothing and says so on stderr
+only. A host that loaded ouro's hooks there anyway (from the user's own config
+or a plugin; the runner keeps the project's out, ``ouro.habits.agents``) must
+not write the habit's run into the main line's sentinel, hook state or
+session events: the runner records the run, in its receipt.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 from ouro.edge import HOOK_STDIN
 from ouro.errors import OuroError
 from ouro.hooks.common import Host, Options, run_hook
 from ouro.hooks.handlers import HANDLERS
+from ouro.lane import runner_session
 from ouro.store.bounded import read_stdin
 
 
@@ -41,20 +51,30 @@ def run_stdio(
     host_name: str, event: str, *, bundle: str | None, block_on_debt: bool, dry_run: bool = False
 ) -> None:
     host = host_named(host_name)
+    inside = runner_session()
+    if inside is not None:
+        _inside_habit(host, event, inside)
+        return
+    # a stdin that cannot be read or translated is the reason run_hook fails open
+    # with (its notice names it), never an empty stdin
+    unreadable: OuroError | None = None
+    stdin_text = ""
     try:
         stdin_text = read_stdin(limit=HOOK_STDIN, what="hook stdin")
-    except OuroError as exc:  # fail open: one line, then the hook runs without input
-        stdin_text = ""
-        sys.stderr.write(f"ouro hook {host_name} {event}: {exc.message}\n")
-    if host.name == "pi":  # the Pi shim pipes Pi's own event JSON: translate at the edge
+    except OuroError as exc:
+        unreadable = exc
+    if (
+        unreadable is None and host.name == "pi"
+    ):  # the Pi shim pipes Pi's own event JSON: translate at the edge
         from ouro.hooks.pi import translate
 
         try:
             event, stdin_text = translate(event, stdin_text)
-        except OuroError as exc:  # run_hook then names it, failing open
-            sys.stderr.write(f"ouro hook pi {event}: {exc.message}\n")
-            stdin_text = ""
-    elif host_name == "opencode":  # the plugin pipes OpenCode's JSON: translate at the edge
+        except OuroError as exc:
+            unreadable = exc
+    elif (
+        unreadable is None and host_name == "opencode"
+    ):  # the plugin pipes OpenCode's JSON: translate at the edge
         from ouro.hooks.opencode import common_stdin
 
         stdin_text = common_stdin(event, stdin_text)
@@ -65,9 +85,25 @@ def run_stdio(
         bundle_path=bundle,
         options=Options(block_on_debt=block_on_debt, dry_run=dry_run),
         handlers=HANDLERS,
+        unreadable=unreadable,
     )
     for line in outcome.stderr:
         sys.stderr.write(line + "\n")
     if outcome.stdout:
         sys.stdout.write(outcome.stdout)
+    sys.stdout.flush()
+
+
+def _inside_habit(host: Host, event: str, inside: tuple[str, str]) -> None:
+    """A hook in a habit's session: stdin read (the host is not left writing into a
+    closed pipe), nothing written but one stderr line (and ``{}`` for a host that
+    needs a JSON reply)."""
+    with contextlib.suppress(OuroError):  # nothing is done with it
+        read_stdin(limit=HOOK_STDIN, what="hook stdin")
+    sys.stderr.write(
+        f"ouro hook {host.name} {event}: inside habit session {inside[0]} (habit {inside[1]}): "
+        "ouro's hooks record and inject nothing there (the habit's runner writes its receipt)\n"
+    )
+    if host.always_json:
+        sys.stdout.write("{}\n")
     sys.stdout.flush()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ouro.cli.output import status
+from ouro.models.terminal import plain
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:
@@ -243,8 +244,8 @@ def habit_receipt(receipt: dict[str, Any]) -> str:
         )
     for call in receipt["toolPolicy"].get("refusedCalls", []):
         lines.append(f"  refused tool {call['tool']}: {call['reason']}")
-    for error in receipt["errors"]:
-        lines.append(f"  error: {error}")
+    for error in receipt["errors"]:  # plain: a receipt written before hosts' colours were removed
+        lines.append(f"  error: {plain(error)}")
     return "\n".join(lines)
 
 
