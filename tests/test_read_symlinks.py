@@ -518,3 +518,65 @@ def test_the_day_log_viewers_name_an_outside_day_file_and_show_the_rest(
     recovery = bench.render("recovery")
     assert f"{sentinel_paths.HISTORY_DIR}/2026-01-01.jsonl resolves outside the bundle" in recovery
     assert SECRET not in timeline + recovery
+
+
+# --- writers that fold the log, derived files behind a link -------------------------
+
+CANARY = "CANARY-OUTSIDE-7q"
+
+
+def _bundle_holds(bundle: Bundle, needle: str) -> list[str]:
+    """The bundle's own files (no symlink followed) that contain ``needle``."""
+    found = []
+    for folder, dirs, files in os.walk(bundle.root):
+        for name in files:
+            path = os.path.join(folder, name)
+            if os.path.islink(path):
+                continue
+            with open(path, "rb") as handle:
+                if needle.encode() in handle.read():
+                    found.append(os.path.relpath(path, bundle.root))
+    return found
+
+
+def test_checkpoint_refuses_an_events_folder_outside_before_writing(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    from tests.conftest import run_ouro
+
+    run_ouro("arc", "ask", "ship it", bundle=bundle, check=True)
+    events = bundle.arc / "flight-recorder" / "events"
+    outside = tmp_path / "out-events"
+    os.replace(events, outside)
+    for day in outside.iterdir():
+        day.write_text(day.read_text().replace("ship it", CANARY))
+    os.symlink(outside, events)
+    before = (bundle.arc / "flight-recorder" / "latest.json").read_bytes()
+    proc = run_ouro("arc", "checkpoint", bundle=bundle)
+    assert proc.returncode != 0
+    assert (
+        "arc/flight-recorder/events resolves outside the bundle through a symlink; "
+        "it was not read; nothing was written"
+    ) in proc.stderr
+    assert CANARY not in proc.stdout + proc.stderr
+    assert (bundle.arc / "flight-recorder" / "latest.json").read_bytes() == before
+    assert _bundle_holds(bundle, CANARY) == []
+    since = run_ouro("arc", "query", "since-checkpoint", "--json", bundle=bundle)
+    assert CANARY not in since.stdout + since.stderr
+    status = run_ouro("index", "status", "--json", bundle=bundle)
+    assert CANARY not in status.stdout + status.stderr
+
+
+def test_checkpoint_folds_around_a_day_file_outside(bundle: Bundle, tmp_path: Path) -> None:
+    from tests.conftest import run_ouro
+
+    run_ouro("arc", "ask", "ship it", bundle=bundle, check=True)
+    target = tmp_path / "ev.jsonl"
+    line = {"id": "ev-01aaaaaaaaaaaaaaaa", "kind": "ask", "currentAsk": CANARY}
+    target.write_text(json.dumps(line) + "\n")
+    os.symlink(target, bundle.arc / "flight-recorder" / "events" / "2026-01-01.jsonl")
+    run_ouro("arc", "checkpoint", bundle=bundle, check=True)
+    assert _bundle_holds(bundle, CANARY) == []
+    answer = read_resume(bundle)
+    assert answer["currentAsk"]["value"] == "ship it"
+    assert any(i["code"] == "events_outside" for i in answer["recorder"]["issues"])
