@@ -580,3 +580,60 @@ def test_checkpoint_folds_around_a_day_file_outside(bundle: Bundle, tmp_path: Pa
     answer = read_resume(bundle)
     assert answer["currentAsk"]["value"] == "ship it"
     assert any(i["code"] == "events_outside" for i in answer["recorder"]["issues"])
+
+
+def test_a_checkpoint_symlinked_outside_is_never_read_nor_spread(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    from tests.conftest import run_ouro
+
+    run_ouro("arc", "ask", "ship it", bundle=bundle, check=True)
+    run_ouro("arc", "next", "test it", bundle=bundle, check=True)
+    latest = bundle.arc / "flight-recorder" / "latest.json"
+    target = tmp_path / "latest.json"
+    target.write_text(latest.read_text().replace("ship it", CANARY))
+    latest.unlink()
+    os.symlink(target, latest)
+    for args in (("orient",), ("arc", "resume", "--json"), ("sentinel", "refresh")):
+        proc = run_ouro(*args, bundle=bundle)
+        assert CANARY not in proc.stdout + proc.stderr, args
+    answer = read_resume(bundle)
+    assert answer["currentAsk"]["value"] == "ship it"  # folded from the log instead
+    assert {
+        "code": "checkpoint_outside",
+        "severity": "degraded",
+        "message": _reason("arc/flight-recorder/latest.json") + "; rebuilt",
+    } in answer["recorder"]["issues"]
+    note = run_ouro("arc", "note", "still here", bundle=bundle)
+    assert note.returncode == 0 and "latest.json is stale" in note.stdout + note.stderr
+    assert _bundle_holds(bundle, CANARY) == []
+    assert target.read_text().count(CANARY) >= 1  # left as it was
+
+
+@pytest.mark.parametrize("name", ["latest.json", "latest-ready.json"])
+def test_a_sentinel_receipt_symlinked_outside_is_never_read(
+    bundle: Bundle, tmp_path: Path, name: str
+) -> None:
+    from tests.conftest import run_ouro
+
+    run_ouro("arc", "ask", "ship it", bundle=bundle, check=True)
+    run_ouro("arc", "next", "test it", bundle=bundle, check=True)
+    run_ouro("sentinel", "refresh", bundle=bundle, check=True)
+    path = bundle.arc / "flight-recorder" / "context-loss-sentinel" / name
+    target = tmp_path / name
+    receipt = json.loads(path.read_text())
+    receipt["resume"]["currentAsk"]["value"] = CANARY
+    target.write_text(json.dumps(receipt))
+    path.unlink()
+    os.symlink(target, path)
+    rel = f"arc/flight-recorder/context-loss-sentinel/{name}"
+    status = run_ouro("sentinel", "status", "--json", bundle=bundle)
+    assert CANARY not in status.stdout + status.stderr
+    assert "resolves outside the bundle through a symlink; it was not read" in status.stdout
+    refresh = run_ouro("sentinel", "refresh", "--json", bundle=bundle)
+    assert CANARY not in refresh.stdout + refresh.stderr
+    orient = run_ouro("orient", bundle=bundle)
+    assert CANARY not in orient.stdout + orient.stderr
+    if name == "latest-ready.json":
+        assert _reason(rel) + ": not a recovery anchor" in orient.stdout
+    assert _bundle_holds(bundle, CANARY) == []

@@ -177,6 +177,8 @@ def _load_persisted(
 ) -> tuple[dict[str, Any] | None, dict[str, str] | None, bytes]:
     """``load_persisted``, with the file's bytes (empty when it could not be read)."""
     path = paths.checkpoint_path(bundle)
+    if not Inside(bundle.root).path(path):  # a derived file: never read, rebuilt from the log
+        return None, issue("checkpoint_outside", f"{outside(paths.CHECKPOINT)}; rebuilt"), b""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
