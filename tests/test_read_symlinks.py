@@ -528,7 +528,7 @@ CANARY = "CANARY-OUTSIDE-7q"
 def _bundle_holds(bundle: Bundle, needle: str) -> list[str]:
     """The bundle's own files (no symlink followed) that contain ``needle``."""
     found = []
-    for folder, dirs, files in os.walk(bundle.root):
+    for folder, _dirs, files in os.walk(bundle.root):
         for name in files:
             path = os.path.join(folder, name)
             if os.path.islink(path):
@@ -637,3 +637,52 @@ def test_a_sentinel_receipt_symlinked_outside_is_never_read(
     if name == "latest-ready.json":
         assert _reason(rel) + ": not a recovery anchor" in orient.stdout
     assert _bundle_holds(bundle, CANARY) == []
+
+
+@pytest.mark.parametrize("link", ["file", "diary", "arc", "flight-recorder"])
+def test_the_workbench_never_reads_through_an_outside_link(
+    bundle: Bundle, tmp_path: Path, link: str
+) -> None:
+    import shutil
+
+    from ouro.workbench.site import build_site
+    from tests.conftest import run_ouro
+
+    run_ouro("diary", "reflect", "ordinary day", bundle=bundle, check=True)
+    run_ouro("arc", "ask", "ship it", bundle=bundle, check=True)
+    daily = bundle.record / "diary" / "daily"
+    (day,) = daily.glob("*.md")
+    if link == "file":
+        target = tmp_path / "day.md"
+        target.write_text(CANARY)
+        day.unlink()
+        os.symlink(target, day)
+        shown = "desk/_record/diary/daily/" + day.name
+    else:
+        real = {
+            "diary": bundle.record / "diary",
+            "arc": bundle.arc,
+            "flight-recorder": bundle.arc / "flight-recorder",
+        }[link]
+        copy = tmp_path / "copy"
+        shutil.copytree(real, copy, symlinks=True)
+        for path in copy.rglob("*"):
+            if path.is_file() and path.suffix in (".md", ".jsonl"):
+                path.write_text(
+                    path.read_text().replace("ordinary day", CANARY).replace("ship it", CANARY)
+                )
+        os.replace(real, tmp_path / "aside")
+        os.symlink(copy, real)
+        shown = {
+            "diary": "desk/_record/diary/daily",
+            "arc": "arc/flight-recorder/events",
+            "flight-recorder": "arc/flight-recorder/events",
+        }[link]
+    site = tmp_path / "site"
+    build_site(bundle, site)
+    pages = {p.name: p.read_text() for p in site.glob("*.html")}
+    for name, text in pages.items():
+        assert CANARY not in text, name
+    page = "record.html" if link in ("file", "diary") else "timeline.html"
+    assert shown in pages[page]
+    assert "outside the bundle through a symlink" in pages[page]

@@ -232,7 +232,6 @@ def _matching_claims(bundle: Bundle, command: str) -> list[ClaimMatch]:
     """The open claims whose check is ``command``."""
     from ouro.arc import paths
     from ouro.proof.refs import repo_root
-
     from ouro.store.guard import Inside, names_inside  # imported by ``declared`` already
 
     folder = str(paths.claims_dir(bundle))
