@@ -686,3 +686,19 @@ def test_the_workbench_never_reads_through_an_outside_link(
     page = "record.html" if link in ("file", "diary") else "timeline.html"
     assert shown in pages[page]
     assert "outside the bundle through a symlink" in pages[page]
+
+
+def test_a_habit_run_creates_no_session_folder_outside(bundle: Bundle, tmp_path: Path) -> None:
+    from tests.conftest import run_ouro
+
+    (bundle.root / "habits" / "t.yaml").write_text("title: t\ncadence: 30m\nrun: echo hi\n")
+    sessions = bundle.root / "state" / "sessions"
+    sessions.mkdir(parents=True, exist_ok=True)
+    outside = tmp_path / "out-sessions"
+    os.replace(sessions, outside)
+    os.symlink(outside, sessions)
+    before = sorted(p.name for p in outside.iterdir())
+    proc = run_ouro("habits", "run", "t", bundle=bundle)
+    assert proc.returncode != 0
+    assert "outside the bundle" in proc.stderr and "nothing was written" in proc.stderr
+    assert sorted(p.name for p in outside.iterdir()) == before
