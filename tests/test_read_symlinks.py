@@ -702,3 +702,31 @@ def test_a_habit_run_creates_no_session_folder_outside(bundle: Bundle, tmp_path:
     assert proc.returncode != 0
     assert "outside the bundle" in proc.stderr and "nothing was written" in proc.stderr
     assert sorted(p.name for p in outside.iterdir()) == before
+
+
+@pytest.mark.parametrize("where", ["featured", "note", "event"])
+def test_a_self_loop_symlink_is_skipped_and_the_command_goes_on(bundle: Bundle, where: str) -> None:
+    from ouro.desk.notes import write_note
+    from tests.conftest import run_ouro
+
+    run_ouro("diary", "write", "staging uses EU", "--about", "staging", bundle=bundle, check=True)
+    write_note(bundle, "Kept note", "giraffeplum\n")
+    run_ouro("arc", "ask", "ship it", bundle=bundle, check=True)
+    path = {
+        "featured": bundle.desk / "_meta" / "featured.md",
+        "note": bundle.record / "notes" / "kept-note.md",
+        "event": next((bundle.arc / "flight-recorder" / "events").glob("*.jsonl")),
+    }[where]
+    path.unlink(missing_ok=True)
+    os.symlink(path.name, path)
+    for index in (bundle.root / "state" / "index").glob("*"):
+        index.unlink() if index.is_file() else None
+    assert run_ouro("orient", bundle=bundle).returncode == 0
+    rebuild = run_ouro("index", "rebuild", bundle=bundle)
+    assert rebuild.returncode == 0, rebuild.stderr
+    found = run_ouro("--json", "desk", "search", "staging", bundle=bundle, check=True)
+    assert json.loads(found.stdout)["total"] == 1
+    if where != "featured":
+        rel = os.path.relpath(path, bundle.root)
+        said = run_ouro("arc", "resume", "--json", bundle=bundle).stdout + rebuild.stdout
+        assert rel in said

@@ -170,7 +170,19 @@ class Inside:
         """
         if not entry.is_symlink():
             return True
-        return self.holds(os.path.realpath(os.path.join(folder, entry.name)))
+        return self.link(os.path.join(folder, entry.name))
+
+    def link(self, path: str) -> bool:
+        """Whether the symlink ``path`` resolves inside the bundle. A loop (``ELOOP``)
+        resolves nowhere, so not inside: it is skipped and reported like a link
+        leading outside (a dangling link inside stays inside: a missing file)."""
+        real = os.path.realpath(path)
+        if not self.holds(real):
+            return False
+        try:  # a resolved name that is still a symlink: realpath met a loop
+            return not stat.S_ISLNK(os.lstat(real).st_mode)
+        except OSError:
+            return True
 
     def entries(
         self,
@@ -226,7 +238,7 @@ class Inside:
                 if entry.name.startswith("."):
                     continue
                 if entry.is_symlink():
-                    if not self.holds(os.path.realpath(entry.path)):
+                    if not self.link(entry.path):
                         problems.append(outside(self.rel(entry.path)))
                         continue
                 elif entry.is_dir(follow_symlinks=False):
