@@ -704,7 +704,7 @@ def test_a_habit_run_creates_no_session_folder_outside(bundle: Bundle, tmp_path:
     assert sorted(p.name for p in outside.iterdir()) == before
 
 
-@pytest.mark.parametrize("where", ["featured", "note", "event"])
+@pytest.mark.parametrize("where", ["featured", "note", "event", "facts", "track"])
 def test_a_self_loop_symlink_is_skipped_and_the_command_goes_on(bundle: Bundle, where: str) -> None:
     from ouro.desk.notes import write_note
     from tests.conftest import run_ouro
@@ -712,7 +712,10 @@ def test_a_self_loop_symlink_is_skipped_and_the_command_goes_on(bundle: Bundle, 
     run_ouro("diary", "write", "staging uses EU", "--about", "staging", bundle=bundle, check=True)
     write_note(bundle, "Kept note", "giraffeplum\n")
     run_ouro("arc", "ask", "ship it", bundle=bundle, check=True)
+    run_ouro("desk", "track", "add", "ops", bundle=bundle, check=True)
     path = {
+        "facts": bundle.record / "diary" / "facts.jsonl",
+        "track": bundle.desk / "ops" / "track.md",
         "featured": bundle.desk / "_meta" / "featured.md",
         "note": bundle.record / "notes" / "kept-note.md",
         "event": next((bundle.arc / "flight-recorder" / "events").glob("*.jsonl")),
@@ -725,7 +728,7 @@ def test_a_self_loop_symlink_is_skipped_and_the_command_goes_on(bundle: Bundle, 
     rebuild = run_ouro("index", "rebuild", bundle=bundle)
     assert rebuild.returncode == 0, rebuild.stderr
     found = run_ouro("--json", "desk", "search", "staging", bundle=bundle, check=True)
-    assert json.loads(found.stdout)["total"] == 1
+    assert json.loads(found.stdout)["total"] == (0 if where == "facts" else 1)
     if where != "featured":
         rel = os.path.relpath(path, bundle.root)
         said = run_ouro("arc", "resume", "--json", bundle=bundle).stdout + rebuild.stdout

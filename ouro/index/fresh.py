@@ -69,7 +69,7 @@ def scan(root: str, outside: list[str] | None = None) -> tuple[dict[str, Seen], 
     resolved once), is added to ``outside`` by locator: only a symlink pays a
     ``realpath``."""
     from ouro.index.extract import classify
-    from ouro.store.guard import Inside
+    from ouro.store.guard import Inside, is_dir
 
     files: dict[str, Seen] = {}
     dirs: dict[str, int] = {}
@@ -100,7 +100,7 @@ def scan(root: str, outside: list[str] | None = None) -> tuple[dict[str, Seen], 
                 if (
                     outside is not None
                     and entry.is_symlink()
-                    and (classify(entry.path[len(base) :]) is not None or _is_dir(entry))
+                    and (classify(entry.path[len(base) :]) is not None or is_dir(entry))
                     and not inside.entry(entry, folder)
                 ):
                     outside.append(entry.path[len(base) :])
@@ -115,14 +115,6 @@ def scan(root: str, outside: list[str] | None = None) -> tuple[dict[str, Seen], 
                 continue
             files[locator] = Seen(st.st_mtime_ns, st.st_size, kind)
     return files, dirs
-
-
-def _is_dir(entry: os.DirEntry[str]) -> bool:
-    """Whether the symlink ``entry`` leads to a folder (a loop, ELOOP, does not)."""
-    try:
-        return entry.is_dir()
-    except OSError:
-        return False
 
 
 def file_hash(data: bytes | memoryview) -> str:
