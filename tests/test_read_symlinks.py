@@ -733,3 +733,20 @@ def test_a_self_loop_symlink_is_skipped_and_the_command_goes_on(bundle: Bundle, 
         rel = os.path.relpath(path, bundle.root)
         said = run_ouro("arc", "resume", "--json", bundle=bundle).stdout + rebuild.stdout
         assert rel in said
+
+
+def test_a_notes_manifest_symlinked_outside_is_never_read(bundle: Bundle, tmp_path: Path) -> None:
+    from ouro.desk.notes import manifest_path, read_manifest, write_note
+    from ouro.workbench.site import build_site
+
+    write_note(bundle, "Kept note", "giraffeplum\n")
+    path = manifest_path(bundle)
+    target = tmp_path / "index.json"
+    target.write_text(json.dumps({"notes": [{"slug": "kept-note", "title": CANARY}]}))
+    path.unlink()
+    os.symlink(target, path)
+    assert read_manifest(bundle) is None
+    build_site(bundle, tmp_path / "site")
+    record = (tmp_path / "site" / "record.html").read_text()
+    assert CANARY not in record
+    assert "desk/_record/notes/.index.json resolves outside the bundle" in record

@@ -317,10 +317,20 @@ def record_page(bundle: Bundle, query: Query) -> dict[str, Any]:
         "notesTotal": len(notes),
         "notesPage": query.sub("notes"),
         "notesMore": len(notes) > notes_start + len(shown),
-        "notesError": None if manifest is not None else "notes/.index.json missing or unreadable",
+        "notesError": None if manifest is not None else _manifest_error(bundle),
         "daily": _daily(bundle, daily_outside),
         "dailyOutside": daily_outside,
     }
+
+
+def _manifest_error(bundle: Bundle) -> str:
+    from ouro.desk.notes import manifest_path
+
+    inside = Inside(bundle.root)
+    path = manifest_path(bundle)
+    if not inside.path(path):
+        return outside(inside.rel(path))
+    return "notes/.index.json missing or unreadable"
 
 
 def _note(bundle: Bundle, entry: dict[str, Any]) -> dict[str, Any]:
