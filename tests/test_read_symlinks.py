@@ -518,3 +518,235 @@ def test_the_day_log_viewers_name_an_outside_day_file_and_show_the_rest(
     recovery = bench.render("recovery")
     assert f"{sentinel_paths.HISTORY_DIR}/2026-01-01.jsonl resolves outside the bundle" in recovery
     assert SECRET not in timeline + recovery
+
+
+# --- writers that fold the log, derived files behind a link -------------------------
+
+CANARY = "CANARY-OUTSIDE-7q"
+
+
+def _bundle_holds(bundle: Bundle, needle: str) -> list[str]:
+    """The bundle's own files (no symlink followed) that contain ``needle``."""
+    found = []
+    for folder, _dirs, files in os.walk(bundle.root):
+        for name in files:
+            path = os.path.join(folder, name)
+            if os.path.islink(path):
+                continue
+            with open(path, "rb") as handle:
+                if needle.encode() in handle.read():
+                    found.append(os.path.relpath(path, bundle.root))
+    return found
+
+
+def test_checkpoint_refuses_an_events_folder_outside_before_writing(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    from tests.conftest import run_ouro
+
+    run_ouro("arc", "ask", "ship it", bundle=bundle, check=True)
+    events = bundle.arc / "flight-recorder" / "events"
+    outside = tmp_path / "out-events"
+    os.replace(events, outside)
+    for day in outside.iterdir():
+        day.write_text(day.read_text().replace("ship it", CANARY))
+    os.symlink(outside, events)
+    before = (bundle.arc / "flight-recorder" / "latest.json").read_bytes()
+    proc = run_ouro("arc", "checkpoint", bundle=bundle)
+    assert proc.returncode != 0
+    assert (
+        "arc/flight-recorder/events resolves outside the bundle through a symlink; "
+        "it was not read; nothing was written"
+    ) in proc.stderr
+    assert CANARY not in proc.stdout + proc.stderr
+    assert (bundle.arc / "flight-recorder" / "latest.json").read_bytes() == before
+    assert _bundle_holds(bundle, CANARY) == []
+    since = run_ouro("arc", "query", "since-checkpoint", "--json", bundle=bundle)
+    assert CANARY not in since.stdout + since.stderr
+    status = run_ouro("index", "status", "--json", bundle=bundle)
+    assert CANARY not in status.stdout + status.stderr
+
+
+def test_checkpoint_folds_around_a_day_file_outside(bundle: Bundle, tmp_path: Path) -> None:
+    from tests.conftest import run_ouro
+
+    run_ouro("arc", "ask", "ship it", bundle=bundle, check=True)
+    target = tmp_path / "ev.jsonl"
+    line = {"id": "ev-01aaaaaaaaaaaaaaaa", "kind": "ask", "currentAsk": CANARY}
+    target.write_text(json.dumps(line) + "\n")
+    os.symlink(target, bundle.arc / "flight-recorder" / "events" / "2026-01-01.jsonl")
+    run_ouro("arc", "checkpoint", bundle=bundle, check=True)
+    assert _bundle_holds(bundle, CANARY) == []
+    answer = read_resume(bundle)
+    assert answer["currentAsk"]["value"] == "ship it"
+    assert any(i["code"] == "events_outside" for i in answer["recorder"]["issues"])
+
+
+def test_a_checkpoint_symlinked_outside_is_never_read_nor_spread(
+    bundle: Bundle, tmp_path: Path
+) -> None:
+    from tests.conftest import run_ouro
+
+    run_ouro("arc", "ask", "ship it", bundle=bundle, check=True)
+    run_ouro("arc", "next", "test it", bundle=bundle, check=True)
+    latest = bundle.arc / "flight-recorder" / "latest.json"
+    target = tmp_path / "latest.json"
+    target.write_text(latest.read_text().replace("ship it", CANARY))
+    latest.unlink()
+    os.symlink(target, latest)
+    for args in (("orient",), ("arc", "resume", "--json"), ("sentinel", "refresh")):
+        proc = run_ouro(*args, bundle=bundle)
+        assert CANARY not in proc.stdout + proc.stderr, args
+    answer = read_resume(bundle)
+    assert answer["currentAsk"]["value"] == "ship it"  # folded from the log instead
+    assert {
+        "code": "checkpoint_outside",
+        "severity": "degraded",
+        "message": _reason("arc/flight-recorder/latest.json") + "; rebuilt",
+    } in answer["recorder"]["issues"]
+    note = run_ouro("arc", "note", "still here", bundle=bundle)
+    assert note.returncode == 0 and "latest.json is stale" in note.stdout + note.stderr
+    assert _bundle_holds(bundle, CANARY) == []
+    assert target.read_text().count(CANARY) >= 1  # left as it was
+
+
+@pytest.mark.parametrize("name", ["latest.json", "latest-ready.json"])
+def test_a_sentinel_receipt_symlinked_outside_is_never_read(
+    bundle: Bundle, tmp_path: Path, name: str
+) -> None:
+    from tests.conftest import run_ouro
+
+    run_ouro("arc", "ask", "ship it", bundle=bundle, check=True)
+    run_ouro("arc", "next", "test it", bundle=bundle, check=True)
+    run_ouro("sentinel", "refresh", bundle=bundle, check=True)
+    path = bundle.arc / "flight-recorder" / "context-loss-sentinel" / name
+    target = tmp_path / name
+    receipt = json.loads(path.read_text())
+    receipt["resume"]["currentAsk"]["value"] = CANARY
+    target.write_text(json.dumps(receipt))
+    path.unlink()
+    os.symlink(target, path)
+    rel = f"arc/flight-recorder/context-loss-sentinel/{name}"
+    status = run_ouro("sentinel", "status", "--json", bundle=bundle)
+    assert CANARY not in status.stdout + status.stderr
+    assert "resolves outside the bundle through a symlink; it was not read" in status.stdout
+    refresh = run_ouro("sentinel", "refresh", "--json", bundle=bundle)
+    assert CANARY not in refresh.stdout + refresh.stderr
+    orient = run_ouro("orient", bundle=bundle)
+    assert CANARY not in orient.stdout + orient.stderr
+    if name == "latest-ready.json":
+        assert _reason(rel) + ": not a recovery anchor" in orient.stdout
+    assert _bundle_holds(bundle, CANARY) == []
+
+
+@pytest.mark.parametrize("link", ["file", "diary", "arc", "flight-recorder"])
+def test_the_workbench_never_reads_through_an_outside_link(
+    bundle: Bundle, tmp_path: Path, link: str
+) -> None:
+    import shutil
+
+    from ouro.workbench.site import build_site
+    from tests.conftest import run_ouro
+
+    run_ouro("diary", "reflect", "ordinary day", bundle=bundle, check=True)
+    run_ouro("arc", "ask", "ship it", bundle=bundle, check=True)
+    daily = bundle.record / "diary" / "daily"
+    (day,) = daily.glob("*.md")
+    if link == "file":
+        target = tmp_path / "day.md"
+        target.write_text(CANARY)
+        day.unlink()
+        os.symlink(target, day)
+        shown = "desk/_record/diary/daily/" + day.name
+    else:
+        real = {
+            "diary": bundle.record / "diary",
+            "arc": bundle.arc,
+            "flight-recorder": bundle.arc / "flight-recorder",
+        }[link]
+        copy = tmp_path / "copy"
+        shutil.copytree(real, copy, symlinks=True)
+        for path in copy.rglob("*"):
+            if path.is_file() and path.suffix in (".md", ".jsonl"):
+                path.write_text(
+                    path.read_text().replace("ordinary day", CANARY).replace("ship it", CANARY)
+                )
+        os.replace(real, tmp_path / "aside")
+        os.symlink(copy, real)
+        shown = {
+            "diary": "desk/_record/diary/daily",
+            "arc": "arc/flight-recorder/events",
+            "flight-recorder": "arc/flight-recorder/events",
+        }[link]
+    site = tmp_path / "site"
+    build_site(bundle, site)
+    pages = {p.name: p.read_text() for p in site.glob("*.html")}
+    for name, text in pages.items():
+        assert CANARY not in text, name
+    page = "record.html" if link in ("file", "diary") else "timeline.html"
+    assert shown in pages[page]
+    assert "outside the bundle through a symlink" in pages[page]
+
+
+def test_a_habit_run_creates_no_session_folder_outside(bundle: Bundle, tmp_path: Path) -> None:
+    from tests.conftest import run_ouro
+
+    (bundle.root / "habits" / "t.yaml").write_text("title: t\ncadence: 30m\nrun: echo hi\n")
+    sessions = bundle.root / "state" / "sessions"
+    sessions.mkdir(parents=True, exist_ok=True)
+    outside = tmp_path / "out-sessions"
+    os.replace(sessions, outside)
+    os.symlink(outside, sessions)
+    before = sorted(p.name for p in outside.iterdir())
+    proc = run_ouro("habits", "run", "t", bundle=bundle)
+    assert proc.returncode != 0
+    assert "outside the bundle" in proc.stderr and "nothing was written" in proc.stderr
+    assert sorted(p.name for p in outside.iterdir()) == before
+
+
+@pytest.mark.parametrize("where", ["featured", "note", "event", "facts", "track"])
+def test_a_self_loop_symlink_is_skipped_and_the_command_goes_on(bundle: Bundle, where: str) -> None:
+    from ouro.desk.notes import write_note
+    from tests.conftest import run_ouro
+
+    run_ouro("diary", "write", "staging uses EU", "--about", "staging", bundle=bundle, check=True)
+    write_note(bundle, "Kept note", "giraffeplum\n")
+    run_ouro("arc", "ask", "ship it", bundle=bundle, check=True)
+    run_ouro("desk", "track", "add", "ops", bundle=bundle, check=True)
+    path = {
+        "facts": bundle.record / "diary" / "facts.jsonl",
+        "track": bundle.desk / "ops" / "track.md",
+        "featured": bundle.desk / "_meta" / "featured.md",
+        "note": bundle.record / "notes" / "kept-note.md",
+        "event": next((bundle.arc / "flight-recorder" / "events").glob("*.jsonl")),
+    }[where]
+    path.unlink(missing_ok=True)
+    os.symlink(path.name, path)
+    for index in (bundle.root / "state" / "index").glob("*"):
+        index.unlink() if index.is_file() else None
+    assert run_ouro("orient", bundle=bundle).returncode == 0
+    rebuild = run_ouro("index", "rebuild", bundle=bundle)
+    assert rebuild.returncode == 0, rebuild.stderr
+    found = run_ouro("--json", "desk", "search", "staging", bundle=bundle, check=True)
+    assert json.loads(found.stdout)["total"] == (0 if where == "facts" else 1)
+    if where != "featured":
+        rel = os.path.relpath(path, bundle.root)
+        said = run_ouro("arc", "resume", "--json", bundle=bundle).stdout + rebuild.stdout
+        assert rel in said
+
+
+def test_a_notes_manifest_symlinked_outside_is_never_read(bundle: Bundle, tmp_path: Path) -> None:
+    from ouro.desk.notes import manifest_path, read_manifest, write_note
+    from ouro.workbench.site import build_site
+
+    write_note(bundle, "Kept note", "giraffeplum\n")
+    path = manifest_path(bundle)
+    target = tmp_path / "index.json"
+    target.write_text(json.dumps({"notes": [{"slug": "kept-note", "title": CANARY}]}))
+    path.unlink()
+    os.symlink(target, path)
+    assert read_manifest(bundle) is None
+    build_site(bundle, tmp_path / "site")
+    record = (tmp_path / "site" / "record.html").read_text()
+    assert CANARY not in record
+    assert "desk/_record/notes/.index.json resolves outside the bundle" in record

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from ouro.api._base import Namespace
 from ouro.arc.claim_status import AUTHORITIES, STATUSES
 from ouro.edge import ARC_TEXT, EVIDENCE_OUTPUT
-from ouro.errors import NotFound
+from ouro.errors import NotFound, OutsideBundle
 from ouro.spec import P, verb
 
 QUERIES = ("doing", "owe", "blocked", "unverified", "since-checkpoint")
@@ -256,16 +256,24 @@ class Arc(Namespace):
         """Rebuild the resume checkpoint from the whole event log and every claim and
         obligation file, then mark a safe checkpoint."""
         from ouro.arc import paths
-        from ouro.arc.checkpoint import view
+        from ouro.arc.checkpoint import EventsOutside, day_files, view
         from ouro.arc.checkpoint import write as write_checkpoint_file
-        from ouro.arc.fold import catch_up, day_files, empty_state
+        from ouro.arc.fold import catch_up, empty_state
         from ouro.arc.recorder import append_locked, build_event
         from ouro.arc.stores import scan_claims, scan_obligations
 
         bundle = self.folder
         with paths.arc_lock(bundle, "checkpoint"):
             events = paths.events_dir(bundle)
-            state, _n = catch_up(empty_state(), events, day_files(events))
+            try:  # the same guarded listing as every fold: nothing outside is read
+                names = day_files(bundle, [])
+            except EventsOutside as exc:
+                raise OutsideBundle(
+                    f"{exc}; nothing was written",
+                    hint=f"replace the symlink {paths.EVENTS_DIR} with a real folder inside "
+                    "the bundle (ouro reads and writes only inside its bundle)",
+                ) from None
+            state, _n = catch_up(empty_state(), events, names)
             stores = {"claims": scan_claims(bundle), "obligations": scan_obligations(bundle)}
             write_checkpoint_file(bundle, view(bundle, state, stores, []))
             line = build_event(bundle, "post_turn_persisted", "checkpoint rebuilt from the log")

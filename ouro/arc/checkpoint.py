@@ -179,6 +179,8 @@ def _load_persisted(
 ) -> tuple[dict[str, Any] | None, dict[str, str] | None, bytes]:
     """``load_persisted``, with the file's bytes (empty when it could not be read)."""
     path = paths.checkpoint_path(bundle)
+    if not Inside(bundle.root).path(path):  # a derived file: never read, rebuilt from the log
+        return None, issue("checkpoint_outside", f"{outside(paths.CHECKPOINT)}; rebuilt"), b""
     try:
         raw = file_bytes(path)  # a FIFO: unreadable, never a hang
     except FileNotFoundError:
@@ -220,14 +222,28 @@ def _parse_persisted(raw: bytes) -> tuple[dict[str, Any] | None, dict[str, str] 
     return data, None
 
 
+class EventsOutside(NotADirectoryError):
+    """The events folder resolves outside the bundle (its message says so)."""
+
+
+def day_files(bundle: Bundle, skipped: list[str]) -> list[str]:
+    """The event log's day files, oldest first, as every fold of it reads them:
+    the events folder is resolved once, and none behind a symlink leading
+    outside the bundle is listed (their bundle-relative paths go to
+    ``skipped``). Raises OSError when the folder cannot be listed, and
+    ``EventsOutside`` naming it when it resolves outside the bundle."""
+    folder = paths.events_dir(bundle)
+    inside = Inside(bundle.root)
+    if inside.folder(folder) is None:
+        raise EventsOutside(outside(inside.rel(folder)))
+    return folding.day_files(folder, skipped)
+
+
 def compute(bundle: Bundle) -> Computed:
     folder = paths.events_dir(bundle)
     skipped: list[str] = []  # day files behind a symlink leading outside the bundle
     try:
-        inside = Inside(bundle.root)
-        if inside.folder(folder) is None:  # once per read
-            raise NotADirectoryError(outside(inside.rel(folder)))
-        names = folding.day_files(folder, skipped)
+        names = day_files(bundle, skipped)
     except OSError as exc:
         empty = folding.empty_state()
         out = view(bundle, empty, _stores(bundle, None), [])

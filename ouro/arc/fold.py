@@ -325,8 +325,8 @@ def behind(state: State, folder: Path, names: list[str]) -> bool:
     cur = state["cursor"]
     if cur["file"] is None:
         return bool(names)
-    if any(n > cur["file"] for n in names):
-        return True
+    if any(n > cur["file"] for n in names) or cur["file"] not in names:
+        return True  # the cursor's file gone, or skipped (outside, a loop): never stat'd
     try:
         return bool((folder / cur["file"]).stat().st_size > int(cur["offset"]))
     except FileNotFoundError:

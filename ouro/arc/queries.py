@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ouro.arc import fold, paths
+from ouro.arc import checkpoint, paths
 from ouro.arc.claims import list_claims
 from ouro.arc.obligations import list_obligations
 from ouro.arc.resume import read_resume_full
@@ -21,8 +21,8 @@ SINCE_LIMIT = 100
 
 def _events_since(bundle: Bundle, since: dict[str, Any] | None) -> tuple[list[dict[str, Any]], int]:
     folder = paths.events_dir(bundle)
-    try:
-        names = fold.day_files(folder)
+    try:  # nothing behind a symlink leading outside: the resume's recorder names it
+        names = checkpoint.day_files(bundle, [])
     except OSError:
         return [], 0
     out: list[dict[str, Any]] = []

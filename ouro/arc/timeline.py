@@ -78,7 +78,12 @@ def event_page(
         else:
             needles = ()
         page = newest_first(
-            paths.events_dir(bundle), skip=skip, limit=limit, keep=keep, needles=needles
+            paths.events_dir(bundle),
+            bundle.root,
+            skip=skip,
+            limit=limit,
+            keep=keep,
+            needles=needles,
         )
     except OSError as exc:
         return {

@@ -47,7 +47,7 @@ def _check_checkpoint(bundle: Bundle) -> Check:
 
     persisted, problem = checkpoint.load_persisted(bundle)
     try:
-        names = fold.day_files(paths.events_dir(bundle))
+        names = checkpoint.day_files(bundle, [])  # none behind a link leading outside
     except OSError as exc:
         return Check("unavailable", f"cannot list {EVENTS} ({exc})")
     if persisted is None:

@@ -85,7 +85,7 @@ from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, OuroError
 from ouro.store import stamp as stamps
 from ouro.store.bounded import NotRegularFile, file_text
-from ouro.store.guard import Inside, outside
+from ouro.store.guard import Inside, is_dir, outside
 from ouro.store.stamp import Stamp as Fp
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
@@ -482,7 +482,7 @@ def _listing(
     else:
         with os.scandir(desk) as entries:
             names = sorted(
-                e.name for e in entries if e.is_dir() and not e.name.startswith(("_", "."))
+                e.name for e in entries if is_dir(e) and not e.name.startswith(("_", "."))
             )
     out: list[tuple[str, os.stat_result | None, list[str]]] = []
     for name in names:
@@ -503,7 +503,7 @@ def _listing(
             continue
         try:
             with os.scandir(base) as entries:
-                found = [e for e in entries if e.is_dir()]
+                found = [e for e in entries if is_dir(e)]  # a loop is skipped
         except (FileNotFoundError, NotADirectoryError):
             continue
         folders = []

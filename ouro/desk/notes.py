@@ -82,9 +82,13 @@ def regenerate_manifest(bundle: Bundle) -> tuple[list[dict[str, Any]], list[str]
 
 
 def read_manifest(bundle: Bundle) -> list[dict[str, Any]] | None:
-    """The manifest entries, or None when missing/unreadable. Pure."""
+    """The manifest entries, or None when missing/unreadable (or behind a symlink
+    leading outside the bundle: never read). Pure."""
+    path = manifest_path(bundle)
+    if not Inside(bundle.root).path(path):
+        return None
     try:
-        data = jsonio.loads(manifest_path(bundle).read_bytes())
+        data = jsonio.loads(path.read_bytes())
     except (FileNotFoundError, jsonio.JSONDecodeError):
         return None
     notes = data.get("notes") if isinstance(data, dict) else None

@@ -44,6 +44,7 @@ from ouro.models.ids import new_id
 from ouro.orient_types import Orient
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json, atomic_write_text
+from ouro.store.guard import confine
 
 ENV_ORIENT = "OURO_ORIENT_FILE"
 ENV_SESSION_DIR = "OURO_SESSION_DIR"
@@ -86,6 +87,7 @@ def open_session(
     run_id, session_id = new_run_ids()
     folder = session_dir(bundle, session_id)
     assert folder is not None  # new_run_ids makes well-formed ids
+    confine(folder, bundle.root)  # before the folder is created, as every write
     folder.mkdir(parents=True)
     session = Session(run_id, session_id, folder, f"state/sessions/{session_id}/")
     atomic_write_json(

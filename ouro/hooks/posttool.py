@@ -232,10 +232,13 @@ def _matching_claims(bundle: Bundle, command: str) -> list[ClaimMatch]:
     """The open claims whose check is ``command``."""
     from ouro.arc import paths
     from ouro.proof.refs import repo_root
+    from ouro.store.guard import Inside, names_inside  # imported by ``declared`` already
 
     folder = str(paths.claims_dir(bundle))
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
+    if Inside(bundle.root).folder(folder) is None:
+        return []  # never read: ``ouro claim list`` names it
+    try:  # nor a claim behind a symlink leading outside
+        names = names_inside(folder, lambda n: n.endswith(".json"), None)
     except OSError:
         return []
     needles = _needles(command)

@@ -69,7 +69,7 @@ def scan(root: str, outside: list[str] | None = None) -> tuple[dict[str, Seen], 
     resolved once), is added to ``outside`` by locator: only a symlink pays a
     ``realpath``."""
     from ouro.index.extract import classify
-    from ouro.store.guard import Inside
+    from ouro.store.guard import Inside, is_dir
 
     files: dict[str, Seen] = {}
     dirs: dict[str, int] = {}
@@ -100,7 +100,7 @@ def scan(root: str, outside: list[str] | None = None) -> tuple[dict[str, Seen], 
                 if (
                     outside is not None
                     and entry.is_symlink()
-                    and (classify(entry.path[len(base) :]) is not None or entry.is_dir())
+                    and (classify(entry.path[len(base) :]) is not None or is_dir(entry))
                     and not inside.entry(entry, folder)
                 ):
                     outside.append(entry.path[len(base) :])

@@ -21,7 +21,9 @@ def history_page(bundle: Bundle, *, skip: int = 0, limit: int = 50) -> dict[str,
         return isinstance(line.get("id"), str) and isinstance(line.get("generatedAt"), str)
 
     try:
-        page = newest_first(paths.history_dir(bundle), skip=skip, limit=limit, keep=keep)
+        page = newest_first(
+            paths.history_dir(bundle), bundle.root, skip=skip, limit=limit, keep=keep
+        )
     except OSError as exc:
         return {
             "lines": [],

@@ -13,6 +13,7 @@ from typing import Any
 
 from ouro.models.ids import is_id
 from ouro.store import jsonio
+from ouro.store.guard import Inside
 
 OrderKey = tuple[str, str]
 
@@ -32,8 +33,15 @@ class ReceiptRead:
         return self.receipt is not None
 
 
-def read_receipt(path: Path) -> ReceiptRead:
-    """Read one receipt file. Missing → ``missing``; unusable → ``problem``."""
+#: the problem of a receipt file behind a symlink leading outside the bundle
+OUTSIDE = "resolves outside the bundle through a symlink; it was not read"
+
+
+def read_receipt(path: Path, inside: Inside | None = None) -> ReceiptRead:
+    """Read one receipt file. Missing → ``missing``; unusable → ``problem``; one
+    that ``inside`` (the bundle's read rule) says resolves outside is never opened."""
+    if inside is not None and not inside.path(path):
+        return ReceiptRead(None, problem=OUTSIDE)
     try:
         data = jsonio.loads(path.read_bytes())
     except FileNotFoundError:

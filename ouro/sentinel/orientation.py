@@ -21,13 +21,14 @@ SECTION = "sentinel"
 
 def sentinel_items(bundle: Bundle) -> list[OrientItem]:
     receipt, unusable = read_anchor(bundle)
-    if receipt is None or unusable is None:
+    if unusable is None:
         return []
+    said = unusable if receipt is None else unusable_text(receipt, unusable)  # None: outside
     return [
         OrientItem(
             SECTION,
             1,
-            unusable_text(receipt, unusable) + ": not a recovery anchor — resume from Arc and Desk",
+            said + ": not a recovery anchor — resume from Arc and Desk",
             paths.LATEST_READY,
             more="ouro sentinel status",
         )

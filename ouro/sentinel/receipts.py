@@ -51,7 +51,7 @@ from ouro.sentinel.gauntlet import LIST_CAP, Evaluation, capped, evaluate
 from ouro.sentinel.order import order_key, read_receipt
 from ouro.sentinel.signals import Signal, git_signals, impact_rank, worst_impact
 from ouro.store.atomic import atomic_write_bytes, atomic_write_json, fsync_dir
-from ouro.store.guard import names_inside, outside
+from ouro.store.guard import Inside, names_inside, outside
 from ouro.store.jsonl import append_jsonl
 
 Trigger = Literal[
@@ -307,8 +307,9 @@ def refresh(
 def _commit(
     bundle: Bundle, receipt: dict[str, Any], literals: list[str], keep: int
 ) -> dict[str, Any]:
-    latest = read_receipt(paths.latest_path(bundle))
-    checked = check_ready(read_receipt(paths.latest_ready_path(bundle)))
+    inside = Inside(bundle.root)  # a derived file behind a link leading outside: not read
+    latest = read_receipt(paths.latest_path(bundle), inside)
+    checked = check_ready(read_receipt(paths.latest_ready_path(bundle), inside))
     ready_now = checked.read
     issues: list[dict[str, str]] = []
     for read, locator in ((latest, paths.LATEST), (ready_now, paths.LATEST_READY)):

@@ -20,6 +20,7 @@ from ouro.models.clock import parse_time
 from ouro.sentinel import paths
 from ouro.sentinel.anchor import check_ready, unusable_reason, unusable_text
 from ouro.sentinel.order import read_receipt
+from ouro.store.guard import Inside
 
 
 def _brief(receipt: dict[str, Any], locator: str) -> dict[str, Any]:
@@ -50,8 +51,9 @@ def _newest_event_mtime(bundle: Bundle) -> float | None:
 
 
 def sentinel_status(bundle: Bundle) -> dict[str, Any]:
-    latest = read_receipt(paths.latest_path(bundle))
-    checked = check_ready(read_receipt(paths.latest_ready_path(bundle)))
+    inside = Inside(bundle.root)  # a derived file behind a link leading outside: not read
+    latest = read_receipt(paths.latest_path(bundle), inside)
+    checked = check_ready(read_receipt(paths.latest_ready_path(bundle), inside))
     ready = checked.read
     issues: list[dict[str, str]] = []
     for read, locator in ((latest, paths.LATEST), (ready, paths.LATEST_READY)):

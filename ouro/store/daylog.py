@@ -10,7 +10,8 @@ Pure: it opens files for reading only. A line that is not a JSON object is
 counted in ``bad`` (the writers' own readers name and quarantine it) and
 skipped, and so is a line longer than ``ouro.store.bounded.LINE_LIMIT``,
 never held; a missing folder reads as an empty log with ``missing`` set; a day
-file behind a symlink leading outside the bundle is never opened (``outside``).
+file, or the folder itself (or a folder above it: ``arc/`` a symlink), behind a
+symlink leading outside the bundle is never opened or listed (``outside``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 
 from ouro.store import jsonio
 from ouro.store.bounded import line_pieces, open_regular
-from ouro.store.guard import names_inside
+from ouro.store.guard import Inside, names_inside
 
 DAY_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}\.jsonl$")
 
@@ -68,6 +69,7 @@ def _lines(path: Path, page: DayPage) -> list[bytes]:
 
 def newest_first(
     folder: Path,
+    root: Path,
     *,
     skip: int = 0,
     limit: int = 50,
@@ -78,9 +80,14 @@ def newest_first(
 
     ``needles``: a cheap prefilter for ``keep`` — a line that contains none of
     these bytes is skipped unparsed (so they must be implied by ``keep``).
+    ``root``: the bundle, whose read rule (``Inside``) the folder is resolved by.
     Raises OSError when the folder exists but cannot be listed or read.
     """
     page = DayPage()
+    inside = Inside(root)
+    if inside.folder(folder) is None:  # once per read: none of it is listed
+        page.outside.append(inside.rel(folder))
+        return page
     if not folder.exists():
         page.missing = True
         return page

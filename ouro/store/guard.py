@@ -137,6 +137,15 @@ def names_inside(
     return sorted(names)
 
 
+def is_dir(entry: os.DirEntry[str]) -> bool:
+    """``entry.is_dir()``, a symlink followed; a loop (``ELOOP``) or a link that
+    cannot be followed is no folder (its readers skip and report it)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
 class Inside:
     """The read-side confinement of one bundle root."""
 
@@ -160,8 +169,12 @@ class Inside:
         return real if self.holds(real) else None
 
     def path(self, path: str | os.PathLike[str]) -> bool:
-        """Whether the file ``path`` resolves inside the bundle (a missing one does)."""
-        return self.holds(realpath(os.path.abspath(path)))
+        """Whether the file ``path`` resolves inside the bundle (a missing one does;
+        a symlink loop, ``ELOOP``, resolves nowhere: not inside)."""
+        real = _realpath(os.path.abspath(path))
+        if real is None:  # the last step is a symlink: ask again, as ``link`` does
+            return self.link(os.path.abspath(path))
+        return self.holds(real)
 
     def entry(self, entry: os.DirEntry[str], folder: str) -> bool:
         """Whether ``entry``, listed in ``folder`` (inside the bundle), stays inside.
@@ -170,7 +183,19 @@ class Inside:
         """
         if not entry.is_symlink():
             return True
-        return self.holds(os.path.realpath(os.path.join(folder, entry.name)))
+        return self.link(os.path.join(folder, entry.name))
+
+    def link(self, path: str) -> bool:
+        """Whether the symlink ``path`` resolves inside the bundle. A loop (``ELOOP``)
+        resolves nowhere, so not inside: it is skipped and reported like a link
+        leading outside (a dangling link inside stays inside: a missing file)."""
+        real = os.path.realpath(path)
+        if not self.holds(real):
+            return False
+        try:  # a resolved name that is still a symlink: realpath met a loop
+            return not stat.S_ISLNK(os.lstat(real).st_mode)
+        except OSError:
+            return True
 
     def entries(
         self,
@@ -226,7 +251,7 @@ class Inside:
                 if entry.name.startswith("."):
                     continue
                 if entry.is_symlink():
-                    if not self.holds(os.path.realpath(entry.path)):
+                    if not self.link(entry.path):
                         problems.append(outside(self.rel(entry.path)))
                         continue
                 elif entry.is_dir(follow_symlinks=False):
@@ -247,6 +272,13 @@ _PROC = hasattr(os, "O_PATH") and os.path.isdir("/proc/self/fd")
 
 
 def realpath(text: str) -> str:
+    """``os.path.realpath`` of an absolute, normalised path, asked of the kernel
+    (see ``_realpath``)."""
+    real = _realpath(text)
+    return os.path.realpath(text) if real is None else real
+
+
+def _realpath(text: str) -> str | None:
     """``os.path.realpath`` of an absolute, normalised path, asked of the kernel.
 
     On Linux the folder is opened ``O_PATH`` (the kernel follows every symlink
@@ -255,6 +287,8 @@ def realpath(text: str) -> str:
     symlink, a missing or deleted folder, no ``/proc`` -- takes
     ``os.path.realpath``'s own walk (an ``lstat`` per component, in Python):
     the same answer, the kernel's way being ~10x cheaper on a write's path.
+    None when the last component is a symlink: the caller walks it (``realpath``)
+    or also asks whether it loops (``Inside.path``).
     """
     if not _PROC:
         return os.path.realpath(text)
@@ -277,7 +311,7 @@ def realpath(text: str) -> str:
             return os.path.realpath(text)
         else:
             if stat.S_ISLNK(st.st_mode):
-                return os.path.realpath(text)
+                return None  # the last step is a symlink: ``os.path.realpath``'s walk
         return os.path.join(real, name)
     except OSError:
         return os.path.realpath(text)

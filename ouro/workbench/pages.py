@@ -18,6 +18,7 @@ from typing import Any
 
 from ouro.bundle import Bundle
 from ouro.errors import OuroError
+from ouro.store.guard import Inside, names_inside, outside
 
 PAGE_SIZE = {
     "timeline": 50,
@@ -305,6 +306,7 @@ def record_page(bundle: Bundle, query: Query) -> dict[str, Any]:
     notes = sorted(manifest or [], key=lambda n: str(n.get("updated") or ""), reverse=True)
     notes_start = (query.sub("notes") - 1) * PAGE_SIZE["notes"]
     shown = notes[notes_start : notes_start + PAGE_SIZE["notes"]]
+    daily_outside: list[str] = []
     return {
         "facts": facts,
         "factsError": facts_error,
@@ -315,9 +317,20 @@ def record_page(bundle: Bundle, query: Query) -> dict[str, Any]:
         "notesTotal": len(notes),
         "notesPage": query.sub("notes"),
         "notesMore": len(notes) > notes_start + len(shown),
-        "notesError": None if manifest is not None else "notes/.index.json missing or unreadable",
-        "daily": _daily(bundle),
+        "notesError": None if manifest is not None else _manifest_error(bundle),
+        "daily": _daily(bundle, daily_outside),
+        "dailyOutside": daily_outside,
     }
+
+
+def _manifest_error(bundle: Bundle) -> str:
+    from ouro.desk.notes import manifest_path
+
+    inside = Inside(bundle.root)
+    path = manifest_path(bundle)
+    if not inside.path(path):
+        return outside(inside.rel(path))
+    return "notes/.index.json missing or unreadable"
 
 
 def _note(bundle: Bundle, entry: dict[str, Any]) -> dict[str, Any]:
@@ -326,17 +339,26 @@ def _note(bundle: Bundle, entry: dict[str, Any]) -> dict[str, Any]:
 
     path = notes_dir(bundle) / f"{entry['slug']}.md"
     locator = bundle.locator(path)
+    if not Inside(bundle.root).path(path):  # swapped for a link since the manifest
+        return {**entry, "locator": locator, "body": None, "error": outside(locator)}
     read, error = _guard(lambda: read_doc(path, source=locator))
     body = read[1] if read else None
     return {**entry, "locator": locator, "body": body, "error": error}
 
 
-def _daily(bundle: Bundle, limit: int = 3) -> list[dict[str, Any]]:
+def _daily(bundle: Bundle, skipped: list[str], limit: int = 3) -> list[dict[str, Any]]:
+    """The newest daily reflections; what resolves outside the bundle (the folder,
+    a file) goes to ``skipped`` (bundle-relative), never read."""
     folder = bundle.record / "diary" / "daily"
+    inside = Inside(bundle.root)
+    if inside.folder(folder) is None:
+        skipped.append(inside.rel(folder))
+        return []
     try:
-        names = sorted((p.name for p in folder.glob("*.md")), reverse=True)[:limit]
+        listed = names_inside(folder, lambda n: n.endswith(".md"), skipped)
     except OSError:
         return []
+    names = sorted(listed, reverse=True)[:limit]
     out = []
     for name in names:
         text, error = _guard(partial((folder / name).read_text, encoding="utf-8"))
