@@ -196,7 +196,7 @@ def test_the_timeline_skips_a_huge_event_line(bundle: Bundle) -> None:
     day = _day_file(bundle)
     _grow(day, HUGE, b"\n")
     run_ouro("arc", "note", "after", bundle=bundle)
-    page, peak = _peak(lambda: newest_first(day.parent))
+    page, peak = _peak(lambda: newest_first(day.parent, bundle.root))
     assert page.bad == 1  # type: ignore[attr-defined]
     assert page.rows[0][0]["kind"] == "agent_note"  # type: ignore[attr-defined]
     assert peak < HELD
