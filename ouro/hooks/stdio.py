@@ -19,7 +19,6 @@ session events: the runner records the run, in its receipt.
 
 from __future__ import annotations
 
-import contextlib
 import sys
 
 from ouro.edge import HOOK_STDIN
@@ -63,18 +62,16 @@ def run_stdio(
         stdin_text = read_stdin(limit=HOOK_STDIN, what="hook stdin")
     except OuroError as exc:
         unreadable = exc
-    if (
-        unreadable is None and host.name == "pi"
-    ):  # the Pi shim pipes Pi's own event JSON: translate at the edge
+    # the Pi shim pipes Pi's own event JSON, the OpenCode plugin OpenCode's:
+    # translated at the edge
+    if unreadable is None and host.name == "pi":
         from ouro.hooks.pi import translate
 
         try:
             event, stdin_text = translate(event, stdin_text)
         except OuroError as exc:
             unreadable = exc
-    elif (
-        unreadable is None and host_name == "opencode"
-    ):  # the plugin pipes OpenCode's JSON: translate at the edge
+    elif unreadable is None and host_name == "opencode":
         from ouro.hooks.opencode import common_stdin
 
         stdin_text = common_stdin(event, stdin_text)
@@ -98,11 +95,15 @@ def _inside_habit(host: Host, event: str, inside: tuple[str, str]) -> None:
     """A hook in a habit's session: stdin read (the host is not left writing into a
     closed pipe), nothing written but one stderr line (and ``{}`` for a host that
     needs a JSON reply)."""
-    with contextlib.suppress(OuroError):  # nothing is done with it
+    try:  # read, never used
         read_stdin(limit=HOOK_STDIN, what="hook stdin")
+        unread = ""
+    except OuroError as exc:
+        unread = f"; its stdin: {exc.message}"
     sys.stderr.write(
         f"ouro hook {host.name} {event}: inside habit session {inside[0]} (habit {inside[1]}): "
-        "ouro's hooks record and inject nothing there (the habit's runner writes its receipt)\n"
+        "ouro's hooks record and inject nothing there (the habit's runner writes its receipt)"
+        f"{unread}\n"
     )
     if host.always_json:
         sys.stdout.write("{}\n")
