@@ -27,9 +27,8 @@ from ouro.bundle import Bundle
 from ouro.edge import is_blank
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_chunks
-from ouro.store.bounded import file_bytes
+from ouro.store.bounded import file_bytes, torn_tail
 from ouro.store.guard import Inside, outside
-from ouro.store.jsonl import torn_tail
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:

@@ -33,9 +33,8 @@ from ouro.index.extract import (
 from ouro.index.fresh import FACTS, Seen, file_hash
 from ouro.models.plain import Plain
 from ouro.store import cursor as cursors
-from ouro.store.bounded import line_pieces, open_regular, overlong
+from ouro.store.bounded import TORN_TAIL, line_pieces, open_regular, overlong, torn_tail
 from ouro.store.guard import Inside
-from ouro.store.jsonl import TORN_TAIL, torn_tail
 from ouro.store.stamp import RACY_NS
 
 #: a skipped file's problem (its locator is the problem's file)

@@ -337,3 +337,16 @@ def _line_end(fd: int, pos: int, end: int) -> int:
             return pos + at + 1
         pos += len(data)
     return -1
+
+
+#: how ``torn_tail`` begins (a reader that stored one finds it by this)
+TORN_TAIL = "ends in an incomplete line at byte"
+
+
+def torn_tail(offset: int) -> str:
+    """Why the bytes after a log's last newline are not read: the one rule for
+    every append log (the event log, facts.jsonl). An append writes whole lines
+    in one locked write, so an unterminated end is a writer mid-append or one
+    that died mid-line; either way it is reported, never folded or dropped, and
+    read once it ends in a newline."""
+    return f"{TORN_TAIL} {offset} (a writer is mid-append or died mid-line)"

@@ -33,28 +33,13 @@ else:
     from ouro.tuples import NamedTuple
 
 __all__ = [
-    "TORN_TAIL",
     "BadLine",
     "JsonlRead",
     "append_jsonl",
     "fsync_path",
     "parse_lines",
     "read_jsonl",
-    "torn_tail",
 ]
-
-
-#: how ``torn_tail`` begins (a reader that stored one finds it by this)
-TORN_TAIL = "ends in an incomplete line at byte"
-
-
-def torn_tail(offset: int) -> str:
-    """Why the bytes after a log's last newline are not read: the one rule for
-    every append log (the event log, facts.jsonl). An append writes whole lines
-    in one locked write, so an unterminated end is a writer mid-append or one
-    that died mid-line; either way it is reported, never folded or dropped, and
-    read once it ends in a newline."""
-    return f"{TORN_TAIL} {offset} (a writer is mid-append or died mid-line)"
 
 
 class BadLine(NamedTuple):

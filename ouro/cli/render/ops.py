@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ouro.cli.output import status
-from ouro.models.terminal import plain
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:
@@ -244,6 +243,8 @@ def habit_receipt(receipt: dict[str, Any]) -> str:
         )
     for call in receipt["toolPolicy"].get("refusedCalls", []):
         lines.append(f"  refused tool {call['tool']}: {call['reason']}")
+    from ouro.models.terminal import plain  # here: the other renders never need its pattern
+
     for error in receipt["errors"]:  # plain: a receipt written before hosts' colours were removed
         lines.append(f"  error: {plain(error)}")
     return "\n".join(lines)
