@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ouro.arc import claims, obligations, stores
+from ouro.arc import claims, obligations, paths, stores
 from ouro.arc.recorder import record_event
 from ouro.arc.resume import read_resume, read_resume_full
 from ouro.bundle import Bundle
@@ -158,12 +158,12 @@ def test_an_event_line_edited_in_place_is_seen(bundle: Bundle) -> None:
     assert "checkpoint_inconsistent" in codes
 
 
-def test_a_rewrite_reuses_the_unchanged_store_bytes_and_writes_the_same_file(
-    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+def test_latest_json_holds_the_stores_digest_and_the_cache_holds_the_summaries(
+    bundle: Bundle,
 ) -> None:
-    """A write whose store summaries equal the persisted ones reuses their bytes from
-    latest.json (no re-encoding); the file is byte for byte what a full encoding
-    writes, and a changed summary is encoded again."""
+    """``latest.json`` is the checkpoint without the store summaries (they are a
+    machine-local cache, ``state/cache/arc-stores.marshal``): its bytes are
+    ``encode``'s, and its ``storesDigest`` names the summaries the cache holds."""
     from ouro.arc import checkpoint as ckpt
     from ouro.store import jsonio
 
@@ -171,34 +171,101 @@ def test_a_rewrite_reuses_the_unchanged_store_bytes_and_writes_the_same_file(
     for n in range(3):
         claims.add_claim(bundle, f'claim {n} with "quotes", "stores":{{}} and ünïcode')
     record_event(bundle, "agent_note", "settle")
-    computed = ckpt.compute(bundle)
-    assert computed.previous is not None
-    fresh = ckpt.view(bundle, computed.checkpoint["fold"], computed.checkpoint["stores"], [])
-    full = jsonio.dumps(fresh, sort_keys=True) + b"\n"
-    encoded: list[object] = []
-    real = jsonio.dumps
-    monkeypatch.setattr(jsonio, "dumps", lambda v, **k: encoded.append(v) or real(v, **k))
-    assert ckpt.encode(fresh, computed.previous) == full
-    assert all(value.get("stores") == {} for value in encoded)  # type: ignore[attr-defined]
-    record_event(bundle, "agent_note", "after")
-    path = bundle.root / "arc" / "flight-recorder" / "latest.json"
-    monkeypatch.setattr(jsonio, "dumps", real)
-    written = json.loads(path.read_bytes())
-    assert path.read_bytes() == jsonio.dumps(written, sort_keys=True) + b"\n"
-    changed = (
-        {**computed.previous[0], "claims": {"files": {}, "items": {}, "errors": {}}},
-        computed.previous[1],
+    raw = paths.checkpoint_path(bundle).read_bytes()
+    written = json.loads(raw)
+    assert "stores" not in written and written["storesDigest"].startswith("blake2b:")
+    assert raw == jsonio.dumps(written, sort_keys=True) + b"\n"
+    summaries, digest = ckpt._load_stores(bundle)
+    assert digest == written["storesDigest"]
+    assert summaries is not None and len(summaries["claims"]["items"]) == 3
+    assert summaries == read_resume_full(bundle)["stores"]
+
+
+def test_the_stores_cache_is_a_cache(bundle: Bundle) -> None:
+    """Deleted, damaged (random bytes, another shape, a FIFO, a folder) or behind a
+    symlink leading outside: the answers are the same (every store file is read
+    again), nothing raises, and the read saves a good cache again -- never through
+    the link. An unchanged summary is not saved again by a read."""
+    import os
+
+    from ouro.arc import checkpoint as ckpt
+
+    ready(bundle)
+    c = claims.add_claim(bundle, "parser handles tabs")
+    record_event(bundle, "agent_note", "settle")
+    cache = bundle.root / ckpt.STORES_CACHE
+    want = read_resume(bundle)
+    digest = read_resume_full(bundle)["storesDigest"]
+    stamp = cache.stat().st_mtime_ns
+    assert read_resume(bundle) == want and cache.stat().st_mtime_ns == stamp
+    outside = bundle.root.parent / "elsewhere.marshal"
+    outside.write_bytes(b"not marshal")
+    for damage in ("gone", "noise", "shape", "fifo", "folder", "link"):
+        if cache.is_dir():
+            cache.rmdir()
+        else:
+            cache.unlink()
+        if damage == "noise":
+            cache.write_bytes(os.urandom(512))
+        elif damage == "shape":
+            import marshal
+
+            bad = {"claims": {"files": {}, "items": {c["id"]: "x"}, "errors": {}}}
+            cache.write_bytes(marshal.dumps(("ouro-arc-stores-1", "blake2b:0", bad), 4))
+        elif damage == "fifo":
+            os.mkfifo(cache)
+        elif damage == "folder":
+            cache.mkdir()
+        elif damage == "link":
+            cache.symlink_to(outside)
+        full = read_resume_full(bundle)
+        assert {
+            k: v for k, v in full.items() if k not in ("fold", "stores", "storesDigest")
+        } == want
+        assert full["storesDigest"] == digest, damage
+        assert full["stores"]["claims"]["items"][c["id"]]["status"] == "asserted"
+    assert outside.read_bytes() == b"not marshal"
+    cache.unlink()
+    read_resume(bundle)
+    assert ckpt._load_stores(bundle)[1] == digest  # saved again by the read
+
+
+def test_a_checkpoint_written_before_the_cache_lends_its_stores(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``latest.json`` from an older ouro holds the summaries itself: with no cache
+    they serve (an unchanged claim file is not parsed again), and the read saves them
+    to the cache."""
+    from ouro.arc import checkpoint as ckpt
+
+    monkeypatch.setattr(stamps, "RACY_NS", 0)
+    ready(bundle)
+    claims.add_claim(bundle, "parser handles tabs")
+    record_event(bundle, "agent_note", "settle")
+    summaries, _ = ckpt._load_stores(bundle)
+    path = paths.checkpoint_path(bundle)
+    old = json.loads(path.read_bytes())
+    del old["storesDigest"]
+    path.write_text(json.dumps({**old, "stores": summaries}, sort_keys=True))
+    (bundle.root / ckpt.STORES_CACHE).unlink()
+    parsed: list[str] = []
+    real = stores._parse_claim
+    monkeypatch.setattr(
+        stores,
+        "_parse_claim",
+        lambda b, f: lambda data, name: parsed.append(name) or real(b, f)(data, name),
     )
-    assert ckpt.encode(fresh, changed) == full  # not equal: encoded in full
+    assert read_resume_full(bundle)["stores"] == summaries
+    assert parsed == []
+    assert ckpt._load_stores(bundle)[0] == summaries
 
 
 def test_an_unchanged_store_is_the_cached_summary_and_a_moved_ref_copies_it(
     bundle: Bundle, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Nothing moved: the refresh is the cached summary itself (nothing copied). A watched
-    file that moved re-derives its claim in a copy: the cached summary, which the
-    writer compares with to reuse latest.json's bytes, stays as it was read, and the
-    next write persists the new entry."""
+    file that moved re-derives its claim in a copy: the cached summary stays as it
+    was read, and the next write saves the new entry."""
     monkeypatch.setattr(stamps, "RACY_NS", 0)  # trust fresh fingerprints for this test
     ready(bundle)
     note = bundle.root / "desk" / "notes" / "parser.md"
@@ -215,6 +282,7 @@ def test_an_unchanged_store_is_the_cached_summary_and_a_moved_ref_copies_it(
     watch = fresh["items"][c["id"]]["watch"]
     assert watch != cached["items"][c["id"]]["watch"]
     record_event(bundle, "agent_note", "after the edit")
-    latest = bundle.root / "arc" / "flight-recorder" / "latest.json"
-    persisted = json.loads(latest.read_bytes())["stores"]["claims"]["items"][c["id"]]
-    assert persisted["watch"] == watch
+    from ouro.arc.checkpoint import _load_stores
+
+    persisted = _load_stores(bundle)[0]
+    assert persisted is not None and persisted["claims"]["items"][c["id"]]["watch"] == watch

@@ -256,7 +256,7 @@ class Arc(Namespace):
         """Rebuild the resume checkpoint from the whole event log and every claim and
         obligation file, then mark a safe checkpoint."""
         from ouro.arc import paths
-        from ouro.arc.checkpoint import EventsOutside, day_files, view
+        from ouro.arc.checkpoint import EventsOutside, day_files, save_stores, view
         from ouro.arc.checkpoint import write as write_checkpoint_file
         from ouro.arc.fold import catch_up, empty_state
         from ouro.arc.recorder import append_locked, build_event
@@ -275,7 +275,8 @@ class Arc(Namespace):
                 ) from None
             state, _n = catch_up(empty_state(), events, names)
             stores = {"claims": scan_claims(bundle), "obligations": scan_obligations(bundle)}
-            write_checkpoint_file(bundle, view(bundle, state, stores, []))
+            digest = save_stores(bundle, stores)
+            write_checkpoint_file(bundle, view(bundle, state, stores, digest, []))
             line = build_event(bundle, "post_turn_persisted", "checkpoint rebuilt from the log")
             warnings = append_locked(bundle, line)
         return self._written(line, warnings)

@@ -12,8 +12,22 @@ Top-level contract fields (see docs/arc.md): ``completeState``,
 ``nextSafeAction`` {value, stopBefore}, ``blockedBecause``, ``blockers``,
 ``activeObligationIds``, ``returnObligationIds``, ``recentClaimIds``,
 ``unverifiedClaimIds``, ``lastSafeCheckpoint``, ``lastEvent``, ``eventCount``,
-``recorder`` {health ok|degraded|unavailable, issues}. ``fold`` and ``stores``
-hold the cursor and caches that make the next fold cheap.
+``recorder`` {health ok|degraded|unavailable, issues}. ``fold`` holds the
+cursor that makes the next fold cheap; ``storesDigest`` names the claim and
+obligation summaries the view was derived from.
+
+The summaries themselves (``ouro.arc.stores``: a stamp per store file, the item
+read from it) are a machine-local cache, ``state/cache/arc-stores.marshal``,
+not part of ``latest.json``: their stamps (inodes, ctimes) mean nothing on
+another machine, and at a year's scale they are most of the checkpoint's bytes
+(2,000 claims: ~550 kB), which every event used to rewrite and every read to
+parse. ``compute`` takes them from the cache (or, written by an older ouro, from
+``latest.json``'s own ``stores``), refreshes them, and when they changed saves
+them again -- a read too, as a cache under ``state/`` may be (atomically; no
+lock is needed: every line holds only under its file's stamp, so a summary
+saved late by a slower process makes the next read re-read the files it
+missed, never trust them). A missing or damaged cache is no cache: every
+store file is read again.
 """
 
 from __future__ import annotations
@@ -26,8 +40,8 @@ from ouro.arc import paths, stores
 from ouro.bundle import Bundle
 from ouro.edge import is_blank
 from ouro.store import jsonio
-from ouro.store.atomic import atomic_write_chunks
-from ouro.store.bounded import file_bytes, torn_tail
+from ouro.store.atomic import atomic_write_bytes
+from ouro.store.bounded import file_bytes, open_regular, torn_tail
 from ouro.store.guard import Inside, outside
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
@@ -46,75 +60,99 @@ class Computed(NamedTuple):
     #: issues about the persisted checkpoint file itself (a writer fixes them)
     file_issues: list[dict[str, str]]
     folded: int = 0
-    #: the persisted checkpoint's ``stores`` value and its bytes in ``latest.json``
-    #: (see ``write``), when they could be told apart
-    previous: tuple[Any, Any] | None = None
 
 
-#: ``stores`` is the last key but three of a checkpoint (sorted keys, compact), and
-#: the values after it are lists of ids or null: so its bytes run from the last
-#: ``,"stores":{`` to the last ``,"unreadableClaimIds":`` of the file
-_STORES_KEY, _AFTER_STORES = b',"stores":', b',"unreadableClaimIds":'
+#: the machine-local cache of the store summaries (bundle-relative)
+STORES_CACHE = "state/cache/arc-stores.marshal"
+_STORES_MAGIC = "ouro-arc-stores-1"
+#: the most a stores cache is read to (2,000 claims: ~0.5 MB; beyond it: no cache)
+_STORES_LIMIT = 1 << 28
 
 
-def _stores_bytes(raw: bytes) -> memoryview | None:
-    """The encoded ``stores`` value inside a checkpoint's bytes (a view of them,
-    not a copy), or None."""
-    end = raw.rfind(_AFTER_STORES)
-    start = raw.rfind(_STORES_KEY + b"{", 0, end) if end > 0 else -1
-    if start < 0 or raw[end - 1 : end] != b"}":
-        return None
-    return memoryview(raw)[start + len(_STORES_KEY) : end]
+def _load_stores(bundle: Bundle) -> tuple[dict[str, Any] | None, str | None]:
+    """The cached store summaries and their digest; ``(None, None)`` when the cache is
+    missing, damaged, not a regular file or behind a symlink leading outside."""
+    import marshal
+
+    path = bundle.root / STORES_CACHE
+    if not Inside(bundle.root).path(path):
+        return None, None
+    try:
+        fd = open_regular(path)  # a FIFO: no cache, never a hang
+    except OSError:
+        return None, None
+    try:
+        with open(fd, "rb", closefd=False) as handle:
+            value = marshal.loads(handle.read(_STORES_LIMIT))
+    except (OSError, ValueError, EOFError, TypeError):
+        return None, None
+    finally:
+        os.close(fd)
+    if type(value) is not tuple or len(value) != 3 or value[0] != _STORES_MAGIC:
+        return None, None
+    digest, summaries = value[1], value[2]
+    if type(digest) is not str or not _well_formed(summaries):
+        return None, None
+    return summaries, digest
 
 
-def encode(checkpoint: dict[str, Any], previous: tuple[Any, Any] | None = None) -> bytes:
-    """The bytes of ``latest.json`` for ``checkpoint`` (``jsonio.dumps``, sorted keys).
-
-    When its ``stores`` value equals the one the persisted checkpoint holds
-    (``previous``: the value and its bytes there), those bytes are reused
-    instead of encoding the ~300 kB of claim summaries again; the rest is
-    encoded as always and the result is the same bytes.
-    """
-    return b"".join(_encode_chunks(checkpoint, previous))
-
-
-def _encode_chunks(checkpoint: dict[str, Any], previous: tuple[Any, Any] | None) -> list[Any]:
-    """``encode``'s bytes in pieces (the reused stores bytes are not copied into one)."""
-    out = dict(checkpoint)
-    out["stores"] = {name: stores.persistable(s) for name, s in checkpoint["stores"].items()}
-    if previous is not None and previous[0] == out["stores"]:
-        head = jsonio.dumps({**out, "stores": {}}, sort_keys=True)
-        at = head.rfind(_STORES_KEY + b"{}" + _AFTER_STORES)
-        if at >= 0:
-            cut = at + len(_STORES_KEY)
-            return [head[:cut], previous[1], head[cut + 2 :], b"\n"]
-    return [jsonio.dumps(out, sort_keys=True), b"\n"]  # orjson's bytes, without its import
+def _well_formed(summaries: object) -> bool:
+    """True when ``summaries`` has the shape ``view`` reads (items are dicts with the
+    fields it takes): a cache that does not is no cache, never a traceback."""
+    if type(summaries) is not dict:
+        return False
+    for name, needed in (("claims", "status"), ("obligations", "inner")):
+        part = summaries.get(name)
+        if type(part) is not dict:
+            return False
+        if "error" in part:
+            continue
+        files, items, errors = part.get("files"), part.get("items"), part.get("errors")
+        if type(files) is not dict or type(items) is not dict or type(errors) is not dict:
+            return False
+        if not all(type(item) is dict and needed in item for item in items.values()):
+            return False
+    return True
 
 
-def write(
-    bundle: Bundle, checkpoint: dict[str, Any], previous: tuple[Any, Any] | None = None
-) -> None:
-    """Replace ``latest.json`` (atomically) with ``checkpoint``, compact: store summaries
-    keep only their per-file caches (``items``/``errors`` are derived on every read).
-    ``previous``: what ``encode`` may reuse (``Computed.previous``)."""
+def save_stores(bundle: Bundle, summaries: dict[str, Any]) -> str:
+    """Save ``summaries`` to the cache; returns their digest. A cache that cannot be
+    written (a read-only disk, a full one) only means the next read reads the store
+    files again."""
+    import marshal
+
+    from ouro.errors import OuroError
+
+    # marshal's bytes of the same values are the same bytes (version 2: no
+    # back-references), so their digest names the summaries' content
+    try:  # hashlib's own blake2b, without hashlib's OpenSSL start-up (as ``ouro.arc.stores``)
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - a Python built without _blake2
+        from hashlib import blake2b
+
+    digest = "blake2b:" + blake2b(marshal.dumps(summaries, 2), digest_size=16).hexdigest()
+    try:  # noqa: SIM105 - no contextlib import on the hooks' path
+        atomic_write_bytes(
+            bundle.root / STORES_CACHE, marshal.dumps((_STORES_MAGIC, digest, summaries), 4)
+        )
+    except (OuroError, OSError):
+        pass
+    return digest
+
+
+def encode(checkpoint: dict[str, Any]) -> bytes:
+    """The bytes of ``latest.json`` for ``checkpoint``: sorted keys, compact, without
+    the store summaries (their cache is ``STORES_CACHE``)."""
+    out = {k: v for k, v in checkpoint.items() if k != "stores"}
+    return jsonio.dumps(out, sort_keys=True) + b"\n"  # orjson's bytes, without its import
+
+
+def write(bundle: Bundle, checkpoint: dict[str, Any]) -> None:
+    """Replace ``latest.json`` (atomically) with ``checkpoint`` (``encode``)."""
     path = paths.checkpoint_path(bundle)
-    chunks = _encode_chunks(checkpoint, previous)
-    atomic_write_chunks(path, chunks)
+    atomic_write_bytes(path, encode(checkpoint))
     if getattr(_RUN, "active", False):
-        held = chunks[1] if len(chunks) == 4 else _stores_bytes(chunks[0])
-        _RUN.written = (_key(path), checkpoint, held)
-
-
-def stores_bytes(checkpoint: dict[str, Any]) -> bytes | memoryview:
-    """The encoded ``stores`` of ``checkpoint``, as ``latest.json`` holds them: the
-    bytes this run just wrote when it is the checkpoint it wrote (see ``one_run``),
-    else encoded (``jsonio.dumps``, sorted keys: the same bytes)."""
-    written = getattr(_RUN, "written", None) if getattr(_RUN, "active", False) else None
-    if written is not None and written[1] is checkpoint and written[2] is not None:
-        held: bytes | memoryview = written[2]
-        return held
-    summaries = {name: stores.persistable(s) for name, s in checkpoint["stores"].items()}
-    return jsonio.dumps(summaries, sort_keys=True)
+        _RUN.written = (_key(path), checkpoint)
 
 
 # --- one run reads the stores once ---------------------------------------------------
@@ -155,7 +193,7 @@ def _written(bundle: Bundle, folder: Any, names: list[str]) -> dict[str, Any] | 
     written = getattr(_RUN, "written", None) if getattr(_RUN, "active", False) else None
     if written is None:
         return None
-    key, checkpoint, _ = written
+    key, checkpoint = written
     if key is None or key != _key(paths.checkpoint_path(bundle)):
         return None
     if folding.behind(checkpoint["fold"], folder, names):
@@ -245,7 +283,7 @@ def compute(bundle: Bundle) -> Computed:
         names = day_files(bundle, skipped)
     except OSError as exc:
         empty = folding.empty_state()
-        out = view(bundle, empty, _stores(bundle, None), [])
+        out = view(bundle, empty, *_summaries(bundle, None), [])
         out["recorder"] = {
             "health": "unavailable",
             "issues": [issue("events_unreadable", f"cannot list {paths.EVENTS_DIR} ({exc})")],
@@ -257,7 +295,7 @@ def compute(bundle: Bundle) -> Computed:
     written = _written(bundle, folder, names) if not skipped else None
     if written is not None:
         return Computed(written, [])
-    persisted, load_issue, raw = _load_persisted(bundle)
+    persisted, load_issue, _ = _load_persisted(bundle)
     file_issues: list[dict[str, str]] = [issue("events_outside", outside(r)) for r in skipped]
     state: dict[str, Any] | None = None
     folded = 0
@@ -290,25 +328,30 @@ def compute(bundle: Bundle) -> Computed:
         file_issues.append(load_issue)
     if state is None:
         state, folded = folding.catch_up(folding.empty_state(), folder, names)
-    cached = persisted.get("stores") if persisted is not None else None
-    out = view(
-        bundle, state, _stores(bundle, cached if isinstance(cached, dict) else None), file_issues
-    )
-    previous = None
-    if isinstance(cached, dict):
-        old_bytes = _stores_bytes(raw)
-        previous = (cached, old_bytes) if old_bytes is not None else None
-    return Computed(out, file_issues, folded, previous)
+    out = view(bundle, state, *_summaries(bundle, persisted), file_issues)
+    return Computed(out, file_issues, folded)
 
 
-def _stores(bundle: Bundle, cached: dict[str, Any] | None) -> dict[str, Any]:
+def _summaries(bundle: Bundle, persisted: dict[str, Any] | None) -> tuple[dict[str, Any], str]:
+    """The claim and obligation summaries as of now and their digest: the cached ones
+    refreshed (``ouro.arc.stores``), saved again when they changed.
+
+    The cache is ``STORES_CACHE``; a ``latest.json`` written by an older ouro holds
+    them itself (``stores``), which serves until the cache is saved."""
+    cached, digest = _load_stores(bundle)
+    if cached is None and persisted is not None and _well_formed(persisted.get("stores")):
+        cached = persisted["stores"]
     cached = cached or {}
-    claims = cached.get("claims") if isinstance(cached.get("claims"), dict) else None
-    obligations = cached.get("obligations") if isinstance(cached.get("obligations"), dict) else None
-    return {
+    claims, obligations = cached.get("claims"), cached.get("obligations")
+    summaries = {
         "claims": stores.refresh_claims(bundle, claims),
         "obligations": stores.refresh_obligations(bundle, obligations),
     }
+    moved = summaries["claims"] is not claims or summaries["obligations"] is not obligations
+    # (a file read again within the racy window reads back to the same lines: no write)
+    if digest is None or (moved and summaries != cached):
+        digest = save_stores(bundle, summaries)
+    return summaries, digest
 
 
 def _locator(ref: dict[str, Any] | None) -> str | None:
@@ -336,8 +379,14 @@ def _confirm(ask: dict[str, Any], nxt: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def view(
-    bundle: Bundle, state: dict[str, Any], store: dict[str, Any], extra: list[dict[str, str]]
+    bundle: Bundle,
+    state: dict[str, Any],
+    store: dict[str, Any],
+    digest: str,
+    extra: list[dict[str, str]],
 ) -> dict[str, Any]:
+    """The checkpoint of the folded ``state`` and the store summaries ``store`` (whose
+    digest is ``digest``), with the ``extra`` issues met reading them."""
     issues = list(extra)
     missing: list[str] = []
     for bad in state["badLines"]:
@@ -516,5 +565,6 @@ def view(
         "eventCount": state["eventCount"],
         "recorder": {"health": health, "issues": issues},
         "fold": state,
-        "stores": store,  # in memory; write() keeps only the per-file caches
+        "stores": store,  # in memory only: their cache is STORES_CACHE
+        "storesDigest": digest,
     }

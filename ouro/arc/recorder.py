@@ -82,9 +82,9 @@ def build_event(
 
 def write_checkpoint(bundle: Bundle) -> dict[str, Any]:
     """Fold the log into the checkpoint and replace latest.json. Needs the Arc lock."""
-    computed = ckpt.compute(bundle)
-    fresh = ckpt.view(bundle, computed.checkpoint["fold"], computed.checkpoint["stores"], [])
-    ckpt.write(bundle, fresh, computed.previous)
+    now = ckpt.compute(bundle).checkpoint
+    fresh = ckpt.view(bundle, now["fold"], now["stores"], now["storesDigest"], [])
+    ckpt.write(bundle, fresh)
     return fresh
 
 

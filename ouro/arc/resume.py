@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 #: Keys that are caches for the next fold, not part of the resume answer.
-INTERNAL = ("fold", "stores")
+INTERNAL = ("fold", "stores", "storesDigest")
 
 
 def read_resume_full(bundle: Bundle) -> dict[str, Any]:

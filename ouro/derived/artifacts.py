@@ -36,6 +36,7 @@ INDEX = "state/index/ouro.sqlite3"
 HOOK_STATE = "state/hooks"
 DECLARED = "state/cache/declared-checks.json"
 ARC_DIGESTS = "state/cache/arc-digests.marshal"  # ouro.arc.fold.DIGESTS_CACHE
+ARC_STORES = "state/cache/arc-stores.marshal"  # ouro.arc.checkpoint.STORES_CACHE
 NOTES_LISTED = "state/cache/notes-listed.marshal"
 
 
@@ -532,6 +533,26 @@ def _check_arc_digests(bundle: Bundle) -> Check:
     return Check("fresh", "each entry holds only while its day file keeps its stamp")
 
 
+# --- the arc stores (the claim and obligation summaries the checkpoint is derived from) --
+
+
+def _check_arc_stores(bundle: Bundle) -> Check:
+    from ouro.arc.checkpoint import _load_stores
+
+    if not (bundle.root / ARC_STORES).exists():
+        return Check("missing", "none saved: the next read of the checkpoint saves one")
+    if _load_stores(bundle)[0] is None:
+        return Check("stale", "unreadable; the next read of the checkpoint saves it again")
+    return Check("fresh", "each line holds only while its store file keeps its stamp")
+
+
+def _rebuild_arc_stores(bundle: Bundle) -> None:
+    from ouro.arc.checkpoint import save_stores
+    from ouro.arc.stores import scan_claims, scan_obligations
+
+    save_stores(bundle, {"claims": scan_claims(bundle), "obligations": scan_obligations(bundle)})
+
+
 # --- hook state (per session; a new session starts without one) ---------------------
 
 
@@ -563,5 +584,7 @@ ARTIFACTS: tuple[Artifact, ...] = (
              _rebuild_declared),
     Artifact("hook-state", HOOK_STATE, (), True, _check_hook_state, None, None),
     Artifact("arc-digests", ARC_DIGESTS, (EVENTS,), True, _check_arc_digests, None, None),
+    Artifact("arc-stores", ARC_STORES, ("arc/claims", "arc/obligations"), True, _check_arc_stores,
+             None, _rebuild_arc_stores),
     Artifact("notes-listed", NOTES_LISTED, (MANIFEST,), True, _check_notes_listed, None, None),
 )  # fmt: skip

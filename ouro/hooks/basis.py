@@ -7,12 +7,11 @@ most of the hook's work at a year's scale. So the session's state file also
 keeps the packet's *basis*, taken just before the packet was computed:
 
 - ``arc``: a digest of the resume view (``ouro.arc.resume.read_resume_full``:
-  the checkpoint the hook's own event just wrote, with the claim and obligation
-  summaries, whose per-file stamps move when a claim, an obligation or a file a
-  claim is about changes), leaving out what every event changes and the packet
-  leaves out too (the event count, the last event, the fold cursor); the
-  summaries are digested as ``latest.json`` holds them (``ouro.arc.checkpoint.
-  stores_bytes``: the bytes the event's write just wrote, not walked again);
+  the checkpoint the hook's own event just wrote), leaving out what every event
+  changes and the packet leaves out too (the event count, the last event, the
+  fold cursor); the claim and obligation summaries, whose per-file stamps move
+  when a claim, an obligation or a file a claim is about changes, count by their
+  digest (``storesDigest``, taken when they were last saved: not walked again);
 - ``files``: the stamp (``ouro.store.stamp``, with its racy rule) of every file
   and folder the other packet providers read, the derived files among them:
   the desk heads (which every Desk write refreshes), the desk and track
@@ -45,7 +44,8 @@ if TYPE_CHECKING:
 
     from ouro.bundle import Bundle
 
-VERSION = 3  # 2: the arc digest is of marshal's bytes, not repr's; 3: the stores' JSON bytes
+VERSION = 4  # 2: the arc digest is of marshal's bytes, not repr's; 3: the stores' JSON bytes;
+# 4: the stores by their digest (``storesDigest``)
 #: the resume view's keys that change with every event and that the packet
 #: leaves out (the "last event" section, the event count on the status line)
 VOLATILE = frozenset({"eventCount", "lastEvent", "lastUsefulEvent", "fold"})
@@ -126,26 +126,20 @@ def _arc_digest(resume: dict[str, Any]) -> str:
 
     import marshal
 
-    from ouro.arc.checkpoint import stores_bytes
-
     # marshal's version 2 of plain JSON values (str, int, bool, None, list, dict
     # in a fixed order) is a faithful encoding of them: every value is tagged with
     # its type (True is not 1), strings are written whole, and below version 3
     # nothing is written as a back-reference, so the bytes depend on the values
     # and their order only, never on which objects are shared or interned. A
-    # different view gives different bytes, at a quarter of ``repr``'s cost.
+    # different view gives different bytes, at a quarter of ``repr``'s cost. The
+    # store summaries (~90% of the view at a year's scale) count by their digest,
+    # ``storesDigest``, which is in the view.
     view = {k: v for k, v in sorted(resume.items()) if k not in VOLATILE and k != "stores"}
     try:
         data = marshal.dumps(view, 2)
     except ValueError:  # a value marshal does not know (never in a checkpoint): its repr
         data = b"repr:" + repr(view).encode("utf-8", "surrogatepass")
-    hasher = blake2b(data, digest_size=16)
-    # the store summaries (~90% of the view, a line per claim file and an item per
-    # claim) as their JSON, which this run's write already holds: marshal walked them
-    # and hashed ~40% more bytes
-    hasher.update(b"\nstores:")  # marshal's bytes end where they end: no ambiguity
-    hasher.update(stores_bytes(resume) if "stores" in resume else b"-")
-    return "blake2b:" + hasher.hexdigest()
+    return "blake2b:" + blake2b(data, digest_size=16).hexdigest()
 
 
 def _refs(resume: dict[str, Any]) -> bool:
