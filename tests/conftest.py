@@ -42,6 +42,37 @@ def bundle(tmp_path: Path) -> Bundle:
     return Bundle.init(tmp_path / "test.ouro", agent="tester")
 
 
+#: the address-space cap ``capped`` runs the CLI under (kB): ~1.5 GB, well under
+#: the 2 GiB files the bounded-read tests make
+ULIMIT_KB = 1_500_000
+
+
+def capped(
+    bundle: Bundle,
+    args: str,
+    *,
+    input: str | None = None,
+    stdin: object = subprocess.DEVNULL,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """``ouro --bundle B ARGS`` as a process under ``ulimit -v`` (an unbounded read
+    grows until the kernel refuses it): ``input`` is its stdin text, else ``stdin``."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OURO_BUNDLE", "OURO_DEBUG")}
+    env["PYTHONPATH"] = str(REPO)
+    script = (
+        f"ulimit -v {ULIMIT_KB} && exec {sys.executable} -m ouro.cli --bundle {bundle.root} {args}"
+    )
+    return subprocess.run(
+        ["bash", "-c", script],
+        input=input,
+        stdin=None if input is not None else stdin,  # type: ignore[arg-type]
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,  # a guard against a hang, not an assertion on speed
+    )
+
+
 def run_ouro(
     *args: str,
     bundle: Bundle | None = None,

@@ -23,29 +23,7 @@ import pytest
 from ouro.bundle import Bundle
 from ouro.desk.tracks import add_track
 from ouro.errors import CorruptFile, InvalidInput
-from tests.conftest import REPO, run_ouro, snapshot
-
-#: the address-space cap these tests run under (kB): ~1.5 GB
-ULIMIT_KB = 1_500_000
-
-
-def _capped(
-    bundle: Bundle, args: str, *, stdin: object = subprocess.DEVNULL
-) -> subprocess.CompletedProcess[str]:
-    """``ouro --bundle B ARGS`` as a process under ``ulimit -v``."""
-    env = {k: v for k, v in os.environ.items() if k not in ("OURO_BUNDLE", "OURO_DEBUG")}
-    env["PYTHONPATH"] = str(REPO)
-    script = (
-        f"ulimit -v {ULIMIT_KB} && exec {sys.executable} -m ouro.cli --bundle {bundle.root} {args}"
-    )
-    return subprocess.run(
-        ["bash", "-c", script],
-        stdin=stdin,  # type: ignore[arg-type]
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,  # a guard against a hang, not an assertion on speed
-    )
+from tests.conftest import capped, run_ouro, snapshot
 
 
 @pytest.fixture
@@ -66,7 +44,7 @@ def _sparse(path: Path, size: int) -> Path:
 
 def test_body_file_dev_zero_is_refused_under_ulimit_v(ops: Bundle) -> None:
     before = snapshot(ops.root)
-    proc = _capped(ops, "desk task add ops x --body-file /dev/zero")
+    proc = capped(ops, "desk task add ops x --body-file /dev/zero")
     assert proc.returncode == 2, proc.stderr
     assert "--body-file /dev/zero: a character device, not a regular file" in proc.stderr
     assert "Traceback" not in proc.stderr and "MemoryError" not in proc.stderr
@@ -78,7 +56,7 @@ def test_a_file_larger_than_the_address_space_is_refused_at_the_limit(
 ) -> None:
     big = _sparse(tmp_path / "big.txt", 2_000_000_000)  # more than the cap allows to hold
     before = snapshot(ops.root)
-    proc = _capped(ops, f"desk task add ops x --body-file {big}")
+    proc = capped(ops, f"desk task add ops x --body-file {big}")
     assert proc.returncode == 2, proc.stderr
     assert f"--body-file {big}: more than the limit of 100,000 characters" in proc.stderr
     assert snapshot(ops.root) == before
@@ -86,7 +64,7 @@ def test_a_file_larger_than_the_address_space_is_refused_at_the_limit(
 
 def test_stdin_is_bounded_too(ops: Bundle) -> None:
     with open("/dev/zero", "rb") as zero:
-        proc = _capped(ops, "desk task add ops x --body-file -", stdin=zero)
+        proc = capped(ops, "desk task add ops x --body-file -", stdin=zero)
     assert proc.returncode == 2, proc.stderr
     assert "--body-file - (stdin): more than the limit of 100,000 characters" in proc.stderr
 
@@ -94,7 +72,7 @@ def test_stdin_is_bounded_too(ops: Bundle) -> None:
 def test_claim_evidence_output_file_is_bounded(bundle: Bundle) -> None:
     claim = run_ouro("claim", "add", "x", "--check", "true", "--json", bundle=bundle, check=True)
     claim_id = json.loads(claim.stdout)["id"]
-    proc = _capped(
+    proc = capped(
         bundle, f"claim evidence {claim_id} --command true --exit-code 0 --output-file /dev/zero"
     )
     assert proc.returncode == 2, proc.stderr
@@ -103,7 +81,7 @@ def test_claim_evidence_output_file_is_bounded(bundle: Bundle) -> None:
 
 def test_a_hook_fails_open_on_endless_stdin(bundle: Bundle) -> None:
     with open("/dev/zero", "rb") as zero:
-        proc = _capped(bundle, "hook claude SessionStart", stdin=zero)
+        proc = capped(bundle, "hook claude SessionStart", stdin=zero)
     assert proc.returncode == 0, proc.stderr  # a hook always fails open
     assert "hook stdin: more than the limit of 8,000,000 characters" in proc.stderr
     assert "MemoryError" not in proc.stderr
@@ -111,7 +89,7 @@ def test_a_hook_fails_open_on_endless_stdin(bundle: Bundle) -> None:
 
 def test_a_huge_habit_file_is_reported_not_read_whole(bundle: Bundle) -> None:
     _sparse(bundle.habits / "huge.yaml", 2_000_000_000)
-    proc = _capped(bundle, "habits list --json")
+    proc = capped(bundle, "habits list --json")
     assert "MemoryError" not in proc.stderr
     problems = json.loads(proc.stdout)["problems"]
     assert any(
@@ -127,7 +105,7 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(ops: Bundle, tmp_path: P
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     # a process: a read that waits for a writer would hang here (timeout: a guard)
-    proc = _capped(ops, f"desk task add ops x --body-file {fifo}")
+    proc = capped(ops, f"desk task add ops x --body-file {fifo}")
     assert proc.returncode == 2
     assert f"--body-file {fifo}: a FIFO (named pipe), not a regular file" in proc.stderr
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import tracemalloc
 from pathlib import Path
 
@@ -26,34 +24,12 @@ from ouro.desk.tracks import add_track
 from ouro.store import bounded
 from ouro.store.bounded import LINE_LIMIT, NotRegularFile, line_pieces, open_regular
 from ouro.store.jsonl import read_jsonl
-from tests.conftest import REPO, run_ouro
+from tests.conftest import capped, run_ouro
 
-#: the address-space cap the CLI runs under (kB): well under the 2 GiB files
-ULIMIT_KB = 1_500_000
 #: a sparse file this long is one line past LINE_LIMIT (takes no disk space)
 HUGE = 2 << 30
 #: what a bounded read may hold at most, whatever the file (bytes)
 HELD = 3 * LINE_LIMIT
-
-
-def _capped(
-    bundle: Bundle, args: str, *, stdin: str | None = None, timeout: float = 120
-) -> subprocess.CompletedProcess[str]:
-    """``ouro --bundle B ARGS`` as a process under ``ulimit -v``."""
-    env = {k: v for k, v in os.environ.items() if k not in ("OURO_BUNDLE", "OURO_DEBUG")}
-    env["PYTHONPATH"] = str(REPO)
-    script = (
-        f"ulimit -v {ULIMIT_KB} && exec {sys.executable} -m ouro.cli --bundle {bundle.root} {args}"
-    )
-    return subprocess.run(
-        ["bash", "-c", script],
-        input=stdin,
-        stdin=None if stdin is not None else subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=timeout,  # a guard against a hang, not an assertion on speed
-    )
 
 
 def _grow(path: Path, size: int, then: bytes = b"") -> None:
@@ -145,14 +121,14 @@ def test_a_huge_fact_line_is_reported_and_writes_go_on(bundle: Bundle) -> None:
     assert run_ouro("diary", "write", "before", bundle=bundle).returncode == 0
     facts = bundle.root / "desk/_record/diary/facts.jsonl"
     _grow(facts, HUGE)
-    proc = _capped(bundle, "diary write after")
+    proc = capped(bundle, "diary write after")
     assert proc.returncode == 0, proc.stderr
     assert "facts.jsonl:2: a line of" in proc.stdout
     assert "longer than the limit of 16,777,216; skipped unread" in proc.stdout
-    proc = _capped(bundle, "index sync")
+    proc = capped(bundle, "index sync")
     assert proc.returncode == 0, proc.stderr
     for query in ("before", "after"):
-        proc = _capped(bundle, f"facts search {query}")
+        proc = capped(bundle, f"facts search {query}")
         assert proc.returncode == 0 and f"**{query}**" in proc.stdout, proc.stderr
     assert os.path.getsize(facts) > HUGE  # the line is left as it is
 
@@ -175,15 +151,15 @@ def test_a_huge_event_line_degrades_orient_and_the_hook(bundle: Bundle) -> None:
     assert run_ouro("arc", "ask", "ship it", bundle=bundle).returncode == 0
     day = _day_file(bundle)
     _grow(day, HUGE)
-    proc = _capped(bundle, "orient")
+    proc = capped(bundle, "orient")
     assert proc.returncode == 0, proc.stderr
-    proc = _capped(bundle, "arc note after")
+    proc = capped(bundle, "arc note after")
     assert proc.returncode == 0, proc.stderr
-    proc = _capped(bundle, "orient")
+    proc = capped(bundle, "orient")
     assert proc.returncode == 0, proc.stderr
     assert f"{day.name}:" in proc.stdout and "longer than the limit" in proc.stdout
     stdin = json.dumps({"session_id": "s", "prompt": "hi", "cwd": str(bundle.root)})
-    proc = _capped(bundle, "hook claude UserPromptSubmit", stdin=stdin)
+    proc = capped(bundle, "hook claude UserPromptSubmit", input=stdin)
     assert proc.returncode == 0, proc.stderr
     context = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "longer than the limit" in context and "after" in context
@@ -215,12 +191,12 @@ def test_a_fifo_task_is_reported_not_waited_for(bundle: Bundle) -> None:
     task = add_task(bundle, "ops", "T")
     _fifo(task.path)
     for args in ("orient", "index sync", "desk task list"):
-        proc = _capped(bundle, args, timeout=60)
+        proc = capped(bundle, args, timeout=60)
         assert proc.returncode in (0, 3), (args, proc.stderr)
-    proc = _capped(bundle, "orient", timeout=60)
+    proc = capped(bundle, "orient", timeout=60)
     assert "task.md: a FIFO (named pipe), not a regular file" in proc.stdout
     stdin = json.dumps({"session_id": "s", "prompt": "hi", "cwd": str(bundle.root)})
-    proc = _capped(bundle, "hook claude UserPromptSubmit", stdin=stdin, timeout=60)
+    proc = capped(bundle, "hook claude UserPromptSubmit", input=stdin, timeout=60)
     assert proc.returncode == 0 and "not a regular file" in proc.stdout, proc.stderr
 
 
@@ -228,7 +204,7 @@ def test_a_fifo_diary_log_is_refused_by_name(bundle: Bundle) -> None:
     run_ouro("diary", "write", "x", bundle=bundle)
     _fifo(bundle.root / "desk/_record/diary/facts.jsonl")
     for args in ("diary write y", "index sync"):
-        proc = _capped(bundle, args, timeout=60)
+        proc = capped(bundle, args, timeout=60)
         assert proc.returncode == 3, (args, proc.stderr)
         assert "facts.jsonl: a FIFO (named pipe), not a regular file" in proc.stderr
 
@@ -238,10 +214,10 @@ def test_a_fifo_day_file_or_checkpoint_never_hangs(bundle: Bundle) -> None:
     checkpoint = bundle.root / "arc/flight-recorder/latest.json"
     _fifo(checkpoint)
     for args in ("orient", "arc note n"):
-        proc = _capped(bundle, args, timeout=60)
+        proc = capped(bundle, args, timeout=60)
         assert proc.returncode == 0, (args, proc.stderr)
     day = _day_file(bundle)
     _fifo(day)
-    proc = _capped(bundle, "orient", timeout=60)
+    proc = capped(bundle, "orient", timeout=60)
     assert proc.returncode == 3
     assert f"{day.name}: a FIFO (named pipe), not a regular file" in proc.stderr
