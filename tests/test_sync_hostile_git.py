@@ -30,12 +30,31 @@ from tests.sync_support import git, jsonl_ids, ouro
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
-HOOKS = (
-    "applypatch-msg pre-applypatch post-applypatch pre-commit pre-merge-commit "
-    "prepare-commit-msg commit-msg post-commit pre-rebase post-checkout post-merge pre-push "
-    "pre-receive update proc-receive post-receive post-update reference-transaction "
-    "push-to-checkout pre-auto-gc post-rewrite post-index-change fsmonitor-watchman"
-).split()
+HOOKS = [
+    "applypatch-msg",
+    "pre-applypatch",
+    "post-applypatch",
+    "pre-commit",
+    "pre-merge-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit",
+    "pre-rebase",
+    "post-checkout",
+    "post-merge",
+    "pre-push",
+    "pre-receive",
+    "update",
+    "proc-receive",
+    "post-receive",
+    "post-update",
+    "reference-transaction",
+    "push-to-checkout",
+    "pre-auto-gc",
+    "post-rewrite",
+    "post-index-change",
+    "fsmonitor-watchman",
+]
 
 
 def _spy(outside: Path) -> Path:
@@ -44,10 +63,7 @@ def _spy(outside: Path) -> Path:
     outside.mkdir(parents=True, exist_ok=True)
     spy = outside / "spy"
     spy.write_text(
-        "#!/bin/sh\n"
-        f'echo "$(basename "$0") $PWD $*" >> {outside / "MARKS"}\n'
-        "cat\n"
-        "exit 0\n"
+        f'#!/bin/sh\necho "$(basename "$0") $PWD $*" >> {outside / "MARKS"}\ncat\nexit 0\n'
     )
     spy.chmod(spy.stat().st_mode | stat.S_IXUSR)
     return spy
@@ -65,12 +81,12 @@ def _hostile_config(spy: Path, hooks: Path) -> str:
     return (
         f"[core]\n\thooksPath = {hooks}\n\tfsmonitor = {spy}\n"
         f"[commit]\n\tgpgSign = true\n[gpg]\n\tprogram = {spy}\n"
-        f"[filter \"evil\"]\n\tclean = {spy} clean %f\n\tsmudge = {spy} smudge %f\n"
+        f'[filter "evil"]\n\tclean = {spy} clean %f\n\tsmudge = {spy} smudge %f\n'
         "\trequired = true\n"
-        f"[filter \"Proc\"]\n\tprocess = {spy} process\n"
-        f"[merge \"evil\"]\n\tdriver = {spy} %O %A %B\n"
-        f"[merge \"union\"]\n\tdriver = {spy} union %O %A %B\n"
-        f"[diff]\n\texternal = {spy}\n[diff \"tc\"]\n\ttextconv = {spy} textconv\n"
+        f'[filter "Proc"]\n\tprocess = {spy} process\n'
+        f'[merge "evil"]\n\tdriver = {spy} %O %A %B\n'
+        f'[merge "union"]\n\tdriver = {spy} union %O %A %B\n'
+        f'[diff]\n\texternal = {spy}\n[diff "tc"]\n\ttextconv = {spy} textconv\n'
     )
 
 
@@ -252,4 +268,3 @@ def test_driver_overrides_switch_off_every_filter_and_merge_driver() -> None:
 
     with pytest.raises(SyncError, match="cannot switch off"):
         driver_overrides(["filter.a=b.clean"])
-
