@@ -52,6 +52,9 @@ def _lead_out(kind: str, project: Path) -> None:
     elif kind == "config-symlink":
         (dot / "config").unlink()
         (dot / "config").symlink_to(project / ".git" / "config")
+    elif kind == "refs-symlink":  # a commit would move the project's branches
+        shutil.rmtree(dot / "refs" / "heads")
+        (dot / "refs" / "heads").symlink_to(project / ".git" / "refs" / "heads")
     elif kind == "alternates":  # git would read (and push) the project's objects
         (dot / "objects" / "info").mkdir(exist_ok=True)
         (dot / "objects" / "info" / "alternates").write_text(f"{project / '.git' / 'objects'}\n")
@@ -60,7 +63,7 @@ def _lead_out(kind: str, project: Path) -> None:
         git(project / BUNDLE, "config", "core.worktree", str(project))
 
 
-KINDS = ["gitfile", "symlink", "config-symlink", "alternates", "core.worktree"]
+KINDS = ["gitfile", "symlink", "config-symlink", "refs-symlink", "alternates", "core.worktree"]
 
 
 @pytest.mark.parametrize("kind", KINDS)

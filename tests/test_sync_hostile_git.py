@@ -98,6 +98,8 @@ def _arm(repo: Path, where: str, spy: Path, outside: Path) -> None:
     dot = repo / ".git"
     if where == "hooks":
         _hooks(dot / "hooks", spy)
+        (dot / "hooks" / "pre-push").unlink()  # a hook linked from elsewhere: kept, not run
+        (dot / "hooks" / "pre-push").symlink_to(spy)
     elif where == "local":
         with (dot / "config").open("a") as config:
             config.write(_hostile_config(spy, outside / "local-hooks"))

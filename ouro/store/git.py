@@ -10,10 +10,12 @@ Contract:
 - Before its first command, a ``Git(root)`` checks that ``<root>/.git`` is the
   folder's own repository (``own_repository_problem``) and refuses
   (``ForeignRepository``) one that is a symlink, a gitfile (a linked worktree, a
-  submodule, ``--separate-git-dir``), holds a symlink git would write through,
+  submodule, ``--separate-git-dir``), holds a symlink git would read or write
+  through (anywhere in it but the loose objects and the hooks, ``_symlink_in``),
   shares another repository's refs (``commondir``) or objects
-  (``objects/info/alternates``), or whose ``core.worktree`` names another folder: git would follow each of them out of the folder, and
-  its config, index, refs and commits would land in that other repository.
+  (``objects/info/alternates``), or whose ``core.worktree`` names another
+  folder: git would follow each of them out of the folder, and its config,
+  index, refs and commits would land in (or come from) that other repository.
 - Every ``GIT_*`` variable inherited from the caller is dropped except those
   that only say how to reach a remote, whose identity to commit with, or where
   the user's global config lives (``KEPT``): a hook running inside a project's
@@ -168,6 +170,33 @@ def _real(path: Path | str) -> Path:
 Problem = tuple[str, str]
 
 
+def _symlink_in(dot: Path) -> Path | None:
+    """The first symlink inside the git directory ``dot`` (its entries, then every
+    folder below: refs, logs, info …), or None.
+
+    The loose objects are not listed (there can be a hundred thousand): only
+    whether a fan-out folder of ``objects/`` is itself a symlink. Nor are the
+    hooks (ouro runs none: a hook linked from a project's scripts stays as it
+    is), though a symlinked ``hooks`` folder is refused like any entry."""
+    stack = [str(dot)]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError:
+            continue  # unreadable: git reports it itself
+        top = folder == str(dot)
+        fan_out = folder == os.path.join(dot, "objects")
+        for entry in entries:
+            if entry.is_symlink():
+                return Path(entry.path)
+            skip = (top and entry.name == "hooks") or (fan_out and len(entry.name) == 2)
+            if entry.is_dir(follow_symlinks=False) and not skip:
+                stack.append(entry.path)
+    return None
+
+
 def _shape_problem(dot: Path) -> Problem | None:
     """What makes ``dot`` (``<root>/.git``) lead elsewhere, by the file system alone."""
     away = (
@@ -193,15 +222,12 @@ def _shape_problem(dot: Path) -> Problem | None:
         )
     if not dot.is_dir():
         return f"there is no git repository at {dot}", "run 'ouro sync init' first"
-    with os.scandir(dot) as entries:
-        children = sorted(entries, key=lambda entry: entry.name)
-    for child in children:
-        if child.is_symlink():
-            return (
-                f"{dot / child.name} is a symlink (to {os.readlink(child.path)}): git would "
-                "write through it",
-                f"replace {dot / child.name} with a copy of what it points to, or {away}",
-            )
+    link = _symlink_in(dot)
+    if link is not None:
+        return (
+            f"{link} is a symlink (to {os.readlink(link)}): git would read or write through it",
+            f"replace {link} with a copy of what it points to, or {away}",
+        )
     if (dot / "commondir").exists():
         return f"{dot} has a commondir file: it shares the refs of another repository", away
     for name in ("alternates", "http-alternates"):
