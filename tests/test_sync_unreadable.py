@@ -137,6 +137,16 @@ def test_policy_files_that_are_fifos_or_lead_outside_are_refused_by_sync_init(
     assert outside.read_text() == f"# {SECRET}\n"
 
 
+def test_a_git_that_is_a_fifo_is_refused_by_every_sync_verb(tmp_path: Path) -> None:
+    bundle = Bundle.init(tmp_path / "a.ouro", agent="ann")
+    os.mkfifo(bundle.root / ".git")
+    for args in (("sync", "init"), ("sync", "resolve", "cf-none")):
+        error = _error(_ouro(bundle, *args))
+        assert error["type"] == "foreign_repository", (args, error)
+        assert "neither a folder nor a gitfile" in error["message"], (args, error)
+    assert (bundle.root / ".git").is_fifo()
+
+
 def _interrupted_merge(tmp: Path, path: str) -> tuple[Path, Bundle, Bundle]:
     """Both machines changed ``path``; B's merge of A's changes stopped before its commit
     (what a sync killed mid-merge leaves)."""

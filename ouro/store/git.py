@@ -220,6 +220,10 @@ def _shape_problem(dot: Path) -> Problem | None:
             "lives outside the folder (a linked worktree, a submodule or --separate-git-dir)",
             away,
         )
+    if os.path.lexists(dot) and not dot.is_dir():  # a FIFO, a socket, a device
+        return f"{dot} is neither a folder nor a gitfile, so not a repository", (
+            f"move {dot} out of the folder, then run 'ouro sync init'"
+        )
     if not dot.is_dir():
         return f"there is no git repository at {dot}", "run 'ouro sync init' first"
     link = _symlink_in(dot)
