@@ -211,3 +211,22 @@ def test_a_stopped_merge_never_reads_a_working_copy_leading_outside(
         ["git", "--git-dir", str(remote), "grep", "-q", SECRET, "main"], check=False
     )
     assert listed.returncode == 1  # not in the remote's tree
+
+
+def test_a_stopped_merge_whose_conflict_record_is_a_fifo_is_refused(tmp_path: Path) -> None:
+    """Finishing a merge twice keeps the first record: one that is a FIFO is named."""
+    from ouro.sync.conflicts import conflict_id
+
+    _, _, b = _interrupted_merge(tmp_path, TASK)
+    sides = [
+        subprocess.run(
+            ["git", "-C", str(b.root), "show", f"{rev}:{TASK}"], capture_output=True, check=True
+        ).stdout
+        for rev in ("HEAD", "MERGE_HEAD")
+    ]
+    record = b.root / "arc" / "sync" / "conflicts" / f"{conflict_id(TASK, *sides)}.json"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(record)
+    error = _error(_ouro(b, "sync"))
+    assert error["type"] == "corrupt_file" and record.name in error["message"], error
+    assert "FIFO" in error["message"] and record.is_fifo()

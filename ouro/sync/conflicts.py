@@ -316,15 +316,19 @@ class Merger:
         }
         record_path = self.bundle.root / CONFLICTS_DIR / f"{cid}.json"
         try:  # an interrupted merge finished twice: keep the first record
-            kept_record = jsonio.loads(read_inside(self.bundle.root, record_path, RECORD_LIMIT))
+            first = jsonio.loads(read_inside(self.bundle.root, record_path, RECORD_LIMIT))
+            reason = None if isinstance(first, dict) else "not a JSON object"
         except FileNotFoundError:
             atomic_write_json(record_path, record)
             return record
-        except (OSError, jsonio.JSONDecodeError) as exc:
-            reason = why(exc) if isinstance(exc, OSError) else f"not JSON ({exc})"
+        except OSError as exc:
+            reason = why(exc)
+        except jsonio.JSONDecodeError as exc:
+            reason = f"not JSON ({exc})"
+        if reason is not None:
             raise CorruptFile(
                 f"{record['recordPath']}: unreadable ({reason})",
                 hint=f"move {record_path} aside (it is a record of an earlier merge), then "
                 "run 'ouro sync' again",
-            ) from None
-        return kept_record if isinstance(kept_record, dict) else record
+            )
+        return dict(first)

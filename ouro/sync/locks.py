@@ -55,7 +55,7 @@ def incoming_task_ids(bundle: Bundle, git: Git, targets: list[str]) -> list[str]
     return sorted(ids)
 
 
-#: how much of a task file is looked through for its id (the front matter's top)
+#: the largest working task file read for its id (a larger one: the committed version)
 _TASK_HEAD = 1 << 20
 
 
