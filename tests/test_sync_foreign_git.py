@@ -52,12 +52,18 @@ def _lead_out(kind: str, project: Path) -> None:
     elif kind == "config-symlink":
         (dot / "config").unlink()
         (dot / "config").symlink_to(project / ".git" / "config")
+    elif kind == "refs-symlink":  # a commit would move the project's branches
+        shutil.rmtree(dot / "refs" / "heads")
+        (dot / "refs" / "heads").symlink_to(project / ".git" / "refs" / "heads")
+    elif kind == "alternates":  # git would read (and push) the project's objects
+        (dot / "objects" / "info").mkdir(exist_ok=True)
+        (dot / "objects" / "info" / "alternates").write_text(f"{project / '.git' / 'objects'}\n")
     else:
         assert kind == "core.worktree"
         git(project / BUNDLE, "config", "core.worktree", str(project))
 
 
-KINDS = ["gitfile", "symlink", "config-symlink", "core.worktree"]
+KINDS = ["gitfile", "symlink", "config-symlink", "refs-symlink", "alternates", "core.worktree"]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -71,6 +77,9 @@ def test_every_sync_entry_point_refuses_a_git_that_leads_out_of_the_bundle(
     ouro_process(project, "sync", "init", "--remote", str(other), env=env)
     ouro_process(project, "sync", env=env)
     ouro_process(project, "diary", "write", "written after the first sync", env=env)
+    record = project / BUNDLE / "arc" / "sync" / "conflicts" / "cf-open.json"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps({"id": "cf-open", "path": "x.json", "resolved": False}))
     other_before = _refs(other)
     _lead_out(kind, project)
     dot_git = project / BUNDLE / ".git"
@@ -84,6 +93,7 @@ def test_every_sync_entry_point_refuses_a_git_that_leads_out_of_the_bundle(
         ("sync", "init", "--remote", str(other)),
         ("sync", "init", "--remote", str(tmp_path / "elsewhere.git")),
         ("sync", "habit"),
+        ("sync", "resolve", "cf-open"),
     ):
         proc = ouro_process(project, "--json", *args, env=env, check=False)
         assert proc.returncode == 1, (args, proc.stdout, proc.stderr)
@@ -94,6 +104,7 @@ def test_every_sync_entry_point_refuses_a_git_that_leads_out_of_the_bundle(
     status = json.loads(ouro_process(project, "--json", "sync", "status", env=env).stdout)
     assert any(str(dot_git) in p and "refuses" in p for p in status["problems"]), status
     assert not (project / BUNDLE / "habits" / "sync.yaml").exists()
+    assert json.loads(record.read_text())["resolved"] is False
 
     assert _snapshot(tmp_path, project, env) == before
     assert _refs(other) == other_before  # nothing pushed anywhere

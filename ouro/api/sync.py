@@ -6,7 +6,8 @@ regenerate, push); ``ouro sync clone`` makes a bundle and is ``ouro.api``-level
 
 ``b.sync.status()`` is a pure read (config, last outcome, open conflicts, a
 bundle set up by an older ouro without a repository of its own, and a
-``.git`` that leads out of the bundle, which every other verb refuses). The
+``.git`` that leads out of the bundle, which every other verb refuses:
+``run``, ``init``, ``habit`` and ``resolve`` before anything is written). The
 built-in sync habit is ``habits/sync.yaml`` running ``ouro sync`` on the
 configured interval; ``ouro habits list|due|tick|run`` treat it like any other.
 """
@@ -107,27 +108,43 @@ class Sync(Namespace):
     def resolve(self, conflict_id: Annotated[str, P("the kept conflict's id")]) -> dict[str, Any]:
         """Mark a kept sync conflict resolved (after reading both versions)."""
         from ouro.arc.paths import arc_lock
-        from ouro.errors import Conflict, NotFound
+        from ouro.errors import Conflict, CorruptFile, NotFound
         from ouro.models.clock import utc_now_iso
         from ouro.store import jsonio
         from ouro.store.atomic import atomic_write_json
-        from ouro.sync.state import CONFLICTS_DIR, conflicts_dir
+        from ouro.store.git import check_own_repository
+        from ouro.sync.repo import has_own_repository
+        from ouro.sync.state import CONFLICTS_DIR, RECORD_LIMIT, conflicts_dir, read_inside, why
 
-        if not conflict_id.startswith("cf-") or "/" in conflict_id:
+        if not conflict_id.startswith("cf-") or "/" in conflict_id or "\0" in conflict_id:
             raise InvalidInput(
                 f"conflict id {conflict_id!r} is not a sync conflict id (cf-…)",
                 hint="list open conflicts with 'ouro sync status'",
             )
         bundle = self.folder
+        if has_own_repository(bundle):  # the record travels with the next sync: same refusal
+            check_own_repository(bundle.root)
         path = conflicts_dir(bundle) / f"{conflict_id}.json"
         with arc_lock(bundle, "sync resolve"):  # an arc/ file: serialized with sync's merge
             try:
-                record = jsonio.loads(path.read_bytes())
+                record = jsonio.loads(read_inside(bundle.root, path, RECORD_LIMIT))
             except FileNotFoundError:
                 raise NotFound(
                     f"no sync conflict {conflict_id} in {CONFLICTS_DIR}/",
                     hint="list open conflicts with 'ouro sync status'",
                 ) from None
+            except (OSError, jsonio.JSONDecodeError) as exc:
+                reason = why(exc) if isinstance(exc, OSError) else f"not JSON ({exc})"
+                raise CorruptFile(
+                    f"{CONFLICTS_DIR}/{conflict_id}.json: unreadable ({reason})",
+                    hint=f"check {path} (a conflict record is a JSON file ouro sync wrote); "
+                    "nothing was changed",
+                ) from None
+            if not isinstance(record, dict):
+                raise CorruptFile(
+                    f"{CONFLICTS_DIR}/{conflict_id}.json: not a JSON object",
+                    hint=f"check {path}; nothing was changed",
+                )
             if record.get("resolved"):
                 raise Conflict(
                     f"sync conflict {conflict_id} is already resolved", hint="nothing to do"

@@ -10,15 +10,31 @@ Contract:
 - Before its first command, a ``Git(root)`` checks that ``<root>/.git`` is the
   folder's own repository (``own_repository_problem``) and refuses
   (``ForeignRepository``) one that is a symlink, a gitfile (a linked worktree, a
-  submodule, ``--separate-git-dir``), holds a symlink git would write through,
-  shares another repository's refs (``commondir``), or whose ``core.worktree``
-  names another folder: git would follow each of them out of the folder, and
-  its config, index, refs and commits would land in that other repository.
+  submodule, ``--separate-git-dir``), holds a symlink git would read or write
+  through (anywhere in it but the loose objects and the hooks, ``_symlink_in``),
+  shares another repository's refs (``commondir``) or objects
+  (``objects/info/alternates``), or whose ``core.worktree`` names another
+  folder: git would follow each of them out of the folder, and its config,
+  index, refs and commits would land in (or come from) that other repository.
 - Every ``GIT_*`` variable inherited from the caller is dropped except those
   that only say how to reach a remote, whose identity to commit with, or where
   the user's global config lives (``KEPT``): a hook running inside a project's
   own git hook inherits ``GIT_DIR``, ``GIT_INDEX_FILE``, ``GIT_CONFIG_PARAMETERS``
   …, and none of them may redirect ouro.
+- No call runs a program the repository's config, the user's global config or
+  a git template chose (``GUARD``, ``driver_overrides``): every command gets
+  ``-c core.hooksPath=/dev/null`` (no hook is ever found: ``.git/hooks/*``, a
+  hooks folder elsewhere), ``core.fsmonitor=false``, signing off (no ``gpg``
+  run or prompt), ``protocol.ext.allow=never`` (no ``ext::`` URL runs a
+  command), no submodule recursion; every ``filter.<name>`` driver any config
+  defines is switched off (``clean``/``smudge``/``process`` empty,
+  ``required=false``: the bytes go in and out as they are) and every
+  ``merge.<name>.driver`` becomes ``exit 1`` (a conflict, which the merge rules
+  finish keeping both versions); ``diff``/``log``/``show`` run with
+  ``--no-ext-diff --no-textconv``; ``init``/``clone`` with ``--template=`` (no
+  template's hooks or config are copied in). How git reaches a remote is the
+  user's and still works: ``core.sshCommand``, ``GIT_SSH_COMMAND``, credential
+  helpers, ``url.*.insteadOf``, ``remote.*.uploadpack``.
 - Every call has a timeout, ``LC_ALL=C`` (messages ouro reads are English) and
   ``GIT_TERMINAL_PROMPT=0`` (a sync from a habit must never wait on a password
   prompt). A repository with no committer identity gets one through the
@@ -38,6 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ouro.errors import OuroError
+from ouro.store.bounded import open_regular
 
 TIMEOUT = 120.0
 #: Inherited GIT_* variables that cannot point git at another repository.
@@ -65,6 +82,40 @@ KEPT = frozenset(
 )
 
 
+#: config fixed for every command ouro runs (``-c KEY=VALUE``): none of it may
+#: make git run a program (see the module docstring)
+GUARD: tuple[tuple[str, str], ...] = (
+    ("core.hooksPath", "/dev/null"),  # hooks are looked up as /dev/null/<name>: never found
+    ("core.fsmonitor", "false"),
+    ("commit.gpgSign", "false"),
+    ("tag.gpgSign", "false"),
+    ("push.gpgSign", "false"),
+    ("merge.verifySignatures", "false"),
+    ("log.showSignature", "false"),
+    ("protocol.ext.allow", "never"),
+    ("submodule.recurse", "false"),
+    ("fetch.recurseSubmodules", "false"),
+    ("push.recurseSubmodules", "no"),
+)
+#: options inserted after these subcommands (no external diff, no textconv
+#: filter, no template copied into a new repository)
+_SUBCOMMAND_GUARD = {
+    "diff": ("--no-ext-diff", "--no-textconv"),
+    "log": ("--no-ext-diff", "--no-textconv"),
+    "show": ("--no-ext-diff", "--no-textconv"),
+    "init": ("--template=",),
+    "clone": ("--template=",),
+}
+#: what a configured merge driver is replaced by: the shell git runs commands
+#: with exits 1 at once, which git takes as a conflict (a driver git cannot
+#: start aborts the whole merge instead)
+NO_MERGE_DRIVER = "exit 1"
+#: the config keys ``driver_overrides`` reads: the identity and every driver
+PROBE = r"^(user\.(name|email)|filter\..+\.(clean|smudge|process)|merge\..+\.driver)$"
+_FILTER = re.compile(r"^filter\.(.+)\.(clean|smudge|process)$", re.DOTALL)
+_MERGE = re.compile(r"^merge\.(.+)\.driver$", re.DOTALL)
+
+
 class SyncError(OuroError):
     """A sync step failed; the bundle is left as the step found it."""
 
@@ -84,12 +135,66 @@ def clean_env() -> dict[str, str]:
     return env
 
 
+def driver_overrides(keys: list[str]) -> list[tuple[str, str]]:
+    """The ``-c`` settings that switch off every filter and merge driver among the
+    config ``keys`` git listed (``PROBE``); a name ``-c`` cannot carry is refused."""
+    filters: dict[str, None] = {}
+    merges: dict[str, None] = {}
+    for key in keys:
+        found = _FILTER.match(key)
+        if found:
+            filters[found.group(1)] = None
+        found = _MERGE.match(key)
+        if found:
+            merges[found.group(1)] = None
+    for name in (*filters, *merges):
+        if "=" in name:  # '-c' splits at the first '=': it could not name this driver
+            raise SyncError(
+                f"git config defines a driver named {name!r}, which ouro cannot switch off "
+                "for its commands (its name holds '=')",
+                hint="rename or remove that filter/merge driver in your git config",
+            )
+    out: list[tuple[str, str]] = []
+    for name in filters:
+        out += [(f"filter.{name}.{key}", "") for key in ("clean", "smudge", "process")]
+        out.append((f"filter.{name}.required", "false"))
+    out += [(f"merge.{name}.driver", NO_MERGE_DRIVER) for name in merges]
+    return out
+
+
 def _real(path: Path | str) -> Path:
     return Path(os.path.realpath(path))
 
 
 #: (what is wrong with ``<root>/.git``, what to do about it)
 Problem = tuple[str, str]
+
+
+def _symlink_in(dot: Path) -> Path | None:
+    """The first symlink inside the git directory ``dot`` (its entries, then every
+    folder below: refs, logs, info …), or None.
+
+    The loose objects are not listed (there can be a hundred thousand): only
+    whether a fan-out folder of ``objects/`` is itself a symlink. Nor are the
+    hooks (ouro runs none: a hook linked from a project's scripts stays as it
+    is), though a symlinked ``hooks`` folder is refused like any entry."""
+    stack = [str(dot)]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name)
+        except OSError:
+            continue  # unreadable: git reports it itself
+        top = folder == str(dot)
+        fan_out = folder == os.path.join(dot, "objects")
+        for entry in entries:
+            if entry.is_symlink():
+                return Path(entry.path)
+            skip = (top and entry.name == "hooks") or (fan_out and len(entry.name) == 2)
+            if entry.is_dir(follow_symlinks=False) and not skip:
+                stack.append(entry.path)
+    return None
 
 
 def _shape_problem(dot: Path) -> Problem | None:
@@ -102,7 +207,12 @@ def _shape_problem(dot: Path) -> Problem | None:
         return f"{dot} is a symlink (to {os.readlink(dot)}): git would write where it points", away
     if dot.is_file():
         try:
-            target = dot.read_text(encoding="utf-8", errors="replace").strip()
+            fd = open_regular(dot)  # a FIFO is no file: it never gets here, nor blocks
+            try:
+                head = os.read(fd, 512)
+            finally:
+                os.close(fd)
+            target = head.decode("utf-8", "replace").strip()
         except OSError as exc:
             target = f"unreadable: {exc.strerror}"
         return (
@@ -110,19 +220,28 @@ def _shape_problem(dot: Path) -> Problem | None:
             "lives outside the folder (a linked worktree, a submodule or --separate-git-dir)",
             away,
         )
+    if os.path.lexists(dot) and not dot.is_dir():  # a FIFO, a socket, a device
+        return f"{dot} is neither a folder nor a gitfile, so not a repository", (
+            f"move {dot} out of the folder, then run 'ouro sync init'"
+        )
     if not dot.is_dir():
         return f"there is no git repository at {dot}", "run 'ouro sync init' first"
-    with os.scandir(dot) as entries:
-        children = sorted(entries, key=lambda entry: entry.name)
-    for child in children:
-        if child.is_symlink():
-            return (
-                f"{dot / child.name} is a symlink (to {os.readlink(child.path)}): git would "
-                "write through it",
-                f"replace {dot / child.name} with a copy of what it points to, or {away}",
-            )
+    link = _symlink_in(dot)
+    if link is not None:
+        return (
+            f"{link} is a symlink (to {os.readlink(link)}): git would read or write through it",
+            f"replace {link} with a copy of what it points to, or {away}",
+        )
     if (dot / "commondir").exists():
         return f"{dot} has a commondir file: it shares the refs of another repository", away
+    for name in ("alternates", "http-alternates"):
+        if os.path.lexists(dot / "objects" / "info" / name):
+            return (
+                f"{dot / 'objects' / 'info' / name} names another repository's objects: git "
+                "would read (and push) objects from outside the folder",
+                f"copy them in and drop the file (git --git-dir={dot} repack -a -d, then "
+                f"remove {dot / 'objects' / 'info' / name}), or {away}",
+            )
     return None
 
 
@@ -185,6 +304,10 @@ class Git:
     #: failed ``sync init`` or ``sync clone`` removed what it made)
     again: str = "ouro sync"
     _env: dict[str, str] | None = field(default=None, repr=False)
+    #: the ``-c`` settings of this repository's drivers (``driver_overrides``)
+    _drivers: list[tuple[str, str]] = field(default_factory=list, repr=False)
+    #: git's config names a user.name and a user.email here
+    _identity: bool = field(default=False, repr=False)
 
     @classmethod
     def outside(cls, cwd: Path, *, timeout: float = TIMEOUT, again: str = "ouro sync") -> Git:
@@ -198,18 +321,26 @@ class Git:
                 check_own_repository(self.cwd)  # before any command: nothing may escape
                 env["GIT_DIR"] = str(self.cwd / ".git")
                 env["GIT_WORK_TREE"] = str(self.cwd)
+            keys = self._config_keys(env)
+            self._drivers = driver_overrides(keys)
+            self._identity = {"user.name", "user.email"} <= set(keys)
             self._env = env
-            if self.pinned and not self._has_identity(env):
+            if self.pinned and not self._identity:
                 host = socket.gethostname() or "localhost"
                 for who in ("AUTHOR", "COMMITTER"):
                     env.setdefault(f"GIT_{who}_NAME", "ouro")
                     env.setdefault(f"GIT_{who}_EMAIL", f"ouro@{host}")
         return self._env
 
-    def _has_identity(self, env: dict[str, str]) -> bool:
-        proc = self._spawn(["config", "--get-regexp", r"^user\.(name|email)$"], env)
-        keys = {line.split(" ", 1)[0] for line in proc.stdout.decode(errors="replace").splitlines()}
-        return {"user.name", "user.email"} <= keys
+    def _config_keys(self, env: dict[str, str]) -> list[str]:
+        """The identity and driver keys (``PROBE``) git's config holds here (reading
+        config runs no program)."""
+        proc = self._spawn(["config", "-z", "--get-regexp", PROBE], env)
+        return [
+            entry.split(b"\n", 1)[0].decode("utf-8", "replace")
+            for entry in proc.stdout.split(b"\0")
+            if entry
+        ]
 
     def ensure_identity(self, agent: str) -> bool:
         """Give the repository the agent's identity when git has none; True if written.
@@ -217,7 +348,8 @@ class Git:
         Written to this repository's own config (``git config --local``), so a
         machine with no global identity can still commit, and nothing global changes.
         """
-        if self._has_identity(self.env()):
+        self.env()
+        if self._identity:
             return False
         name = re.sub(r"[<>\n\r]", "", agent).strip() or "ouro"
         host = re.sub(r"[^A-Za-z0-9.-]", "", socket.gethostname()) or "localhost"
@@ -230,9 +362,13 @@ class Git:
     def _spawn(
         self, args: list[str], env: dict[str, str], stdin: bytes | None = None
     ) -> subprocess.CompletedProcess[bytes]:
+        guard = [f"{key}={value}" for key, value in (*GUARD, *self._drivers)]
+        command = ["git", *(part for item in guard for part in ("-c", item))]
+        if args:
+            command += [args[0], *_SUBCOMMAND_GUARD.get(args[0], ()), *args[1:]]
         try:
             return subprocess.run(
-                ["git", *args],
+                command,
                 cwd=self.cwd,
                 input=stdin,
                 capture_output=True,

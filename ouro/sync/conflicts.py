@@ -18,6 +18,13 @@ commit (``MERGE_HEAD`` present). For every bundle path changed on both sides:
 - Any other file git could not merge: the larger SHA-256 wins.
 - Deleted on one side, changed on the other: the changed side is kept.
 
+A working file is read only when it is a regular file inside the bundle
+(``ouro.sync.state.read_inside``): a FIFO is never opened to block on, and a
+symlink leading outside is never followed, so not a byte of what it names
+reaches a merged log or a conflict record. Such a file is reported (the
+outcome's ``skipped``) and the merge goes on from the two committed sides; the
+replacing write then refuses a symlink leading outside (``OutsideBundle``).
+
 Each conflict writes ``arc/sync/conflicts/<cf-id>.json`` holding *both*
 versions (and the base), the rule, and which side was kept; its id is derived
 from the path and the two versions, so finishing an interrupted merge twice
@@ -38,7 +45,7 @@ from ouro.store import frontmatter, jsonio
 from ouro.store.atomic import atomic_write_bytes, atomic_write_json
 from ouro.store.git import Git
 from ouro.sync.jsonl import Malformed, merge_lines
-from ouro.sync.state import CONFLICTS_DIR
+from ouro.sync.state import CONFLICTS_DIR, RECORD_LIMIT, read_inside, why
 
 TIME_KEYS = frozenset(
     {"recordedAt", "updatedAt", "createdAt", "closedAt", "generatedAt", "at", "updated", "created"}
@@ -71,6 +78,8 @@ class MergeOutcome:
     conflicts: list[dict[str, Any]] = field(default_factory=list)
     malformed: list[Malformed] = field(default_factory=list)
     canonicalized: list[str] = field(default_factory=list)
+    #: working files not read (a FIFO, a symlink leading outside …), with why
+    skipped: list[str] = field(default_factory=list)
 
 
 def _sha(data: bytes) -> str:
@@ -223,8 +232,18 @@ class Merger:
             if path.endswith(".jsonl"):
                 self._merge_jsonl(path, out)
             elif path in unmerged:
-                out.conflicts.append(self._resolve(path))
+                out.conflicts.append(self._resolve(path, out))
         return out
+
+    def _working(self, path: str, out: MergeOutcome) -> bytes | None:
+        """The working copy of ``path``, None when missing or not read (reported)."""
+        try:
+            return read_inside(self.bundle.root, self.bundle.root / path, None)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            out.skipped.append(f"{path}: {why(exc)}; its working copy was not read")
+            return None
 
     def _blob(self, rev: str | None, path: str) -> bytes | None:
         return None if rev is None else self.git.blob(f"{rev}:./{path}")
@@ -238,20 +257,21 @@ class Merger:
         target = self.bundle.root / path
         # The working file too: after an interrupted sync, lines written since
         # are only there (git's own conflict markers, if any, are not lines).
-        present.append(_without_markers(target.read_bytes() if target.exists() else b""))
+        working = self._working(path, out)
+        present.append(_without_markers(working or b""))
         merged, bad = merge_lines(present, path)
-        if not target.exists() or target.read_bytes() != merged:
+        if working != merged:
             atomic_write_bytes(target, merged)
         self.git.run("add", "--", path)
         out.canonicalized.append(path)
         out.malformed.extend(bad)
 
-    def _resolve(self, path: str) -> dict[str, Any]:
+    def _resolve(self, path: str, out: MergeOutcome) -> dict[str, Any]:
         ours = Side("ours", self.head, self._blob(self.head, path))
         theirs = Side("theirs", self.theirs, self._blob(self.theirs, path))
         base = Side("base", self.base, self._blob(self.base, path))
         target = self.bundle.root / path
-        working = target.read_bytes() if target.is_file() else None
+        working = self._working(path, out)
         if (
             working is not None
             and working not in (ours.data, theirs.data)
@@ -295,8 +315,20 @@ class Merger:
             **({"doubleClaim": clash} if clash else {}),
         }
         record_path = self.bundle.root / CONFLICTS_DIR / f"{cid}.json"
-        if record_path.exists():  # an interrupted merge finished twice: keep the first record
-            record = jsonio.loads(record_path.read_bytes())
-        else:
+        try:  # an interrupted merge finished twice: keep the first record
+            first = jsonio.loads(read_inside(self.bundle.root, record_path, RECORD_LIMIT))
+            reason = None if isinstance(first, dict) else "not a JSON object"
+        except FileNotFoundError:
             atomic_write_json(record_path, record)
-        return record
+            return record
+        except OSError as exc:
+            reason = why(exc)
+        except jsonio.JSONDecodeError as exc:
+            reason = f"not JSON ({exc})"
+        if reason is not None:
+            raise CorruptFile(
+                f"{record['recordPath']}: unreadable ({reason})",
+                hint=f"move {record_path} aside (it is a record of an earlier merge), then "
+                "run 'ouro sync' again",
+            )
+        return dict(first)

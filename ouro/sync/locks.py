@@ -20,6 +20,7 @@ from contextlib import ExitStack
 from ouro.bundle import Bundle
 from ouro.store.git import Git
 from ouro.store.lock import FileLock
+from ouro.sync.state import read_inside
 
 LOCK_TIMEOUT = 60.0
 
@@ -46,12 +47,25 @@ def incoming_task_ids(bundle: Bundle, git: Git, targets: list[str]) -> list[str]
                 folders.setdefault("/".join(parts[:3]), target)
     ids = set()
     for folder, target in folders.items():
-        local = bundle.root / folder / "task.md"
-        data = local.read_bytes() if local.is_file() else git.blob(f"{target}:./{folder}/task.md")
-        match = _TASK_ID.search(data or b"")
+        match = _TASK_ID.search(
+            _local_task(bundle, folder) or git.blob(f"{target}:./{folder}/task.md") or b""
+        )
         if match:
             ids.add(match.group(1).decode())
     return sorted(ids)
+
+
+#: the largest working task file read for its id (a larger one: the committed version)
+_TASK_HEAD = 1 << 20
+
+
+def _local_task(bundle: Bundle, folder: str) -> bytes | None:
+    """The working ``task.md`` of ``folder``, None when missing or not a regular file
+    inside the bundle (a FIFO, a symlink leading outside: never read)."""
+    try:
+        return read_inside(bundle.root, bundle.root / folder / "task.md", _TASK_HEAD)
+    except OSError:  # the committed version names the id as well
+        return None
 
 
 def writer_locks(bundle: Bundle, task_ids: list[str]) -> ExitStack:

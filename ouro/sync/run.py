@@ -142,6 +142,7 @@ def _finish_merge(run: Run, message: str) -> None:
     outcome: MergeOutcome = Merger(run.bundle, run.git).finish()
     run.conflicts.extend(outcome.conflicts)
     run.malformed.extend(m.describe() for m in outcome.malformed)
+    run.notes.extend(outcome.skipped)
     for record in outcome.conflicts:
         line = build_event(
             run.bundle,

@@ -67,7 +67,7 @@ def ensure_policy_files(bundle: Bundle) -> list[str]:
     for template, name in POLICY_FILES.items():
         wanted = (templates_dir() / "bundle" / template).read_text(encoding="utf-8")
         path = bundle.root / name
-        current = path.read_text(encoding="utf-8") if path.exists() else ""
+        current = _policy_text(bundle, path)
         have = {line.strip() for line in current.splitlines()}
         rules = [ln for ln in wanted.splitlines() if ln.strip() and not ln.startswith("#")]
         if all(rule.strip() in have for rule in rules):
@@ -82,6 +82,23 @@ def ensure_policy_files(bundle: Bundle) -> list[str]:
         atomic_write_text(path, text)
         changed.append(name)
     return changed
+
+
+def _policy_text(bundle: Bundle, path: Path) -> str:
+    """The text of ``.gitignore``/``.gitattributes`` ("" when missing); one that is
+    not a regular file inside the bundle (a FIFO, a symlink leading outside) or
+    not UTF-8 is refused, never read or replaced."""
+    try:
+        return state.read_inside(bundle.root, path, state.STATE_LIMIT).decode("utf-8")
+    except FileNotFoundError:
+        return ""
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = state.why(exc) if isinstance(exc, OSError) else "not UTF-8 text"
+        raise CorruptFile(
+            f"{path}: {reason}; 'ouro sync init' reads and completes it",
+            hint=f"replace {path} with a regular file of git rules (or remove it: ouro "
+            "writes the bundle template's), then run 'ouro sync init' again",
+        ) from None
 
 
 def _check_interval(interval: str) -> str:
