@@ -187,6 +187,47 @@ def test_sync_runs_no_hook_filter_driver_or_signer_and_still_pushes(
     assert sorted(jsonl_ids(a, "desk/_record/diary")) == sorted(jsonl_ids(b, "desk/_record/diary"))
 
 
+def test_a_global_ignore_or_crlf_setting_never_keeps_the_record_from_the_remote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The user's global ``core.excludesFile`` ignoring ``*.json`` / ``*.jsonl`` /
+    ``*.md`` and ``core.autocrlf=true``: every claim, fact and task still reaches the
+    remote, byte for byte."""
+    home = tmp_path / "home"
+    home.mkdir()
+    for name in [k for k in os.environ if k.startswith("GIT_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    (home / "ignore").write_text("*.json\n*.jsonl\n*.md\n")
+    (home / "attributes").write_text("* text eol=crlf\n")
+    (home / ".gitconfig").write_text(
+        f"[core]\n\texcludesFile = {home / 'ignore'}\n\tattributesFile = {home / 'attributes'}\n"
+        "\tautocrlf = true\n"
+    )
+    remote = tmp_path / "remote.git"
+    subprocess.run(
+        ["git", "init", "-q", "--bare", "--template=", "-b", "main", str(remote)], check=True
+    )
+    a = Bundle.init(tmp_path / "a.ouro", agent="ann")
+    ouro(a, "sync", "init", "--remote", str(remote))
+    ouro(a, "desk", "track", "add", "work")
+    ouro(a, "desk", "task", "add", "work", "ship it")
+    ouro(a, "diary", "write", "ann's fact")
+    ouro(a, "claim", "add", "the parser handles tabs")
+    ouro(a, "sync")
+    plain = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull}
+    listed = set(git(remote, "ls-tree", "-r", "--name-only", "main", env=plain).split())
+    assert "desk/_record/diary/facts.jsonl" in listed and "desk/work/ship-it/task.md" in listed
+    assert any(name.startswith("arc/claims/") for name in listed), listed
+    committed = subprocess.run(
+        ["git", "-C", str(remote), "show", "main:desk/_record/diary/facts.jsonl"],
+        capture_output=True, env=plain, check=True,
+    ).stdout  # fmt: skip
+    assert committed == (a.root / "desk/_record/diary/facts.jsonl").read_bytes()
+
+
 def test_a_configured_merge_driver_is_a_conflict_the_rules_finish(tmp_path: Path) -> None:
     """Unguarded, the spy driver would 'merge' by keeping ours and drop theirs silently."""
     repo = tmp_path / "r"

@@ -96,6 +96,11 @@ GUARD: tuple[tuple[str, str], ...] = (
     ("submodule.recurse", "false"),
     ("fetch.recurseSubmodules", "false"),
     ("push.recurseSubmodules", "no"),
+    # the record is committed as it is: a global ignore (``*.json``) would leave
+    # claims unsynced, global attributes or CRLF conversion would change its bytes
+    ("core.excludesFile", "/dev/null"),
+    ("core.attributesFile", "/dev/null"),
+    ("core.autocrlf", "false"),
 )
 #: options inserted after these subcommands (no external diff, no textconv
 #: filter, no template copied into a new repository)
