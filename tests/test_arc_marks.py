@@ -160,3 +160,14 @@ def test_a_write_extends_the_verified_prefix_digest_with_the_bytes_it_folds(
     first = data.index(b"ship")
     (paths.events_dir(bundle) / name).write_bytes(data[:first] + b"S" + data[first + 1 :])
     assert "checkpoint_inconsistent" in _codes(bundle)
+
+
+def test_a_long_event_line_leaves_the_checkpoint_consistent(bundle: Bundle) -> None:
+    # a line longer than the cursor check reads back (64 KiB) but under LINE_LIMIT:
+    # its digest covers what the check reads, so no read folds from scratch again
+    record_event(bundle, "turn_accepted", "ask", current_ask="ship the parser")
+    record_event(bundle, "agent_note", "long " * 30_000)
+    write_checkpoint(bundle)
+    assert _codes(bundle) == [] and _codes(bundle) == []
+    record_event(bundle, "agent_note", "after the long one")
+    assert _codes(bundle) == []

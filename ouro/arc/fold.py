@@ -70,6 +70,9 @@ except ImportError:  # pragma: no cover - a Python built without _blake2
 
 #: How far back to look for the line that ends at the cursor.
 _LOOKBACK = 1 << 16
+#: a line's ``lineDigest`` covers its last bytes up to this many (newline not
+#: counted): all ``check_cursor`` reads back, so a longer line matches too
+_TAIL = _LOOKBACK - 1
 
 
 class Inconsistent(Exception):
@@ -404,8 +407,8 @@ def _skip_line(
         return False
     cur["line"] += 1
     cur["offset"] = at + size
-    # what check_cursor digests: the line's last bytes within _LOOKBACK of its end
-    cur["lineDigest"] = _line_digest(os.pread(fd, _LOOKBACK - 1, at + size - _LOOKBACK))
+    # what check_cursor digests: the line's last _TAIL bytes
+    cur["lineDigest"] = _line_digest(os.pread(fd, _TAIL, at + size - 1 - _TAIL))
     _bad_line(state, name, cur["line"], overlong(size))
     return True
 
@@ -438,7 +441,7 @@ def _fold_bytes(state: State, name: str, data: bytes, is_last: bool) -> int:
         pos = end + 1
         cur["line"] += 1
         cur["offset"] = int(cur["offset"]) + len(raw) + (1 if end < len(data) else 0)
-        cur["lineDigest"] = _line_digest(raw)
+        cur["lineDigest"] = _line_digest(raw[-_TAIL:])
         if not raw.strip():
             continue
         event = _parse(raw, loads)
