@@ -286,3 +286,59 @@ def test_an_unchanged_store_is_the_cached_summary_and_a_moved_ref_copies_it(
 
     persisted = _load_stores(bundle)[0]
     assert persisted is not None and persisted["claims"]["items"][c["id"]]["watch"] == watch
+
+
+def _same_size(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert len(old) == len(new) and old in text
+    path.write_text(text.replace(old, new))
+
+
+@pytest.mark.parametrize("change", ["same size, mtime put back", "replaced", "added", "removed"])
+def test_the_column_check_sees_every_change_to_a_claim_file(
+    bundle: Bundle, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    """The steady read compares names, ctimes and inodes whole; each change moves one."""
+    monkeypatch.setattr(stamps, "RACY_NS", 0)  # trust fresh fingerprints for this test
+    ready(bundle)
+    first = claims.add_claim(bundle, "parser handles tabs")
+    second = claims.add_claim(bundle, "parser handles nulls")
+    record_event(bundle, "agent_note", "settle")
+    cached = read_resume_full(bundle)["stores"]["claims"]
+    assert cached["cols"][""] is not None
+    assert stores.refresh_claims(bundle, cached) is cached
+    folder = bundle.root / "arc" / "claims"
+    path = folder / f"{first['id']}.json"
+    if change == "same size, mtime put back":
+        st = path.stat()
+        _same_size(path, "tabs", "taps")
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+        assert path.stat().st_size == st.st_size
+    elif change == "replaced":
+        spare = folder / ".spare"
+        spare.write_text(path.read_text().replace("tabs", "taps"))
+        os.replace(spare, path)
+    elif change == "added":
+        data = json.loads(path.read_text())
+        data.update(id="cl-added", text="parser handles taps")
+        (folder / "cl-added.json").write_text(json.dumps(data))
+    else:
+        (folder / f"{second['id']}.json").unlink()
+    fresh = stores.refresh_claims(bundle, cached)
+    assert fresh is not cached
+    texts = sorted(item["text"] for item in fresh["items"].values())
+    expected = {
+        "same size, mtime put back": ["parser handles nulls", "parser handles taps"],
+        "replaced": ["parser handles nulls", "parser handles taps"],
+        "added": ["parser handles nulls", "parser handles tabs", "parser handles taps"],
+        "removed": ["parser handles tabs"],
+    }
+    assert texts == expected[change]
+
+
+def test_a_file_read_in_its_racy_window_gets_no_columns(bundle: Bundle) -> None:
+    ready(bundle)
+    claims.add_claim(bundle, "parser handles tabs")  # read back at once: its stamp is racy
+    cached = read_resume_full(bundle)["stores"]["claims"]
+    assert cached["cols"][""] is None
+    assert stores.refresh_claims(bundle, cached) is not cached

@@ -2,10 +2,12 @@
 
 No cache outlives its source. Each summary keeps, per store file, a
 fingerprint (size, mtime_ns, ctime_ns, inode) beside what was read from
-it. Every read lists the folders and stats every file: a file whose
-fingerprint equals the cached one is not read again; any other (new, replaced,
-edited in place, made unreadable or readable again — ``chmod`` changes the
-ctime) is read again, alone. A file that vanished drops out. So an in-place
+it. Every read lists the folders and stats every file: when every name, ctime
+and inode equals the cached columns (``cols``: compared whole, in C, the
+steady state of a hook on every prompt), the summary is the cached one;
+otherwise a file whose fingerprint equals the cached one is not read again
+and any other (new, replaced, edited in place, made unreadable or readable
+again — ``chmod`` changes the ctime) is read again, alone. A file that vanished drops out. So an in-place
 edit is seen on the next read, and an unreadable or malformed file is reported
 per file (``errors``), never folded into "none".
 
@@ -24,9 +26,12 @@ real content hashes. ``ouro claim list`` always derives every claim from
 scratch.
 
 Summary shape (both stores): ``{"files": {name: "<fp> <digest> <id>"},
-"items": {id: …}, "errors": {id: reason}}`` — one short string per file
-(``fp`` = ``size:mtime_ns:ctime_ns:inode``, ``-`` when not trusted), so
-``latest.json`` stays cheap to parse — or ``{"error": reason}`` when the
+"items": {id: …}, "errors": {id: reason}, "cols": {prefix: [names, ctimes,
+inodes] or None}}`` — one short string per file (``fp`` =
+``size:mtime_ns:ctime_ns:inode``, ``-`` when not trusted), and per folder
+(``prefix``: ``""``, or ``inner/`` for return obligations) its files in listing
+order with their ctimes and inodes, None when a line is not trusted — or
+``{"error": reason}`` when the
 folder itself cannot be listed (unknown, never empty). Obligation file names
 under ``inner/`` are keyed ``inner/<name>``; a closed obligation has a file
 line and no item; a file the obligation reader refuses is an error keyed by
@@ -48,6 +53,7 @@ with the field it names.
 
 from __future__ import annotations
 
+import operator
 import os
 import time
 from collections.abc import Callable
@@ -98,51 +104,60 @@ def _part(cached: Summary | None, key: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+#: a listed entry's name, and a stat's ctime and inode: the columns ``_unchanged``
+#: compares (each list whole, in C)
+_NAME = operator.attrgetter("name")
+_CTIME = operator.attrgetter("st_ctime_ns")
+_INO = operator.attrgetter("st_ino")
+
+
 def _unchanged(folders: tuple[tuple[Path, str], ...], cached: Summary | None) -> Summary | None:
     """``cached`` itself when ``folders`` hold exactly its files, every stamp unchanged.
 
     The common read (a hook on every prompt): nothing moved since the summary was
-    written, so each entry costs one ``stat`` and one comparison, and the summary
-    is the cached one (no lines, items or errors copied). None as soon as a file
-    is new, gone, unstatable or stamped otherwise, or a folder cannot be listed:
+    written. The summary's ``cols`` hold, per folder, its store files' names in
+    listing order with the ctime and inode of each as they were read; a folder
+    is listed again and each file stat'ed, and the three columns are compared
+    whole. Any write, truncate, ``utime`` or ``chmod`` sets a file's ctime to
+    the current time, past the ctime of a file read at least ``RACY_NS`` after
+    it last changed (only those get columns), and a file put in another's
+    place has its own inode: a changed file never keeps both (the rule of
+    ``ouro.desk.heads``). None as soon as a name, a ctime or an inode differs,
+    a file cannot be stat'ed, a folder cannot be listed or has no columns (a
+    file read within the racy window, unreadable or outside the bundle):
     ``_scan`` then settles each file. A missing folder holds no files. No
-    symlink check here: a line's stamp was taken by ``_scan``, which never
-    stamps a file outside the bundle, and a file put outside keeps no stamp
-    (a rename or a new link moves its ctime; a folder moved out is caught by
-    the caller's once-per-read check of the folder).
+    symlink check here: ``_scan`` never gives columns to a folder holding a
+    link that leads outside, and a new link moves the folder's listing.
     """
-    files = _part(cached, "files")
-    if not files or cached is None:
+    cols = cached.get("cols") if cached is not None else None
+    if type(cols) is not dict:
         return None
-    seen = 0
-    get = files.get
     for folder, prefix in folders:
+        col = cols.get(prefix)
         try:
             fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
         except FileNotFoundError:
-            continue
+            if col is None or col == [[], [], []]:
+                continue
+            return None
         except OSError:
+            return None
+        if type(col) is not list or len(col) != 3:
+            os.close(fd)
             return None
         try:
             with os.scandir(fd) as listing:
-                for entry in listing:
-                    name = entry.name
-                    if not name.endswith(".json") or name.startswith("."):
-                        continue
-                    line = get(prefix + name)
-                    if type(line) is not str:
-                        return None
-                    st = entry.stat()
-                    if not line.startswith(
-                        f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino} "
-                    ):
-                        return None
-                    seen += 1
+                entries = [e for e in listing if e.name.endswith(".json") and e.name[0] != "."]
+            if list(map(_NAME, entries)) != col[0]:
+                return None
+            stats = list(map(os.DirEntry.stat, entries))
         except OSError:
             return None
         finally:
             os.close(fd)
-    return cached if seen == len(files) else None
+        if list(map(_CTIME, stats)) != col[1] or list(map(_INO, stats)) != col[2]:
+            return None
+    return cached
 
 
 def _scan(
@@ -183,6 +198,10 @@ def _scan_listing(
     fd, base, prefix, inside = where
     old_files, old_items, old_errors = old
     files, items, errors = out["files"], out["items"], out["errors"]
+    # the columns ``_unchanged`` compares next time: every file that got a line,
+    # in listing order, with the stat its line was settled on (None: a line is
+    # untrusted, so the next read settles each file again)
+    cols: list[list[Any]] | None = [[], [], []]
     with os.scandir(fd) as listing:
         for dir_entry in listing:
             name = dir_entry.name
@@ -193,6 +212,7 @@ def _scan_listing(
                 ident = prefix + name[:-5]  # as the obligation reader keys a refused file
                 files[key] = f"{UNTRUSTED} - {ident}"
                 errors[ident] = outside(inside.rel(os.path.join(base, name)))
+                cols = None
                 continue
             try:
                 st = dir_entry.stat()
@@ -201,6 +221,7 @@ def _scan_listing(
             except OSError:
                 files[key] = f"{UNTRUSTED} - {name[:-5]}"
                 errors[name[:-5]] = f"cannot stat {key}"
+                cols = None
                 continue
             # the line's stamp field as it would start the line (``fp_text`` and its
             # space, inline: this runs once per store file on every hook run)
@@ -212,14 +233,20 @@ def _scan_listing(
             else:
                 fp = head[:-1] if not stamps.racy(st, now) else UNTRUSTED
                 reuse = _reread(os.path.join(base, name), key, line, fp, parse, out)
-            if reuse is None:
-                continue
-            files[key] = reuse
-            item_id = reuse.split(" ", 2)[2]
-            if item_id in old_errors:
-                errors[item_id] = old_errors[item_id]
-            elif item_id in old_items:
-                items[item_id] = old_items[item_id]
+            if reuse is not None:
+                files[key] = reuse
+                item_id = reuse.split(" ", 2)[2]
+                if item_id in old_errors:
+                    errors[item_id] = old_errors[item_id]
+                elif item_id in old_items:
+                    items[item_id] = old_items[item_id]
+            if cols is not None and files[key][0] != UNTRUSTED:
+                cols[0].append(name)
+                cols[1].append(st.st_ctime_ns)
+                cols[2].append(st.st_ino)
+            else:
+                cols = None
+    out["cols"][prefix] = cols
 
 
 def _reread(
@@ -258,7 +285,7 @@ def _reread(
 
 
 def _empty() -> Summary:
-    return {"files": {}, "items": {}, "errors": {}}
+    return {"files": {}, "items": {}, "errors": {}, "cols": {}}
 
 
 def _roots(bundle: Bundle) -> tuple[str, str]:
@@ -331,37 +358,38 @@ def refresh_claims(bundle: Bundle, cached: Summary | None) -> Summary:
             _scan(folder, "", cached, parse, out, inside)
         except OSError as exc:
             return {"error": f"cannot list {folder.name}/ ({exc.strerror or exc})"}
-    reused = out is cached  # changed below only as a copy: ``cached`` is the basis's
+    # the claims whose watched files changed: re-derived, alone (their own files are not)
     seen: dict[str, str | None] = {}
     roots: tuple[str, str] | None = None  # resolved once per read, when first needed
-    by_id: dict[str, str] | None = None
-    for claim_id, item in list(out["items"].items()):
-        watch = item.get("watch") if isinstance(item, dict) else None
-        if not isinstance(watch, dict):
+    stale: list[str] = []
+    for claim_id, item in out["items"].items():
+        watch = item.get("watch")
+        if not watch or type(watch) is not dict:
             continue
         for ref, fp in watch.items():
             if ref not in seen:
                 roots = roots or _roots(bundle)
                 seen[ref] = _stat_ref(roots, ref)
             if seen[ref] != fp:
-                # A watched file changed: re-derive this claim (its own file is unchanged).
-                if reused:
-                    out, reused = {key: dict(part) for key, part in out.items()}, False
-                if by_id is None:
-                    by_id = {line.split(" ", 2)[2]: k for k, line in out["files"].items()}
-                key = by_id.get(claim_id, f"{claim_id}.json")
-                del out["items"][claim_id]
-                try:
-                    data = (folder / key).read_bytes()
-                except OSError as exc:
-                    out["errors"][claim_id] = f"cannot read {key} ({exc.strerror})"
-                    break
-                new_id, new_item, error = parse(data, key)
-                if error is not None:
-                    out["errors"][new_id] = error
-                else:
-                    out["items"][new_id] = new_item
+                stale.append(claim_id)
                 break
+    if not stale:
+        return out
+    out = {key: dict(part) for key, part in out.items()}  # ``cached`` is the basis's
+    by_id = {line.split(" ", 2)[2]: k for k, line in out["files"].items()}
+    for claim_id in stale:
+        key = by_id.get(claim_id, f"{claim_id}.json")
+        del out["items"][claim_id]
+        try:
+            data = (folder / key).read_bytes()
+        except OSError as exc:
+            out["errors"][claim_id] = f"cannot read {key} ({exc.strerror})"
+            continue
+        new_id, new_item, error = parse(data, key)
+        if error is not None:
+            out["errors"][new_id] = error
+        else:
+            out["items"][new_id] = new_item
     return out
 
 
