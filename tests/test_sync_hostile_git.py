@@ -128,10 +128,9 @@ def _marks(outside: Path, remote: Path) -> list[str]:
     return [line for line in lines if f" {remote} " not in f"{line} "]
 
 
-@pytest.mark.parametrize("where", ["hooks", "local", "global"])
-def test_sync_runs_no_hook_filter_driver_or_signer_and_still_pushes(
-    tmp_path: Path, where: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _empty_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A new empty HOME, no GIT_* variables and no system config: only what the test
+    writes configures git."""
     home = tmp_path / "home"
     home.mkdir()
     for name in [k for k in os.environ if k.startswith("GIT_")]:
@@ -139,6 +138,14 @@ def test_sync_runs_no_hook_filter_driver_or_signer_and_still_pushes(
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    return home
+
+
+@pytest.mark.parametrize("where", ["hooks", "local", "global"])
+def test_sync_runs_no_hook_filter_driver_or_signer_and_still_pushes(
+    tmp_path: Path, where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = _empty_home(tmp_path, monkeypatch)
     outside = tmp_path / "outside"
     spy = _spy(outside)
     if where == "global":
@@ -193,13 +200,7 @@ def test_a_global_ignore_or_crlf_setting_never_keeps_the_record_from_the_remote(
     """The user's global ``core.excludesFile`` ignoring ``*.json`` / ``*.jsonl`` /
     ``*.md`` and ``core.autocrlf=true``: every claim, fact and task still reaches the
     remote, byte for byte."""
-    home = tmp_path / "home"
-    home.mkdir()
-    for name in [k for k in os.environ if k.startswith("GIT_")]:
-        monkeypatch.delenv(name)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    home = _empty_home(tmp_path, monkeypatch)
     (home / "ignore").write_text("*.json\n*.jsonl\n*.md\n")
     (home / "attributes").write_text("* text eol=crlf\n")
     (home / ".gitconfig").write_text(
@@ -228,16 +229,23 @@ def test_a_global_ignore_or_crlf_setting_never_keeps_the_record_from_the_remote(
     assert committed == (a.root / "desk/_record/diary/facts.jsonl").read_bytes()
 
 
-def test_a_configured_merge_driver_is_a_conflict_the_rules_finish(tmp_path: Path) -> None:
-    """Unguarded, the spy driver would 'merge' by keeping ours and drop theirs silently."""
+def _attributed_repo(tmp_path: Path, attributes: str) -> tuple[Path, Path, Path]:
+    """A repository whose one commit holds ``.gitattributes`` and ``x.txt``; with the
+    folder a spy leaves its marks in, and the spy."""
     repo = tmp_path / "r"
     outside = tmp_path / "outside"
     spy = _spy(outside)
     git(tmp_path, "init", "-q", "--template=", "-b", "main", str(repo))
-    (repo / ".gitattributes").write_text("*.txt merge=evil\n")
+    (repo / ".gitattributes").write_text(attributes)
     (repo / "x.txt").write_text("a\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "base")
+    return repo, outside, spy
+
+
+def test_a_configured_merge_driver_is_a_conflict_the_rules_finish(tmp_path: Path) -> None:
+    """Unguarded, the spy driver would 'merge' by keeping ours and drop theirs silently."""
+    repo, outside, spy = _attributed_repo(tmp_path, "*.txt merge=evil\n")
     git(repo, "checkout", "-qb", "other")
     (repo / "x.txt").write_text("theirs\n")
     git(repo, "commit", "-qam", "theirs")
@@ -252,14 +260,7 @@ def test_a_configured_merge_driver_is_a_conflict_the_rules_finish(tmp_path: Path
 
 
 def test_an_external_diff_and_a_textconv_never_run(tmp_path: Path) -> None:
-    repo = tmp_path / "r"
-    outside = tmp_path / "outside"
-    spy = _spy(outside)
-    git(tmp_path, "init", "-q", "--template=", "-b", "main", str(repo))
-    (repo / ".gitattributes").write_text("*.txt diff=tc\n")
-    (repo / "x.txt").write_text("a\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base")
+    repo, outside, spy = _attributed_repo(tmp_path, "*.txt diff=tc\n")
     git(repo, "config", "diff.external", str(spy))
     git(repo, "config", "diff.tc.textconv", f"{spy} textconv")
     (repo / "x.txt").write_text("b\n")

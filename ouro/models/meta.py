@@ -89,32 +89,32 @@ def problem(data: Any) -> tuple[str, str] | None:
         return "(document)", "must be a JSON object"
     if "layoutVersion" not in data:
         return "layoutVersion", "is missing"
-    layout = data["layoutVersion"]
-    if not _is_int(layout):
-        return "layoutVersion", f"must be an integer, got {_show(layout)}"
-    if layout > LAYOUT_VERSION:
-        return "layoutVersion", f"is {layout}: made by a newer ouro"
-    if layout < 1:
-        return "layoutVersion", f"is {layout}: not a layout any ouro wrote (1 .. {LAYOUT_VERSION})"
+    bad = _version_problem("layoutVersion", data["layoutVersion"], LAYOUT_VERSION, "a layout")
+    if bad is not None:
+        return bad
     if "agent" not in data:
         return "agent", "is missing"
     agent = agent_problem(data["agent"])
     if agent is not None:
         return "agent", agent
     if "schemaVersion" in data:
-        schema = data["schemaVersion"]
-        if not _is_int(schema):
-            return "schemaVersion", f"must be an integer, got {_show(schema)}"
-        if schema > SCHEMA_VERSION:
-            return "schemaVersion", f"is {schema}: made by a newer ouro"
-        if schema < 1:
-            return (
-                "schemaVersion",
-                f"is {schema}: not a version any ouro wrote (1 .. {SCHEMA_VERSION})",
-            )
+        bad = _version_problem("schemaVersion", data["schemaVersion"], SCHEMA_VERSION, "a version")
+        if bad is not None:
+            return bad
     for key in _STRINGS:
         if key in data and not isinstance(data[key], str):
             return key, f"must be a string, got {_show(data[key])}"
+    return None
+
+
+def _version_problem(field: str, value: Any, newest: int, what: str) -> tuple[str, str] | None:
+    """Why ``value`` is not a version number this ouro reads (1 .. ``newest``), or None."""
+    if not _is_int(value):
+        return field, f"must be an integer, got {_show(value)}"
+    if value > newest:
+        return field, f"is {value}: made by a newer ouro"
+    if value < 1:
+        return field, f"is {value}: not {what} any ouro wrote (1 .. {newest})"
     return None
 
 
