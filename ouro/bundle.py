@@ -177,10 +177,10 @@ class Bundle:
         except JSONDecodeError as exc:
             raise CorruptFile(
                 f"{path}: not valid JSON ({exc})",
-                hint="restore bundle.json from git or a backup; ouro left it untouched",
+                hint=_meta_hint(self.root),
             ) from None
         if not isinstance(data, dict):
-            raise CorruptFile(f"{path}: must be a JSON object", hint=_META_HINT)
+            raise CorruptFile(f"{path}: must be a JSON object", hint=_meta_hint(self.root))
         return data
 
     def check_meta(self) -> dict[str, Any]:
@@ -192,7 +192,9 @@ class Bundle:
         found = meta_shape.problem(data)
         if found is not None:
             field, reason = found
-            raise CorruptFile(f"{self.meta_path}: field {field!r} {reason}", hint=_META_HINT)
+            raise CorruptFile(
+                f"{self.meta_path}: field {field!r} {reason}", hint=_meta_hint(self.root)
+            )
         return data
 
     def legacy_roots(self) -> list[str]:
@@ -298,7 +300,8 @@ class Bundle:
         if (root / "bundle.json").exists():
             raise BundleExists(
                 f"{root} is already an ouro bundle",
-                hint="use it as it is, or choose another PATH for 'ouro init'",
+                hint="use it as it is, or choose another PATH for 'ouro init' "
+                "('ouro init PATH --repair' mends a damaged bundle.json)",
             )
         if root.exists() and (not root.is_dir() or any(root.iterdir())):
             raise BundleExists(
@@ -346,12 +349,65 @@ class Bundle:
             raise
         return cls(root)
 
+    @classmethod
+    def repair(cls, path: Path | str, *, agent: str | None = None) -> dict[str, Any]:
+        """Set again the fields of ``PATH/bundle.json`` that are missing or invalid
+        (``ouro.models.meta.repaired``), keeping every other one: the way back for a
+        bundle that no command opens because of its bundle.json. The old bytes go
+        to ``state/backup/bundle.json.<time>`` first; a valid bundle.json is left
+        as it is. A layout made by a newer ouro, the legacy layout (``ouro
+        migrate``) and a bundle.json that is not a regular file are refused."""
+        from ouro.models.clock import utc_now_iso
+        from ouro.store.atomic import atomic_write_bytes, atomic_write_json
 
-_META_HINT = (
-    f'fix bundle.json by hand (ouro init writes {{"schemaVersion": {meta_shape.SCHEMA_VERSION}, "layoutVersion": '
-    f'{LAYOUT_VERSION}, "agent": "NAME", "createdAt": "…"}}) or restore it from git or a '
-    "backup; ouro left it untouched"
-)
+        root = Path(os.path.realpath(Path(path).expanduser()))
+        bundle = cls(root)
+        if not os.path.lexists(bundle.meta_path):
+            raise BundleNotFound(
+                f"{root} has no bundle.json: nothing to repair",
+                hint=f"create a bundle with 'ouro init {path}'",
+            )
+        if os.path.islink(bundle.meta_path):
+            raise CorruptFile(
+                f"{bundle.meta_path} is a symlink; ouro repairs only a regular bundle.json",
+                hint="replace the link with the file it names, then repair it",
+            )
+        bundle.check_layout()
+        what = str(bundle.meta_path)
+        raw = read_bytes(
+            bundle.meta_path, limit=meta_shape.META_LIMIT, what=what, error=CorruptFile
+        )
+        try:
+            data = loads(raw)
+        except JSONDecodeError:
+            data = None  # nothing in it to keep
+        _refuse_newer(bundle.meta_path, data)
+        doc, changed = meta_shape.repaired(
+            data, agent=agent, default_agent=default_agent_name(root)
+        )
+        backup = None
+        if changed:
+            stamp = utc_now_iso().replace(":", "").replace("-", "")
+            backup = f"state/backup/bundle.json.{stamp}"
+            atomic_write_bytes(root / backup, raw, root=root)
+            atomic_write_json(bundle.meta_path, doc, root=root)
+        return {
+            "bundle": str(root),
+            "repaired": bool(changed),
+            "changed": changed,
+            "backup": backup,
+            "agent": doc["agent"],
+            "layoutVersion": doc["layoutVersion"],
+        }
+
+
+def _meta_hint(root: Path) -> str:
+    """What to do about a damaged or invalid bundle.json of the bundle at ``root``."""
+    return (
+        f"'ouro init {root} --repair [--agent NAME]' sets its missing or invalid fields "
+        "again (keeping the others, and the old file under state/backup/); or restore "
+        "bundle.json from git or a backup; ouro left it untouched"
+    )
 
 
 def _refuse_newer(path: Path, data: Any) -> None:

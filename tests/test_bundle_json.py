@@ -5,7 +5,8 @@ Types and a known ``layoutVersion`` are checked by every entry -- the CLI
 the library. A newer layout is refused with "made by a newer ouro (layout N):
 upgrade ouro"; a damaged or invalid file is reported with its path, the field
 and the next step; the exit code is 3 (the bundle is unusable). The file is
-never rewritten.
+never rewritten, but by ``ouro init PATH --repair``, which sets again only the
+fields that are missing or invalid and keeps a backup of the old bytes.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def test_the_json_error_names_the_kind(bundle: Bundle) -> None:
     assert "upgrade" in out["error"]["hint"]
     _spoil(bundle, "{}")
     out = json.loads(run_ouro("info", "--json", bundle=bundle).stdout)
-    assert out["error"]["type"] == "corrupt_file" and "restore it from git" in out["error"]["hint"]
+    assert out["error"]["type"] == "corrupt_file" and "--repair" in out["error"]["hint"]
 
 
 def test_a_real_process_takes_the_fast_paths_and_refuses_alike(bundle: Bundle) -> None:
@@ -231,3 +232,88 @@ def test_config_set_agent_takes_the_same_rule(bundle: Bundle) -> None:
     assert run_ouro("config", "set", "agent", "  ada  ", bundle=bundle).returncode == 0
     assert json.loads(bundle.meta_path.read_text())["agent"] == "ada"
     assert run_ouro("info", bundle=bundle).returncode == 0
+
+
+# --- ouro init --repair ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "said"), [b for b in BAD if "upgrade" not in b[1]])
+def test_repair_mends_what_open_refuses_and_keeps_the_rest(
+    bundle: Bundle, text: str, said: str
+) -> None:
+    old = _spoil(bundle, text)
+    proc = run_ouro("--json", "init", str(bundle.root), "--repair")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["repaired"] and out["changed"]
+    assert (bundle.root / out["backup"]).read_bytes() == old  # the old bytes, kept
+    assert run_ouro("orient", bundle=bundle).returncode == 0
+    meta = json.loads(bundle.meta_path.read_text())
+    try:
+        before = json.loads(text)
+    except ValueError:
+        before = None
+    if isinstance(before, dict):  # every valid field stays as it was
+        for key in ("agent", "layoutVersion", "schemaVersion", "createdAt", "repoRoot"):
+            if key in before and key not in out["changed"]:
+                assert meta[key] == before[key], key
+    assert meta["agent"] == (before.get("agent") if "agent" not in out["changed"] else "test")
+
+
+def test_repair_takes_the_agent_named_and_leaves_a_valid_file_alone(bundle: Bundle) -> None:
+    _spoil(bundle, '{"layoutVersion": 2, "createdAt": "2026-01-01T00:00:00Z"}')
+    proc = run_ouro("init", str(bundle.root), "--repair", "--agent", "ada")
+    assert proc.returncode == 0 and "set agent" in proc.stdout, proc.stderr
+    valid = bundle.meta_path.read_bytes()
+    assert json.loads(valid) == {
+        "layoutVersion": 2,
+        "createdAt": "2026-01-01T00:00:00Z",
+        "agent": "ada",
+    }
+    backups = sorted((bundle.root / "state/backup").iterdir())
+    proc = run_ouro("init", str(bundle.root), "--repair")
+    assert proc.returncode == 0 and "nothing to repair" in proc.stdout
+    assert bundle.meta_path.read_bytes() == valid
+    assert sorted((bundle.root / "state/backup").iterdir()) == backups  # no new backup
+    proc = run_ouro("init", str(bundle.root), "--repair", "--agent", "bob")
+    assert proc.returncode == 2 and "already names the agent 'ada'" in proc.stderr
+    assert bundle.meta_path.read_bytes() == valid
+
+
+@pytest.mark.parametrize(
+    "case", ["newer layout", "newer schema", "symlink", "legacy layout", "no bundle.json"]
+)
+def test_repair_refuses_what_it_must_not_rewrite(bundle: Bundle, tmp_path: Path, case: str) -> None:
+    if case == "newer layout":
+        _spoil(bundle, '{"layoutVersion": 99}')
+    elif case == "newer schema":
+        _spoil(bundle, '{"layoutVersion": 2, "schemaVersion": 99}')
+    elif case == "symlink":
+        target = tmp_path / "elsewhere.json"
+        target.write_text("{}")
+        bundle.meta_path.unlink()
+        bundle.meta_path.symlink_to(target)
+    elif case == "legacy layout":
+        _spoil(bundle, "{}")
+        (bundle.root / "journal").mkdir()
+    else:
+        bundle.meta_path.unlink()
+    before = bundle.meta_path.read_bytes() if bundle.meta_path.exists() else None
+    proc = run_ouro("init", str(bundle.root), "--repair")
+    assert proc.returncode != 0 and "hint" in proc.stderr, proc.stdout
+    after = bundle.meta_path.read_bytes() if bundle.meta_path.exists() else None
+    assert after == before
+    assert not (bundle.root / "state/backup").exists()
+    if case == "symlink":
+        assert (tmp_path / "elsewhere.json").read_text() == "{}"
+
+
+def test_the_library_repairs_the_same_way(bundle: Bundle) -> None:
+    import ouro
+
+    _spoil(bundle, '{"layoutVersion": 2}')
+    with pytest.raises(CorruptFile):
+        ouro.open(bundle.root)
+    opened = ouro.init(bundle.root, repair=True)
+    assert json.loads(bundle.meta_path.read_text())["agent"] == "test"
+    assert opened.folder.root == bundle.root

@@ -242,10 +242,15 @@ def open(
     return Bundle(Folder.locate(None if path is None else os.fspath(path), env=env, cwd=here))
 
 
-def init(path: str | os.PathLike[str], *, agent: str | None = None) -> Bundle:
-    """Create a new bundle at ``path`` (a new or empty folder) and open it."""
+def init(path: str | os.PathLike[str], *, agent: str | None = None, repair: bool = False) -> Bundle:
+    """Create a new bundle at ``path`` (a new or empty folder) and open it; with
+    ``repair``, mend the bundle.json of the bundle there instead (``ouro init
+    --repair``: only missing or invalid fields change) and open it."""
     from ouro.bundle import Bundle as Folder
 
+    if repair:
+        Folder.repair(os.fspath(path), agent=agent)
+        return open(path)
     return Bundle(Folder.init(os.fspath(path), agent=agent))
 
 

@@ -23,22 +23,33 @@ def init(
             "With an existing bundle at PATH, only writes the pointer."
         ),
     ] = False,
+    repair: Annotated[
+        bool,
+        P(
+            "Mend the bundle.json of the existing bundle at PATH: set its missing or invalid "
+            "fields again (the agent from --agent, else the folder name), keep every other "
+            "one, and save the old file under state/backup/ first."
+        ),
+    ] = False,
 ) -> dict[str, Any]:
     """Create a new bundle at PATH with the canonical layout (e.g. 'ouro init agent.ouro')."""
     from ouro.bundle import Bundle, write_pointer
 
     folder = Path(path)
-    created = not (link and (folder / "bundle.json").is_file())
-    bundle = Bundle.init(folder, agent=agent) if created else Bundle.open(folder)
-    meta = bundle.read_meta()
-    result: dict[str, Any] = {
-        "bundle": str(bundle.root),
-        "created": created,
-        "agent": meta["agent"],
-        "layoutVersion": meta["layoutVersion"],
-        "pointer": None,
-        "pointerWritten": False,
-    }
+    result: dict[str, Any] = {"pointer": None, "pointerWritten": False}
+    if repair:
+        result.update(Bundle.repair(folder, agent=agent), created=False)
+        bundle = Bundle.open(folder)
+    else:
+        created = not (link and (folder / "bundle.json").is_file())
+        bundle = Bundle.init(folder, agent=agent) if created else Bundle.open(folder)
+        meta = bundle.read_meta()
+        result.update(
+            bundle=str(bundle.root),
+            created=created,
+            agent=meta["agent"],
+            layoutVersion=meta["layoutVersion"],
+        )
     if link:
         pointer, written = write_pointer(Path.cwd(), bundle.root)
         result["pointer"] = str(pointer)
@@ -48,6 +59,14 @@ def init(
 
 def render_init(r: dict[str, object]) -> str:
     bundle = Path(str(r["bundle"]))
+    if "repaired" in r:
+        if not r["repaired"]:
+            return f"bundle.json of {bundle} is valid: nothing to repair (agent {r['agent']!r})"
+        changed = ", ".join(str(f) for f in r["changed"])  # type: ignore[attr-defined]
+        return (
+            f"repaired {bundle}/bundle.json: set {changed} (agent {r['agent']!r}); "
+            f"the old file is {bundle}/{r['backup']}"
+        )
     lines = [
         f"created bundle {bundle} for agent {r['agent']!r}"
         if r["created"]

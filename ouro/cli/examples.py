@@ -14,7 +14,10 @@ Example = tuple[str, str]
 
 EXAMPLES: dict[tuple[str, ...], tuple[Example, ...]] = {
     # --- bundle ----------------------------------------------------------------
-    ("init",): (("init ~/agent.ouro --agent ada", "create a bundle for the agent ada"),),
+    ("init",): (
+        ("init ~/agent.ouro --agent ada", "create a bundle for the agent ada"),
+        ("init ~/agent.ouro --repair", "mend a bundle.json that no command opens"),
+    ),
     ("info",): (("info", "what is in the bundle and where it is"),),
     ("orient",): (
         ("orient", "the orientation packet a new session starts from"),

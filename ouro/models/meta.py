@@ -135,3 +135,46 @@ def _show(value: Any) -> str:
     else:
         text = type(value).__name__
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def repaired(
+    data: Any, *, agent: str | None, default_agent: str
+) -> tuple[dict[str, Any], list[str]]:
+    """``data`` (the parsed bundle.json, or None when it is not JSON) with every field
+    ``problem`` refuses set again, and the names of the fields it set.
+
+    Only what is missing or invalid changes; valid fields and every other key stay
+    as they are. ``agent`` names the agent when bundle.json names none (or an
+    invalid one), else ``default_agent``; an agent bundle.json names validly is
+    kept, and ``agent`` naming another one is refused (renaming is not a repair).
+    A layout made by a newer ouro is never repaired (``newer_layout``: the caller
+    refuses it first). ``layoutVersion`` is set to ``LAYOUT_VERSION``: the caller
+    refuses a bundle in the legacy layout, which ``ouro migrate`` moves.
+    """
+    doc: dict[str, Any] = dict(data) if isinstance(data, dict) else {}
+    changed: list[str] = []
+    if _version_problem("layoutVersion", doc.get("layoutVersion"), LAYOUT_VERSION, "a layout"):
+        doc["layoutVersion"] = LAYOUT_VERSION
+        changed.append("layoutVersion")
+    if agent_problem(doc.get("agent")) is None:
+        if agent is not None and check_agent(agent) != doc["agent"].strip():
+            from ouro.errors import InvalidInput
+
+            raise InvalidInput(
+                f"--agent: bundle.json already names the agent {doc['agent']!r}; "
+                "a repair changes only missing or invalid fields",
+                hint="leave --agent out, or change the name with 'ouro config set agent NAME'",
+            )
+    else:
+        doc["agent"] = check_agent(agent if agent is not None else default_agent)
+        changed.append("agent")
+    if "schemaVersion" in doc and _version_problem(
+        "schemaVersion", doc["schemaVersion"], SCHEMA_VERSION, "a version"
+    ):
+        doc["schemaVersion"] = SCHEMA_VERSION
+        changed.append("schemaVersion")
+    for key in _STRINGS:  # optional: one that is not a string is dropped (unknown), not made up
+        if key in doc and not isinstance(doc[key], str):
+            del doc[key]
+            changed.append(key)
+    return doc, changed
