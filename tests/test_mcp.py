@@ -210,9 +210,9 @@ def test_ouro_error_becomes_tool_error_with_message_and_hint(
         assert broken.is_error
         text = text_of(broken)
         assert text.startswith(f"{bundle.meta_path}: not valid JSON")
-        assert "\nhint: restore bundle.json" in text
+        assert f"\nhint: 'ouro init {bundle.root} --repair" in text
         assert broken.structured_content["error"]["type"] == "corrupt_file"
-        assert broken.structured_content["error"]["hint"].startswith("restore bundle.json")
+        assert "restore bundle.json from git" in broken.structured_content["error"]["hint"]
         bundle.meta_path.write_bytes(original)
         assert json_of(await client.call_tool("info", {}))["agent"] == "tester"
 
