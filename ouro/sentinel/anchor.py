@@ -83,13 +83,14 @@ def read_anchor(bundle: Bundle) -> tuple[dict[str, Any] | None, str | None]:
     is not a receipt at all (``sentinel status`` and a refresh report that);
     (None, why) when it resolves outside the bundle through a symlink (never read)."""
     from ouro.store import jsonio
+    from ouro.store.bounded import file_bytes
     from ouro.store.guard import Inside, outside
 
     path = paths.latest_ready_path(bundle)
     if not Inside(bundle.root).path(path):
         return None, outside(paths.LATEST_READY)
     try:
-        data = jsonio.loads(path.read_bytes())
+        data = jsonio.loads(file_bytes(path))  # a FIFO, a huge file: no anchor
     except (OSError, ValueError):
         return None, None
     if not isinstance(data, dict) or not isinstance(data.get("id"), str):
