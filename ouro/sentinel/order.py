@@ -47,8 +47,6 @@ def read_receipt(path: Path, inside: Inside | None = None) -> ReceiptRead:
         data = jsonio.loads(file_bytes(path))  # a FIFO, a huge file: a problem
     except FileNotFoundError:
         return ReceiptRead(None, missing=True)
-    except IsADirectoryError:
-        return ReceiptRead(None, problem="is a folder, not a receipt file")
     except OSError as exc:
         return ReceiptRead(None, problem=f"cannot read ({exc.strerror or exc})")
     except jsonio.JSONDecodeError as exc:
