@@ -85,6 +85,12 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+def not_regular(mode: int) -> str:
+    """What ``NotRegularFile`` says of a file of ``mode``: for a reader that only
+    ``stat``-ed it (an index scan) and reports it the same way."""
+    return f"{_kind(mode)}, not a regular file"
+
+
 def _too_long(what: str, limit: int, unit: str, error: type[OuroError]) -> OuroError:
     return error(
         f"{what}: more than the limit of {limit:,} {unit}",
@@ -125,7 +131,7 @@ def _open_stat(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             # 22: EINVAL (not imported: errno is not loaded at start-up)
-            raise NotRegularFile(22, f"{_kind(st.st_mode)}, not a regular file", os.fspath(path))
+            raise NotRegularFile(22, not_regular(st.st_mode), os.fspath(path))
         # (O_NONBLOCK is left set: a regular file's reads ignore it, and clearing
         # it would cost two more system calls on every diary write's reads)
     except BaseException:
