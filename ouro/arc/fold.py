@@ -191,7 +191,7 @@ def _load_digests(cache: str) -> None:
         return
     _LOADED_CACHES.add(cache)
     try:
-        with open(cache, "rb") as handle:
+        with open(open_regular(cache), "rb") as handle:
             value = marshal.loads(handle.read(1 << 22))
     except (OSError, ValueError, EOFError, TypeError):
         return

@@ -288,7 +288,7 @@ def _load_listed(bundle: Bundle, st: os.stat_result) -> _Listed | None:
     import marshal
 
     try:
-        with open(bundle.root / NOTES_LISTED, "rb") as handle:
+        with open(open_regular(bundle.root / NOTES_LISTED), "rb") as handle:
             value = marshal.loads(handle.read(1 << 24))
     except (OSError, ValueError, EOFError, TypeError):
         return None
