@@ -27,13 +27,15 @@ from pathlib import Path
 import pytest
 
 from ouro.bundle import Bundle
-from ouro.store.bounded import DOC_LIMIT, NotRegularFile, TooLarge, file_bytes, file_text
+from ouro.store import bounded
 from tests.conftest import REPO, capped, run_ouro
 from tests.migrate_helpers import copy_example
 
 #: a sparse file this long is far past DOC_LIMIT and past what ``capped`` may hold
 HUGE = 2 << 30
 SENTINEL = "arc/flight-recorder/context-loss-sentinel"
+#: how a file past ``DOC_LIMIT`` (64 MiB) is refused
+PAST = "more than the limit of 67,108,864 bytes"
 
 
 def _huge(path: Path) -> None:
@@ -71,6 +73,9 @@ def _record(root: Path) -> dict[str, object]:
 
 
 def test_file_bytes_refuses_a_fifo_and_a_file_past_the_limit_by_name(tmp_path: Path) -> None:
+    from ouro.store.bounded import NotRegularFile, TooLarge, file_bytes, file_text
+
+    assert bounded.DOC_LIMIT == 64 << 20
     fifo, huge, small = tmp_path / "pipe.json", tmp_path / "huge.json", tmp_path / "ok.json"
     os.mkfifo(fifo)
     _huge(huge)
@@ -87,7 +92,7 @@ def test_file_bytes_refuses_a_fifo_and_a_file_past_the_limit_by_name(tmp_path: P
         tracemalloc.stop()
     assert isinstance(too.value, OSError) and too.value.errno == 27  # EFBIG
     assert too.value.filename == str(huge)
-    assert f"2,147,483,648 bytes, more than the limit of {DOC_LIMIT:,}" in str(too.value)
+    assert f"2,147,483,648 bytes, {PAST}" in str(too.value)
     assert peak < 1 << 20  # decided from the size: not a byte of it was read
     assert file_bytes(small) == b"{}" and file_text(small) == "{}"
     with pytest.raises(TooLarge, match="more than the limit of 1 bytes"):
@@ -100,6 +105,8 @@ def test_file_bytes_never_reads_past_the_limit_of_a_growing_file(
     """The size is checked first; should the file grow after its ``fstat``
     (here: a ``fstat`` that reports it small), no more than limit + 1 bytes are
     read all the same."""
+    from ouro.store.bounded import TooLarge, file_bytes
+
     path = tmp_path / "growing.json"
     path.write_bytes(b"x" * 10_000)
     real = os.fstat
@@ -146,7 +153,7 @@ def test_a_fifo_or_huge_sentinel_receipt_is_reported_by_name(bundle: Bundle) -> 
     proc = capped(bundle, "--json sentinel status", timeout=60)
     assert "Traceback" not in proc.stderr, proc.stderr
     issues = {i["locator"]: i["problem"] for i in json.loads(proc.stdout)["issues"]}
-    assert f"more than the limit of {DOC_LIMIT:,} bytes" in issues[f"{SENTINEL}/latest.json"]
+    assert PAST in issues[f"{SENTINEL}/latest.json"]
     assert _record(bundle.root) == before
 
 
@@ -194,7 +201,7 @@ def test_migrate_plan_quarantines_a_fifo_and_a_huge_legacy_file_by_name(tmp_path
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     (huge,) = [line for line in lines if "journal/huge.md ->" in line]
-    assert "quarantined" in huge and f"more than the limit of {DOC_LIMIT:,} bytes" in huge
+    assert "quarantined" in huge and PAST in huge
     (pipe,) = [line for line in lines if "notes/pipe.md ->" in line]
     assert "quarantined" in pipe and "named pipe" in pipe
     assert _record(root) == before
@@ -212,7 +219,7 @@ def test_the_index_scan_reports_a_fifo_note_and_a_huge_one(bundle: Bundle) -> No
     assert problems["desk/_record/notes/pipe.md"] == (
         "a FIFO (named pipe), not a regular file; it was not read"
     )
-    assert f"more than the limit of {DOC_LIMIT:,} bytes" in problems["desk/_record/notes/huge.md"]
+    assert PAST in problems["desk/_record/notes/huge.md"]
     # the derived notes manifest may be rebuilt by a sync; the rest stays as it was
     manifest = "desk/_record/notes/.index.json"
     after = _record(bundle.root)
