@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ouro.models.ids import is_id
 from ouro.store import jsonio
+from ouro.store.bounded import file_bytes
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ def habit_lane(root: Path, env: Mapping[str, str] | None = None) -> HabitLane | 
     if not session_id or not is_id(session_id, "hs"):
         return None
     try:
-        meta = jsonio.loads((root / SESSIONS / session_id / "session.json").read_bytes())
+        meta = jsonio.loads(file_bytes(root / SESSIONS / session_id / "session.json"))
     except (OSError, jsonio.JSONDecodeError):
         return None
     habit = meta.get("habitName") if isinstance(meta, dict) else None

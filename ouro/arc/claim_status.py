@@ -46,6 +46,7 @@ from ouro.errors import CorruptFile, InvalidInput
 from ouro.models.fields import Fields
 from ouro.proof.refs import BUNDLE_AREAS, Hasher, Unresolvable
 from ouro.store import jsonio
+from ouro.store.bounded import file_bytes
 
 Authority = Literal["runtime", "command", "test", "git", "ci", "human", "agent"]
 Provenance = Literal["observed-by-ouro", "observed-by-host", "asserted"]
@@ -313,7 +314,7 @@ def change_from_json(data: Any, *, where: str = "history") -> ClaimChange:
 def load_claim(path: Path) -> Claim:
     """Parse one claim file. Raises OSError, or CorruptFile naming the file."""
     try:
-        return claim_from_json(jsonio.loads(path.read_bytes()), source=str(path))
+        return claim_from_json(jsonio.loads(file_bytes(path)), source=str(path))
     except jsonio.JSONDecodeError as exc:
         raise CorruptFile(f"{path}: not valid JSON ({exc})", hint=_FIX_HINT) from None
     except InvalidInput as exc:

@@ -140,14 +140,17 @@ def _digest_prefix(path: Path, length: int, fp: list[int] | None = None) -> str:
         known = _DIGESTS.get(key)
         if known is not None and known[0] == fp:
             return known[1]
-    with path.open("rb") as handle:
+    fd = open_regular(path)  # a FIFO: NotRegularFile, never a hang
+    try:
         # in pieces: a day file's prefix is never held whole (no fresh pages for it)
-        data = handle.read(min(length, _PIECE))
+        data = os.pread(fd, min(length, _PIECE), 0)
         hasher, got = _hasher(data), len(data)
         while data and got < length:
-            data = handle.read(min(length - got, _PIECE))
+            data = os.pread(fd, min(length - got, _PIECE), got)
             hasher.update(data)
             got += len(data)
+    finally:
+        os.close(fd)
     if got == length:
         _PREFIX_STATES[key[0]] = (length, hasher)
     return _keep_digest(key, fp, hasher.hexdigest())
@@ -188,7 +191,7 @@ def _load_digests(cache: str) -> None:
         return
     _LOADED_CACHES.add(cache)
     try:
-        with open(cache, "rb") as handle:
+        with open(open_regular(cache), "rb") as handle:
             value = marshal.loads(handle.read(1 << 22))
     except (OSError, ValueError, EOFError, TypeError):
         return
@@ -287,7 +290,11 @@ def _check_marks(cur: dict[str, Any], folder: Path) -> None:
             _load_digests(cache)
         known = _DIGESTS.get((base + name, length))
         digested = digested or (trusted is not None and (known is None or known[0] != trusted))
-        if _digest_prefix(folder / name, length, trusted) != mark.get("digest"):
+        try:
+            digest = _digest_prefix(folder / name, length, trusted)
+        except NotRegularFile as exc:  # a FIFO where a day file was: refold, which names it
+            raise Inconsistent(f"{name}: {exc.strerror}") from None
+        if digest != mark.get("digest"):
             raise Inconsistent(f"{name} was edited in place after it was folded")
         if trusted is not None:
             mark["fp"] = trusted
@@ -308,14 +315,18 @@ def check_cursor(state: State, folder: Path, names: list[str]) -> None:
     offset = int(cur["offset"])
     if offset == 0:
         return
-    path = folder / cur["file"]
-    with path.open("rb") as handle:
-        size = os.fstat(handle.fileno()).st_size
+    try:
+        fd = open_regular(folder / cur["file"])
+    except NotRegularFile as exc:  # a FIFO: never opened blocking; the refold names it
+        raise Inconsistent(f"{cur['file']}: {exc.strerror}") from None
+    try:
+        size = os.fstat(fd).st_size
         if size < offset:
             raise Inconsistent(f"{cur['file']} is shorter than the checkpoint's offset")
         start = max(0, offset - _LOOKBACK)
-        handle.seek(start)
-        chunk = handle.read(offset - start)
+        chunk = os.pread(fd, offset - start, start)
+    finally:
+        os.close(fd)
     if not chunk.endswith(b"\n"):
         raise Inconsistent(f"{cur['file']} offset {offset} is not at a line end")
     last = chunk[:-1].rsplit(b"\n", 1)[-1]

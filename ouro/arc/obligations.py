@@ -35,6 +35,7 @@ from ouro.models.ids import is_id, new_id
 from ouro.proof.redact import bundle_literals, redact_obj
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
+from ouro.store.bounded import file_bytes
 from ouro.store.guard import Inside, names_inside, outside
 
 _LIST_HINT = "list obligations with 'ouro obligation list'"
@@ -139,7 +140,7 @@ def _find(bundle: Bundle, obligation_id: str) -> tuple[Obligation, bool]:
     for inner in (False, True):
         path = _path(bundle, obligation_id, inner=inner)
         try:
-            data = jsonio.loads(path.read_bytes())
+            data = jsonio.loads(file_bytes(path))
         except FileNotFoundError:
             continue
         except jsonio.JSONDecodeError as exc:
@@ -257,7 +258,7 @@ def list_obligations(bundle: Bundle, status: str | None = None) -> dict[str, Any
         files = [folder / name for name in listed if name != ".json"]
         for path in files:
             try:
-                ob = obligation_from_json(jsonio.loads(path.read_bytes()), source=str(path))
+                ob = obligation_from_json(jsonio.loads(file_bytes(path)), source=str(path))
             except (OSError, jsonio.JSONDecodeError, InvalidInput) as exc:
                 unreadable.append({"file": str(path.relative_to(bundle.root)), "reason": str(exc)})
                 continue

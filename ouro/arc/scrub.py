@@ -52,6 +52,7 @@ from ouro.bundle import Bundle
 from ouro.errors import InvalidInput, InvalidLocator, NotFound
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_bytes
+from ouro.store.bounded import open_regular
 from ouro.store.jsonl import encode_line
 from ouro.store.locator import Locator
 from ouro.store.lock import FileLock, lock_fd
@@ -240,12 +241,34 @@ def _leftovers(bundle: Bundle, match: str, skip: Path) -> list[str]:
             if path == skip:
                 continue
             try:
-                data = path.read_bytes()
-            except OSError:
+                held = _holds(path, needles)
+            except OSError:  # a FIFO holds nothing at rest: never opened blocking
                 continue
-            if any(n in data for n in needles):
+            if held:
                 found.append(bundle.locator(path))
     return found
+
+
+_SCAN_PIECE = 1 << 20
+
+
+def _holds(path: Path, needles: set[bytes]) -> bool:
+    """Whether the regular file ``path`` holds one of ``needles``: read a piece
+    at a time (overlapping by a needle's length), so a file of any size is
+    looked through without being held whole."""
+    overlap = max(map(len, needles)) - 1
+    fd = open_regular(path)
+    try:
+        pos = 0
+        while data := os.pread(fd, _SCAN_PIECE + overlap, pos):
+            if any(n in data for n in needles):
+                return True
+            if len(data) <= overlap:
+                return False
+            pos += len(data) - overlap
+        return False
+    finally:
+        os.close(fd)
 
 
 def _drop_index(bundle: Bundle) -> bool:

@@ -64,6 +64,7 @@ from ouro.bundle import Bundle
 from ouro.errors import InvalidInput
 from ouro.store import jsonio
 from ouro.store import stamp as stamps
+from ouro.store.bounded import file_bytes
 from ouro.store.guard import Inside, outside
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
@@ -264,8 +265,7 @@ def _reread(
     """
     name = key.rpartition("/")[2]
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = file_bytes(path)  # a FIFO, a file past DOC_LIMIT: reported, never a hang
     except OSError as exc:
         out["files"][key] = f"{UNTRUSTED} - {name[:-5]}"
         out["errors"][name[:-5]] = f"cannot read {key} ({exc.strerror})"
@@ -381,7 +381,7 @@ def refresh_claims(bundle: Bundle, cached: Summary | None) -> Summary:
         key = by_id.get(claim_id, f"{claim_id}.json")
         del out["items"][claim_id]
         try:
-            data = (folder / key).read_bytes()
+            data = file_bytes(folder / key)
         except OSError as exc:
             out["errors"][claim_id] = f"cannot read {key} ({exc.strerror})"
             continue

@@ -288,7 +288,7 @@ def _load_listed(bundle: Bundle, st: os.stat_result) -> _Listed | None:
     import marshal
 
     try:
-        with open(bundle.root / NOTES_LISTED, "rb") as handle:
+        with open(open_regular(bundle.root / NOTES_LISTED), "rb") as handle:
             value = marshal.loads(handle.read(1 << 24))
     except (OSError, ValueError, EOFError, TypeError):
         return None
@@ -343,7 +343,7 @@ def _read_listed(bundle: Bundle, st: os.stat_result) -> _Listed | Check:
     from ouro.store import jsonio
 
     try:
-        data = jsonio.loads((bundle.root / MANIFEST).read_bytes())
+        data = jsonio.loads(file_bytes(bundle.root / MANIFEST))  # a FIFO: stale
     except FileNotFoundError:
         return Check("missing", "'ouro notes rebuild-manifest' writes it")
     except (OSError, jsonio.JSONDecodeError) as exc:

@@ -39,6 +39,7 @@ import os
 
 from ouro.store import jsonio
 from ouro.store import stamp as stamps
+from ouro.store.bounded import open_regular
 from ouro.store.guard import Inside, names_inside
 
 TYPE_CHECKING = False
@@ -57,7 +58,7 @@ CLAIM_LIMIT = 1 << 22
 
 def _load(bundle: Bundle) -> dict[str, object] | None:
     try:
-        with open(os.path.join(bundle.root, PATH), "rb") as handle:
+        with open(open_regular(os.path.join(bundle.root, PATH)), "rb") as handle:
             data = jsonio.loads(handle.read(1 << 24))
     except (OSError, jsonio.JSONDecodeError):
         return None
@@ -123,7 +124,7 @@ def _claim_checks(bundle: Bundle) -> set[str]:
     out = set()
     for name in names:
         try:
-            with open(os.path.join(folder, name), "rb") as handle:
+            with open(open_regular(os.path.join(folder, name)), "rb") as handle:
                 raw = handle.read(CLAIM_LIMIT)
         except OSError:
             continue

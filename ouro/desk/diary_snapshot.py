@@ -14,6 +14,8 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
+from ouro.store.bounded import open_regular
+
 #: 2: no fact texts (read from the log when needed), exact-duplicate keys are digests;
 #: 3: the facts and the exact-duplicate keys as sorted tables, searched in place;
 #: 4: each entity's fact ids marshalled apart, decoded when a write needs them;
@@ -34,7 +36,7 @@ def saved_cursor(snapshot: Path) -> tuple[int, int] | None:
     """(log inode, offset) a saved state covers, or None when there is none usable.
     Reads only the snapshot's header."""
     try:
-        with open(snapshot, "rb") as handle:
+        with open(open_regular(snapshot), "rb") as handle:
             magic, size, version, inode, offset = _HEADER.unpack(handle.read(_HEADER.size))
     except (OSError, struct.error):
         return None

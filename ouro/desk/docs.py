@@ -29,6 +29,11 @@ def read_doc(path: Path, *, source: str) -> tuple[dict[str, Any], str]:
             f"{source}: {exc.strerror}",
             hint="replace it with a regular file; ouro left it untouched",
         ) from None
+    except OSError as exc:  # TooLarge (past DOC_LIMIT, never read), permissions, ...
+        raise CorruptFile(
+            f"{source}: cannot read ({exc.strerror or exc})",
+            hint="fix the file by hand; ouro left it untouched",
+        ) from None
     except UnicodeDecodeError as exc:
         raise CorruptFile(
             f"{source}: not UTF-8 ({exc})", hint="fix the file by hand; ouro left it untouched"

@@ -54,7 +54,7 @@ from ouro.store import cursor as cursors
 from ouro.store import jsonio
 from ouro.store import stamp as stamps
 from ouro.store.atomic import atomic_write_bytes
-from ouro.store.bounded import LINE_LIMIT, NotRegularFile, file_bytes, open_regular
+from ouro.store.bounded import LINE_LIMIT, NotRegularFile, TooLarge, file_bytes, open_regular
 
 #: at most this many bytes of verified facts.jsonl lines are left to replay
 #: before a writer rewrites entities.json whole
@@ -103,15 +103,28 @@ def keep_unreadable(entities: Path, stamp: Path) -> Path | None:
         data = file_bytes(entities)
     except (FileNotFoundError, IsADirectoryError, NotRegularFile):
         return None
+    except TooLarge:
+        # too large to read whole (DOC_LIMIT): kept under a second name, never
+        # copied through memory; the rewrite then replaces only the first name
+        copy = _corrupt_name(entities)
+        try:
+            os.link(entities, copy)
+        except OSError:
+            return None
+        return copy
     try:
         if isinstance(jsonio.loads(data), dict):
             return None
     except jsonio.JSONDecodeError:
         pass
-    stamp_text = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    copy = entities.with_name(f"{entities.name}.corrupt-{stamp_text}")
+    copy = _corrupt_name(entities)
     atomic_write_bytes(copy, data)
     return copy
+
+
+def _corrupt_name(entities: Path) -> Path:
+    stamp_text = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    return entities.with_name(f"{entities.name}.corrupt-{stamp_text}")
 
 
 def rewrite_entities(

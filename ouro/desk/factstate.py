@@ -703,7 +703,7 @@ class DiaryState:
         process reads only the records a write looks up, not 100k facts.
         """
         try:
-            with snapshot.open("rb") as handle:
+            with open(open_regular(snapshot), "rb") as handle:
                 # what is there, usable or not: a save replaces it unless it changes
                 self.snapshot_seen = _file_id(os.fstat(handle.fileno()))
                 mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)

@@ -84,7 +84,7 @@ from stat import S_ISLNK
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, OuroError
 from ouro.store import stamp as stamps
-from ouro.store.bounded import NotRegularFile, file_text
+from ouro.store.bounded import DOC_LIMIT, NotRegularFile, file_text, open_regular
 from ouro.store.guard import Inside, is_dir, outside
 from ouro.store.stamp import Stamp as Fp
 
@@ -316,12 +316,14 @@ def _load_cache(bundle: Bundle, *, rows: bool = True) -> _Cache | None:
     and that decoding is not kept for the next read."""
     path = os.fspath(heads_path(bundle))
     try:
-        with open(path, "rb") as handle:
+        with open(open_regular(path), "rb") as handle:  # a FIFO: no cache
             st = os.fstat(handle.fileno())  # the fingerprint of exactly these bytes
             known = _LOADED.get(path)
             if known is not None and known[0] == _fp(st):
                 return known[1]
-            data = handle.read()
+            if st.st_size > DOC_LIMIT:
+                return None  # not one ouro wrote: rebuilt, never read whole
+            data = handle.read(DOC_LIMIT + 1)
     except OSError:
         return None
     cache = _parse_cache(data, rows=rows)

@@ -31,6 +31,7 @@ from ouro.models.clock import utc_now_iso
 from ouro.models.hashing import hash_file
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
+from ouro.store.bounded import file_bytes
 from ouro.store.guard import Inside
 from ouro.store.lock import FileLock
 
@@ -88,8 +89,8 @@ def read_manifest(bundle: Bundle) -> list[dict[str, Any]] | None:
     if not Inside(bundle.root).path(path):
         return None
     try:
-        data = jsonio.loads(path.read_bytes())
-    except (FileNotFoundError, jsonio.JSONDecodeError):
+        data = jsonio.loads(file_bytes(path))  # a FIFO, a huge file: unreadable
+    except (OSError, jsonio.JSONDecodeError):
         return None
     notes = data.get("notes") if isinstance(data, dict) else None
     if not isinstance(notes, list) or not all(

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import IO
 
 from ouro.models.terminal import plain
+from ouro.store.bounded import open_regular
 
 KILL_GRACE = 2.0  # seconds between SIGTERM and SIGKILL of a timed-out body
 OUTPUT_LIMIT = 1_000_000  # bytes of stdout (and of stderr) kept per run
@@ -140,7 +141,7 @@ def output_tail(folder: Path, limit: int = 400) -> str:
     most ``limit`` bytes; the receipt's writer redacts it."""
     for name in ("stderr.log", "stdout.log"):
         try:
-            with open(folder / name, "rb") as log:
+            with open(open_regular(folder / name), "rb") as log:
                 log.seek(max(0, log.seek(0, os.SEEK_END) - limit))
                 data = log.read(limit)
         except OSError:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from ouro.bundle import Bundle
 from ouro.store import jsonio
+from ouro.store.bounded import file_bytes
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class HabitsConfig:
 def read_config(bundle: Bundle) -> HabitsConfig:
     warnings: list[str] = []
     try:
-        meta = jsonio.loads(bundle.meta_path.read_bytes())
+        meta = jsonio.loads(file_bytes(bundle.meta_path))
     except (OSError, jsonio.JSONDecodeError) as exc:
         return HabitsConfig(warnings=(f"bundle.json unreadable; habit settings ignored ({exc})",))
     if not isinstance(meta, dict):

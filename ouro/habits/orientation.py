@@ -24,6 +24,7 @@ from ouro.bundle import Bundle
 from ouro.habits.outbox import OUTBOX, interrupted_runs, queued
 from ouro.orient_types import OrientItem
 from ouro.store import jsonio
+from ouro.store.bounded import file_bytes
 
 SURFACED = "Habits: surfaced to you"
 RUNS = "Habits: last runs"
@@ -76,7 +77,7 @@ def _habit_names(bundle: Bundle) -> list[str]:
 
 def _read(bundle: Bundle, locator: str) -> tuple[Any, str | None]:
     try:
-        return jsonio.loads((bundle.root / locator).read_bytes()), None
+        return jsonio.loads(file_bytes(bundle.root / locator)), None
     except FileNotFoundError:
         return None, None
     except (OSError, jsonio.JSONDecodeError) as exc:

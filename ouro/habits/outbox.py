@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from ouro.bundle import Bundle
 from ouro.store import jsonio
+from ouro.store.bounded import file_bytes
 from ouro.store.jsonl import JsonlRead, read_jsonl
 
 OUTBOX = "arc/outbox/pending.jsonl"
@@ -68,7 +69,7 @@ def interrupted_runs(bundle: Bundle) -> list[dict[str, Any]]:
     out = []
     for folder in sorted(base.iterdir()):
         try:
-            meta = jsonio.loads((folder / "session.json").read_bytes())
+            meta = jsonio.loads(file_bytes(folder / "session.json"))
         except (OSError, jsonio.JSONDecodeError):
             continue
         if not isinstance(meta, dict) or not isinstance(meta.get("runId"), str):

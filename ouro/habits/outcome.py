@@ -41,6 +41,7 @@ from pathlib import Path
 from ouro.bundle import Bundle
 from ouro.habits.receipt import Outcome, ProducedRef, RefKind, SurfaceAttempt
 from ouro.store import jsonio
+from ouro.store.bounded import open_regular
 
 Entry = tuple[int, int, int]  # size, mtime_ns, inode
 Snapshot = dict[str, Entry]
@@ -98,7 +99,7 @@ def _appended(
         return None
     start = 0 if old is None else old[0]
     try:
-        with open(bundle.root / rel, "rb") as handle:
+        with open(open_regular(bundle.root / rel), "rb") as handle:
             handle.seek(start)
             data = handle.read(max(0, new[0] - start))
     except OSError:

@@ -43,6 +43,7 @@ from ouro.lane import ENV_HABIT, ENV_SESSION, runner_session
 from ouro.models.clock import utc_now_iso
 from ouro.models.ids import is_id
 from ouro.store import jsonio
+from ouro.store.bounded import file_bytes
 from ouro.store.jsonl import append_jsonl
 
 ENV_GRANTED = "OURO_GRANTED_TOOLS"
@@ -189,7 +190,7 @@ def _reason(bundle: Bundle, session_id: str, name: str) -> str:
     folder = session_dir(bundle, session_id)
     if folder is not None:
         try:
-            data = jsonio.loads((folder / POLICY_FILE).read_bytes())
+            data = jsonio.loads(file_bytes(folder / POLICY_FILE))
             reason = data.get("reasons", {}).get(name)
             if isinstance(reason, str):
                 return reason
@@ -258,8 +259,8 @@ def session_policy(bundle: Bundle, session_id: str) -> SessionPolicy:
             hint="'ouro habits run NAME' starts a session and passes its id",
         )
     try:
-        data = jsonio.loads((folder / POLICY_FILE).read_bytes())
-        meta = jsonio.loads((folder / "session.json").read_bytes())
+        data = jsonio.loads(file_bytes(folder / POLICY_FILE))
+        meta = jsonio.loads(file_bytes(folder / "session.json"))
     except (OSError, jsonio.JSONDecodeError) as exc:
         raise NotFound(
             f"habit session {session_id} is not live in this bundle ({exc})",

@@ -30,6 +30,7 @@ from ouro.errors import CorruptFile, InvalidInput, NotFound
 from ouro.models.base import describe_validation
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
+from ouro.store.bounded import file_bytes
 from ouro.store.guard import names_inside, outside
 
 RECEIPTS_DIR = "arc/flight-recorder/habit-receipts"
@@ -206,7 +207,7 @@ def parse_receipt(data: Any, source: str) -> HabitRunReceipt:
 def read_receipt(bundle: Bundle, locator: str) -> HabitRunReceipt:
     path = bundle.path(locator)
     try:
-        data = jsonio.loads(path.read_bytes())
+        data = jsonio.loads(file_bytes(path))
     except FileNotFoundError:
         raise NotFound(
             f"habit receipt {locator} is missing",

@@ -44,6 +44,7 @@ from ouro.models.ids import new_id
 from ouro.orient_types import Orient
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json, atomic_write_text
+from ouro.store.bounded import file_bytes
 from ouro.store.guard import confine
 
 ENV_ORIENT = "OURO_ORIENT_FILE"
@@ -157,7 +158,7 @@ def current_session(
 def read_session_json(folder: Path, name: str) -> Any:
     """A JSON file of the session, or None when missing/unreadable."""
     try:
-        return jsonio.loads((folder / name).read_bytes())
+        return jsonio.loads(file_bytes(folder / name))
     except (OSError, jsonio.JSONDecodeError):
         return None
 

@@ -16,6 +16,7 @@ kept next to it as ``<name>.json.corrupt-<stamp>`` so nothing is lost.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from ouro.models.base import Record
 from ouro.models.clock import utc_now
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_bytes, atomic_write_json
+from ouro.store.bounded import file_bytes
 
 STATE_DIR = "state/habits"
 
@@ -60,7 +62,7 @@ def state_path(bundle: Bundle, name: str) -> Path:
 def read_state(bundle: Bundle, name: str) -> StateRead:
     path = state_path(bundle, name)
     try:
-        data = jsonio.loads(path.read_bytes())
+        data = jsonio.loads(file_bytes(path))
     except FileNotFoundError:
         return StateRead(None)
     except (OSError, jsonio.JSONDecodeError) as exc:
@@ -76,7 +78,12 @@ def write_state(bundle: Bundle, state: HabitState) -> None:
     path = state_path(bundle, state.habit_name)
     if read_state(bundle, state.habit_name).problem and path.exists():
         stamp = utc_now().strftime("%Y%m%dT%H%M%S%fZ")
-        # through the store, like every write: confined to the bundle, all or nothing
-        atomic_write_bytes(path.with_name(f"{path.name}.corrupt-{stamp}"), path.read_bytes())
+        try:
+            kept = file_bytes(path)
+        except OSError:  # a FIFO, past DOC_LIMIT: moved aside as it is, never read
+            os.replace(path, path.with_name(f"{path.name}.corrupt-{stamp}"))
+        else:
+            # through the store, like every write: confined to the bundle, all or nothing
+            atomic_write_bytes(path.with_name(f"{path.name}.corrupt-{stamp}"), kept)
     # nulls stay in the file: "no next run" is stated, not left out
     atomic_write_json(path, state.model_dump(mode="json", by_alias=True))

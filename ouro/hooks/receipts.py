@@ -44,6 +44,7 @@ from ouro.errors import OuroError
 from ouro.hooks.common import HookInput, Host, Reply, describe
 from ouro.hooks.state import STATE_DIR, session_slug
 from ouro.store import jsonio
+from ouro.store.bounded import file_bytes
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def has_pending(bundle: Bundle, host: str, session_id: str | None) -> bool:
     if not session_id:
         return False
     try:
-        data = jsonio.loads(ledger_path(bundle, host, session_id).read_bytes())
+        data = jsonio.loads(file_bytes(ledger_path(bundle, host, session_id)))
     except (OSError, jsonio.JSONDecodeError):
         return False  # none, or unreadable (the next receipt sets it aside)
     return isinstance(data, dict) and bool(data.get("pending"))
@@ -87,7 +88,7 @@ def has_pending(bundle: Bundle, host: str, session_id: str | None) -> bool:
 def load(path: Path) -> tuple[dict[str, Any], str | None]:
     """(the ledger, a warning when an unreadable one was set aside)."""
     try:
-        data = jsonio.loads(path.read_bytes())
+        data = jsonio.loads(file_bytes(path))  # a FIFO or a huge file: set aside
     except FileNotFoundError:
         return {"schemaVersion": SCHEMA_VERSION, "seen": [], "pending": []}, None
     except (OSError, jsonio.JSONDecodeError) as exc:

@@ -36,6 +36,7 @@ from pathlib import Path
 from ouro.bundle import Bundle
 from ouro.errors import CorruptFile
 from ouro.store import jsonio
+from ouro.store.bounded import file_bytes
 
 TYPE_CHECKING = False  # no typing at run time: the CLI and hooks start without it
 if TYPE_CHECKING:
@@ -86,9 +87,11 @@ def load(path: Path, *, items: bool = True) -> dict[str, Any] | None:
     writes it), parsing only what comes before them; any other layout is read whole.
     """
     try:
-        raw = path.read_bytes()
+        raw = file_bytes(path)  # a FIFO or a file past DOC_LIMIT: refused, never read
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        raise CorruptFile(f"{path}: cannot read ({exc.strerror or exc})") from None
     if not items:
         head = _head(raw)
         if head is not None:

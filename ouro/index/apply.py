@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterable
 from itertools import chain, repeat
 from operator import itemgetter
-from stat import S_ISREG
+from stat import S_ISDIR, S_ISREG
 from typing import Any
 
 from ouro.index.extract import (
@@ -33,7 +33,15 @@ from ouro.index.extract import (
 from ouro.index.fresh import FACTS, Seen, file_hash
 from ouro.models.plain import Plain
 from ouro.store import cursor as cursors
-from ouro.store.bounded import TORN_TAIL, line_pieces, open_regular, overlong, torn_tail
+from ouro.store.bounded import (
+    TORN_TAIL,
+    file_bytes,
+    line_pieces,
+    not_regular,
+    open_regular,
+    overlong,
+    torn_tail,
+)
 from ouro.store.guard import Inside
 from ouro.store.stamp import RACY_NS
 
@@ -530,7 +538,12 @@ def apply_file(
                 return
             st = os.stat(path)
             if not S_ISREG(st.st_mode):
-                raise FileNotFoundError(path)
+                # a FIFO, a device: never opened, reported as the scan reports it
+                remove_file(conn, locator, report)
+                if not S_ISDIR(st.st_mode):
+                    reason = f"{not_regular(st.st_mode)}; it was not read"
+                    report.problems.append(Problem(locator, 0, reason))
+                return
             mtime_ns, size = st.st_mtime_ns, st.st_size
         if row is not None and not row[2] and (row[0], row[1]) == (mtime_ns, size):
             report.unchanged += 1
@@ -545,8 +558,7 @@ def apply_file(
             # (``_apply_facts``), so the file itself is only remembered.
             _save_file(conn, locator, kind, mtime_ns, size, racy, "-", 0)
             return
-        with open(open_regular(path), "rb") as handle:  # a FIFO: NotRegularFile, below
-            data = handle.read()
+        data = file_bytes(path)  # a FIFO, a file past DOC_LIMIT: an OSError, below
     except (FileNotFoundError, NotADirectoryError):
         remove_file(conn, locator, report)
         return

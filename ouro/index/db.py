@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
 from ouro.errors import IndexUnavailable
+from ouro.store.bounded import file_bytes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -623,8 +624,7 @@ def stale_reason(root: Root) -> str | None:
     A marker that cannot be read (a folder in its place) counts as stale.
     """
     try:
-        with open(stale_file(root), encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
+        text = file_bytes(stale_file(root)).decode("utf-8", "replace")
     except FileNotFoundError:
         return None
     except OSError as exc:

@@ -61,13 +61,17 @@ def watched(folder: str) -> bool:
     return folder.count("/") <= 1 or folder in DEEP_WATCHED or folder.startswith(NOTES_PREFIX)
 
 
-def scan(root: str, outside: list[str] | None = None) -> tuple[dict[str, Seen], dict[str, int]]:
+def scan(
+    root: str, outside: list[str] | None = None, special: list[tuple[str, int]] | None = None
+) -> tuple[dict[str, Seen], dict[str, int]]:
     """Every indexed file under ``desk/`` and each watched folder's mtime (stat before list).
 
     Symlinks are neither followed nor indexed; one to a folder or to a file
     that would be indexed, resolving outside the bundle (or ``desk/`` itself,
     resolved once), is added to ``outside`` by locator: only a symlink pays a
-    ``realpath``."""
+    ``realpath``. A FIFO, a socket or a device where an indexed file would be
+    is never opened and added to ``special`` as ``(locator, st_mode)``, for
+    the sync to report (never skipped silently, as if the file held nothing)."""
     from ouro.index.extract import classify
     from ouro.store.guard import Inside, is_dir
 
@@ -97,9 +101,15 @@ def scan(root: str, outside: list[str] | None = None) -> tuple[dict[str, Seen], 
                 stack.append(entry.path)
                 continue
             if not entry.is_file(follow_symlinks=False):
-                if (
+                if not entry.is_symlink():
+                    if special is not None and classify(entry.path[len(base) :]) is not None:
+                        try:
+                            mode = entry.stat(follow_symlinks=False).st_mode
+                        except FileNotFoundError:
+                            continue
+                        special.append((entry.path[len(base) :], mode))
+                elif (
                     outside is not None
-                    and entry.is_symlink()
                     and (classify(entry.path[len(base) :]) is not None or is_dir(entry))
                     and not inside.entry(entry, folder)
                 ):

@@ -53,6 +53,7 @@ import sqlite3
 
 from ouro.embedding import DIM, MODEL, available, load_numpy, model
 from ouro.store import jsonio
+from ouro.store.bounded import open_regular
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -565,7 +566,7 @@ def _file_log(path: str, epoch: str) -> int:
     """The log position of the vector file on disk when it is whole and belongs
     to this index (``epoch``) and model, else -1."""
     try:
-        with open(vector_file(path), "rb") as handle:
+        with open(open_regular(vector_file(path)), "rb") as handle:
             found = _valid_header(handle, epoch)
     except (OSError, ValueError):
         return -1
@@ -581,7 +582,7 @@ def _from_file(path: str, epoch: str, since: int) -> tuple[Any, Any, int, Any] |
     import numpy as np
 
     try:
-        with open(vector_file(path), "rb") as handle:
+        with open(open_regular(vector_file(path)), "rb") as handle:
             found = _valid_header(handle, epoch)
             if found is None or found[1] < since:
                 return None

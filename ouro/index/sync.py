@@ -50,6 +50,7 @@ from ouro.index.apply import apply_file as _apply_file  # one name, patchable by
 from ouro.index.extract import Problem, classify
 from ouro.index.fresh import ENTITIES, FACTS, scan, watched
 from ouro.notices import warn
+from ouro.store.bounded import file_bytes, not_regular
 from ouro.store.lock import FileLock
 from ouro.store.stamp import RACY_NS
 
@@ -75,10 +76,10 @@ DEFERRED_INDEXES = (
 
 def _read_marker(root: Path) -> bytes | None:
     try:
-        return db.stale_marker(root).read_bytes()
+        return file_bytes(db.stale_marker(root))
     except FileNotFoundError:
         return None
-    except OSError:  # a folder in its place: it stays, and the index reads as stale
+    except OSError:  # a folder or a FIFO in its place: it stays, and the index reads as stale
         return b"unreadable"
 
 
@@ -170,9 +171,13 @@ def _apply_changes(
     batch: Callable[[], AbstractContextManager[Any]],
 ) -> None:
     outside: list[str] = []
-    seen, dirs = scan(top, outside)
+    special: list[tuple[str, int]] = []
+    seen, dirs = scan(top, outside, special)
     # never opened: reported, and dropped from the index below (not in ``seen``)
     report.problems.extend(Problem(locator, 0, OUTSIDE) for locator in outside)
+    report.problems.extend(
+        Problem(locator, 0, f"{not_regular(mode)}; it was not read") for locator, mode in special
+    )
     report.scanned = len(seen)
     known = {
         loc: (mtime, size, racy)

@@ -42,6 +42,7 @@ from ouro.models.clock import format_time, parse_time, utc_now
 from ouro.models.ids import new_id
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
+from ouro.store.bounded import file_bytes
 from ouro.store.lock import FileLock
 
 FOLDER = "arc/path-locks"
@@ -130,7 +131,7 @@ def overlaps(a: str, b: str) -> bool:
 
 
 def _read(path: Path) -> PathLock:
-    data = jsonio.loads(path.read_bytes())
+    data = jsonio.loads(file_bytes(path))
     return PathLock(
         str(data["id"]),
         str(data["path"]),

@@ -49,6 +49,7 @@ from ouro.models.ids import new_id
 from ouro.models.meta import check_agent
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
+from ouro.store.bounded import file_bytes
 from ouro.store.jsonl import append_jsonl, read_jsonl
 from ouro.store.lock import FileLock
 
@@ -76,7 +77,7 @@ def _name(value: str, what: str) -> str:
 def read_peers(bundle: Bundle) -> dict[str, dict[str, Any]]:
     path = bundle.root / PEERS
     try:
-        data = jsonio.loads(path.read_bytes())
+        data = jsonio.loads(file_bytes(path))
     except FileNotFoundError:
         return {}
     except (OSError, jsonio.JSONDecodeError) as exc:

@@ -34,6 +34,7 @@ from ouro.migrate.tidy import clear_temps, write_atomic
 from ouro.models.hashing import content_hash, hash_file
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_bytes, dump_json
+from ouro.store.bounded import file_bytes, open_regular
 from ouro.store.jsonl import append_jsonl, encode_line, read_jsonl
 from ouro.store.lock import FileLock
 
@@ -99,7 +100,7 @@ def _write_new(root: Path, item: Item, data: bytes) -> None:
     """Write a planned-new destination; skip if it already holds exactly ``data``."""
     dest = root / str(item.destination)
     if dest.is_file() and not dest.is_symlink():
-        if content_hash(dest.read_bytes()) == content_hash(data):
+        if content_hash(file_bytes(dest)) == content_hash(data):
             return
         raise Conflict(
             f"{item.destination} already exists with other content; the migration will not "
@@ -116,7 +117,7 @@ def _write_new(root: Path, item: Item, data: bytes) -> None:
 
 def _backup_bytes(root: Path, plan: Plan, item: Item) -> bytes:
     """The legacy bytes of an item from the backup (its entry's byte range, if it has one)."""
-    data = (root / plan.backup / str(item.source)).read_bytes()
+    data = file_bytes(root / plan.backup / str(item.source))
     span = item.detail.get("range")
     return data[span[0] : span[1]] if span else data
 
@@ -141,7 +142,7 @@ def apply_item(root: Path, plan: Plan, item: Item) -> None:
         from ouro.migrate.triage import task_body
         from ouro.store.frontmatter import render
 
-        data = (root / plan.backup / str(item.source)).read_bytes()
+        data = file_bytes(root / plan.backup / str(item.source))
         body = task_body(data, item.detail["range"], item.detail["context"])
         _write_new(root, item, render(item.detail["meta"], body).encode())
     elif op == "doc":
@@ -168,7 +169,7 @@ def _concat(root: Path, plan: Plan, item: Item) -> None:
     dest = root / str(item.destination)
     with FileLock(_lock(root, "diary"), purpose="migrate daily"):
         clear_temps(dest)  # a write of ours killed before its rename
-        current = dest.read_bytes().decode("utf-8", "replace") if dest.is_file() else ""
+        current = file_bytes(dest).decode("utf-8", "replace") if dest.is_file() else ""
         if documents.daily_contains(current, legacy, str(item.source)):
             return
         joined = documents.daily_join(current, legacy, str(item.source))
@@ -209,7 +210,7 @@ def append_facts(root: Path, plan: Plan, staged: Path) -> int:
 
     bundle = Bundle(root)
     dest = root / str((plan.facts or {}).get("destination") or "desk/_record/diary/facts.jsonl")
-    lines = [line for line in staged.read_bytes().split(b"\n") if line]
+    lines = [line for line in file_bytes(staged).split(b"\n") if line]
     with (
         FileLock(_lock(root, "entities"), purpose="migrate facts"),
         FileLock(_lock(root, "diary"), purpose="migrate facts"),
@@ -232,13 +233,24 @@ def append_facts(root: Path, plan: Plan, staged: Path) -> int:
 def _cut_own_torn_tail(dest: Path, lines: list[bytes]) -> None:
     """If a killed append of ours left half a line at the end, remove exactly that half."""
     try:
-        data = dest.read_bytes()
+        fd = open_regular(dest)  # a FIFO: NotRegularFile, never a hang
     except FileNotFoundError:
         return
+    try:
+        size = os.fstat(fd).st_size
+        # half of one of our lines is shorter than the longest: only that much
+        # of the log's end is read, however long the log
+        window = min(size, max(map(len, lines), default=0) + 1)
+        data = os.pread(fd, window, size - window)
+    finally:
+        os.close(fd)
     if not data or data.endswith(b"\n"):
         return
-    start = data.rfind(b"\n") + 1
-    tail = data[start:]
+    cut = data.rfind(b"\n") + 1
+    if not cut and window < size:
+        return  # an unterminated end longer than any of our lines: not ours
+    start = size - window + cut
+    tail = data[cut:]
     if any(line.startswith(tail) for line in lines):
         with dest.open("r+b") as handle:
             handle.truncate(start)

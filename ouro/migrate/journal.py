@@ -27,6 +27,7 @@ from ouro.migrate.rules import Rule
 from ouro.migrate.scan import SourceFile
 from ouro.models.clock import parse_time
 from ouro.models.hashing import content_hash
+from ouro.store.bounded import file_bytes
 
 FACTS_TO = "desk/_record/diary/facts.jsonl"
 TRACK_DOC = f"desk/{triage.TRACK}/track.md"
@@ -70,7 +71,7 @@ def journal_items(
     plan_file: str | None,
 ) -> tuple[list[Item], list[dict[str, Any]]]:
     """(items, review entries) for one journal text file."""
-    data = (ctx.root / src.path).read_bytes()
+    data = file_bytes(ctx.root / src.path)
     text = data.decode("utf-8")
     try:
         file_meta, _ = documents.split(text, source=src.path)

@@ -27,6 +27,7 @@ from ouro.migrate.scan import SourceFile, scan
 from ouro.models.hashing import content_hash
 from ouro.resources import bundle_template, templates_dir
 from ouro.store import jsonio
+from ouro.store.bounded import file_bytes
 from ouro.store.jsonl import encode_line, read_jsonl
 
 
@@ -103,7 +104,7 @@ class _Ctx:
 
 
 def _read(root: Path, rel: str) -> bytes:
-    return (root / rel).read_bytes()
+    return file_bytes(root / rel)
 
 
 def _suffixed(rel: str, n: int) -> str:
@@ -122,7 +123,7 @@ def _quarantine(ctx: _Ctx, src: SourceFile, why: str | None) -> Item:
             dest not in ctx.taken
             and src.kind == "file"
             and full.is_file()
-            and content_hash(full.read_bytes()) == src.hash
+            and content_hash(file_bytes(full)) == src.hash
         ):
             return Item(src.path, "deduplicated", "none", dest, src.size, src.hash, src.hash, why)
         if not ctx.exists(dest):
@@ -172,7 +173,7 @@ def _note_item(ctx: _Ctx, src: SourceFile, rule: Rule, journal: bool) -> Item:
         dest = pattern.format(slug=candidate, name=src.path.rsplit("/", 1)[-1], path=src.path)
         full = ctx.root / dest
         if dest not in ctx.taken and full.is_file():
-            existing = full.read_bytes()
+            existing = file_bytes(full)
             if content_hash(existing) == digest or _same_body(existing, body, dest):
                 return Item(src.path, "deduplicated", "none", dest, src.size, src.hash, digest)
         if not ctx.exists(dest):
@@ -201,7 +202,7 @@ def _daily_item(ctx: _Ctx, src: SourceFile, rule: Rule) -> Item:
         ctx.taken.add(dest)
         return Item(src.path, "moved", "copy", dest, src.size, src.hash, src.hash)
     legacy = _read(ctx.root, src.path).decode("utf-8")
-    current = full.read_bytes().decode("utf-8", "replace")
+    current = file_bytes(full).decode("utf-8", "replace")
     if documents.daily_contains(current, legacy, src.path):
         return Item(src.path, "deduplicated", "none", dest, src.size, src.hash, src.hash)
     joined = documents.daily_join(current, legacy, src.path).encode()
@@ -218,7 +219,7 @@ def _malformed_item(ctx: _Ctx, src: SourceFile, rule: Rule, plan: FactsPlan) -> 
     content = b"".join(encode_line({"source": src.path, **m}) for m in plan.malformed)
     dest, n = base, 1
     while ctx.exists(dest):
-        if (ctx.root / dest).is_file() and (ctx.root / dest).read_bytes() == content:
+        if (ctx.root / dest).is_file() and file_bytes(ctx.root / dest) == content:
             break
         n += 1
         dest = _suffixed(base, n)
@@ -268,7 +269,7 @@ def _scaffold_items(root: Path) -> list[Item]:
     for path, rel in bundle_template():
         if os.path.lexists(root / rel):
             continue
-        data = path.read_bytes()
+        data = file_bytes(path)
         digest = content_hash(data)
         items.append(
             Item(
@@ -345,7 +346,9 @@ def build_plan(
         elif rule.action in ("move_note", "journal_note"):
             items.append(_note_item(ctx, src, rule, rule.action == "journal_note"))
         else:
-            items.append(_quarantine(ctx, src, rule.why))
+            # a special entry says what it is (a named pipe, past the size limit)
+            reason = f"{rule.why}: {src.why}" if src.kind == "special" and src.why else rule.why
+            items.append(_quarantine(ctx, src, reason))
     unknown = sorted(set(routes) - {e["entry"] for e in review})
     if unknown:
         raise InvalidInput(
@@ -425,7 +428,7 @@ def _entities_item(
         legacy, derived, side="legacy", source=src.path, id_map=id_map
     )
     try:
-        current = jsonio.loads((root / dest).read_bytes())
+        current = jsonio.loads(file_bytes(root / dest))
     except (FileNotFoundError, jsonio.JSONDecodeError):
         current = {}
     if isinstance(current, dict) and current:
@@ -448,7 +451,7 @@ def _entities_item(
     info: dict[str, Any] = {"source": src.path, "covered": covered, "conflictsTo": None}
     if conflicts:
         try:
-            before = jsonio.loads((root / conflicts_to).read_bytes())
+            before = jsonio.loads(file_bytes(root / conflicts_to))
         except (FileNotFoundError, jsonio.JSONDecodeError):
             before = {}
         doc = merge_conflicts(before if isinstance(before, dict) else {}, conflicts)

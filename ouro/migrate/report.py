@@ -22,6 +22,7 @@ import orjson
 from ouro.migrate.plan import Plan
 from ouro.migrate.tidy import write_atomic
 from ouro.models.hashing import content_hash
+from ouro.store.bounded import file_bytes
 from ouro.store.jsonl import read_jsonl
 
 
@@ -94,7 +95,7 @@ def report_lines(root: Path, plan: Plan, at: str) -> list[dict[str, Any]]:
 def _fact_lines(root: Path, plan: Plan, at: str, malformed_to: str | None) -> list[dict[str, Any]]:
     info = plan.facts or {}
     src, dest = info["source"], info["destination"]
-    raw = (root / plan.backup / src).read_bytes().split(b"\n")
+    raw = file_bytes(root / plan.backup / src).split(b"\n")
     out = []
     for line, action, fid, digest, reason in info["decisions"]:
         data = raw[line - 1]

@@ -3,9 +3,10 @@
 Contract: ``scan(root, names)`` returns one ``SourceFile`` per file, symlink or
 special entry (FIFO, socket, device, unreadable file) below each legacy root,
 sorted by path. Regular files are read once: size, content hash and whether
-they are text (UTF-8 without NUL). Nothing is opened that could block (FIFOs
-are only ``lstat``-ed) and nothing is written, not even an access time we can
-avoid.
+they are text (UTF-8 without NUL); one larger than ``DOC_LIMIT`` is never read
+and is a special entry (quarantined as it is, by rename). Nothing is opened
+that could block (FIFOs are only ``lstat``-ed, and a file is opened without
+blocking) and nothing is written, not even an access time we can avoid.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ouro.models.hashing import content_hash
+from ouro.store.bounded import NotRegularFile, TooLarge, file_bytes
 
 
 @dataclass(frozen=True)
@@ -84,8 +86,11 @@ def _entry(root: Path, full: Path) -> SourceFile | None:
             dev=st.st_dev,
         )
     try:
-        data = full.read_bytes()
-    except PermissionError:
+        # a file past DOC_LIMIT is never read (TooLarge, from its fstat); one
+        # swapped for a FIFO since the lstat is never opened blocking
+        data = file_bytes(full)
+    except (PermissionError, NotRegularFile, TooLarge) as exc:
+        why = "unreadable (permission denied)" if isinstance(exc, PermissionError) else exc.strerror
         return SourceFile(
             rel,
             "special",
@@ -93,7 +98,7 @@ def _entry(root: Path, full: Path) -> SourceFile | None:
             None,
             False,
             st.st_mtime_ns,
-            why="unreadable (permission denied)",
+            why=why,
             ino=st.st_ino,
             dev=st.st_dev,
         )

@@ -31,6 +31,7 @@ from ouro.migrate.plan import Plan
 from ouro.migrate.tidy import clear_temps, write_atomic
 from ouro.store import jsonio
 from ouro.store.atomic import dump_json
+from ouro.store.bounded import file_bytes
 
 PHASES = ("planned", "backed_up", "applied", "verified", "removed", "done")
 
@@ -68,7 +69,7 @@ class RunFiles:
 
     def load(self) -> RunState | None:
         try:
-            data = jsonio.loads(self.current.read_bytes())
+            data = jsonio.loads(file_bytes(self.current))
         except FileNotFoundError:
             return None
         except jsonio.JSONDecodeError as exc:
@@ -94,7 +95,7 @@ class RunFiles:
 
     def read_plan(self, run_id: str) -> Plan:
         path = self.run_dir(run_id) / "plan.json"
-        return Plan.from_json(jsonio.loads(path.read_bytes()))
+        return Plan.from_json(jsonio.loads(file_bytes(path)))
 
     def staged_path(self, run_id: str) -> Path:
         return self.run_dir(run_id) / "facts.staged.jsonl"

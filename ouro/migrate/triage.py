@@ -38,6 +38,7 @@ from typing import Any
 from ouro.errors import CorruptFile, InvalidInput
 from ouro.migrate import documents
 from ouro.store import jsonio
+from ouro.store.bounded import file_bytes
 
 ROUTES = ("task", "facts", "note", "drop")
 TRACK = "journal-import"
@@ -342,7 +343,7 @@ def read_routes(path: Path) -> dict[str, dict[str, Any]]:
     """``{locator: {route, sourceHash}}`` from an edited review file; raises naming the entry."""
     where = str(path)
     try:
-        data = jsonio.loads(path.read_bytes())
+        data = jsonio.loads(file_bytes(path))
     except FileNotFoundError:
         raise InvalidInput(
             f"--plan: {where} does not exist",

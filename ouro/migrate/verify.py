@@ -30,6 +30,7 @@ from ouro.migrate.plan import Item, Plan
 from ouro.migrate.scan import scan
 from ouro.models.hashing import hash_file
 from ouro.store import jsonio
+from ouro.store.bounded import file_bytes, file_text
 from ouro.store.jsonl import read_jsonl
 
 
@@ -54,10 +55,10 @@ def _dest_problem(root: Path, plan: Plan, item: Item) -> str | None:
     if item.op == "task":  # one journal item: its lines and the entry's context
         from ouro.migrate.triage import task_body
 
-        data = (root / plan.backup / str(item.source)).read_bytes()
+        data = file_bytes(root / plan.backup / str(item.source))
         expected = task_body(data, item.detail["range"], item.detail["context"])
         try:
-            body = documents.body_of(dest.read_text("utf-8"), source=str(item.destination))
+            body = documents.body_of(file_text(dest), source=str(item.destination))
         except (CorruptFile, UnicodeDecodeError) as exc:
             return f"{item.destination} is unreadable ({exc})"
         return None if body == expected else f"{item.destination} lost the journal item"
@@ -65,7 +66,7 @@ def _dest_problem(root: Path, plan: Plan, item: Item) -> str | None:
         digest = hash_file(dest)
         return None if digest == item.source_hash else f"{item.destination} differs ({digest})"
     legacy = _backup_bytes(root, plan, item).decode("utf-8")
-    current = dest.read_bytes().decode("utf-8", "replace")
+    current = file_bytes(dest).decode("utf-8", "replace")
     if item.op == "concat" or (item.op == "none" and "daily" in str(item.destination)):
         ok = documents.daily_contains(current, legacy, str(item.source))
         return None if ok else f"{item.destination} does not contain the legacy text"
@@ -96,7 +97,7 @@ def _facts_problems(root: Path, plan: Plan) -> list[str]:
                         else base64.b64decode(rec.get("rawBase64", ""))
                     )
                     quarantined[int(rec["line"])] = data
-    legacy_lines = (root / plan.backup / src).read_bytes().split(b"\n")
+    legacy_lines = file_bytes(root / plan.backup / src).split(b"\n")
     problems = []
     for line, action, fid, digest, _reason in info["decisions"]:
         where = f"{src}:{line}"
@@ -128,7 +129,7 @@ def _journal_fact_problems(root: Path, plan: Plan) -> list[str]:
 def _target_problems(root: Path, plan: Plan) -> list[str]:
     """Every file the run changes outside the legacy roots is in the backup as it was."""
     try:
-        manifest = jsonio.loads((root / plan.backup / "MANIFEST.json").read_bytes())
+        manifest = jsonio.loads(file_bytes(root / plan.backup / "MANIFEST.json"))
     except (FileNotFoundError, jsonio.JSONDecodeError) as exc:
         return [f"{plan.backup}/MANIFEST.json: unreadable ({exc})"]
     listed = {t["path"]: t for t in manifest.get("targets", [])}
@@ -145,14 +146,14 @@ def _entities_problems(root: Path, plan: Plan) -> list[str]:
     info = plan.entities
     if not info:
         return []
-    legacy = jsonio.loads((root / plan.backup / info["source"]).read_bytes())
+    legacy = jsonio.loads(file_bytes(root / plan.backup / info["source"]))
     if not isinstance(legacy, dict):
         legacy = {}
     conflicts: dict[str, Any] = {}
     if info.get("conflictsTo"):
-        conflicts = jsonio.loads((root / info["conflictsTo"]).read_bytes())
+        conflicts = jsonio.loads(file_bytes(root / info["conflictsTo"]))
     kept = {rec.get("key") for recs in conflicts.values() for rec in recs if isinstance(rec, dict)}
-    current = jsonio.loads((root / "desk/_record/diary/entities.json").read_bytes())
+    current = jsonio.loads(file_bytes(root / "desk/_record/diary/entities.json"))
     missing = [
         k
         for k in legacy

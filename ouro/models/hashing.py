@@ -25,8 +25,12 @@ def content_hash(data: bytes | str) -> str:
 
 
 def hash_file(path: Path) -> str:
+    """The content hash of a file, read a piece at a time (bounded whatever its
+    size); a FIFO or a device raises ``NotRegularFile`` instead of blocking."""
+    from ouro.store.bounded import open_regular
+
     digest = sha256()
-    with path.open("rb") as handle:
+    with open(open_regular(path), "rb") as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
     return f"{ALGORITHM}:{digest.hexdigest()}"

@@ -52,6 +52,7 @@ from ouro.proof import refs
 from ouro.proof.redact import bundle_literals, redact
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
+from ouro.store.bounded import file_bytes
 from ouro.store.lock import FileLock
 
 DEFAULT_TIMEOUT = 300.0
@@ -227,7 +228,7 @@ def _trust_key(bundle: Bundle, command: str) -> str:
 
 def _read_trust(bundle: Bundle) -> dict[str, Any]:
     try:
-        data = jsonio.loads(_trust_path(bundle).read_bytes())
+        data = jsonio.loads(file_bytes(_trust_path(bundle)))
     except (OSError, jsonio.JSONDecodeError):
         return {}  # no trust recorded (or unreadable): every check asks first
     return data if isinstance(data, dict) else {}

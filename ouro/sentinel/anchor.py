@@ -81,16 +81,22 @@ def check_ready(read: ReceiptRead) -> AnchorRead:
 def read_anchor(bundle: Bundle) -> tuple[dict[str, Any] | None, str | None]:
     """(latest-ready as read, why it is unusable); (None, None) when it is missing or
     is not a receipt at all (``sentinel status`` and a refresh report that);
-    (None, why) when it resolves outside the bundle through a symlink (never read)."""
+    (None, why) when it resolves outside the bundle through a symlink or cannot
+    be read (a FIFO, a file past ``DOC_LIMIT``: never read)."""
     from ouro.store import jsonio
+    from ouro.store.bounded import file_bytes
     from ouro.store.guard import Inside, outside
 
     path = paths.latest_ready_path(bundle)
     if not Inside(bundle.root).path(path):
         return None, outside(paths.LATEST_READY)
     try:
-        data = jsonio.loads(path.read_bytes())
-    except (OSError, ValueError):
+        data = jsonio.loads(file_bytes(path))
+    except FileNotFoundError:
+        return None, None
+    except OSError as exc:  # a FIFO, a file past DOC_LIMIT: never read, and said so
+        return None, f"{paths.LATEST_READY}: cannot read ({exc.strerror or exc})"
+    except ValueError:
         return None, None
     if not isinstance(data, dict) or not isinstance(data.get("id"), str):
         return None, None

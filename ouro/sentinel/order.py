@@ -13,6 +13,7 @@ from typing import Any
 
 from ouro.models.ids import is_id
 from ouro.store import jsonio
+from ouro.store.bounded import file_bytes
 from ouro.store.guard import Inside
 
 OrderKey = tuple[str, str]
@@ -43,11 +44,9 @@ def read_receipt(path: Path, inside: Inside | None = None) -> ReceiptRead:
     if inside is not None and not inside.path(path):
         return ReceiptRead(None, problem=OUTSIDE)
     try:
-        data = jsonio.loads(path.read_bytes())
+        data = jsonio.loads(file_bytes(path))  # a FIFO, a huge file: a problem
     except FileNotFoundError:
         return ReceiptRead(None, missing=True)
-    except IsADirectoryError:
-        return ReceiptRead(None, problem="is a folder, not a receipt file")
     except OSError as exc:
         return ReceiptRead(None, problem=f"cannot read ({exc.strerror or exc})")
     except jsonio.JSONDecodeError as exc:

@@ -53,6 +53,7 @@ from ouro.errors import OuroError
 from ouro.models.clock import format_time, parse_time
 from ouro.sentinel.signals import Signal
 from ouro.store.atomic import atomic_write_json
+from ouro.store.bounded import file_bytes
 from ouro.store.lock import FileLock
 
 LANE = "state/sentinel/lane.json"
@@ -206,7 +207,7 @@ def _run(bundle: Bundle, command: str, src: Source) -> tuple[int, str, bool, int
             code = checkrun.TIMEOUT_EXIT
         size = out.seek(0, os.SEEK_END)
         out.seek(max(0, size - 4 * TAIL))
-        raw = out.read()
+        raw = out.read(4 * TAIL)  # a check's child still writing cannot grow it
     text = " ".join(raw.decode("utf-8", errors="replace").split())
     tail = redact(text[-TAIL:], bundle_literals(bundle))
     return code, tail, timed_out, int((time.monotonic() - start) * 1000)
@@ -222,7 +223,7 @@ def lane_path(bundle: Bundle) -> Path:
 def read_lane(bundle: Bundle) -> tuple[dict[str, dict[str, Any]], str | None]:
     """The remembered results by source, and a problem reading them (None: fine)."""
     try:
-        data = orjson.loads(lane_path(bundle).read_bytes())
+        data = orjson.loads(file_bytes(lane_path(bundle)))
     except FileNotFoundError:
         return {}, None
     except (OSError, orjson.JSONDecodeError) as exc:

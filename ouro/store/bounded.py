@@ -24,7 +24,15 @@ here, with a limit:
 - ``open_regular`` is how a file in a bundle is opened for reading: without
   blocking, then ``fstat`` of the open descriptor; anything but a regular file
   raises ``NotRegularFile`` (an ``OSError``, so readers that report "cannot
-  read" report it the same way).
+  read" report it the same way);
+- a record document read whole (``file_bytes``/``file_text``: a checkpoint,
+  a receipt, a manifest, a ledger, a note, a legacy bundle's file) is opened so
+  and bounded by ``DOC_LIMIT``: a larger one raises ``TooLarge`` (an
+  ``OSError`` too, ``EFBIG``, naming the size and the limit) from its
+  ``fstat``, before a byte is read, and at most ``limit`` + 1 bytes are read
+  should it grow meanwhile. Whatever sits where a bundle file belongs -- a
+  FIFO, a device, a sparse file of terabytes -- a read of it finishes and
+  holds at most the limit.
 
 Errors are ``InvalidInput`` unless the caller names another ``OuroError``
 subclass (``bundle.json`` is reported as ``CorruptFile``). Standard library
@@ -50,6 +58,13 @@ CHUNK = 1 << 16
 #: or sentinel day file), its newline not counted: far above what a writer
 #: writes (a fact or an event is at most a few hundred kB, docs/concepts.md#limits)
 LINE_LIMIT = 16 << 20
+#: the largest record document ``file_bytes`` reads whole (a checkpoint,
+#: ``entities.json``, the notes manifest, a receipt, a note, a ledger, a file
+#: of a legacy bundle being migrated): 64 MiB, some 25 times the
+#: ``entities.json`` of a 100,000-fact diary (2.4 MB, docs/desk.md) and 16
+#: times the largest note body (1,000,000 characters, at most 4 MB of UTF-8),
+#: yet a bound on what one read holds however large a file is put in its place
+DOC_LIMIT = 64 << 20
 #: how much of a log ``line_pieces`` reads at a time
 PIECE = 4 << 20
 #: how much of an overlong line is looked through at a time for its end
@@ -70,6 +85,12 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
+def not_regular(mode: int) -> str:
+    """What ``NotRegularFile`` says of a file of ``mode``: for a reader that only
+    ``stat``-ed it (an index scan) and reports it the same way."""
+    return f"{_kind(mode)}, not a regular file"
+
+
 def _too_long(what: str, limit: int, unit: str, error: type[OuroError]) -> OuroError:
     return error(
         f"{what}: more than the limit of {limit:,} {unit}",
@@ -85,6 +106,13 @@ class NotRegularFile(OSError):
     reports this one the same way: ``strerror`` says what the path is."""
 
 
+class TooLarge(OSError):
+    """A record file is larger than ``file_bytes`` reads whole: never read.
+
+    An ``OSError`` (``EFBIG``) for the same reason as ``NotRegularFile``:
+    ``strerror`` gives the size and the limit, ``filename`` the file."""
+
+
 def open_regular(path: str | os.PathLike[str]) -> int:
     """A read descriptor of the regular file ``path``.
 
@@ -93,35 +121,57 @@ def open_regular(path: str | os.PathLike[str]) -> int:
     descriptor's ``fstat`` decides (no race with a rename), and anything but a
     regular file raises ``NotRegularFile``. Other failures raise ``OSError``
     as ``os.open`` does (``FileNotFoundError``, ...)."""
+    return _open_stat(path)[0]
+
+
+def _open_stat(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]:
+    """``open_regular``, with the ``fstat`` that decided (its size, for a limit)."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             # 22: EINVAL (not imported: errno is not loaded at start-up)
-            raise NotRegularFile(22, f"{_kind(mode)}, not a regular file", os.fspath(path))
+            raise NotRegularFile(22, not_regular(st.st_mode), os.fspath(path))
         # (O_NONBLOCK is left set: a regular file's reads ignore it, and clearing
         # it would cost two more system calls on every diary write's reads)
     except BaseException:
         os.close(fd)
         raise
-    return fd
+    return fd, st
 
 
-def file_bytes(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of the regular file ``path`` (a record file: a checkpoint, a
-    receipt), opened by ``open_regular``: a FIFO raises ``NotRegularFile``
-    instead of blocking. ``OSError`` otherwise, as ``Path.read_bytes``."""
-    fd = open_regular(path)
+def file_bytes(path: str | os.PathLike[str], *, limit: int = DOC_LIMIT) -> bytes:
+    """The bytes of the regular file ``path`` (a record document: a checkpoint,
+    a receipt, a manifest, a note), opened by ``open_regular``: a FIFO raises
+    ``NotRegularFile`` instead of blocking. A file of more than ``limit`` bytes
+    raises ``TooLarge`` -- decided from its ``fstat`` before a byte is read, and
+    never more than ``limit`` + 1 bytes are read should it grow meanwhile.
+    ``OSError`` otherwise, as ``Path.read_bytes``."""
+    fd, st = _open_stat(path)
     try:
-        with open(fd, "rb", closefd=False) as handle:
-            return handle.read()
+        if st.st_size > limit:
+            raise _too_large(path, f"{st.st_size:,} bytes", limit)
+        # the first read asks for the whole file and one byte more (EOF in two
+        # calls, as ``Path.read_bytes``); a file still growing is read on in
+        # pieces, up to the limit
+        data = _take(lambda n: os.read(fd, n), limit, first=st.st_size + 1)
     finally:
         os.close(fd)
+    if data is None:
+        raise _too_large(path, "grown while read", limit)
+    return data
 
 
-def file_text(path: str | os.PathLike[str]) -> str:
+def file_text(path: str | os.PathLike[str], *, limit: int = DOC_LIMIT) -> str:
     """``file_bytes`` decoded as strict UTF-8 (``UnicodeDecodeError`` otherwise)."""
-    return file_bytes(path).decode("utf-8")
+    return file_bytes(path, limit=limit).decode("utf-8")
+
+
+def _too_large(path: str | os.PathLike[str], size: str, limit: int) -> TooLarge:
+    # 27: EFBIG (errno is not loaded at start-up)
+    return TooLarge(
+        27, f"{size}, more than the limit of {limit:,} bytes for a record file", os.fspath(path)
+    )
 
 
 def _open_regular(path: str | os.PathLike[str], what: str, error: type[OuroError]) -> int:
@@ -140,16 +190,19 @@ def _open_regular(path: str | os.PathLike[str], what: str, error: type[OuroError
         ) from None
 
 
-def _take(read: Callable[[int], bytes], limit: int) -> bytes | None:
-    """At most ``limit`` bytes from ``read``, or None when there are more."""
+def _take(read: Callable[[int], bytes], limit: int, *, first: int = CHUNK) -> bytes | None:
+    """At most ``limit`` bytes from ``read``, or None when there are more
+    (``first``: how much the first call asks for; ``CHUNK`` after it)."""
     parts: list[bytes] = []
     count = 0
+    want = first
     while count <= limit:
-        chunk = read(min(CHUNK, limit + 1 - count))
+        chunk = read(min(want, limit + 1 - count))
         if not chunk:
             return b"".join(parts)
         parts.append(chunk)
         count += len(chunk)
+        want = CHUNK
     return None
 
 

@@ -15,6 +15,7 @@ from ouro.bundle import Bundle
 from ouro.errors import CorruptFile, InvalidInput, NotFound
 from ouro.proof.redact import bundle_literals
 from ouro.store import jsonio
+from ouro.store.bounded import open_regular
 from ouro.store.locator import Locator
 from ouro.workbench.pages import PAGES, Query
 from ouro.workbench.render import Site, environment, render_page
@@ -147,7 +148,8 @@ class Workbench:
         if not path.is_file():
             context["error"] = f"{locator.path} is not a file in the bundle"
         else:
-            data = path.read_bytes()[:LOCATOR_LIMIT]
+            with open(open_regular(path), "rb") as handle:  # never more than shown
+                data = handle.read(LOCATOR_LIMIT)
             if len(data) == LOCATOR_LIMIT:
                 context["truncated"] = LOCATOR_LIMIT
             body = data.decode("utf-8", errors="replace")
