@@ -32,7 +32,7 @@ from tests.conftest import REPO, capped, run_ouro
 from tests.migrate_helpers import copy_example
 
 #: a sparse file this long is far past DOC_LIMIT and past what ``capped`` may hold
-HUGE = 2 << 30
+HUGE = 1 << 30
 SENTINEL = "arc/flight-recorder/context-loss-sentinel"
 #: how a file past ``DOC_LIMIT`` (64 MiB) is refused
 PAST = "more than the limit of 67,108,864 bytes"
@@ -92,7 +92,7 @@ def test_file_bytes_refuses_a_fifo_and_a_file_past_the_limit_by_name(tmp_path: P
         tracemalloc.stop()
     assert isinstance(too.value, OSError) and too.value.errno == 27  # EFBIG
     assert too.value.filename == str(huge)
-    assert f"2,147,483,648 bytes, {PAST}" in str(too.value)
+    assert f"1,073,741,824 bytes, {PAST}" in str(too.value)
     assert peak < 1 << 20  # decided from the size: not a byte of it was read
     assert file_bytes(small) == b"{}" and file_text(small) == "{}"
     with pytest.raises(TooLarge, match="more than the limit of 1 bytes"):
@@ -222,6 +222,9 @@ def test_the_index_scan_reports_a_fifo_note_and_a_huge_one(bundle: Bundle) -> No
     assert PAST in problems["desk/_record/notes/huge.md"]
     # the derived notes manifest may be rebuilt by a sync; the rest stays as it was
     manifest = "desk/_record/notes/.index.json"
+    # a note no reader reads is not hashed either (1 GiB read through for nothing)
+    listed = json.loads((bundle.root / manifest).read_text())["notes"]
+    assert [(e["slug"], e["hash"]) for e in listed] == [("huge", None)]
     after = _record(bundle.root)
     assert {k: v for k, v in after.items() if k != manifest} == {
         k: v for k, v in before.items() if k != manifest

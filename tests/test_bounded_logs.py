@@ -27,7 +27,7 @@ from ouro.store.jsonl import read_jsonl
 from tests.conftest import capped, run_ouro
 
 #: a sparse file this long is one line past LINE_LIMIT (takes no disk space)
-HUGE = 2 << 30
+HUGE = 1 << 30
 #: what a bounded read may hold at most, whatever the file (bytes)
 HELD = 3 * LINE_LIMIT
 
@@ -114,7 +114,7 @@ def test_a_fifo_is_not_a_regular_file(tmp_path: Path) -> None:
         read_jsonl(fifo)
 
 
-# --- facts.jsonl: a 2 GiB line under a 1.5 GB address-space cap -------------------
+# --- facts.jsonl: a 1 GiB line under a 0.7 GB address-space cap -------------------
 
 
 def test_a_huge_fact_line_is_reported_and_writes_go_on(bundle: Bundle) -> None:

@@ -8,7 +8,8 @@ Contract:
   "C tips") gets the next free file (``c-tips-2.md``), never the other's.
 - The manifest ``{"notes": [{slug, title, tags, updated, hash}]}`` lists every
   note under ``notes/`` (a note in a subfolder such as ``journal/`` has the
-  slug ``journal/<name>``), sorted by slug, ``hash`` = ``hash_file`` of the note. It is rewritten atomically under
+  slug ``journal/<name>``), sorted by slug, ``hash`` = ``hash_file`` of the
+  note (null for a note past ``DOC_LIMIT``, which no reader reads). It is rewritten atomically under
   ``state/locks/notes.lock`` after each note write; a missing or unreadable
   manifest is regenerated from the note files. A note file or folder behind a
   symlink leading outside the bundle is never read: it is left out and
@@ -31,7 +32,7 @@ from ouro.models.clock import utc_now_iso
 from ouro.models.hashing import hash_file
 from ouro.store import jsonio
 from ouro.store.atomic import atomic_write_json
-from ouro.store.bounded import file_bytes
+from ouro.store.bounded import DOC_LIMIT, file_bytes
 from ouro.store.guard import Inside
 from ouro.store.lock import FileLock
 
@@ -48,12 +49,16 @@ def manifest_path(bundle: Bundle) -> Path:
 
 def _entry(slug: str, meta: dict[str, Any], path: Path) -> dict[str, Any]:
     tags = meta.get("tags")
+    try:  # a note past DOC_LIMIT is refused by every reader: never hashed either
+        digest: str | None = hash_file(path, limit=DOC_LIMIT)
+    except OSError:
+        digest = None
     return {
         "slug": slug,
         "title": meta.get("title"),
         "tags": tags if isinstance(tags, list) else [],
         "updated": meta.get("updated"),
-        "hash": hash_file(path),
+        "hash": digest,
     }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 TYPE_CHECKING = False
@@ -24,13 +25,21 @@ def content_hash(data: bytes | str) -> str:
     return f"{ALGORITHM}:{sha256(raw).hexdigest()}"
 
 
-def hash_file(path: Path) -> str:
+def hash_file(path: Path, *, limit: int | None = None) -> str:
     """The content hash of a file, read a piece at a time (bounded whatever its
-    size); a FIFO or a device raises ``NotRegularFile`` instead of blocking."""
-    from ouro.store.bounded import open_regular
+    size); a FIFO or a device raises ``NotRegularFile`` instead of blocking. With
+    ``limit``, a file of more bytes raises ``TooLarge`` from its ``fstat``, never
+    read (a record document ouro would refuse to read is not worth hashing)."""
+    from ouro.store.bounded import open_regular, too_large
 
     digest = sha256()
-    with open(open_regular(path), "rb") as handle:
+    fd = open_regular(path)
+    if limit is not None:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            os.close(fd)
+            raise too_large(path, f"{size:,} bytes", limit)
+    with open(fd, "rb") as handle:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
     return f"{ALGORITHM}:{digest.hexdigest()}"

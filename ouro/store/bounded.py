@@ -150,7 +150,7 @@ def file_bytes(path: str | os.PathLike[str], *, limit: int = DOC_LIMIT) -> bytes
     fd, st = _open_stat(path)
     try:
         if st.st_size > limit:
-            raise _too_large(path, f"{st.st_size:,} bytes", limit)
+            raise too_large(path, f"{st.st_size:,} bytes", limit)
         # the first read asks for the whole file and one byte more (EOF in two
         # calls, as ``Path.read_bytes``); a file still growing is read on in
         # pieces, up to the limit
@@ -158,7 +158,7 @@ def file_bytes(path: str | os.PathLike[str], *, limit: int = DOC_LIMIT) -> bytes
     finally:
         os.close(fd)
     if data is None:
-        raise _too_large(path, "grown while read", limit)
+        raise too_large(path, "grown while read", limit)
     return data
 
 
@@ -167,7 +167,7 @@ def file_text(path: str | os.PathLike[str], *, limit: int = DOC_LIMIT) -> str:
     return file_bytes(path, limit=limit).decode("utf-8")
 
 
-def _too_large(path: str | os.PathLike[str], size: str, limit: int) -> TooLarge:
+def too_large(path: str | os.PathLike[str], size: str, limit: int) -> TooLarge:
     # 27: EFBIG (errno is not loaded at start-up)
     return TooLarge(
         27, f"{size}, more than the limit of {limit:,} bytes for a record file", os.fspath(path)
