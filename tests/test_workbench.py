@@ -72,11 +72,17 @@ def served(made: Bundle) -> Iterator[Served]:
     s.stop()
 
 
+#: what a read may rebuild (docs/concepts.md, "Derived state"): a machine-local
+#: cache found stale, e.g. desk heads whose last task files were racy when cached
+HEALED = ("state/cache", "state/locks")
+
+
 def full_snapshot(root: Path) -> dict[str, tuple[bytes | None, int]]:
-    """Every file's bytes and mtime, and every folder's mtime."""
+    """Every file's bytes and mtime, and every folder's mtime, but ``HEALED``."""
     out: dict[str, tuple[bytes | None, int]] = {}
-    for folder, _dirs, files in os.walk(root):
+    for folder, dirs, files in os.walk(root):
         rel = os.path.relpath(folder, root)
+        dirs[:] = [d for d in dirs if os.path.normpath(os.path.join(rel, d)) not in HEALED]
         out[f"{rel}/"] = (None, os.stat(folder).st_mtime_ns)
         for name in files:
             path = Path(folder) / name
