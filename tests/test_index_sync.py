@@ -399,6 +399,39 @@ def test_facts_indexed_in_small_pieces_equal_one_piece(
     assert dump_index(bundle) == (rebuild(bundle), dump_index(bundle))[1]
 
 
+@pytest.mark.parametrize("swap", ["outside", "inside", "fifo"])
+def test_a_facts_log_the_index_cannot_read_is_a_problem_of_every_answer_about_facts(
+    bundle: Bundle, tmp_path: Path, swap: str
+) -> None:
+    # a facts.jsonl behind a symlink, or a FIFO, is never read by the scan: the
+    # answers said "0 results" with a fresh index, as if the diary were empty
+    import os
+
+    append_fact(bundle, "f-1", "alpha fact one")
+    path = bundle.root / FACTS
+    real = path.read_bytes()
+    path.unlink()
+    if swap == "fifo":
+        os.mkfifo(path)
+        reason = "a FIFO (named pipe), not a regular file; it was not read"
+    else:
+        target = (tmp_path if swap == "outside" else bundle.root / "desk") / "facts.copy"
+        target.write_bytes(real)
+        path.symlink_to(target)
+        reason = (
+            "resolves outside the bundle through a symlink; it was not read"
+            if swap == "outside"
+            else "a symlink, which the index never follows; it was not read"
+        )
+    for answer in (consult_diary(bundle.root, "alpha"), search_facts(bundle.root, "alpha")):
+        assert answer["total"] == 0
+        assert answer["index"]["problems"] == [f"{FACTS}: {reason}"]
+    path.unlink()
+    path.write_bytes(real)
+    answer = consult_diary(bundle.root, "alpha")
+    assert answer["total"] == 1 and "problems" not in answer["index"]
+
+
 def test_a_torn_last_fact_is_reported_by_every_read_until_it_ends(bundle: Bundle) -> None:
     # the last line of facts.jsonl cut short (no newline, not JSON) was passed
     # over in silence: consult answered without it, status said 0 problems and a
