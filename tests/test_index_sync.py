@@ -421,7 +421,7 @@ def test_a_facts_log_the_index_cannot_read_is_a_problem_of_every_answer_about_fa
         reason = (
             "resolves outside the bundle through a symlink; it was not read"
             if swap == "outside"
-            else "a symlink, which the index never follows; it was not read"
+            else "a symlink, not a regular file; it was not read"
         )
     for answer in (consult_diary(bundle.root, "alpha"), search_facts(bundle.root, "alpha")):
         assert answer["total"] == 0
@@ -430,6 +430,32 @@ def test_a_facts_log_the_index_cannot_read_is_a_problem_of_every_answer_about_fa
     path.write_bytes(real)
     answer = consult_diary(bundle.root, "alpha")
     assert answer["total"] == 1 and "problems" not in answer["index"]
+
+
+def test_a_note_grown_past_the_limit_leaves_the_index_as_a_rebuild_would(bundle: Bundle) -> None:
+    # its old text stayed searchable after a sync (a rebuild never reads it):
+    # the incremental index answered differently from a rebuilt one
+    from ouro.store.bounded import DOC_LIMIT
+
+    path = write_note(bundle, "steps", "Release steps", "zebra crossing procedure")
+    sync(bundle)
+    assert desk_search(bundle.root, "zebra")["total"] == 1
+    with open(path, "ab") as handle:
+        handle.truncate(DOC_LIMIT + 1)  # sparse: no disk
+    report = sync(bundle)
+    assert report.removed == 1
+    note = "desk/_record/notes/steps.md"
+    problem = f"{note}: cannot read (67,108,865 bytes, more than the limit of 67,108,864"
+    incremental = (dump_index(bundle), desk_search(bundle.root, "zebra"))
+    assert incremental[1]["total"] == 0
+    assert [p.startswith(problem) for p in incremental[1]["index"]["problems"]] == [True]
+    assert status(bundle)["problems"] == 1
+    rebuild(bundle)
+    assert (dump_index(bundle), desk_search(bundle.root, "zebra")) == incremental
+    path.write_text("---\ntitle: Release steps\n---\nzebra again\n")
+    answer = desk_search(bundle.root, "zebra")
+    assert answer["total"] == 1 and "problems" not in answer["index"]
+    assert status(bundle)["problems"] == 0
 
 
 def test_a_torn_last_fact_is_reported_by_every_read_until_it_ends(bundle: Bundle) -> None:

@@ -251,6 +251,15 @@ _SAVE_FILE = (
 )
 
 
+def unread(conn: sqlite3.Connection, locator: str, reason: str, report: SyncReport) -> None:
+    """``locator`` is a file the index does not read (outside the bundle, a FIFO,
+    past the size limit): whatever it held goes from the index, and ``reason`` is
+    kept as its one problem (line 0), which searches report until it reads again."""
+    remove_file(conn, locator, report)
+    conn.execute("DELETE FROM problems WHERE file = ?", (locator,))
+    _add_problems(conn, [Problem(locator, 0, reason)], report)
+
+
 def _add_problems(conn: sqlite3.Connection, problems: list[Problem], report: SyncReport) -> None:
     if not problems:
         return
@@ -533,16 +542,15 @@ def apply_file(
             # a file named by a write or a folder walk, not by the scan (which
             # follows no symlink): resolved whole, never opened outside the bundle
             if not Inside(root).path(path):
-                remove_file(conn, locator, report)
-                report.problems.append(Problem(locator, 0, OUTSIDE))
+                unread(conn, locator, OUTSIDE, report)
                 return
             st = os.stat(path)
             if not S_ISREG(st.st_mode):
                 # a FIFO, a device: never opened, reported as the scan reports it
-                remove_file(conn, locator, report)
-                if not S_ISDIR(st.st_mode):
-                    reason = f"{not_regular(st.st_mode)}; it was not read"
-                    report.problems.append(Problem(locator, 0, reason))
+                if S_ISDIR(st.st_mode):
+                    remove_file(conn, locator, report)
+                else:
+                    unread(conn, locator, f"{not_regular(st.st_mode)}; it was not read", report)
                 return
             mtime_ns, size = st.st_mtime_ns, st.st_size
         if row is not None and not row[2] and (row[0], row[1]) == (mtime_ns, size):
@@ -563,7 +571,8 @@ def apply_file(
         remove_file(conn, locator, report)
         return
     except OSError as exc:
-        report.problems.append(Problem(locator, 0, f"cannot read ({exc.strerror})"))
+        # what it held before is gone from the index too: a rebuild never reads it
+        unread(conn, locator, f"cannot read ({exc.strerror})", report)
         return
     report.indexed += 1
     digest = file_hash(data)
@@ -574,7 +583,8 @@ def apply_file(
         return
     if row is not None:
         _remove_docs(conn, locator, kind)
-        conn.execute("DELETE FROM problems WHERE file = ?", (locator,))
+    if not report.emptied:  # (a rebuild starts with no problems)
+        conn.execute("DELETE FROM problems WHERE file = ?", (locator,))  # an unread one's too
     docs, problems = extract_markdown(kind, locator, data)
     _add_problems(conn, problems, report)
     if report.pending is not None:

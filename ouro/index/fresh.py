@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from stat import S_IFLNK
 
 #: watched folders deeper than ``desk/<name>`` (see ``watched``)
 DEEP_WATCHED = frozenset(
@@ -69,9 +70,10 @@ def scan(
     Symlinks are neither followed nor indexed; one to a folder or to a file
     that would be indexed, resolving outside the bundle (or ``desk/`` itself,
     resolved once), is added to ``outside`` by locator: only a symlink pays a
-    ``realpath``. A FIFO, a socket or a device where an indexed file would be
-    is never opened and added to ``special`` as ``(locator, st_mode)``, for
-    the sync to report (never skipped silently, as if the file held nothing)."""
+    ``realpath``. A FIFO, a socket, a device or a symlink inside the bundle where
+    an indexed file would be is never opened and added to ``special`` as
+    ``(locator, st_mode)``, for the sync to report (never skipped silently, as
+    if the file held nothing)."""
     from ouro.index.extract import classify
     from ouro.store.guard import Inside, is_dir
 
@@ -114,6 +116,9 @@ def scan(
                     and not inside.entry(entry, folder)
                 ):
                     outside.append(entry.path[len(base) :])
+                elif special is not None and classify(entry.path[len(base) :]) is not None:
+                    # a symlink to a file inside the bundle: still not followed, but said
+                    special.append((entry.path[len(base) :], S_IFLNK))
                 continue
             locator = entry.path[len(base) :]
             kind = classify(locator)

@@ -439,8 +439,7 @@ def search(root: str | os.PathLike[str], req: Request) -> dict[str, Any]:
 
             total, results, vectors = by_meaning(conn, top, req, match, mode)
             state = {**state, "mode": mode, "semantic": vectors}
-        if "fact" in req.kinds:
-            state = _with_fact_problems(conn, state, top)
+        state = _with_problems(conn, state, "fact" in req.kinds)
     except sqlite3.DatabaseError as exc:
         _forget(conn)
         raise db.damaged(db.db_file(top), exc) from None
@@ -455,53 +454,30 @@ def search(root: str | os.PathLike[str], req: Request) -> dict[str, Any]:
     return {"query": req.query, "total": total, "results": _public(results), "index": state}
 
 
-#: at most this many of facts.jsonl's problems ride along with an answer about facts
+#: at most this many unread files, and of facts.jsonl's bad lines, ride along with an answer
 FACT_PROBLEMS_SHOWN = 10
 
 
-def _with_fact_problems(
-    conn: sqlite3.Connection, state: dict[str, Any], top: str
-) -> dict[str, Any]:
-    """``state`` with facts.jsonl's lines that could not be read (``problems``,
-    each ``locator:line: reason``, the first ``FACT_PROBLEMS_SHOWN``): an answer
-    about facts says which were left out, never passes a torn or bad line over.
-    A facts.jsonl the index never reads at all (a symlink, a FIFO) is the first
-    problem: "0 results" would pass an unread log off as an empty one."""
-    problems = []
-    unread = _facts_unread(top)
-    if unread is not None:
-        problems.append(f"{FACTS}: {unread}")
+def _with_problems(conn: sqlite3.Connection, state: dict[str, Any], facts: bool) -> dict[str, Any]:
+    """``state`` with what the answer left out (``problems``, the first
+    ``FACT_PROBLEMS_SHOWN`` of each sort): every file the index could not read
+    at all (``locator: reason``: behind a symlink, a FIFO, past the size limit),
+    so "0 results" never passes an unread file off as an empty one; and, for an
+    answer about facts, facts.jsonl's lines that could not be read
+    (``locator:line: reason``), never a torn or bad line passed over."""
     rows = conn.execute(
-        "SELECT line, reason FROM problems WHERE file = ? ORDER BY line LIMIT ?",
-        (FACTS, FACT_PROBLEMS_SHOWN),
+        "SELECT file, reason FROM problems WHERE line = 0 AND file NOT IN "
+        "(SELECT locator FROM files) ORDER BY file LIMIT ?",
+        (FACT_PROBLEMS_SHOWN,),
     ).fetchall()
-    problems += [f"{FACTS}:{line}: {reason}" for line, reason in rows]
+    problems = [f"{file}: {reason}" for file, reason in rows]
+    if facts:
+        rows = conn.execute(
+            "SELECT line, reason FROM problems WHERE file = ? AND line > 0 ORDER BY line LIMIT ?",
+            (FACTS, FACT_PROBLEMS_SHOWN),
+        ).fetchall()
+        problems += [f"{FACTS}:{line}: {reason}" for line, reason in rows]
     return {**state, "problems": problems} if problems else state
-
-
-def _facts_unread(top: str) -> str | None:
-    """Why the index scan leaves facts.jsonl unread, as the scan reports it, or None
-    (a missing log is an empty diary, not a problem). One ``lstat``."""
-    import stat
-
-    path = os.path.join(top, *FACTS.split("/"))
-    try:
-        mode = os.lstat(path).st_mode
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        return f"cannot be read ({exc.strerror})"
-    if stat.S_ISREG(mode):
-        return None
-    if stat.S_ISLNK(mode):
-        from ouro.store.guard import Inside
-
-        if not Inside(top).path(path):
-            return "resolves outside the bundle through a symlink; it was not read"
-        return "a symlink, which the index never follows; it was not read"
-    from ouro.store.bounded import not_regular
-
-    return f"{not_regular(mode)}; it was not read"
 
 
 def search_readonly(root: str | os.PathLike[str], req: Request) -> dict[str, Any]:

@@ -45,9 +45,10 @@ from ouro.index.apply import (
     flush_docs,
     remove_file,
     set_meta,
+    unread,
 )
 from ouro.index.apply import apply_file as _apply_file  # one name, patchable by drills
-from ouro.index.extract import Problem, classify
+from ouro.index.extract import classify
 from ouro.index.fresh import ENTITIES, FACTS, scan, watched
 from ouro.notices import warn
 from ouro.store.bounded import file_bytes, not_regular
@@ -173,11 +174,14 @@ def _apply_changes(
     outside: list[str] = []
     special: list[tuple[str, int]] = []
     seen, dirs = scan(top, outside, special)
-    # never opened: reported, and dropped from the index below (not in ``seen``)
-    report.problems.extend(Problem(locator, 0, OUTSIDE) for locator in outside)
-    report.problems.extend(
-        Problem(locator, 0, f"{not_regular(mode)}; it was not read") for locator, mode in special
-    )
+    # the files left unread by the last sync are looked at again: their problems
+    # are this scan's (or their next read's) to say
+    conn.execute("DELETE FROM problems WHERE file NOT IN (SELECT locator FROM files)")
+    # never opened: reported and kept as problems, dropped from the index
+    for locator in outside:
+        unread(conn, locator, OUTSIDE, report)
+    for locator, mode in special:
+        unread(conn, locator, f"{not_regular(mode)}; it was not read", report)
     report.scanned = len(seen)
     known = {
         loc: (mtime, size, racy)

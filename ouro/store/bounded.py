@@ -75,6 +75,7 @@ _KINDS = (
     (stat.S_ISBLK, "a block device"),
     (stat.S_ISFIFO, "a FIFO (named pipe)"),
     (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISLNK, "a symlink"),  # (an lstat: the index scan follows none)
 )
 
 
