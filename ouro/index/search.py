@@ -455,12 +455,12 @@ def search(root: str | os.PathLike[str], req: Request) -> dict[str, Any]:
 
 
 #: at most this many unread files, and of facts.jsonl's bad lines, ride along with an answer
-FACT_PROBLEMS_SHOWN = 10
+PROBLEMS_SHOWN = 10
 
 
 def _with_problems(conn: sqlite3.Connection, state: dict[str, Any], facts: bool) -> dict[str, Any]:
     """``state`` with what the answer left out (``problems``, the first
-    ``FACT_PROBLEMS_SHOWN`` of each sort): every file the index could not read
+    ``PROBLEMS_SHOWN`` of each sort): every file the index could not read
     at all (``locator: reason``: behind a symlink, a FIFO, past the size limit),
     so "0 results" never passes an unread file off as an empty one; and, for an
     answer about facts, facts.jsonl's lines that could not be read
@@ -468,13 +468,13 @@ def _with_problems(conn: sqlite3.Connection, state: dict[str, Any], facts: bool)
     rows = conn.execute(
         "SELECT file, reason FROM problems WHERE line = 0 AND file NOT IN "
         "(SELECT locator FROM files) ORDER BY file LIMIT ?",
-        (FACT_PROBLEMS_SHOWN,),
+        (PROBLEMS_SHOWN,),
     ).fetchall()
     problems = [f"{file}: {reason}" for file, reason in rows]
     if facts:
         rows = conn.execute(
             "SELECT line, reason FROM problems WHERE file = ? AND line > 0 ORDER BY line LIMIT ?",
-            (FACTS, FACT_PROBLEMS_SHOWN),
+            (FACTS, PROBLEMS_SHOWN),
         ).fetchall()
         problems += [f"{FACTS}:{line}: {reason}" for line, reason in rows]
     return {**state, "problems": problems} if problems else state
