@@ -147,6 +147,7 @@ def test_the_record_view_never_copies_a_huge_line(bundle: Bundle) -> None:
 # --- the flight recorder -----------------------------------------------------------
 
 
+@pytest.mark.slow  # an Arc write digests the 1 GiB day file's prefix (seconds)
 def test_a_huge_event_line_degrades_orient_and_the_hook(bundle: Bundle) -> None:
     assert run_ouro("arc", "ask", "ship it", bundle=bundle).returncode == 0
     day = _day_file(bundle)
@@ -165,6 +166,7 @@ def test_a_huge_event_line_degrades_orient_and_the_hook(bundle: Bundle) -> None:
     assert "longer than the limit" in context and "after" in context
 
 
+@pytest.mark.slow  # an Arc write digests the 1 GiB day file's prefix (seconds)
 def test_the_timeline_skips_a_huge_event_line(bundle: Bundle) -> None:
     from ouro.store.daylog import newest_first
 
