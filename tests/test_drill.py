@@ -4,6 +4,9 @@ goes red when the guarantee it proves is deliberately broken."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -259,3 +262,77 @@ def test_erase_fails_when_a_desk_locator_does_not_resolve(bundle: Bundle) -> Non
     result = only(bundle, "erase")
     assert result["status"] == "fail"
     assert any("plan-details.md" in what for what in failed_checks(result))
+
+
+# --- the scratch copy: copied once, put back before each drill ----------------
+
+
+def tree(root: Path) -> dict[str, tuple[int, int, bytes]]:
+    """Every entry under root but the copy's skipped folders: mode, mtime, bytes."""
+    from ouro.drills.harness import SKIP
+
+    out: dict[str, tuple[int, int, bytes]] = {}
+    for dirpath, dirs, files in os.walk(root):
+        for name in dirs + files:
+            p = os.path.join(dirpath, name)
+            rel = os.path.relpath(p, root)
+            if any(rel == s or rel.startswith(s + "/") for s in SKIP):
+                continue
+            st = os.lstat(p)
+            if stat.S_ISLNK(st.st_mode):
+                data = os.readlink(p).encode()
+            elif stat.S_ISREG(st.st_mode):
+                data = Path(p).read_bytes()
+            else:
+                data = b""
+            out[rel] = (st.st_mode, st.st_mtime_ns, data)
+    return out
+
+
+def test_the_scratch_puts_back_every_change_a_drill_makes(bundle: Bundle) -> None:
+    from ouro.drills.harness import Scratch
+
+    populate(bundle)
+    (bundle.root / "state" / "index").mkdir(parents=True, exist_ok=True)
+    (bundle.root / "state" / "index" / "x.sqlite3").write_bytes(b"skipped")
+    os.symlink("plan.md", bundle.root / "desk" / "_meta" / "inside.md")
+    want = tree(bundle.root)
+    assert "state/index/x.sqlite3" not in want and "desk/_meta/inside.md" in want
+    with Scratch(bundle) as scratch:
+        copy = scratch.fresh().root
+        assert tree(copy) == want
+        plan = copy / "desk" / "_meta" / "plan.md"
+        st = plan.stat()
+        with open(plan, "r+b") as handle:  # same size, same inode, mtime put back
+            handle.write(b"THE PLAN")
+        os.utime(plan, ns=(st.st_atime_ns, st.st_mtime_ns))
+        with open(copy / "bundle.json", "ab") as handle:
+            handle.write(b"\n")
+        shutil.rmtree(copy / "arc")
+        (copy / "desk" / "_meta" / "new").mkdir()
+        (copy / "desk" / "_meta" / "new" / "f.md").write_text("new\n")
+        (copy / "state" / "index").mkdir(parents=True)
+        (copy / "state" / "index" / "ouro.sqlite3").write_bytes(b"built")
+        (copy / "desk" / "_meta" / "inside.md").unlink()
+        (copy / "desk" / "_meta" / "inside.md").mkdir()
+        os.mkfifo(copy / "desk" / "fifo")
+        os.chmod(copy / "desk", 0o500)
+        os.chmod(copy / "bundle.json", 0o600)
+        again = scratch.fresh().root
+        assert again == copy  # put back in place, not copied again
+        assert tree(again) == want
+        assert not (again / "state" / "index").exists()
+
+
+def test_the_scratch_copies_again_when_the_bundle_moved_since(bundle: Bundle) -> None:
+    from ouro.drills.harness import Scratch
+
+    populate(bundle)
+    with Scratch(bundle) as scratch:
+        first = scratch.fresh().root
+        (first / "desk" / "_meta" / "plan.md").write_text("changed in the copy\n")
+        (bundle.root / "desk" / "_meta" / "plan.md").write_text("changed in the bundle\n")
+        second = scratch.fresh().root
+        assert second != first and not first.exists()  # a whole new copy
+        assert tree(second) == tree(bundle.root)
+    assert not second.exists()

@@ -8,8 +8,8 @@ the input validator (CLI and MCP) and the runner -- so a drill cannot be listed
 in one place and refused in another. This module imports nothing heavy, so the
 registry can read the list at import time.
 
-``run_drills`` runs the named drills (all when none are named), each on its own
-temporary copy (``harness.drill_copy``), and returns one result per drill:
+``run_drills`` runs the named drills (all when none are named), each on the
+bundle's temporary copy as it was (``harness.Scratch``), and returns one result per drill:
 ``{name, status: pass|fail, detail, checks, lookAt, durationMs}``. The real
 bundle is only read. ``b.drill()`` (``ouro.api``) then records one receipt
 (trigger ``drill``) in the real bundle carrying these results.
@@ -115,13 +115,14 @@ def run_drills(
     progress: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Run the named drills (all by default); ``progress(done, total)`` after each."""
-    from ouro.drills.harness import run_one
+    from ouro.drills.harness import Scratch, run_one
 
     chosen = list(dict.fromkeys(names)) or list(DRILLS)
     drills = [(name, load_drill(name)) for name in chosen]
     results = []
-    for name, fn in drills:
-        results.append(run_one(name, fn, bundle))
-        if progress:
-            progress(len(results), len(drills))
+    with Scratch(bundle) as scratch:
+        for name, fn in drills:
+            results.append(run_one(name, fn, bundle, scratch))
+            if progress:
+                progress(len(results), len(drills))
     return results
