@@ -85,14 +85,14 @@ class Scratch:
     def __init__(self, bundle: Bundle) -> None:
         self.source = bundle.root
         self.inside = Inside(bundle.root)
-        self.base = Path(tempfile.mkdtemp(prefix="ouro-drill-"))
-        self.root = self.base / bundle.root.name
+        self.base: Path | None = None  # made by the first ``fresh()``
+        self.root = bundle.root  # (the copy's root once made)
         #: relative name -> (the source's sig when copied, the copy's sig)
         self.entries: dict[str, tuple[Sig, Sig]] = {}
-        self.used = False
 
     def close(self) -> None:
-        shutil.rmtree(self.base, ignore_errors=True)
+        if self.base is not None:
+            shutil.rmtree(self.base, ignore_errors=True)
 
     def __enter__(self) -> Scratch:
         return self
@@ -103,16 +103,15 @@ class Scratch:
     def fresh(self) -> Bundle:
         """The copy, as the bundle was when it was copied (copied now the first time)."""
         try:
-            kept = self.used and self._put_back()
+            kept = self.base is not None and self._put_back()
         except OSError:
             kept = False
         if not kept:
-            shutil.rmtree(self.base, ignore_errors=True)
+            self.close()
             self.base = Path(tempfile.mkdtemp(prefix="ouro-drill-"))
             self.root = self.base / self.source.name
             self.entries.clear()
             self._copy("")
-        self.used = True
         # a drill's first write must move the stamp of whatever it touches
         time.sleep(RACY_NS / 1e9)
         return Bundle(self.root)
